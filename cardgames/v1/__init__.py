@@ -1,0 +1,1 @@
+"""Generated protocol stubs (do not edit; see referee/protogen.py)."""

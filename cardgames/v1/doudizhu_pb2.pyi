@@ -1,0 +1,133 @@
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class DouDizhuCall(_message.Message):
+    __slots__ = ("seat", "amount")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    amount: int
+    def __init__(self, seat: _Optional[int] = ..., amount: _Optional[int] = ...) -> None: ...
+
+class DouDizhuPlay(_message.Message):
+    __slots__ = ("seat", "cards", "type")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    type: str
+    def __init__(self, seat: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ..., type: _Optional[str] = ...) -> None: ...
+
+class DouDizhuObservation(_message.Message):
+    __slots__ = ("players", "round", "rounds", "scores", "hand", "hand_sizes", "phase", "marker", "first_bidder", "calls", "landlord", "bid", "kitty", "trick", "top", "top_seat", "doublings", "multiplier", "played")
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    ROUND_FIELD_NUMBER: _ClassVar[int]
+    ROUNDS_FIELD_NUMBER: _ClassVar[int]
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    HAND_SIZES_FIELD_NUMBER: _ClassVar[int]
+    PHASE_FIELD_NUMBER: _ClassVar[int]
+    MARKER_FIELD_NUMBER: _ClassVar[int]
+    FIRST_BIDDER_FIELD_NUMBER: _ClassVar[int]
+    CALLS_FIELD_NUMBER: _ClassVar[int]
+    LANDLORD_FIELD_NUMBER: _ClassVar[int]
+    BID_FIELD_NUMBER: _ClassVar[int]
+    KITTY_FIELD_NUMBER: _ClassVar[int]
+    TRICK_FIELD_NUMBER: _ClassVar[int]
+    TOP_FIELD_NUMBER: _ClassVar[int]
+    TOP_SEAT_FIELD_NUMBER: _ClassVar[int]
+    DOUBLINGS_FIELD_NUMBER: _ClassVar[int]
+    MULTIPLIER_FIELD_NUMBER: _ClassVar[int]
+    PLAYED_FIELD_NUMBER: _ClassVar[int]
+    players: int
+    round: int
+    rounds: int
+    scores: _containers.RepeatedScalarFieldContainer[int]
+    hand: _containers.RepeatedScalarFieldContainer[str]
+    hand_sizes: _containers.RepeatedScalarFieldContainer[int]
+    phase: str
+    marker: str
+    first_bidder: int
+    calls: _containers.RepeatedCompositeFieldContainer[DouDizhuCall]
+    landlord: int
+    bid: int
+    kitty: _containers.RepeatedScalarFieldContainer[str]
+    trick: _containers.RepeatedCompositeFieldContainer[DouDizhuPlay]
+    top: _containers.RepeatedScalarFieldContainer[str]
+    top_seat: int
+    doublings: int
+    multiplier: int
+    played: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, players: _Optional[int] = ..., round: _Optional[int] = ..., rounds: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., hand: _Optional[_Iterable[str]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., phase: _Optional[str] = ..., marker: _Optional[str] = ..., first_bidder: _Optional[int] = ..., calls: _Optional[_Iterable[_Union[DouDizhuCall, _Mapping]]] = ..., landlord: _Optional[int] = ..., bid: _Optional[int] = ..., kitty: _Optional[_Iterable[str]] = ..., trick: _Optional[_Iterable[_Union[DouDizhuPlay, _Mapping]]] = ..., top: _Optional[_Iterable[str]] = ..., top_seat: _Optional[int] = ..., doublings: _Optional[int] = ..., multiplier: _Optional[int] = ..., played: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class DouDizhuDeal(_message.Message):
+    __slots__ = ("round", "marker", "first_bidder", "hand_sizes", "hand")
+    ROUND_FIELD_NUMBER: _ClassVar[int]
+    MARKER_FIELD_NUMBER: _ClassVar[int]
+    FIRST_BIDDER_FIELD_NUMBER: _ClassVar[int]
+    HAND_SIZES_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    round: int
+    marker: str
+    first_bidder: int
+    hand_sizes: _containers.RepeatedScalarFieldContainer[int]
+    hand: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, round: _Optional[int] = ..., marker: _Optional[str] = ..., first_bidder: _Optional[int] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., hand: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class DouDizhuAuctionEnd(_message.Message):
+    __slots__ = ("redeal", "landlord", "bid", "kitty")
+    REDEAL_FIELD_NUMBER: _ClassVar[int]
+    LANDLORD_FIELD_NUMBER: _ClassVar[int]
+    BID_FIELD_NUMBER: _ClassVar[int]
+    KITTY_FIELD_NUMBER: _ClassVar[int]
+    redeal: bool
+    landlord: int
+    bid: int
+    kitty: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, redeal: _Optional[bool] = ..., landlord: _Optional[int] = ..., bid: _Optional[int] = ..., kitty: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class DouDizhuTrickEnd(_message.Message):
+    __slots__ = ("leader",)
+    LEADER_FIELD_NUMBER: _ClassVar[int]
+    leader: int
+    def __init__(self, leader: _Optional[int] = ...) -> None: ...
+
+class DouDizhuRoundEnd(_message.Message):
+    __slots__ = ("round", "winner", "landlord_won", "multiplier", "spring", "deltas", "scores")
+    ROUND_FIELD_NUMBER: _ClassVar[int]
+    WINNER_FIELD_NUMBER: _ClassVar[int]
+    LANDLORD_WON_FIELD_NUMBER: _ClassVar[int]
+    MULTIPLIER_FIELD_NUMBER: _ClassVar[int]
+    SPRING_FIELD_NUMBER: _ClassVar[int]
+    DELTAS_FIELD_NUMBER: _ClassVar[int]
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    round: int
+    winner: int
+    landlord_won: bool
+    multiplier: int
+    spring: bool
+    deltas: _containers.RepeatedScalarFieldContainer[int]
+    scores: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, round: _Optional[int] = ..., winner: _Optional[int] = ..., landlord_won: _Optional[bool] = ..., multiplier: _Optional[int] = ..., spring: _Optional[bool] = ..., deltas: _Optional[_Iterable[int]] = ..., scores: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class DouDizhuEvent(_message.Message):
+    __slots__ = ("deal", "call", "auction_end", "play", "trick_end", "round_end")
+    DEAL_FIELD_NUMBER: _ClassVar[int]
+    CALL_FIELD_NUMBER: _ClassVar[int]
+    AUCTION_END_FIELD_NUMBER: _ClassVar[int]
+    PLAY_FIELD_NUMBER: _ClassVar[int]
+    TRICK_END_FIELD_NUMBER: _ClassVar[int]
+    ROUND_END_FIELD_NUMBER: _ClassVar[int]
+    deal: DouDizhuDeal
+    call: DouDizhuCall
+    auction_end: DouDizhuAuctionEnd
+    play: DouDizhuPlay
+    trick_end: DouDizhuTrickEnd
+    round_end: DouDizhuRoundEnd
+    def __init__(self, deal: _Optional[_Union[DouDizhuDeal, _Mapping]] = ..., call: _Optional[_Union[DouDizhuCall, _Mapping]] = ..., auction_end: _Optional[_Union[DouDizhuAuctionEnd, _Mapping]] = ..., play: _Optional[_Union[DouDizhuPlay, _Mapping]] = ..., trick_end: _Optional[_Union[DouDizhuTrickEnd, _Mapping]] = ..., round_end: _Optional[_Union[DouDizhuRoundEnd, _Mapping]] = ...) -> None: ...
