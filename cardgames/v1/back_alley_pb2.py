@@ -24,15 +24,43 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1d\x63\x61rdgames/v1/back_alley.proto\x12\x0c\x63\x61rdgames.v1\"$\n\x14\x42\x61\x63kAlleyObservation\x12\x0c\n\x04hand\x18\x01 \x03(\t\"\x1e\n\x0e\x42\x61\x63kAlleyEvent\x12\x0c\n\x04note\x18\x01 \x01(\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1d\x63\x61rdgames/v1/back_alley.proto\x12\x0c\x63\x61rdgames.v1\"o\n\x0c\x42\x61\x63kAlleyBid\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12,\n\x04kind\x18\x02 \x01(\x0e\x32\x1e.cardgames.v1.BackAlleyBidKind\x12\x0e\n\x06tricks\x18\x03 \x01(\r\x12\x13\n\x0b\x62oard_level\x18\x04 \x01(\r\"U\n\x11\x42\x61\x63kAlleyContract\x12\x0c\n\x04team\x18\x01 \x01(\r\x12\r\n\x05\x62oard\x18\x02 \x01(\x08\x12\x13\n\x0b\x62oard_level\x18\x03 \x01(\r\x12\x0e\n\x06tricks\x18\x04 \x01(\r\"S\n\rBackAlleyPlay\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\t\x12\x14\n\x0ctrick_number\x18\x03 \x01(\r\x12\x10\n\x08position\x18\x04 \x01(\r\"l\n\x0e\x42\x61\x63kAlleyTrick\x12\x0e\n\x06number\x18\x01 \x01(\r\x12\x0e\n\x06leader\x18\x02 \x01(\r\x12*\n\x05plays\x18\x03 \x03(\x0b\x32\x1b.cardgames.v1.BackAlleyPlay\x12\x0e\n\x06winner\x18\x04 \x01(\x05\"\xd8\x04\n\x14\x42\x61\x63kAlleyObservation\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12+\n\x05phase\x18\x02 \x01(\x0e\x32\x1c.cardgames.v1.BackAlleyPhase\x12\x13\n\x0bround_index\x18\x03 \x01(\r\x12\x11\n\thand_size\x18\x04 \x01(\r\x12\x12\n\nlast_round\x18\x05 \x01(\r\x12\x0e\n\x06\x64\x65\x61ler\x18\x06 \x01(\r\x12\x19\n\x11passed_out_in_row\x18\x07 \x01(\r\x12\x0e\n\x06totals\x18\x08 \x03(\x03\x12\x0e\n\x06upcard\x18\t \x01(\t\x12\r\n\x05trump\x18\n \x01(\t\x12\x15\n\rexchange_seat\x18\x0b \x01(\x05\x12\x16\n\x0elaid_out_joker\x18\x0c \x01(\t\x12\x0c\n\x04hand\x18\r \x03(\t\x12\x13\n\x0bhand_counts\x18\x0e \x03(\r\x12(\n\x04\x62ids\x18\x0f \x03(\x0b\x32\x1a.cardgames.v1.BackAlleyBid\x12\x32\n\tcontracts\x18\x10 \x03(\x0b\x32\x1f.cardgames.v1.BackAlleyContract\x12\x16\n\x0eopening_leader\x18\x11 \x01(\x05\x12\x36\n\x10\x63ompleted_tricks\x18\x12 \x03(\x0b\x32\x1c.cardgames.v1.BackAlleyTrick\x12\x33\n\rcurrent_trick\x18\x13 \x01(\x0b\x32\x1c.cardgames.v1.BackAlleyTrick\x12\x13\n\x0bteam_tricks\x18\x14 \x03(\r\x12\x15\n\rtrumps_broken\x18\x15 \x01(\x08\x12\x0e\n\x06to_act\x18\x16 \x01(\x05\"\x81\x01\n\rBackAlleyDeal\x12\x13\n\x0bround_index\x18\x01 \x01(\r\x12\x11\n\thand_size\x18\x02 \x01(\r\x12\x0e\n\x06\x64\x65\x61ler\x18\x03 \x01(\r\x12\x19\n\x11passed_out_in_row\x18\x04 \x01(\r\x12\x0e\n\x06upcard\x18\x05 \x01(\t\x12\r\n\x05trump\x18\x06 \x01(\t\",\n\rBackAlleyHand\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05\x63\x61rds\x18\x02 \x03(\t\"5\n\x16\x42\x61\x63kAlleyJokerExchange\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05joker\x18\x02 \x01(\t\"+\n\rBackAlleyDraw\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\t\"u\n\x13\x42\x61\x63kAlleyBiddingEnd\x12\x12\n\npassed_out\x18\x01 \x01(\x08\x12\x32\n\tcontracts\x18\x02 \x03(\x0b\x32\x1f.cardgames.v1.BackAlleyContract\x12\x16\n\x0eopening_leader\x18\x03 \x01(\x05\"{\n\x11\x42\x61\x63kAlleyTrickEnd\x12\x14\n\x0ctrick_number\x18\x01 \x01(\r\x12\x0e\n\x06winner\x18\x02 \x01(\r\x12\x14\n\x0cwinning_card\x18\x03 \x01(\t\x12\x13\n\x0bteam_tricks\x18\x04 \x03(\r\x12\x15\n\rtrumps_broken\x18\x05 \x01(\x08\"\xfb\x01\n\x11\x42\x61\x63kAlleyRoundEnd\x12\x13\n\x0bround_index\x18\x01 \x01(\r\x12\x11\n\thand_size\x18\x02 \x01(\r\x12\x0e\n\x06\x64\x65\x61ler\x18\x03 \x01(\r\x12\x12\n\npassed_out\x18\x04 \x01(\x08\x12\x19\n\x11passed_out_in_row\x18\x05 \x01(\r\x12\x16\n\x0eindex_complete\x18\x06 \x01(\x08\x12\x13\n\x0bteam_tricks\x18\x07 \x03(\r\x12\x0e\n\x06points\x18\x08 \x03(\x03\x12\x0e\n\x06totals\x18\t \x03(\x03\x12\x32\n\tcontracts\x18\n \x03(\x0b\x32\x1f.cardgames.v1.BackAlleyContract\"8\n\x11\x42\x61\x63kAlleyMatchEnd\x12\x0e\n\x06totals\x18\x01 \x03(\x03\x12\x13\n\x0bwinner_team\x18\x02 \x01(\x05\"\x8d\x04\n\x0e\x42\x61\x63kAlleyEvent\x12+\n\x04\x64\x65\x61l\x18\x01 \x01(\x0b\x32\x1b.cardgames.v1.BackAlleyDealH\x00\x12+\n\x04hand\x18\x02 \x01(\x0b\x32\x1b.cardgames.v1.BackAlleyHandH\x00\x12\x38\n\x08\x65xchange\x18\x03 \x01(\x0b\x32$.cardgames.v1.BackAlleyJokerExchangeH\x00\x12+\n\x04\x64raw\x18\x04 \x01(\x0b\x32\x1b.cardgames.v1.BackAlleyDrawH\x00\x12)\n\x03\x62id\x18\x05 \x01(\x0b\x32\x1a.cardgames.v1.BackAlleyBidH\x00\x12\x38\n\x0b\x62idding_end\x18\x06 \x01(\x0b\x32!.cardgames.v1.BackAlleyBiddingEndH\x00\x12+\n\x04play\x18\x07 \x01(\x0b\x32\x1b.cardgames.v1.BackAlleyPlayH\x00\x12\x34\n\ttrick_end\x18\x08 \x01(\x0b\x32\x1f.cardgames.v1.BackAlleyTrickEndH\x00\x12\x34\n\tround_end\x18\t \x01(\x0b\x32\x1f.cardgames.v1.BackAlleyRoundEndH\x00\x12\x34\n\tmatch_end\x18\n \x01(\x0b\x32\x1f.cardgames.v1.BackAlleyMatchEndH\x00\x42\x06\n\x04kind*\x86\x01\n\x0e\x42\x61\x63kAlleyPhase\x12 \n\x1c\x42\x41\x43K_ALLEY_PHASE_UNSPECIFIED\x10\x00\x12\x1c\n\x18\x42\x41\x43K_ALLEY_PHASE_BIDDING\x10\x01\x12\x19\n\x15\x42\x41\x43K_ALLEY_PHASE_PLAY\x10\x02\x12\x19\n\x15\x42\x41\x43K_ALLEY_PHASE_OVER\x10\x03*\x94\x01\n\x10\x42\x61\x63kAlleyBidKind\x12#\n\x1f\x42\x41\x43K_ALLEY_BID_KIND_UNSPECIFIED\x10\x00\x12\x1c\n\x18\x42\x41\x43K_ALLEY_BID_KIND_PASS\x10\x01\x12\x1e\n\x1a\x42\x41\x43K_ALLEY_BID_KIND_NUMBER\x10\x02\x12\x1d\n\x19\x42\x41\x43K_ALLEY_BID_KIND_BOARD\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'cardgames.v1.back_alley_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_BACKALLEYOBSERVATION']._serialized_start=47
-  _globals['_BACKALLEYOBSERVATION']._serialized_end=83
-  _globals['_BACKALLEYEVENT']._serialized_start=85
-  _globals['_BACKALLEYEVENT']._serialized_end=115
+  _globals['_BACKALLEYPHASE']._serialized_start=2408
+  _globals['_BACKALLEYPHASE']._serialized_end=2542
+  _globals['_BACKALLEYBIDKIND']._serialized_start=2545
+  _globals['_BACKALLEYBIDKIND']._serialized_end=2693
+  _globals['_BACKALLEYBID']._serialized_start=47
+  _globals['_BACKALLEYBID']._serialized_end=158
+  _globals['_BACKALLEYCONTRACT']._serialized_start=160
+  _globals['_BACKALLEYCONTRACT']._serialized_end=245
+  _globals['_BACKALLEYPLAY']._serialized_start=247
+  _globals['_BACKALLEYPLAY']._serialized_end=330
+  _globals['_BACKALLEYTRICK']._serialized_start=332
+  _globals['_BACKALLEYTRICK']._serialized_end=440
+  _globals['_BACKALLEYOBSERVATION']._serialized_start=443
+  _globals['_BACKALLEYOBSERVATION']._serialized_end=1043
+  _globals['_BACKALLEYDEAL']._serialized_start=1046
+  _globals['_BACKALLEYDEAL']._serialized_end=1175
+  _globals['_BACKALLEYHAND']._serialized_start=1177
+  _globals['_BACKALLEYHAND']._serialized_end=1221
+  _globals['_BACKALLEYJOKEREXCHANGE']._serialized_start=1223
+  _globals['_BACKALLEYJOKEREXCHANGE']._serialized_end=1276
+  _globals['_BACKALLEYDRAW']._serialized_start=1278
+  _globals['_BACKALLEYDRAW']._serialized_end=1321
+  _globals['_BACKALLEYBIDDINGEND']._serialized_start=1323
+  _globals['_BACKALLEYBIDDINGEND']._serialized_end=1440
+  _globals['_BACKALLEYTRICKEND']._serialized_start=1442
+  _globals['_BACKALLEYTRICKEND']._serialized_end=1565
+  _globals['_BACKALLEYROUNDEND']._serialized_start=1568
+  _globals['_BACKALLEYROUNDEND']._serialized_end=1819
+  _globals['_BACKALLEYMATCHEND']._serialized_start=1821
+  _globals['_BACKALLEYMATCHEND']._serialized_end=1877
+  _globals['_BACKALLEYEVENT']._serialized_start=1880
+  _globals['_BACKALLEYEVENT']._serialized_end=2405
 # @@protoc_insertion_point(module_scope)
