@@ -60,3 +60,214 @@ def conformance(
 
 def main() -> None:  # pragma: no cover
     app()
+
+
+# --------------------------------------------------------------------------- match
+def _parse_kv(items: list[str] | None, what: str) -> dict:
+    """``["spring=true", "rounds=3"]`` -> ``{"spring": True, "rounds": 3}`` (JSON values, else strings)."""
+    import json
+
+    out: dict = {}
+    for it in items or []:
+        if "=" not in it:
+            raise typer.BadParameter(f"{what} must look like KEY=VALUE, got {it!r}")
+        k, v = it.split("=", 1)
+        try:
+            out[k] = json.loads(v)
+        except json.JSONDecodeError:
+            out[k] = v
+    return out
+
+
+@app.command()
+def match(
+    game: str = typer.Argument(..., help="Game id: doudizhu, tractor, smear, president, back_alley."),
+    bot: list[str] = typer.Option(..., "--bot", "-b", help="Bot command, once per seat in seat order, "
+                                  "e.g. \"python sample_bots/random_bot.py\". The referee appends "
+                                  "--referee HOST:PORT --token T."),
+    players: Optional[int] = typer.Option(None, "--players", "-p", help="Seats (default: number of --bot)."),
+    seed: int = typer.Option(1, "--seed", "-s", help="Seed of the deal RNG; same seed + same actions = same match."),
+    variant: Optional[list[str]] = typer.Option(None, "--variant", help="Variant flag KEY=VALUE (repeatable)."),
+    param: Optional[list[str]] = typer.Option(None, "--param", help="Match parameter KEY=VALUE, e.g. rounds=3."),
+    rounds: Optional[int] = typer.Option(None, "--rounds", help="Shortcut for --param rounds=N (Dou Dizhu)."),
+    decision_ms: int = typer.Option(1000, "--decision-ms", help="Per-decision clock, milliseconds."),
+    bank_ms: int = typer.Option(0, "--bank-ms", help="Time bank per seat, milliseconds (charged only beyond --decision-ms)."),
+    fault_policy: str = typer.Option("default_action", "--fault-policy", help="default_action or forfeit."),
+    max_faults: int = typer.Option(5, "--max-faults", help="Faults before a seat is forfeited (default_action)."),
+    log_dir: Path = typer.Option(Path("runs/matches"), "--log-dir", help="Where the match log and bot output go."),
+    referee_addr: Optional[str] = typer.Option(None, "--referee", help="Use a running referee HOST:PORT "
+                                               "(needs --admin-token) instead of starting one."),
+    admin_token: Optional[str] = typer.Option(None, "--admin-token", envvar="REFEREE_ADMIN_TOKEN",
+                                              help="Admin token of the running referee."),
+    json_out: bool = typer.Option(False, "--json", help="Print the result as JSON instead of a summary."),
+) -> None:
+    """Play one match between bot processes over gRPC and print a readable summary.
+
+    Starts a referee on 127.0.0.1 (random port) unless --referee is given,
+    launches one process per --bot, plays, prints the summary and the log
+    path, and stops every process it started, also on Ctrl-C.
+    """
+    import asyncio
+    import json
+
+    from referee.games import UnknownGame, game_class
+
+    n = players or len(bot)
+    if len(bot) != n:
+        _fail(f"--players {n} but {len(bot)} --bot given (one --bot per seat)")
+    try:
+        cls = game_class(game)
+    except UnknownGame as e:
+        _fail(str(e))
+    params = _parse_kv(param, "--param")
+    if rounds is not None:
+        params["rounds"] = rounds
+    from referee.runner import MatchSpec
+
+    spec = MatchSpec(game=game, players=n, seed=seed, seat_names=[_bot_label(b, i) for i, b in enumerate(bot)],
+                     variant=_parse_kv(variant, "--variant"), params=params, decision_ms=decision_ms,
+                     bank_ms=bank_ms, fault_policy=fault_policy, max_faults=max_faults)
+    try:
+        spec.check()
+        cls(n, spec.variant, spec.params, __import__("random").Random(0))
+    except ValueError as e:
+        _fail(str(e))
+    if referee_addr:
+        out = _match_remote(spec, bot, referee_addr, admin_token, log_dir)
+        print(json.dumps(out, indent=2))
+        return
+    outcome = asyncio.run(_match_local(spec, bot, log_dir))
+    if json_out:
+        print(json.dumps(outcome.to_json(), indent=2))
+    else:
+        from referee.summary import print_summary
+
+        print_summary(outcome)
+    if outcome.status != "complete":
+        raise typer.Exit(1)
+
+
+def _bot_label(cmd: str, seat: int) -> str:
+    import shlex
+
+    parts = [p for p in shlex.split(cmd) if not p.startswith("-")]
+    script = Path(parts[-1]).stem if parts else "bot"
+    return f"{script}#{seat}"
+
+
+def _fail(msg: str, code: int = 2) -> None:
+    console.print(f"[red]error:[/red] {msg}")
+    raise typer.Exit(code)
+
+
+async def _match_local(spec, bots: list[str], log_dir: Path):
+    from referee.play import play_launched
+    from referee.service import Referee
+
+    ref = Referee(log_dir)
+    await ref.start("127.0.0.1", 0)
+    spec.match_id = ref.new_match_id(spec.game)
+    try:
+        return await play_launched(ref, spec, bots, log_dir)
+    finally:
+        await ref.stop(0.5)
+
+
+def _match_remote(spec, bots: list[str], addr: str, admin_token: Optional[str], log_dir: Path) -> dict:
+    import secrets
+
+    import grpc
+    from google.protobuf import json_format
+
+    from cardgames.v1 import admin_pb2, admin_pb2_grpc
+    from referee.bots import BotProcess
+
+    if not admin_token:
+        _fail("--referee needs --admin-token (or REFEREE_ADMIN_TOKEN)")
+    tokens = [secrets.token_urlsafe(18) for _ in bots]
+    req = admin_pb2.RunMatchRequest(game=spec.game, players=spec.players, seed=spec.seed, seat_tokens=tokens,
+                                    register_tokens=tokens, decision_ms=spec.decision_ms, bank_ms=spec.bank_ms,
+                                    fault_policy=spec.fault_policy, max_faults=spec.max_faults)
+    req.variant.update(spec.variant)
+    req.params.update(spec.params)
+    procs: list[BotProcess] = []
+    with grpc.insecure_channel(addr) as ch:
+        stub = admin_pb2_grpc.AdminServiceStub(ch)
+        fut = stub.RunMatch.future(req, metadata=[("x-admin-token", admin_token)])
+        try:
+            import time
+
+            time.sleep(0.2)  # tokens are registered when the call arrives
+            for s, cmd in enumerate(bots):
+                procs.append(BotProcess(cmd, f"remote-{tokens[s][:6]}.seat{s}", addr, tokens[s], log_dir).start())
+            res = fut.result()
+        except grpc.RpcError as e:
+            _fail(f"referee at {addr} refused: {e.code().name}: {e.details()}")
+        finally:
+            fut.cancel()
+            for p in procs:
+                p.stop()
+    return json_format.MessageToDict(res, preserving_proto_field_name=True)
+
+
+# --------------------------------------------------------------------------- serve
+@app.command()
+def serve(
+    port: int = typer.Option(50051, "--port", help="TCP port (0 = any free port)."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to bind; use 0.0.0.0 for remote bots (with TLS)."),
+    token: Optional[list[str]] = typer.Option(None, "--token", help="Accept external bot NAME=TOKEN (repeatable)."),
+    admin_token: Optional[str] = typer.Option(None, "--admin-token", envvar="REFEREE_ADMIN_TOKEN",
+                                              help="Token for AdminService (RunMatch); random if not given."),
+    log_dir: Path = typer.Option(Path("runs/matches"), "--log-dir", help="Where match logs go."),
+    tls_cert: Optional[Path] = typer.Option(None, "--tls-cert", help="PEM certificate (enables TLS)."),
+    tls_key: Optional[Path] = typer.Option(None, "--tls-key", help="PEM private key of --tls-cert."),
+    max_message_bytes: int = typer.Option(64 * 1024, "--max-message-bytes", help="Largest message accepted from a bot."),
+) -> None:
+    """Host the referee gRPC service (RefereeService for bots, AdminService for
+    operators, plus gRPC health and reflection) until Ctrl-C."""
+    import asyncio
+    import secrets
+    import signal
+
+    from referee.service import Referee
+
+    if bool(tls_cert) != bool(tls_key):
+        _fail("--tls-cert and --tls-key go together")
+    tls = (tls_cert.read_bytes(), tls_key.read_bytes()) if tls_cert and tls_key else None
+    adm = admin_token or secrets.token_urlsafe(18)
+
+    async def main() -> None:
+        ref = Referee(log_dir, admin_token=adm, max_message_bytes=max_message_bytes)
+        for item in token or []:
+            name, _, tok = item.partition("=")
+            if not tok:
+                _fail(f"--token must be NAME=TOKEN, got {item!r}")
+            ref.register_token(tok, name)
+        bound = await ref.start(host, port, tls)
+        print(f"referee listening on {host}:{bound} ({'TLS' if tls else 'plaintext'}); "
+              f"admin token: {adm}", flush=True)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+        await ref.stop(1.0)
+
+    asyncio.run(main())
+
+
+# --------------------------------------------------------------------------- replay
+@app.command()
+def replay(log: Path = typer.Argument(..., help="A match log (.jsonl) written by the referee.")) -> None:
+    """Re-run a match from its log (seed + applied actions) and check that
+    every event is reproduced exactly; prints the result."""
+    import json
+
+    from referee.runner import replay_log
+
+    try:
+        spec, events, result = replay_log(log)
+    except (OSError, ValueError, KeyError) as e:
+        _fail(str(e), 1)
+    print(f"replayed {len(events)} events of {spec.game} match {spec.match_id}: identical to the log")
+    print(json.dumps({"scores": result.scores, "ranks": result.ranks}))

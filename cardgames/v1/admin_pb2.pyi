@@ -1,0 +1,48 @@
+from google.protobuf import struct_pb2 as _struct_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class RunMatchRequest(_message.Message):
+    __slots__ = ("game", "players", "variant", "params", "seed", "seat_tokens", "decision_ms", "bank_ms", "fault_policy", "max_faults", "bot_connect_ms", "register_tokens")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    PARAMS_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    DECISION_MS_FIELD_NUMBER: _ClassVar[int]
+    BANK_MS_FIELD_NUMBER: _ClassVar[int]
+    FAULT_POLICY_FIELD_NUMBER: _ClassVar[int]
+    MAX_FAULTS_FIELD_NUMBER: _ClassVar[int]
+    BOT_CONNECT_MS_FIELD_NUMBER: _ClassVar[int]
+    REGISTER_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    players: int
+    variant: _struct_pb2.Struct
+    params: _struct_pb2.Struct
+    seed: int
+    seat_tokens: _containers.RepeatedScalarFieldContainer[str]
+    decision_ms: int
+    bank_ms: int
+    fault_policy: str
+    max_faults: int
+    bot_connect_ms: int
+    register_tokens: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, game: _Optional[str] = ..., players: _Optional[int] = ..., variant: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., params: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seed: _Optional[int] = ..., seat_tokens: _Optional[_Iterable[str]] = ..., decision_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., fault_policy: _Optional[str] = ..., max_faults: _Optional[int] = ..., bot_connect_ms: _Optional[int] = ..., register_tokens: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class RunMatchResponse(_message.Message):
+    __slots__ = ("match_id", "status", "result", "log_path")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    LOG_PATH_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    status: str
+    result: _struct_pb2.Struct
+    log_path: str
+    def __init__(self, match_id: _Optional[str] = ..., status: _Optional[str] = ..., result: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., log_path: _Optional[str] = ...) -> None: ...

@@ -1,0 +1,210 @@
+"""Launching bot processes: own session and process group, resource limits,
+captured and size-capped output, and guaranteed reaping.
+
+What the sandbox does: each bot runs ``setsid`` (own session and process
+group, so the whole group can be killed), in its own working directory, with
+``RLIMIT_CPU`` (CPU seconds), ``RLIMIT_AS`` (address space), ``RLIMIT_NPROC``
+(processes of the user: only effective for non-root users), ``RLIMIT_NOFILE``
+(open files), ``RLIMIT_FSIZE`` (bytes per written file, which also caps its
+stdout/stderr capture files) and ``RLIMIT_CORE = 0`` (no core dumps). On
+stop, the whole process group gets SIGTERM, then SIGKILL after a grace
+period, and is waited for.
+
+What it does NOT do (see docs/sandbox.md): no network isolation, no
+filesystem isolation beyond the working directory (a bot can read what the
+referee's user can read), no protection against a bot that escapes its
+process group by double-forking into a new session. Public competitions
+should additionally run bots as a dedicated unprivileged user, in a
+container or network namespace.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shlex
+import signal
+import subprocess
+import sys
+import atexit
+import threading
+import time
+import weakref
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass
+class Limits:
+    """Resource limits of one bot process (``0`` = unlimited)."""
+
+    cpu_seconds: int = 600
+    memory_mb: int = 2048
+    processes: int = 256
+    open_files: int = 256
+    file_size_mb: int = 64
+
+    def apply(self) -> None:
+        """Set the limits on the current process (runs in the child before exec)."""
+        def lim(res: int, value: int) -> None:
+            if value > 0:
+                try:
+                    resource.setrlimit(res, (value, value))
+                except (ValueError, OSError):
+                    pass  # cannot raise a hard limit above the parent's; keep the parent's
+
+        lim(resource.RLIMIT_CPU, self.cpu_seconds)
+        lim(resource.RLIMIT_AS, self.memory_mb * 1024 * 1024)
+        lim(resource.RLIMIT_NPROC, self.processes)
+        lim(resource.RLIMIT_NOFILE, self.open_files)
+        lim(resource.RLIMIT_FSIZE, self.file_size_mb * 1024 * 1024)
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def split_command(command: str) -> list[str]:
+    """Split a bot command line; a leading ``python``/``python3`` becomes this
+    interpreter, so sample bots run in the referee's environment. Raises
+    ``ValueError`` for an empty command."""
+    argv = shlex.split(command)
+    if not argv:
+        raise ValueError("empty bot command")
+    if argv[0] in ("python", "python3"):
+        argv[0] = sys.executable
+    return argv
+
+
+class BotProcess:
+    """One launched bot: ``command --referee ADDR --token TOKEN``.
+
+    ``workdir``: its working directory (created); stdout/stderr go to
+    ``<log_dir>/<label>.stdout|.stderr``. Use as a context manager or call
+    :meth:`stop` — it is idempotent and always reaps the process group.
+    """
+
+    def __init__(self, command: str, label: str, referee_addr: str, token: str, log_dir: Path,
+                 workdir: Path | None = None, limits: Limits | None = None, extra_args: list[str] | None = None,
+                 cwd_for_relative: Path | None = None):
+        argv = split_command(command)
+        base = Path(cwd_for_relative or os.getcwd())
+        # relative script paths are resolved against the caller's directory, not the bot's workdir
+        argv = [str(base / a) if (not os.path.isabs(a) and (base / a).is_file() and i > 0) else a
+                for i, a in enumerate(argv)]
+        self.argv = argv + ["--referee", referee_addr, "--token", token] + (extra_args or [])
+        self.label = label
+        self.log_dir = Path(log_dir)
+        self.workdir = Path(workdir) if workdir else self.log_dir / f"{label}.wd"
+        self.limits = limits or Limits()
+        self.proc: subprocess.Popen | None = None
+        self.returncode: int | None = None
+
+    @property
+    def stdout_path(self) -> Path:
+        return self.log_dir / f"{self.label}.stdout"
+
+    @property
+    def stderr_path(self) -> Path:
+        return self.log_dir / f"{self.label}.stderr"
+
+    def start(self) -> "BotProcess":
+        """Start the process; raises ``OSError`` if the command cannot be executed."""
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        env = dict(os.environ)
+        repo = str(Path(__file__).resolve().parent.parent)
+        env["PYTHONPATH"] = repo + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        env["PYTHONUNBUFFERED"] = "1"
+        with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
+            self.proc = subprocess.Popen(
+                self.argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=self.workdir, env=env,
+                start_new_session=True, preexec_fn=self.limits.apply, close_fds=True)
+        with _LIVE_LOCK:
+            _LIVE.add(self)
+        return self
+
+    def poll(self) -> int | None:
+        """Exit code if the (leader) process has exited, else ``None``."""
+        if self.proc is None:
+            return self.returncode
+        rc = self.proc.poll()
+        if rc is not None:
+            self.returncode = rc
+        return rc
+
+    def stop(self, grace_s: float = 1.0) -> int | None:
+        """Terminate the whole process group (SIGTERM, then SIGKILL after
+        ``grace_s``) and reap the leader. Returns its exit code."""
+        p = self.proc
+        if p is None:
+            return self.returncode
+        pgid = p.pid  # start_new_session: the leader's pid is the group id
+        if p.poll() is None:
+            _killpg(pgid, signal.SIGTERM)
+            try:
+                p.wait(grace_s)
+            except subprocess.TimeoutExpired:
+                pass
+        _killpg(pgid, signal.SIGKILL)  # also reaches children that outlived the leader
+        try:
+            p.wait(5)
+        except subprocess.TimeoutExpired:  # pragma: no cover - unkillable (D state)
+            pass
+        self.returncode = p.returncode
+        self.proc = None
+        with _LIVE_LOCK:
+            _LIVE.discard(self)
+        return self.returncode
+
+    def tail_stderr(self, n_bytes: int = 2000) -> str:
+        try:
+            data = self.stderr_path.read_bytes()
+        except OSError:
+            return ""
+        return data[-n_bytes:].decode("utf-8", "replace")
+
+    def __enter__(self) -> "BotProcess":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+_LIVE: "weakref.WeakSet[BotProcess]" = weakref.WeakSet()
+_LIVE_LOCK = threading.Lock()
+
+
+@atexit.register
+def stop_all() -> None:
+    """Kill and reap every bot process still running (also runs at interpreter exit)."""
+    with _LIVE_LOCK:
+        live = list(_LIVE)
+    for p in live:
+        p.stop(0.2)
+
+
+def _killpg(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def wait_all_reaped(procs: list[BotProcess], timeout_s: float = 5.0) -> bool:
+    """True once no process of any of the given groups is alive (checks /proc)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if not any(_group_alive(p) for p in procs):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _group_alive(p: BotProcess) -> bool:
+    return False if p.proc is None else _pgid_has_members(p.proc.pid)
+
+
+def _pgid_has_members(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+        return True
+    except (ProcessLookupError, PermissionError):
+        return False

@@ -1,0 +1,190 @@
+"""The play phase of one round: tricks, passes, skips, going out (spec 6.1-6.9).
+
+:class:`RoundPlay` is the reference procedure of spec 6.9 as a small state
+machine on plain data. The match engine (:class:`.game.PresidentGame`) owns
+one per round and turns what it reports into events; the conformance query
+``play_sequence`` drives one directly.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Sequence
+
+from .rules import CARD_ORDER, RANK_OF, Rules, Top
+
+
+class RoundPlay:
+    """State of the play phase of one round (spec 6).
+
+    Attributes (all plain data):
+
+    * ``hands``: list indexed by seat of lists of card codes (shared with the
+      match engine, mutated in place);
+    * ``finished``: seats that went out, first out first (complete, all ``n``
+      seats, once the round is over);
+    * ``top``: ``None`` or ``(count, effective rank)``; ``last``: the seat
+      that made the top (``-1`` when there is no top);
+    * ``passed``: seats that passed or were auto-passed since the top was played;
+    * ``to_act``: the seat to act, ``None`` once the round is over;
+    * ``revolution``: the state R (spec 3.2, 6.3 step 3);
+    * ``trick``: the actions of the current trick, ``(seat, cards, auto, transparent)``
+      with ``cards == ()`` for a pass;
+    * ``played``: every card played this round.
+
+    After each :meth:`act`, ``ev_*`` attributes describe what happened, for
+    the engine's events: ``ev_transparent``, ``ev_place`` (finishing place if
+    the player went out, else 0), ``ev_skipped`` (auto-passed seat or -1),
+    ``ev_trick_end`` (``(last_player, next_leader)`` or ``None``),
+    ``ev_round_over``.
+    """
+
+    __slots__ = ("rules", "n", "hands", "finished", "top", "last", "passed", "to_act", "revolution",
+                 "active", "trick", "leader", "played", "over",
+                 "ev_transparent", "ev_place", "ev_skipped", "ev_trick_end", "ev_round_over")
+
+    def __init__(self, rules: Rules, hands: list[list[str]], leader: int,
+                 finished: Sequence[int] = (), revolution: bool = False):
+        """Start the play of a round at a trick led by ``leader`` (spec 6.9 ``start_trick``).
+
+        ``hands`` is used in place; ``finished`` lists seats already out (their
+        hands must be empty); ``revolution`` is the initial state R.
+        """
+        self.rules = rules
+        self.n = len(hands)
+        self.hands = hands
+        self.finished = list(finished)
+        self.revolution = revolution
+        self.active = sum(1 for h in hands if h)
+        self.played: list[str] = []
+        self.over = False
+        self.ev_transparent = False
+        self.ev_place = 0
+        self.ev_skipped = -1
+        self.ev_trick_end: tuple[int, int] | None = None
+        self.ev_round_over = False
+        if self.active <= 1:
+            self._end_round()
+        else:
+            self._start_trick(leader)
+
+    # -- helpers -----------------------------------------------------------------
+    def _start_trick(self, leader: int) -> None:
+        self.top: Top = None
+        self.last = -1
+        self.passed: list[int] = []
+        self.trick: list[tuple[int, tuple[str, ...], bool, bool]] = []
+        self.leader = leader
+        self.to_act: int | None = leader
+
+    def next_active(self, x: int) -> int:
+        """First seat among x+1, x+2, ... (mod n) that holds a card (spec 6.9)."""
+        hands, n = self.hands, self.n
+        s = (x + 1) % n
+        while not hands[s]:
+            s = (s + 1) % n
+        return s
+
+    def _end_round(self) -> None:
+        for s in range(self.n):
+            if self.hands[s] and s not in self.finished:
+                self.finished.append(s)
+        # spec 12.9: top is null and nobody acts once the round is over; the
+        # revolution state is left as the last play made it.
+        self.top = None
+        self.last = -1
+        self.passed = []
+        self.trick = []
+        self.leader = -1
+        self.to_act = None
+        self.over = True
+        self.ev_round_over = True
+
+    # -- spec 6.2 ------------------------------------------------------------------
+    def check(self, seat: int, cards: Sequence[str] | None) -> str | None:
+        """Legality of ``cards`` (``None`` = pass) for ``seat`` now (spec 6.2):
+        ``None`` if legal, else the reason. Does not check whose turn it is."""
+        return self.rules.check_action(self.hands[seat], self.top, cards, self.revolution)
+
+    def legal(self) -> list[tuple[str, ...] | None]:
+        """Every legal action of :attr:`to_act`: ``None`` for a pass (first, when
+        allowed), then every legal play as a tuple of cards, by rank (normal
+        order), count, then card combination in card order. Complete (spec 6.1, 6.2)."""
+        seat = self.to_act
+        if seat is None:
+            return []
+        top = self.top
+        out: list[tuple[str, ...] | None] = [] if top is None else [None]
+        groups: dict[str, list[str]] = {}
+        for code in sorted(self.hands[seat], key=CARD_ORDER.__getitem__):
+            r = RANK_OF[code]
+            g = groups.get(r)
+            if g is None:
+                groups[r] = [code]
+            else:
+                g.append(code)
+        beats, rev = self.rules.beats, self.revolution
+        for r, cards in groups.items():
+            k = len(cards)
+            for c in range(1, k + 1):
+                if beats(c, r, top, rev):
+                    if c == 1:
+                        out.extend((x,) for x in cards)
+                    elif c == k:
+                        out.append(tuple(cards))
+                    else:
+                        out.extend(combinations(cards, c))
+        return out
+
+    # -- spec 6.3-6.7, 6.9 ---------------------------------------------------------
+    def act(self, seat: int, cards: Sequence[str] | None) -> None:
+        """Apply a legal action of the seat to act (spec 6.9 ``act``).
+
+        ``cards`` is ``None`` for a pass. The caller has checked the turn and
+        legality (:meth:`check`); no validation happens here.
+        """
+        self.ev_transparent = False
+        self.ev_place = 0
+        self.ev_skipped = -1
+        self.ev_trick_end = None
+        self.ev_round_over = False
+        hands = self.hands
+        if cards is None:
+            self.passed.append(seat)
+            self.trick.append((seat, (), False, False))
+            cursor = seat
+        else:
+            cards = tuple(cards)
+            hand = hands[seat]
+            for code in cards:
+                hand.remove(code)
+            self.played.extend(cards)
+            c, r = len(cards), RANK_OF[cards[0]]
+            top, self.revolution, skip, transparent = self.rules.effect(c, r, self.top, self.revolution)
+            self.top = top
+            self.ev_transparent = transparent
+            self.last = seat
+            self.passed = []
+            self.trick.append((seat, cards, False, transparent))
+            if not hand:
+                self.finished.append(seat)
+                self.active -= 1
+                self.ev_place = len(self.finished)
+            if self.active <= 1:  # spec 6.7: before any skip or end-of-trick processing
+                self._end_round()
+                return
+            cursor = seat
+            if skip:
+                q = self.next_active(seat)
+                self.passed.append(q)
+                self.trick.append((q, (), True, False))
+                self.ev_skipped = q
+                cursor = q
+        last = self.last
+        if len(self.passed) >= self.active - (1 if hands[last] else 0):  # spec 6.6
+            leader = last if hands[last] else self.next_active(last)
+            self.ev_trick_end = (last, leader)
+            self._start_trick(leader)
+        else:
+            self.to_act = self.next_active(cursor)
+

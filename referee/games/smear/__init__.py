@@ -1,0 +1,13 @@
+"""Cutthroat Canadian Smear (shared/rules/smear.md): engine package.
+
+``GAME`` is the :class:`referee.engine.Game` subclass the registry loads;
+:mod:`.rules` holds the pure rule functions shared with :mod:`.conformance`.
+"""
+
+from __future__ import annotations
+
+from .game import SmearGame
+
+GAME = SmearGame
+
+__all__ = ["GAME", "SmearGame"]

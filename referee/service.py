@@ -1,0 +1,458 @@
+"""The referee's gRPC service (asyncio): bot connections, tokens, matches.
+
+One :class:`Referee` hosts ``RefereeService`` (bots) and ``AdminService``
+(operators) plus the standard health and reflection services, and runs any
+number of matches concurrently, each through :func:`referee.runner.run_match`.
+
+Connection policy (what happens when a bot misbehaves):
+
+=====================================  =========================================
+bot does                               referee does
+=====================================  =========================================
+no Hello within ``hello_timeout_s``    closes the stream: DEADLINE_EXCEEDED
+first message is not a Hello           closes the stream: INVALID_ARGUMENT
+protocol_version != 1                  closes the stream: FAILED_PRECONDITION
+unknown token                          closes the stream: UNAUTHENTICATED
+undecodable bytes / oversized message  gRPC closes the stream (INTERNAL /
+                                       RESOURCE_EXHAUSTED); seat = disconnected
+reply to an expired request            ignored, recorded ``late_reply``, told
+reply to an unknown request / another  ignored, recorded ``unknown_request``,
+match / twice                          told in an ActionResult
+second Hello                           ignored and recorded
+more than ``max_strays`` stray msgs    connection closed (``flood``); seat =
+                                       disconnected
+disconnects                            seat plays the fallback action from then
+=====================================  =========================================
+
+Every message to a seat is built by the runner from that seat's own view;
+a connection only ever receives messages of the matches it sits in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import secrets
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import grpc
+from google.protobuf import json_format
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from cardgames.v1 import admin_pb2, admin_pb2_grpc, referee_pb2 as pb, referee_pb2_grpc
+from referee import __version__
+from referee.protocol import PROTOCOL_VERSION
+from referee.runner import MatchOutcome, MatchSpec, run_match
+
+DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024
+#: server keepalive: ping every 10 s, a peer silent for 10 s more is dropped
+KEEPALIVE_OPTIONS = [
+    ("grpc.keepalive_time_ms", 10_000),
+    ("grpc.keepalive_timeout_ms", 10_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.max_pings_without_data", 0),
+    ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
+]
+
+
+class BotConnection:
+    """One authenticated bot stream. Writes are serialised; replies are
+    routed to the pending request they answer."""
+
+    def __init__(self, ctx: grpc.aio.ServicerContext, hello: pb.Hello, session_id: str, token: str,
+                 max_strays: int):
+        self.ctx = ctx
+        self.name = hello.bot_name or "bot"
+        self.hello = hello
+        self.token = token
+        self.session_id = session_id
+        self.capacity = max(1, hello.max_concurrent_matches)
+        self.seats: dict[str, "MatchSeat"] = {}
+        self.pending: dict[int, tuple[str, asyncio.Future]] = {}
+        self.expired: dict[int, str] = {}
+        self._ids = itertools.count(1)
+        self._lock = asyncio.Lock()
+        self.closed = asyncio.Event()
+        self.strays = 0
+        self.max_strays = max_strays
+        self.close_reason = ""
+        self.unattributed: list[tuple[str, str]] = []  # (kind, detail) not tied to a match
+
+    @property
+    def free(self) -> bool:
+        return not self.closed.is_set() and len(self.seats) < self.capacity
+
+    def next_request_id(self) -> int:
+        return next(self._ids)
+
+    async def write(self, msg: pb.RefereeMessage) -> bool:
+        """Write one message; False (and the connection is closed) on failure."""
+        if self.closed.is_set():
+            return False
+        async with self._lock:
+            try:
+                await self.ctx.write(msg)
+                return True
+            except Exception as e:  # stream gone
+                self.close(f"write failed: {type(e).__name__}")
+                return False
+
+    def close(self, reason: str) -> None:
+        if not self.closed.is_set():
+            self.close_reason = reason
+            self.closed.set()
+            for _, fut in self.pending.values():
+                if not fut.done():
+                    fut.set_result(None)
+
+    def on_message(self, msg: pb.BotMessage) -> None:
+        """Route one message read from the stream (never raises)."""
+        now = time.monotonic()
+        which = msg.WhichOneof("msg")
+        if which != "action_reply":
+            self._stray(None, "unexpected_message", f"unexpected {which or 'empty'} message")
+            return
+        r = msg.action_reply
+        p = self.pending.get(r.request_id)
+        if p is not None and p[0] == r.match_id and not p[1].done():
+            p[1].set_result((r, now))
+            return
+        if self.expired.get(r.request_id) == r.match_id:
+            self._stray(r, "late_reply", f"request {r.request_id} had expired")
+        elif p is not None and p[1].done():
+            self._stray(r, "unknown_request", f"request {r.request_id} was already answered")
+        else:
+            self._stray(r, "unknown_request", f"no pending request {r.request_id} in match {r.match_id!r}")
+
+    def _stray(self, r: pb.ActionReply | None, kind: str, detail: str) -> None:
+        self.strays += 1
+        seat = self.seats.get(r.match_id) if r is not None else None
+        if seat is not None and seat.on_stray is not None:
+            seat.on_stray(kind, r)
+        else:
+            if len(self.unattributed) < 100:
+                self.unattributed.append((kind, detail))
+        if r is not None and self.strays <= 100:
+            asyncio.get_running_loop().create_task(self.write(pb.RefereeMessage(action_result=pb.ActionResult(
+                match_id=r.match_id if seat is not None else "", request_id=r.request_id, accepted=False,
+                message=detail, fault=kind))))
+        if self.strays > self.max_strays:
+            self.close(f"flood: more than {self.max_strays} stray messages")
+
+
+class MatchSeat:
+    """A :class:`referee.runner.SeatLink` for one seat of one match on a connection."""
+
+    def __init__(self, conn: BotConnection, match_id: str):
+        self.conn = conn
+        self.match_id = match_id
+        self.name = conn.name
+        self.on_stray: Callable[[str, pb.ActionReply], None] | None = None
+
+    @property
+    def connected(self) -> bool:
+        return not self.conn.closed.is_set()
+
+    async def send(self, msg: pb.RefereeMessage) -> None:
+        await self.conn.write(msg)
+
+    async def ask(self, msg: pb.RefereeMessage, timeout_s: float) -> tuple[pb.ActionReply | None, float]:
+        conn = self.conn
+        rid = conn.next_request_id()
+        msg.decision_request.request_id = rid
+        fut: asyncio.Future = asyncio.get_running_loop().create_future()
+        conn.pending[rid] = (self.match_id, fut)
+        try:
+            if not await conn.write(msg):
+                return None, 0.0
+            t0 = time.monotonic()  # the clock starts once the request is on the stream
+            try:
+                got = await asyncio.wait_for(asyncio.shield(fut), timeout_s)
+            except asyncio.TimeoutError:
+                conn.expired[rid] = self.match_id
+                if len(conn.expired) > 4096:
+                    conn.expired.pop(next(iter(conn.expired)))
+                return None, (time.monotonic() - t0) * 1000.0
+            if got is None:
+                return None, (time.monotonic() - t0) * 1000.0
+            reply, t1 = got
+            return reply, max(0.0, (t1 - t0) * 1000.0)
+        finally:
+            conn.pending.pop(rid, None)
+
+
+class NoShowSeat:
+    """SeatLink of a seat whose bot never connected: every decision is a fallback."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.connected = False
+
+    async def send(self, msg: pb.RefereeMessage) -> None:
+        return None
+
+    async def ask(self, msg: pb.RefereeMessage, timeout_s: float) -> tuple[None, float]:
+        return None, 0.0
+
+
+@dataclass
+class TokenSlot:
+    """A token the referee accepts, and the live connections that used it."""
+
+    token: str
+    name: str
+    conns: list[BotConnection] = field(default_factory=list)
+    cond: asyncio.Condition = field(default_factory=asyncio.Condition)
+
+
+class Referee:
+    """The referee process: gRPC server + token registry + match execution.
+
+    ``log_dir``: where match logs go (``<log_dir>/<match_id>.jsonl``).
+    ``admin_token``: required in metadata ``x-admin-token`` by AdminService
+    (``None`` = AdminService refuses every call).
+    """
+
+    def __init__(self, log_dir: Path, admin_token: str | None = None,
+                 max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES, hello_timeout_s: float = 10.0,
+                 max_strays: int = 1000):
+        self.log_dir = Path(log_dir)
+        self.admin_token = admin_token
+        self.max_message_bytes = max_message_bytes
+        self.hello_timeout_s = hello_timeout_s
+        self.max_strays = max_strays
+        self.tokens: dict[str, TokenSlot] = {}
+        self.refused: list[tuple[str, str]] = []  # (status, detail), bounded
+        self.server: grpc.aio.Server | None = None
+        self.port = 0
+        self._match_ids = itertools.count(1)
+        self.active_matches = 0
+
+    # -- tokens ------------------------------------------------------------------
+    def register_token(self, token: str, name: str = "") -> None:
+        """Accept bots presenting ``token`` (idempotent)."""
+        if token not in self.tokens:
+            self.tokens[token] = TokenSlot(token, name)
+
+    def new_token(self, name: str = "") -> str:
+        """Register and return a fresh random token."""
+        t = secrets.token_urlsafe(18)
+        self.register_token(t, name)
+        return t
+
+    async def acquire(self, token: str, timeout_s: float) -> BotConnection | None:
+        """A live connection of ``token`` with a free match slot, waiting up to
+        ``timeout_s``; ``None`` if none came (the bot never connected or died)."""
+        slot = self.tokens[token]
+        deadline = time.monotonic() + timeout_s
+        async with slot.cond:
+            while True:
+                slot.conns = [c for c in slot.conns if not c.closed.is_set()]
+                for c in slot.conns:
+                    if c.free:
+                        return c
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                try:
+                    await asyncio.wait_for(slot.cond.wait(), min(left, 0.5))
+                except asyncio.TimeoutError:
+                    pass
+
+    async def _notify(self, token: str) -> None:
+        slot = self.tokens.get(token)
+        if slot is not None:
+            async with slot.cond:
+                slot.cond.notify_all()
+
+    # -- server ------------------------------------------------------------------
+    async def start(self, host: str = "127.0.0.1", port: int = 0,
+                    tls: tuple[bytes, bytes] | None = None) -> int:
+        """Start serving; returns the bound port. ``tls`` = (cert PEM, key PEM)."""
+        self.server = grpc.aio.server(options=[
+            ("grpc.max_receive_message_length", self.max_message_bytes),
+            ("grpc.max_send_message_length", 64 * 1024 * 1024),
+            *KEEPALIVE_OPTIONS,
+        ])
+        referee_pb2_grpc.add_RefereeServiceServicer_to_server(_BotServicer(self), self.server)
+        admin_pb2_grpc.add_AdminServiceServicer_to_server(_AdminServicer(self), self.server)
+        hs = health.aio.HealthServicer() if hasattr(health, "aio") else health.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(hs, self.server)
+        names = (
+            pb.DESCRIPTOR.services_by_name["RefereeService"].full_name,
+            admin_pb2.DESCRIPTOR.services_by_name["AdminService"].full_name,
+            health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+            reflection.SERVICE_NAME,
+        )
+        reflection.enable_server_reflection(names, self.server)
+        addr = f"{host}:{port}" if ":" not in host else f"[{host}]:{port}"
+        if tls is None:
+            self.port = self.server.add_insecure_port(addr)
+        else:
+            creds = grpc.ssl_server_credentials([(tls[1], tls[0])])
+            self.port = self.server.add_secure_port(addr, creds)
+        if self.port == 0:
+            raise OSError(f"could not bind {addr}")
+        await self.server.start()
+        r = hs.set("", health_pb2.HealthCheckResponse.SERVING)
+        if asyncio.iscoroutine(r):
+            await r
+        return self.port
+
+    async def stop(self, grace_s: float = 1.0) -> None:
+        for slot in self.tokens.values():
+            for c in slot.conns:
+                if not c.closed.is_set():
+                    await c.write(pb.RefereeMessage(goodbye=pb.Goodbye(reason="referee shutting down")))
+                    c.close("referee shutting down")
+        if self.server is not None:
+            await self.server.stop(grace_s)
+            self.server = None
+
+    # -- matches -----------------------------------------------------------------
+    def new_match_id(self, game: str) -> str:
+        return f"{game}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}-{next(self._match_ids)}"
+
+    async def play(self, spec: MatchSpec, tokens: list[str], connect_timeout_s: float = 10.0,
+                   close_after: bool = True, log_path: Path | None = None) -> MatchOutcome:
+        """Seat the bots of ``tokens`` (seat order) and run ``spec`` to the end.
+
+        A seat whose bot does not connect within ``connect_timeout_s`` is a
+        no-show: it plays fallback actions and gets a ``disconnect`` fault.
+        ``close_after``: send Goodbye and close those connections afterwards
+        (for bots launched for this match). Never raises for bot faults.
+        """
+        conns = await asyncio.gather(*(self.acquire(t, connect_timeout_s) for t in tokens))
+        links: list[Any] = []
+        for s, (t, c) in enumerate(zip(tokens, conns)):
+            if c is None:
+                links.append(NoShowSeat(spec.seat_names[s] if spec.seat_names else self.tokens[t].name))
+            else:
+                seat = MatchSeat(c, spec.match_id)
+                c.seats[spec.match_id] = seat
+                links.append(seat)
+        if not spec.seat_names or len(spec.seat_names) != len(tokens):
+            spec.seat_names = [ln.name for ln in links]
+        path = log_path or (self.log_dir / f"{spec.match_id}.jsonl")
+        self.active_matches += 1
+        try:
+            outcome = await run_match(spec, links, path)
+        finally:
+            self.active_matches -= 1
+            for c in conns:
+                if c is not None:
+                    c.seats.pop(spec.match_id, None)
+                    if close_after and not c.closed.is_set():
+                        await c.write(pb.RefereeMessage(goodbye=pb.Goodbye(reason="match over")))
+                        c.close("match over")
+            for t in set(tokens):
+                await self._notify(t)
+        return outcome
+
+
+class _BotServicer(referee_pb2_grpc.RefereeServiceServicer):
+    def __init__(self, ref: Referee):
+        self.ref = ref
+
+    async def Connect(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+        ref = self.ref
+
+        async def refuse(code: grpc.StatusCode, detail: str) -> None:
+            if len(ref.refused) < 1000:
+                ref.refused.append((code.name, detail))
+            await context.abort(code, detail)
+
+        try:
+            first = await asyncio.wait_for(context.read(), ref.hello_timeout_s)
+        except asyncio.TimeoutError:
+            await refuse(grpc.StatusCode.DEADLINE_EXCEEDED, f"no Hello within {ref.hello_timeout_s:g} s")
+            return
+        if first is grpc.aio.EOF or first.WhichOneof("msg") != "hello":
+            await refuse(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello")
+            return
+        hello = first.hello
+        if hello.protocol_version != PROTOCOL_VERSION:
+            await refuse(grpc.StatusCode.FAILED_PRECONDITION,
+                         f"protocol_version {hello.protocol_version} not supported; this referee speaks "
+                         f"{PROTOCOL_VERSION} (package cardgames.v1)")
+            return
+        slot = ref.tokens.get(hello.token)
+        if slot is None:
+            await refuse(grpc.StatusCode.UNAUTHENTICATED, "unknown token")
+            return
+        conn = BotConnection(context, hello, secrets.token_hex(6), hello.token, ref.max_strays)
+        await conn.write(pb.RefereeMessage(welcome=pb.Welcome(
+            session_id=conn.session_id, protocol_version=PROTOCOL_VERSION, referee_version=__version__,
+            max_message_bytes=ref.max_message_bytes)))
+        async with slot.cond:
+            slot.conns.append(conn)
+            slot.cond.notify_all()
+
+        async def reader() -> None:
+            try:
+                while not conn.closed.is_set():
+                    msg = await context.read()
+                    if msg is grpc.aio.EOF:
+                        conn.close("bot closed the stream")
+                        return
+                    conn.on_message(msg)
+            except Exception as e:
+                conn.close(f"read failed: {type(e).__name__}")
+
+        task = asyncio.get_running_loop().create_task(reader())
+        try:
+            await conn.closed.wait()
+        finally:
+            task.cancel()
+            await ref._notify(hello.token)
+
+
+class _AdminServicer(admin_pb2_grpc.AdminServiceServicer):
+    def __init__(self, ref: Referee):
+        self.ref = ref
+
+    async def RunMatch(self, request: admin_pb2.RunMatchRequest,
+                       context: grpc.aio.ServicerContext) -> admin_pb2.RunMatchResponse:
+        ref = self.ref
+        md = dict(context.invocation_metadata() or ())
+        if ref.admin_token is None or not secrets.compare_digest(md.get("x-admin-token", ""), ref.admin_token):
+            await context.abort(grpc.StatusCode.PERMISSION_DENIED, "bad or missing x-admin-token")
+        for t in request.register_tokens:
+            ref.register_token(t)
+        unknown = [t for t in request.seat_tokens if t not in ref.tokens]
+        if unknown:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"{len(unknown)} seat token(s) not registered")
+        spec = MatchSpec(
+            game=request.game, players=request.players or len(request.seat_tokens), seed=request.seed,
+            seat_names=[], variant=_int_floats(json_format.MessageToDict(request.variant)),
+            params=_int_floats(json_format.MessageToDict(request.params)),
+            decision_ms=request.decision_ms or 1000, bank_ms=request.bank_ms,
+            fault_policy=request.fault_policy or "default_action", max_faults=request.max_faults or 5,
+            match_id=ref.new_match_id(request.game))
+        try:
+            spec.seat_names = ["?"] * spec.players
+            spec.check()
+            spec.new_game()
+        except (ValueError, LookupError) as e:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
+        spec.seat_names = []
+        outcome = await ref.play(spec, list(request.seat_tokens), (request.bot_connect_ms or 10_000) / 1000.0)
+        res = admin_pb2.RunMatchResponse(match_id=spec.match_id, status=outcome.status,
+                                         log_path=outcome.log_path or "")
+        res.result.update(_jsonable(outcome.to_json()))
+        return res
+
+
+def _jsonable(d: dict[str, Any]) -> dict[str, Any]:
+    import json
+
+    return json.loads(json.dumps(d))
+
+
+def _int_floats(d: dict[str, Any]) -> dict[str, Any]:
+    """protobuf Struct numbers are doubles: turn integral ones back into ints."""
+    return {k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in d.items()}

@@ -1,0 +1,81 @@
+"""Minimal bot client used by the Python sample bots.
+
+It uses only the generated protocol stubs (``cardgames.v1``) and grpcio:
+connect, send Hello, answer every DecisionRequest with ``choose(request)``,
+exit when the referee says Goodbye or closes the stream.
+
+Command line of every bot built on it::
+
+    BOT --referee HOST:PORT --token TOKEN [--name NAME] [--seed N] [--tls-ca FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import queue
+import sys
+from typing import Callable, Iterator
+
+import grpc
+
+from cardgames.v1 import referee_pb2 as pb, referee_pb2_grpc
+
+Chooser = Callable[[pb.DecisionRequest, pb.MatchStarted | None], pb.Action]
+
+
+def parse_args(default_name: str, argv: list[str] | None = None,
+               extra: Callable[[argparse.ArgumentParser], None] | None = None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=f"{default_name}: a card-game bot for the referee")
+    ap.add_argument("--referee", required=True, help="referee address HOST:PORT")
+    ap.add_argument("--token", required=True, help="token given by the referee/launcher")
+    ap.add_argument("--name", default=default_name, help="bot name shown on the leaderboard")
+    ap.add_argument("--seed", type=int, default=None, help="seed of the bot's own RNG")
+    ap.add_argument("--tls-ca", default=None, help="PEM file of the CA to trust (TLS referees)")
+    ap.add_argument("--games", default="", help="comma-separated games played (default: all)")
+    ap.add_argument("--max-matches", type=int, default=1, help="matches this connection may play at once")
+    if extra:
+        extra(ap)
+    return ap.parse_args(argv)
+
+
+def run(choose: Chooser, args: argparse.Namespace, version: str = "1") -> int:
+    """Play until the referee ends the connection. Returns a process exit code."""
+    outbox: "queue.Queue[pb.BotMessage | None]" = queue.Queue()
+    outbox.put(pb.BotMessage(hello=pb.Hello(
+        bot_name=args.name, bot_version=version, token=args.token, protocol_version=1,
+        games=[g for g in args.games.split(",") if g], max_concurrent_matches=args.max_matches)))
+
+    def requests() -> Iterator[pb.BotMessage]:
+        while (m := outbox.get()) is not None:
+            yield m
+
+    if args.tls_ca:
+        with open(args.tls_ca, "rb") as f:
+            channel = grpc.secure_channel(args.referee, grpc.ssl_channel_credentials(f.read()))
+    else:
+        channel = grpc.insecure_channel(args.referee)
+    stub = referee_pb2_grpc.RefereeServiceStub(channel)
+    matches: dict[str, pb.MatchStarted] = {}
+    try:
+        for msg in stub.Connect(requests()):
+            which = msg.WhichOneof("msg")
+            if which == "match_started":
+                matches[msg.match_started.match_id] = msg.match_started
+            elif which == "decision_request":
+                req = msg.decision_request
+                action = choose(req, matches.get(req.match_id))
+                outbox.put(pb.BotMessage(action_reply=pb.ActionReply(
+                    match_id=req.match_id, request_id=req.request_id, action=action)))
+            elif which == "match_ended":
+                matches.pop(msg.match_ended.match_id, None)
+            elif which == "goodbye":
+                break
+    except grpc.RpcError as e:
+        code = e.code()
+        if code not in (grpc.StatusCode.CANCELLED,):
+            print(f"{args.name}: connection ended: {code.name}: {e.details()}", file=sys.stderr)
+            return 1
+    finally:
+        outbox.put(None)
+        channel.close()
+    return 0
