@@ -24,15 +24,45 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1a\x63\x61rdgames/v1/tractor.proto\x12\x0c\x63\x61rdgames.v1\"\"\n\x12TractorObservation\x12\x0c\n\x04hand\x18\x01 \x03(\t\"\x1c\n\x0cTractorEvent\x12\x0c\n\x04note\x18\x01 \x01(\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1a\x63\x61rdgames/v1/tractor.proto\x12\x0c\x63\x61rdgames.v1\"\x91\x01\n\x12TractorDeclaration\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05\x63\x61rds\x18\x02 \x03(\t\x12\x0c\n\x04kind\x18\x03 \x01(\t\x12\x10\n\x08strength\x18\x04 \x01(\r\x12\x15\n\rreinforcement\x18\x05 \x01(\x08\x12\x12\n\ntrump_suit\x18\x06 \x01(\t\x12\x13\n\x0b\x63\x61rds_dealt\x18\x07 \x01(\r\"*\n\x0bTractorPlay\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05\x63\x61rds\x18\x02 \x03(\t\"v\n\x13TractorThrowFailure\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x11\n\tattempted\x18\x02 \x03(\t\x12\x0e\n\x06\x66orced\x18\x03 \x03(\t\x12\x0f\n\x07penalty\x18\x04 \x01(\x05\x12\x1d\n\x15\x64\x65\x66\x65nder_points_delta\x18\x05 \x01(\x05\"\xd8\x01\n\x0cTractorTrick\x12\x0e\n\x06number\x18\x01 \x01(\r\x12\x0e\n\x06leader\x18\x02 \x01(\r\x12(\n\x05plays\x18\x03 \x03(\x0b\x32\x19.cardgames.v1.TractorPlay\x12\x11\n\tlead_type\x18\x04 \x01(\t\x12\x11\n\tlead_suit\x18\x05 \x01(\t\x12\x38\n\rthrow_failure\x18\x06 \x01(\x0b\x32!.cardgames.v1.TractorThrowFailure\x12\x0e\n\x06winner\x18\x07 \x01(\x05\x12\x0e\n\x06points\x18\x08 \x01(\r\"\xb2\x03\n\x12TractorRoundResult\x12\x14\n\x0cround_number\x18\x01 \x01(\r\x12\x15\n\rdeclarer_team\x18\x02 \x01(\r\x12\x0f\n\x07starter\x18\x03 \x01(\r\x12\x12\n\ntrump_rank\x18\x04 \x01(\t\x12\x12\n\ntrump_suit\x18\x05 \x01(\t\x12\r\n\x05kitty\x18\x06 \x03(\t\x12\x14\n\x0ckitty_points\x18\x07 \x01(\r\x12\x18\n\x10kitty_multiplier\x18\x08 \x01(\r\x12\x13\n\x0bkitty_bonus\x18\t \x01(\x05\x12\x14\n\x0ctrick_points\x18\n \x01(\x05\x12\x16\n\x0epenalty_points\x18\x0b \x01(\x05\x12\x17\n\x0f\x64\x65\x66\x65nder_points\x18\x0c \x01(\x05\x12\x0f\n\x07team_up\x18\r \x01(\x05\x12\x11\n\tlevels_up\x18\x0e \x01(\r\x12\x0e\n\x06levels\x18\x0f \x03(\t\x12\x1a\n\x12next_declarer_team\x18\x10 \x01(\r\x12\x14\n\x0cnext_starter\x18\x11 \x01(\r\x12\x12\n\nmatch_over\x18\x12 \x01(\x08\x12\x13\n\x0bwinner_team\x18\x13 \x01(\x05\x12\x0c\n\x04\x64raw\x18\x14 \x01(\x08\"\xa1\x06\n\x12TractorObservation\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04hand\x18\x02 \x03(\t\x12\r\n\x05phase\x18\x03 \x01(\t\x12\x14\n\x0cround_number\x18\x04 \x01(\r\x12\x13\n\x0b\x64\x65\x61l_number\x18\x05 \x01(\r\x12\x0e\n\x06levels\x18\x06 \x03(\t\x12\x12\n\ntrump_rank\x18\x07 \x01(\t\x12\x15\n\rdeclarer_team\x18\x08 \x01(\x05\x12\x0f\n\x07starter\x18\t \x01(\x05\x12\x14\n\x0c\x66irst_drawer\x18\n \x01(\r\x12\x13\n\x0b\x63\x61rds_dealt\x18\x0b \x01(\r\x12\x14\n\x0c\x66inal_window\x18\x0c \x01(\x08\x12\x1a\n\x12\x64\x65\x63laration_closed\x18\r \x01(\x08\x12\x36\n\x0c\x64\x65\x63larations\x18\x0e \x03(\x0b\x32 .cardgames.v1.TractorDeclaration\x12\x12\n\ntrump_suit\x18\x0f \x01(\t\x12\x15\n\rkitty_flipped\x18\x10 \x03(\t\x12\x13\n\x0bkitty_taken\x18\x11 \x03(\t\x12\x14\n\x0ckitty_buried\x18\x12 \x03(\t\x12\x12\n\nhand_sizes\x18\x13 \x03(\r\x12*\n\x06tricks\x18\x14 \x03(\x0b\x32\x1a.cardgames.v1.TractorTrick\x12\x31\n\rcurrent_trick\x18\x15 \x01(\x0b\x32\x1a.cardgames.v1.TractorTrick\x12\x17\n\x0f\x64\x65\x66\x65nder_points\x18\x16 \x01(\x05\x12\x34\n\nlast_round\x18\x17 \x01(\x0b\x32 .cardgames.v1.TractorRoundResult\x12 \n\x18notrump_rank_cards_trump\x18\x18 \x01(\x08\x12\x1b\n\x13must_follow_tractor\x18\x19 \x01(\x08\x12\x1e\n\x16kitty_multiplier_power\x18\x1a \x01(\x08\x12\x15\n\rmust_play_ace\x18\x1b \x01(\x08\x12\x18\n\x10no_throw_penalty\x18\x1c \x01(\x08\x12\x12\n\nmax_rounds\x18\x1d \x01(\r\x12\x18\n\x10max_round1_deals\x18\x1e \x01(\r\"\x9f\x01\n\x10TractorDealStart\x12\x14\n\x0cround_number\x18\x01 \x01(\r\x12\x13\n\x0b\x64\x65\x61l_number\x18\x02 \x01(\r\x12\x14\n\x0c\x66irst_drawer\x18\x03 \x01(\r\x12\x0e\n\x06levels\x18\x04 \x03(\t\x12\x12\n\ntrump_rank\x18\x05 \x01(\t\x12\x15\n\rdeclarer_team\x18\x06 \x01(\x05\x12\x0f\n\x07starter\x18\x07 \x01(\x05\"=\n\x10TractorCardDealt\x12\r\n\x05index\x18\x01 \x01(\r\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x03 \x01(\t\"7\n\x12TractorDeclarePass\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x13\n\x0b\x63\x61rds_dealt\x18\x02 \x01(\r\"\x9b\x01\n\x18TractorDeclarationClosed\x12\x0f\n\x07outcome\x18\x01 \x01(\t\x12\x32\n\x08standing\x18\x02 \x01(\x0b\x32 .cardgames.v1.TractorDeclaration\x12\x12\n\ntrump_suit\x18\x03 \x01(\t\x12\x15\n\rdeclarer_team\x18\x04 \x01(\x05\x12\x0f\n\x07starter\x18\x05 \x01(\x05\"7\n\x10TractorKittyFlip\x12\x0f\n\x07\x66lipped\x18\x01 \x03(\t\x12\x12\n\ntrump_suit\x18\x02 \x01(\t\"0\n\x11TractorKittyTaken\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05\x63\x61rds\x18\x02 \x03(\t\"1\n\x12TractorKittyBuried\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05\x63\x61rds\x18\x02 \x03(\t\"{\n\rTractorPlayed\x12\r\n\x05trick\x18\x01 \x01(\r\x12\x0c\n\x04lead\x18\x02 \x01(\x08\x12\'\n\x04play\x18\x03 \x01(\x0b\x32\x19.cardgames.v1.TractorPlay\x12\x11\n\tlead_type\x18\x04 \x01(\t\x12\x11\n\tlead_suit\x18\x05 \x01(\t\"p\n\x0fTractorTrickEnd\x12\r\n\x05trick\x18\x01 \x01(\r\x12\x0e\n\x06winner\x18\x02 \x01(\r\x12\x0e\n\x06points\x18\x03 \x01(\r\x12\x15\n\rdefenders_won\x18\x04 \x01(\x08\x12\x17\n\x0f\x64\x65\x66\x65nder_points\x18\x05 \x01(\x05\"o\n\x0fTractorMatchEnd\x12\x13\n\x0bwinner_team\x18\x01 \x01(\x05\x12\x0c\n\x04\x64raw\x18\x02 \x01(\x08\x12\x12\n\npassed_ace\x18\x03 \x01(\x08\x12\x0e\n\x06levels\x18\x04 \x03(\t\x12\x15\n\rrounds_played\x18\x05 \x01(\r\"\xed\x05\n\x0cTractorEvent\x12\x34\n\ndeal_start\x18\x01 \x01(\x0b\x32\x1e.cardgames.v1.TractorDealStartH\x00\x12\x34\n\ncard_dealt\x18\x02 \x01(\x0b\x32\x1e.cardgames.v1.TractorCardDealtH\x00\x12\x38\n\x0c\x64\x65\x63lare_pass\x18\x03 \x01(\x0b\x32 .cardgames.v1.TractorDeclarePassH\x00\x12\x37\n\x0b\x64\x65\x63laration\x18\x04 \x01(\x0b\x32 .cardgames.v1.TractorDeclarationH\x00\x12\x44\n\x12\x64\x65\x63laration_closed\x18\x05 \x01(\x0b\x32&.cardgames.v1.TractorDeclarationClosedH\x00\x12\x34\n\nkitty_flip\x18\x06 \x01(\x0b\x32\x1e.cardgames.v1.TractorKittyFlipH\x00\x12\x36\n\x0bkitty_taken\x18\x07 \x01(\x0b\x32\x1f.cardgames.v1.TractorKittyTakenH\x00\x12\x38\n\x0ckitty_buried\x18\x08 \x01(\x0b\x32 .cardgames.v1.TractorKittyBuriedH\x00\x12:\n\rthrow_failure\x18\t \x01(\x0b\x32!.cardgames.v1.TractorThrowFailureH\x00\x12-\n\x06played\x18\n \x01(\x0b\x32\x1b.cardgames.v1.TractorPlayedH\x00\x12\x32\n\ttrick_end\x18\x0b \x01(\x0b\x32\x1d.cardgames.v1.TractorTrickEndH\x00\x12\x35\n\tround_end\x18\x0c \x01(\x0b\x32 .cardgames.v1.TractorRoundResultH\x00\x12\x32\n\tmatch_end\x18\r \x01(\x0b\x32\x1d.cardgames.v1.TractorMatchEndH\x00\x42\x06\n\x04kindb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'cardgames.v1.tractor_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_TRACTOROBSERVATION']._serialized_start=44
-  _globals['_TRACTOROBSERVATION']._serialized_end=78
-  _globals['_TRACTOREVENT']._serialized_start=80
-  _globals['_TRACTOREVENT']._serialized_end=108
+  _globals['_TRACTORDECLARATION']._serialized_start=45
+  _globals['_TRACTORDECLARATION']._serialized_end=190
+  _globals['_TRACTORPLAY']._serialized_start=192
+  _globals['_TRACTORPLAY']._serialized_end=234
+  _globals['_TRACTORTHROWFAILURE']._serialized_start=236
+  _globals['_TRACTORTHROWFAILURE']._serialized_end=354
+  _globals['_TRACTORTRICK']._serialized_start=357
+  _globals['_TRACTORTRICK']._serialized_end=573
+  _globals['_TRACTORROUNDRESULT']._serialized_start=576
+  _globals['_TRACTORROUNDRESULT']._serialized_end=1010
+  _globals['_TRACTOROBSERVATION']._serialized_start=1013
+  _globals['_TRACTOROBSERVATION']._serialized_end=1814
+  _globals['_TRACTORDEALSTART']._serialized_start=1817
+  _globals['_TRACTORDEALSTART']._serialized_end=1976
+  _globals['_TRACTORCARDDEALT']._serialized_start=1978
+  _globals['_TRACTORCARDDEALT']._serialized_end=2039
+  _globals['_TRACTORDECLAREPASS']._serialized_start=2041
+  _globals['_TRACTORDECLAREPASS']._serialized_end=2096
+  _globals['_TRACTORDECLARATIONCLOSED']._serialized_start=2099
+  _globals['_TRACTORDECLARATIONCLOSED']._serialized_end=2254
+  _globals['_TRACTORKITTYFLIP']._serialized_start=2256
+  _globals['_TRACTORKITTYFLIP']._serialized_end=2311
+  _globals['_TRACTORKITTYTAKEN']._serialized_start=2313
+  _globals['_TRACTORKITTYTAKEN']._serialized_end=2361
+  _globals['_TRACTORKITTYBURIED']._serialized_start=2363
+  _globals['_TRACTORKITTYBURIED']._serialized_end=2412
+  _globals['_TRACTORPLAYED']._serialized_start=2414
+  _globals['_TRACTORPLAYED']._serialized_end=2537
+  _globals['_TRACTORTRICKEND']._serialized_start=2539
+  _globals['_TRACTORTRICKEND']._serialized_end=2651
+  _globals['_TRACTORMATCHEND']._serialized_start=2653
+  _globals['_TRACTORMATCHEND']._serialized_end=2764
+  _globals['_TRACTOREVENT']._serialized_start=2767
+  _globals['_TRACTOREVENT']._serialized_end=3516
 # @@protoc_insertion_point(module_scope)
