@@ -71,7 +71,7 @@ def print_summary(outcome: MatchOutcome, console: Console | None = None) -> None
         t.add_row(str(s), spec.seat_names[s], f"{r.scores[s]:g}" if r else "-", str(r.ranks[s]) if r else "-", fs)
     con.print(t)
     if r and r.summary:
-        brief = {k: v for k, v in r.summary.items() if k != "rounds"}
+        brief = {k: v for k, v in r.summary.items() if len(json.dumps(v)) <= 120}
         if brief:
             con.print("summary: " + json.dumps(brief))
     con.print(f"log: {outcome.log_path}")

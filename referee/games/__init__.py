@@ -27,11 +27,14 @@ def _module(game: str, sub: str = "") -> ModuleType | None:
         raise UnknownGame(f"unknown game {game!r}; games: {', '.join(GAME_IDS)}")
     name = f"referee.games.{game}" + (f".{sub}" if sub else "")
     try:
-        return importlib.import_module(name)
+        mod = importlib.import_module(name)
     except ModuleNotFoundError as e:
         if e.name and (name == e.name or name.startswith(e.name + ".")):
             return None
         raise
+    if not sub and not hasattr(mod, "GAME"):
+        return None  # a package still being written (no GAME exported yet)
+    return mod
 
 
 def implemented() -> list[str]:
