@@ -24,15 +24,35 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x63\x61rdgames/v1/president.proto\x12\x0c\x63\x61rdgames.v1\"$\n\x14PresidentObservation\x12\x0c\n\x04hand\x18\x01 \x03(\t\"\x1e\n\x0ePresidentEvent\x12\x0c\n\x04note\x18\x01 \x01(\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x63\x61rdgames/v1/president.proto\x12\x0c\x63\x61rdgames.v1\"\xc6\x02\n\x0ePresidentRules\x12\x1e\n\x16\x62igger_sets_beat_lower\x18\x01 \x01(\x08\x12\x1c\n\x14\x62igger_sets_beat_any\x18\x02 \x01(\x08\x12\x18\n\x10\x65qual_rank_beats\x18\x03 \x01(\x08\x12\x17\n\x0f\x65qual_rank_skip\x18\x04 \x01(\x08\x12\x12\n\nrevolution\x18\x05 \x01(\x08\x12\x0e\n\x06jokers\x18\x06 \x01(\x08\x12\x14\n\x0ctwo_high_low\x18\x07 \x01(\x08\x12\x1a\n\x12transparent_threes\x18\x08 \x01(\x08\x12\x17\n\x0f\x64ouble_exchange\x18\t \x01(\x08\x12\x14\n\x0clater_leader\x18\n \x01(\t\x12\x14\n\x0ctarget_score\x18\x0b \x01(\x05\x12\x12\n\nmax_rounds\x18\x0c \x01(\r\x12\x14\n\x0c\x66irst_dealer\x18\r \x01(\r\"+\n\x0cPresidentTop\x12\r\n\x05\x63ount\x18\x01 \x01(\r\x12\x0c\n\x04rank\x18\x02 \x01(\t\"\xae\x01\n\rPresidentPlay\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05\x63\x61rds\x18\x02 \x03(\t\x12\x0c\n\x04\x61uto\x18\x03 \x01(\x08\x12\x13\n\x0btransparent\x18\x04 \x01(\x08\x12\'\n\x03top\x18\x05 \x01(\x0b\x32\x1a.cardgames.v1.PresidentTop\x12\x12\n\nrevolution\x18\x06 \x01(\x08\x12\x11\n\thand_size\x18\x07 \x01(\r\x12\r\n\x05place\x18\x08 \x01(\r\"c\n\x11PresidentTransfer\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x11\n\tfrom_seat\x18\x02 \x01(\r\x12\x0f\n\x07to_seat\x18\x03 \x01(\r\x12\r\n\x05\x63ount\x18\x04 \x01(\r\x12\r\n\x05\x63\x61rds\x18\x05 \x03(\t\"\xc3\x04\n\x14PresidentObservation\x12\x0f\n\x07players\x18\x01 \x01(\r\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12+\n\x05rules\x18\x03 \x01(\x0b\x32\x1c.cardgames.v1.PresidentRules\x12\r\n\x05round\x18\x04 \x01(\r\x12\x0e\n\x06\x64\x65\x61ler\x18\x05 \x01(\r\x12\x14\n\x0c\x66irst_leader\x18\x06 \x01(\r\x12\r\n\x05phase\x18\x07 \x01(\t\x12\r\n\x05roles\x18\x08 \x03(\t\x12\x0e\n\x06totals\x18\t \x03(\x05\x12\x12\n\nlast_order\x18\n \x03(\r\x12\x0c\n\x04hand\x18\x0b \x03(\t\x12\x12\n\nhand_sizes\x18\x0c \x03(\r\x12\x31\n\x08\x65xchange\x18\r \x03(\x0b\x32\x1f.cardgames.v1.PresidentTransfer\x12\x11\n\treturn_to\x18\x0e \x01(\x05\x12\x14\n\x0creturn_count\x18\x0f \x01(\r\x12\x17\n\x0freturn_optional\x18\x10 \x01(\x08\x12\x0e\n\x06to_act\x18\x11 \x01(\x05\x12\x14\n\x0ctrick_leader\x18\x12 \x01(\x05\x12\'\n\x03top\x18\x13 \x01(\x0b\x32\x1a.cardgames.v1.PresidentTop\x12\x10\n\x08top_seat\x18\x14 \x01(\x05\x12\x12\n\nrevolution\x18\x15 \x01(\x08\x12*\n\x05trick\x18\x16 \x03(\x0b\x32\x1b.cardgames.v1.PresidentPlay\x12\x0e\n\x06passed\x18\x17 \x03(\r\x12\x0e\n\x06played\x18\x18 \x03(\t\x12\x10\n\x08\x66inished\x18\x19 \x03(\r\"g\n\x13PresidentRoundStart\x12\r\n\x05round\x18\x01 \x01(\r\x12\x0e\n\x06\x64\x65\x61ler\x18\x02 \x01(\r\x12\x0e\n\x06leader\x18\x03 \x01(\r\x12\r\n\x05roles\x18\x04 \x03(\t\x12\x12\n\nhand_sizes\x18\x05 \x03(\r\",\n\rPresidentDeal\x12\r\n\x05round\x18\x01 \x01(\r\x12\x0c\n\x04hand\x18\x02 \x03(\t\":\n\x14PresidentExchangeEnd\x12\x12\n\nhand_sizes\x18\x01 \x03(\r\x12\x0e\n\x06leader\x18\x02 \x01(\r\"8\n\x11PresidentTrickEnd\x12\x13\n\x0blast_player\x18\x01 \x01(\r\x12\x0e\n\x06leader\x18\x02 \x01(\r\"`\n\x11PresidentRoundEnd\x12\r\n\x05round\x18\x01 \x01(\r\x12\r\n\x05order\x18\x02 \x03(\r\x12\r\n\x05roles\x18\x03 \x03(\t\x12\x0e\n\x06\x64\x65ltas\x18\x04 \x03(\x05\x12\x0e\n\x06totals\x18\x05 \x03(\x05\"[\n\x11PresidentMatchEnd\x12\x15\n\rrounds_played\x18\x01 \x01(\r\x12\x0e\n\x06totals\x18\x02 \x03(\x05\x12\x0f\n\x07ranking\x18\x03 \x03(\r\x12\x0e\n\x06winner\x18\x04 \x01(\r\"\xbf\x03\n\x0ePresidentEvent\x12\x38\n\x0bround_start\x18\x01 \x01(\x0b\x32!.cardgames.v1.PresidentRoundStartH\x00\x12+\n\x04\x64\x65\x61l\x18\x02 \x01(\x0b\x32\x1b.cardgames.v1.PresidentDealH\x00\x12\x33\n\x08transfer\x18\x03 \x01(\x0b\x32\x1f.cardgames.v1.PresidentTransferH\x00\x12:\n\x0c\x65xchange_end\x18\x04 \x01(\x0b\x32\".cardgames.v1.PresidentExchangeEndH\x00\x12+\n\x04play\x18\x05 \x01(\x0b\x32\x1b.cardgames.v1.PresidentPlayH\x00\x12\x34\n\ttrick_end\x18\x06 \x01(\x0b\x32\x1f.cardgames.v1.PresidentTrickEndH\x00\x12\x34\n\tround_end\x18\x07 \x01(\x0b\x32\x1f.cardgames.v1.PresidentRoundEndH\x00\x12\x34\n\tmatch_end\x18\x08 \x01(\x0b\x32\x1f.cardgames.v1.PresidentMatchEndH\x00\x42\x06\n\x04kindb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'cardgames.v1.president_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_PRESIDENTOBSERVATION']._serialized_start=46
-  _globals['_PRESIDENTOBSERVATION']._serialized_end=82
-  _globals['_PRESIDENTEVENT']._serialized_start=84
-  _globals['_PRESIDENTEVENT']._serialized_end=114
+  _globals['_PRESIDENTRULES']._serialized_start=47
+  _globals['_PRESIDENTRULES']._serialized_end=373
+  _globals['_PRESIDENTTOP']._serialized_start=375
+  _globals['_PRESIDENTTOP']._serialized_end=418
+  _globals['_PRESIDENTPLAY']._serialized_start=421
+  _globals['_PRESIDENTPLAY']._serialized_end=595
+  _globals['_PRESIDENTTRANSFER']._serialized_start=597
+  _globals['_PRESIDENTTRANSFER']._serialized_end=696
+  _globals['_PRESIDENTOBSERVATION']._serialized_start=699
+  _globals['_PRESIDENTOBSERVATION']._serialized_end=1278
+  _globals['_PRESIDENTROUNDSTART']._serialized_start=1280
+  _globals['_PRESIDENTROUNDSTART']._serialized_end=1383
+  _globals['_PRESIDENTDEAL']._serialized_start=1385
+  _globals['_PRESIDENTDEAL']._serialized_end=1429
+  _globals['_PRESIDENTEXCHANGEEND']._serialized_start=1431
+  _globals['_PRESIDENTEXCHANGEEND']._serialized_end=1489
+  _globals['_PRESIDENTTRICKEND']._serialized_start=1491
+  _globals['_PRESIDENTTRICKEND']._serialized_end=1547
+  _globals['_PRESIDENTROUNDEND']._serialized_start=1549
+  _globals['_PRESIDENTROUNDEND']._serialized_end=1645
+  _globals['_PRESIDENTMATCHEND']._serialized_start=1647
+  _globals['_PRESIDENTMATCHEND']._serialized_end=1738
+  _globals['_PRESIDENTEVENT']._serialized_start=1741
+  _globals['_PRESIDENTEVENT']._serialized_end=2188
 # @@protoc_insertion_point(module_scope)

@@ -28,20 +28,21 @@ class RoundPlay:
     * ``passed``: seats that passed or were auto-passed since the top was played;
     * ``to_act``: the seat to act, ``None`` once the round is over;
     * ``revolution``: the state R (spec 3.2, 6.3 step 3);
-    * ``trick``: the actions of the current trick, ``(seat, cards, auto, transparent)``
-      with ``cards == ()`` for a pass;
+    * ``trick``: the actions of the current trick as *entries* ``(seat, cards,
+      auto, transparent, top_after, revolution_after, hand_size_after,
+      place)``, with ``cards == ()`` for a pass and ``auto`` true for an
+      automatic pass (spec 6.5);
     * ``played``: every card played this round.
 
     After each :meth:`act`, ``ev_*`` attributes describe what happened, for
-    the engine's events: ``ev_transparent``, ``ev_place`` (finishing place if
-    the player went out, else 0), ``ev_skipped`` (auto-passed seat or -1),
-    ``ev_trick_end`` (``(last_player, next_leader)`` or ``None``),
+    the engine's events: ``ev_entries`` (the one or two trick entries the
+    action produced: the action, then an automatic pass if it caused a skip),
+    ``ev_trick_end`` (``(last_player, next_leader)`` or ``None``) and
     ``ev_round_over``.
     """
 
     __slots__ = ("rules", "n", "hands", "finished", "top", "last", "passed", "to_act", "revolution",
-                 "active", "trick", "leader", "played", "over",
-                 "ev_transparent", "ev_place", "ev_skipped", "ev_trick_end", "ev_round_over")
+                 "active", "trick", "leader", "played", "over", "ev_entries", "ev_trick_end", "ev_round_over")
 
     def __init__(self, rules: Rules, hands: list[list[str]], leader: int,
                  finished: Sequence[int] = (), revolution: bool = False):
@@ -58,9 +59,7 @@ class RoundPlay:
         self.active = sum(1 for h in hands if h)
         self.played: list[str] = []
         self.over = False
-        self.ev_transparent = False
-        self.ev_place = 0
-        self.ev_skipped = -1
+        self.ev_entries: list[tuple] = []
         self.ev_trick_end: tuple[int, int] | None = None
         self.ev_round_over = False
         if self.active <= 1:
@@ -143,15 +142,14 @@ class RoundPlay:
         ``cards`` is ``None`` for a pass. The caller has checked the turn and
         legality (:meth:`check`); no validation happens here.
         """
-        self.ev_transparent = False
-        self.ev_place = 0
-        self.ev_skipped = -1
         self.ev_trick_end = None
         self.ev_round_over = False
         hands = self.hands
         if cards is None:
+            entry = (seat, (), False, False, self.top, self.revolution, len(hands[seat]), 0)
             self.passed.append(seat)
-            self.trick.append((seat, (), False, False))
+            self.trick.append(entry)
+            self.ev_entries = [entry]
             cursor = seat
         else:
             cards = tuple(cards)
@@ -162,14 +160,16 @@ class RoundPlay:
             c, r = len(cards), RANK_OF[cards[0]]
             top, self.revolution, skip, transparent = self.rules.effect(c, r, self.top, self.revolution)
             self.top = top
-            self.ev_transparent = transparent
             self.last = seat
             self.passed = []
-            self.trick.append((seat, cards, False, transparent))
+            place = 0
             if not hand:
                 self.finished.append(seat)
                 self.active -= 1
-                self.ev_place = len(self.finished)
+                place = len(self.finished)
+            entry = (seat, cards, False, transparent, top, self.revolution, len(hand), place)
+            self.trick.append(entry)
+            self.ev_entries = [entry]
             if self.active <= 1:  # spec 6.7: before any skip or end-of-trick processing
                 self._end_round()
                 return
@@ -177,14 +177,24 @@ class RoundPlay:
             if skip:
                 q = self.next_active(seat)
                 self.passed.append(q)
-                self.trick.append((q, (), True, False))
-                self.ev_skipped = q
+                entry = (q, (), True, False, top, self.revolution, len(hands[q]), 0)
+                self.trick.append(entry)
+                self.ev_entries.append(entry)
                 cursor = q
-        last = self.last
-        if len(self.passed) >= self.active - (1 if hands[last] else 0):  # spec 6.6
-            leader = last if hands[last] else self.next_active(last)
-            self.ev_trick_end = (last, leader)
-            self._start_trick(leader)
+        trick_over, nxt = self.trick_status(cursor)
+        if trick_over:
+            self.ev_trick_end = (self.last, nxt)
+            self._start_trick(nxt)
         else:
-            self.to_act = self.next_active(cursor)
+            self.to_act = nxt
 
+    def trick_status(self, cursor: int) -> tuple[bool, int]:
+        """End-of-trick check after an action (spec 6.6, 6.9): ``(True, new
+        leader)`` when every active seat other than the last player has passed
+        since the top was played, else ``(False, first active seat after
+        cursor)``; ``cursor`` is the seat that acted last (the auto-passed seat
+        after a skip). Needs at least two active seats."""
+        last, hands = self.last, self.hands
+        if len(self.passed) >= self.active - (1 if hands[last] else 0):
+            return True, (last if hands[last] else self.next_active(last))
+        return False, self.next_active(cursor)

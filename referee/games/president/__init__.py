@@ -1,0 +1,13 @@
+"""President / Scum (shared/rules/president.md): the rules engine.
+
+Modules: :mod:`.rules` (pure rule functions: ranks, legality, effects,
+roles, deal, exchange, match end), :mod:`.play` (the trick machinery of one
+round, spec 6.9), :mod:`.game` (the match engine) and :mod:`.conformance`
+(answers to the spec's conformance queries, using the same code).
+"""
+
+from .game import PresidentGame
+
+GAME = PresidentGame
+
+__all__ = ["GAME", "PresidentGame"]

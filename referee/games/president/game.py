@@ -1,0 +1,442 @@
+"""The President match engine (shared/rules/president.md, ruleset ``president/1``)."""
+
+from __future__ import annotations
+
+import copy
+import random
+from itertools import combinations
+from typing import Any
+
+from cardgames.v1 import president_pb2 as ppb
+from referee.engine import (EXCHANGE, PASS, PLAY, Action, Game, IllegalAction, MatchResult,
+                            RatingOutcome)
+
+from .play import RoundPlay
+from .rules import (CARD_ORDER, LATER_LEADERS, VARIANT_FLAGS, Rules, deal, final_ranking,
+                    forced_gifts, lowest_cards, match_over, return_duties, roles, round_start,
+                    sort_cards)
+
+_PASS_ACTION = Action(PASS)
+_RULE_PLAY = "6.2"
+_RULE_RETURN = "5.3"
+
+
+class PresidentGame(Game):
+    """One match of President / Scum for 4-7 seats (shared/rules/president.md).
+
+    **Phases.** Each round: deal (spec 2), from round 2 on the card exchange
+    (spec 5: forced gifts happen automatically, then the returner(s) decide),
+    then play (spec 6) until one seat holds cards (spec 7); role scores are
+    added and the match ends at ``target_score`` or ``max_rounds`` (spec 8).
+
+    **Decisions and action vocabulary** (``Action(kind, cards, amount)``,
+    ``amount`` is always 0):
+
+    * ``EXCHANGE`` decision (a return, spec 5.1 step 2 / 5.2 step 2):
+      ``EXCHANGE`` with the returned cards (exactly 1 in the default exchange,
+      exactly 2 for the President and 1 for the Vice-President under
+      ``double_exchange``); in the default exchange also ``PASS`` = return
+      nothing. Under ``double_exchange`` the President decides first, then
+      the Vice-President; both returns are applied together afterwards, and
+      neither sees the other's choice (spec 5.2).
+    * ``PLAY`` decision (spec 6): ``PLAY`` with one or more cards of one rank,
+      or ``PASS`` (only when a top exists).
+
+    **Legal action lists are always complete**: every return (each card, or
+    each pair of cards) and every play (every combination of same-rank cards
+    of every allowed count), plus ``PASS`` where legal, in a deterministic
+    order (PASS first; then by rank in the normal order, count, and card order).
+
+    Illegal actions raise :class:`IllegalAction` with rule ``"TURN"`` (out of
+    turn or match over), ``"6.2"`` (an illegal play or pass, wrong action kind
+    during play, malformed card codes) or ``"5.3"`` (an illegal return). The
+    state is unchanged after an error.
+    """
+
+    name = "president"
+    player_counts = (4, 5, 6, 7)
+    ruleset = "president/1"
+    variant_defaults: dict[str, Any] = {f: False for f in VARIANT_FLAGS}
+    param_defaults: dict[str, Any] = {"later_leader": "after_dealer", "target_score": 10,
+                                      "max_rounds": 100, "first_dealer": 0}
+
+    def __init__(self, players: int, variant: dict[str, Any] | None = None,
+                 params: dict[str, Any] | None = None, rng: random.Random | None = None):
+        """Start a match: deals round 1 at once (spec 2.4).
+
+        Raises ``ValueError`` for an unsupported player count, an unknown flag
+        or parameter, or a parameter out of range (``later_leader`` not one of
+        ``after_dealer``/``scum``/``president``, ``target_score`` or
+        ``max_rounds`` below 1, ``first_dealer`` not a seat).
+        """
+        super().__init__(players, variant, params, rng if rng is not None else random.Random(0))
+        p = self.params
+        if p["later_leader"] not in LATER_LEADERS:
+            raise ValueError(f"president: later_leader must be one of {', '.join(LATER_LEADERS)}, "
+                             f"got {p['later_leader']!r}")
+        if p["target_score"] < 1:
+            raise ValueError(f"president: target_score must be >= 1, got {p['target_score']}")
+        if p["max_rounds"] < 1:
+            raise ValueError(f"president: max_rounds must be >= 1, got {p['max_rounds']}")
+        if not 0 <= p["first_dealer"] < players:
+            raise ValueError(f"president: first_dealer must be a seat 0..{players - 1}, got {p['first_dealer']}")
+        self.rules = Rules(self.variant)
+        n = players
+        self.totals: list[int] = [0] * n
+        self.round_no = 0
+        self.prev_order: list[int] | None = None   # finishing order of the previous round
+        self.roles_held: list[str] = [""] * n      # roles held during the current round
+        self.orders: list[list[int]] = []          # finishing order of every round played
+        self.phase = "play"
+        self.hands: list[list[str]] = [[] for _ in range(n)]
+        self.play: RoundPlay | None = None
+        self.dealer = 0
+        self.first_leader = 0
+        self.exchange_log: list[tuple[str, int, int, tuple[str, ...]]] = []
+        self.duties: list[tuple[int, int, int, bool]] = []
+        self.duty_idx = 0
+        self.pending: dict[int, list[str]] = {}    # returner -> chosen, not yet delivered cards
+        self.ranking: list[int] | None = None
+        self._legal: tuple[list[Action], bool] | None = None
+        self._start_round()
+
+    # -- round flow --------------------------------------------------------------
+    def _start_round(self) -> None:
+        n = self.players
+        self.round_no += 1
+        self.dealer, self.first_leader = round_start(n, self.round_no, self.params["first_dealer"],
+                                                     self.prev_order, self.params["later_leader"])
+        pack = list(self.rules.pack)
+        self.rng.shuffle(pack)
+        self.hands = deal(pack, n, self.dealer)
+        self.play = None
+        self.exchange_log = []
+        self.pending = {}
+        self.emit(ppb.PresidentEvent(round_start=ppb.PresidentRoundStart(
+            round=self.round_no, dealer=self.dealer, leader=self.first_leader, roles=self.roles_held,
+            hand_sizes=[len(h) for h in self.hands])))
+        for s in range(n):
+            self.emit(ppb.PresidentEvent(deal=ppb.PresidentDeal(round=self.round_no, hand=sort_cards(self.hands[s]))),
+                      to=s)
+        if self.round_no >= 2 and self.prev_order:
+            # spec 5.1 step 1 / 5.2 step 1: the forced gifts, computed from the hands as dealt
+            for giver, receiver, cards in forced_gifts(self.prev_order, self.hands, self.rules.double):
+                for c in cards:
+                    self.hands[giver].remove(c)
+                self.hands[receiver].extend(cards)
+                self._log_transfer("gift", giver, receiver, tuple(cards))
+            self.duties = return_duties(self.prev_order, self.rules.double)
+            self.duty_idx = 0
+            self.phase = "exchange"
+            self._legal = None
+        else:
+            self._start_play()
+
+    def _log_transfer(self, kind: str, giver: int, receiver: int, cards: tuple[str, ...]) -> None:
+        self.exchange_log.append((kind, giver, receiver, cards))
+        self.emit(ppb.PresidentEvent(transfer=ppb.PresidentTransfer(
+            kind=kind, from_seat=giver, to_seat=receiver, count=len(cards))))
+        if cards:
+            private = ppb.PresidentEvent(transfer=ppb.PresidentTransfer(
+                kind=kind, from_seat=giver, to_seat=receiver, count=len(cards), cards=cards))
+            self.emit(private, to=giver)
+            self.emit(private, to=receiver)
+
+    def _start_play(self) -> None:
+        if self.exchange_log:
+            self.emit(ppb.PresidentEvent(exchange_end=ppb.PresidentExchangeEnd(
+                hand_sizes=[len(h) for h in self.hands], leader=self.first_leader)))
+        self.phase = "play"
+        self.play = RoundPlay(self.rules, self.hands, self.first_leader)
+        self._legal = None
+
+    def _end_round(self) -> None:
+        assert self.play is not None
+        order = list(self.play.finished)
+        new_roles, deltas = roles(order)
+        for s, d in enumerate(deltas):
+            self.totals[s] += d
+        self.emit(ppb.PresidentEvent(round_end=ppb.PresidentRoundEnd(
+            round=self.round_no, order=order, roles=new_roles, deltas=deltas, totals=self.totals)))
+        self.orders.append(order)
+        self.prev_order = order
+        self.roles_held = new_roles
+        if match_over(self.totals, self.round_no, self.params["target_score"], self.params["max_rounds"]):
+            self.ranking = final_ranking(self.totals, order)
+            self.phase = "over"
+            self._legal = None
+            self.emit(ppb.PresidentEvent(match_end=ppb.PresidentMatchEnd(
+                rounds_played=self.round_no, totals=self.totals, ranking=self.ranking, winner=self.ranking[0])))
+        else:
+            self._start_round()
+
+    # -- the turn ------------------------------------------------------------------
+    @property
+    def to_act(self) -> int | None:
+        """Seat that must act now, or ``None`` when the match is over."""
+        if self.phase == "play":
+            return self.play.to_act  # type: ignore[union-attr]
+        if self.phase == "exchange":
+            return self.duties[self.duty_idx][0]
+        return None
+
+    def decision_kind(self) -> str:
+        """``"EXCHANGE"`` while a return is being decided (spec 5), else ``"PLAY"``."""
+        return EXCHANGE if self.phase == "exchange" else PLAY
+
+    def legal_actions(self) -> tuple[list[Action], bool]:
+        """Every legal action of :attr:`to_act` (always complete; see class doc)."""
+        if self._legal is not None:
+            return self._legal
+        if self.phase == "play":
+            out = [_PASS_ACTION if a is None else Action(PLAY, a) for a in self.play.legal()]  # type: ignore[union-attr]
+        elif self.phase == "exchange":
+            returner, _, k, optional = self.duties[self.duty_idx]
+            hand = sort_cards(self.hands[returner])
+            out = [_PASS_ACTION] if optional else []
+            if k == 1:
+                out.extend(Action(EXCHANGE, (c,)) for c in hand)
+            else:
+                out.extend(Action(EXCHANGE, cs) for cs in combinations(hand, k))
+        else:
+            out = []
+        self._legal = (out, True)
+        return self._legal
+
+    def apply(self, seat: int, action: Action) -> None:
+        """Validate then apply ``action`` by ``seat`` (spec 5.3 for returns, 6.2-6.9 for play).
+
+        Raises :class:`IllegalAction` (state unchanged): rule ``"TURN"`` when
+        it is not ``seat``'s turn or the match is over, ``"5.3"`` for an
+        illegal return, ``"6.2"`` for an illegal play or pass.
+        """
+        phase = self.phase
+        if phase == "over":
+            raise IllegalAction("TURN", "the match is over")
+        to_act = self.to_act
+        if seat != to_act:
+            raise IllegalAction("TURN", f"it is seat {to_act}'s turn, not seat {seat}'s")
+        if phase == "play":
+            self._apply_play(seat, action)
+        else:
+            self._apply_return(seat, action)
+
+    def apply_play_only(self, seat: int, action: Action) -> None:
+        """Apply a play-phase action like :meth:`apply`, but leave a finished
+        round unsettled (no scoring, no next deal). Used by the ``play_sequence``
+        conformance query (spec 12.9). Raises :class:`IllegalAction` like :meth:`apply`."""
+        if self.phase != "play" or self.play is None or self.play.over:
+            raise IllegalAction("TURN", "no play decision is pending")
+        if seat != self.play.to_act:
+            raise IllegalAction("TURN", f"it is seat {self.play.to_act}'s turn, not seat {seat}'s")
+        self._apply_play(seat, action, settle=False)
+
+    def _apply_play(self, seat: int, action: Action, settle: bool = True) -> None:
+        play = self.play
+        assert play is not None
+        kind = action.kind
+        if action.amount != 0:
+            raise IllegalAction(_RULE_PLAY, f"amount must be 0 for {kind}, got {action.amount}")
+        if kind == PASS:
+            if action.cards:
+                raise IllegalAction(_RULE_PLAY, "a PASS carries no cards")
+            cards = None
+        elif kind == PLAY:
+            cards = tuple(action.cards)
+        else:
+            raise IllegalAction(_RULE_PLAY, f"{kind} is not a play action: send PLAY with cards, or PASS")
+        why = play.check(seat, cards)
+        if why is not None:
+            raise IllegalAction(_RULE_PLAY, why)
+        play.act(seat, cards)
+        self._legal = None
+        emit = self.emit
+        for (s, cs, auto, transparent, top, rev, size, place) in play.ev_entries:
+            emit(ppb.PresidentEvent(play=ppb.PresidentPlay(
+                seat=s, cards=cs, auto=auto, transparent=transparent,
+                top=ppb.PresidentTop(count=top[0], rank=top[1]) if top is not None else None,
+                revolution=rev, hand_size=size, place=place)))
+        if play.ev_trick_end is not None:
+            last, leader = play.ev_trick_end
+            emit(ppb.PresidentEvent(trick_end=ppb.PresidentTrickEnd(last_player=last, leader=leader)))
+        if play.ev_round_over and settle:
+            self._end_round()
+
+    def _apply_return(self, seat: int, action: Action) -> None:
+        returner, receiver, k, optional = self.duties[self.duty_idx]
+        kind = action.kind
+        if action.amount != 0:
+            raise IllegalAction(_RULE_RETURN, f"amount must be 0 for {kind}, got {action.amount}")
+        if kind == PASS:
+            if action.cards:
+                raise IllegalAction(_RULE_RETURN, "a PASS carries no cards")
+            if not optional:
+                raise IllegalAction(_RULE_RETURN, f"you must return exactly {k} card(s) to seat {receiver}")
+            cards: tuple[str, ...] = ()
+        elif kind == EXCHANGE:
+            cards = tuple(action.cards)
+            pack = self.rules.pack_set
+            for c in cards:
+                if c not in pack:
+                    raise IllegalAction(_RULE_RETURN, f"malformed or unknown card code {c!r}")
+            if len(cards) != k:
+                extra = " (or PASS to return nothing)" if optional else ""
+                raise IllegalAction(_RULE_RETURN, f"a return must have exactly {k} card(s){extra}, got {len(cards)}")
+            hand = self.hands[seat]
+            for c in set(cards):
+                if cards.count(c) > hand.count(c):
+                    raise IllegalAction(_RULE_RETURN, f"{c} is not in your hand" if c not in hand
+                                        else f"{c} is used more than once")
+        else:
+            raise IllegalAction(_RULE_RETURN, f"{kind} is not a return: send EXCHANGE with cards"
+                                + (" or PASS" if optional else ""))
+        hand = self.hands[seat]
+        for c in cards:
+            hand.remove(c)
+        self.pending[seat] = list(cards)
+        self._legal = None
+        self.duty_idx += 1
+        if self.duty_idx < len(self.duties):
+            return
+        # every return decided: deliver them all at once (spec 5.2 step 2)
+        for returner, receiver, _, _ in self.duties:
+            given = self.pending.pop(returner)
+            self.hands[receiver].extend(given)
+            self._log_transfer("return", returner, receiver, tuple(given))
+        self._start_play()
+
+    def fallback_action(self) -> Action:
+        """Spec 6.10: with a top, PASS; a lead, the single lowest card under the
+        order in force; a return, the required number of lowest cards by card
+        order (one card in the default exchange). Raises ``RuntimeError`` when
+        the match is over."""
+        if self.phase == "play":
+            play = self.play
+            assert play is not None and play.to_act is not None
+            if play.top is not None:
+                return _PASS_ACTION
+            return Action(PLAY, (self.rules.fallback_lead(self.hands[play.to_act], play.revolution),))
+        if self.phase == "exchange":
+            returner, _, k, _ = self.duties[self.duty_idx]
+            return Action(EXCHANGE, tuple(lowest_cards(self.hands[returner], k)))
+        raise RuntimeError("president: the match is over; no action is pending")
+
+    # -- what a seat sees ------------------------------------------------------------
+    def observation(self, seat: int) -> ppb.PresidentObservation:
+        """The :class:`PresidentObservation` of ``seat`` (spec 9): its own hand,
+        the cards of exchange transfers it took part in, and public state only."""
+        n = self.players
+        v, p = self.variant, self.params
+        obs = ppb.PresidentObservation(
+            players=n, seat=seat,
+            rules=ppb.PresidentRules(
+                bigger_sets_beat_lower=v["bigger_sets_beat_lower"], bigger_sets_beat_any=v["bigger_sets_beat_any"],
+                equal_rank_beats=v["equal_rank_beats"], equal_rank_skip=v["equal_rank_skip"],
+                revolution=v["revolution"], jokers=v["jokers"], two_high_low=v["two_high_low"],
+                transparent_threes=v["transparent_threes"], double_exchange=v["double_exchange"],
+                later_leader=p["later_leader"], target_score=p["target_score"], max_rounds=p["max_rounds"],
+                first_dealer=p["first_dealer"]),
+            round=self.round_no, dealer=self.dealer, first_leader=self.first_leader, phase=self.phase,
+            roles=self.roles_held, totals=self.totals,
+            last_order=self.prev_order or [],
+            hand=sort_cards(self.hands[seat]),
+            hand_sizes=[len(h) + len(self.pending.get(s, ())) for s, h in enumerate(self.hands)],
+            return_to=-1, to_act=-1, trick_leader=-1, top_seat=-1,
+        )
+        for kind, giver, receiver, cards in self.exchange_log:
+            obs.exchange.add(kind=kind, from_seat=giver, to_seat=receiver, count=len(cards),
+                             cards=cards if seat in (giver, receiver) else ())
+        to_act = self.to_act
+        if to_act is not None:
+            obs.to_act = to_act
+        if self.phase == "exchange":
+            returner, receiver, k, optional = self.duties[self.duty_idx]
+            if returner == seat:
+                obs.return_to = receiver
+                obs.return_count = k
+                obs.return_optional = optional
+        play = self.play
+        if play is not None:
+            if self.phase == "play":
+                obs.trick_leader = play.leader
+                if play.top is not None:
+                    obs.top.count, obs.top.rank = play.top
+                    obs.top_seat = play.last
+                for (s, cs, auto, transparent, top, rev, size, place) in play.trick:
+                    e = obs.trick.add(seat=s, cards=cs, auto=auto, transparent=transparent,
+                                      revolution=rev, hand_size=size, place=place)
+                    if top is not None:
+                        e.top.count, e.top.rank = top
+                obs.passed.extend(play.passed)
+            obs.revolution = play.revolution
+            obs.played.extend(sort_cards(play.played))
+            obs.finished.extend(play.finished)
+        return obs
+
+    # -- the end -------------------------------------------------------------------
+    def result(self) -> MatchResult:
+        """Final result (spec 8): ``scores`` = match totals in role points;
+        ``ranks`` = place in the final ranking (1 = best; the spec's ranking is
+        strict, ties in total broken by the last round's finishing order);
+        one free-for-all :class:`RatingOutcome` ranked the same way. Raises
+        ``RuntimeError`` before the match is over."""
+        if self.ranking is None:
+            raise RuntimeError("president: the match is not over")
+        n = self.players
+        place = {s: i for i, s in enumerate(self.ranking)}
+        return MatchResult(
+            scores=[float(t) for t in self.totals],
+            ranks=[place[s] + 1 for s in range(n)],
+            outcomes=[RatingOutcome(teams=[[s] for s in range(n)], ranks=[place[s] for s in range(n)])],
+            summary={"totals": list(self.totals), "ranking": list(self.ranking), "winner": self.ranking[0],
+                     "rounds_played": self.round_no, "orders": [list(o) for o in self.orders]},
+        )
+
+    # -- hidden information --------------------------------------------------------------
+    def hidden_zones(self, seat: int) -> dict[str, list[str]]:
+        """Places ``seat`` may not see (spec 9): ``"hand<s>"`` for every other
+        seat's hand (including the last player's unrevealed cards), and
+        ``"return<s>"`` for a return chosen by another seat and not yet
+        delivered (``double_exchange``). There is no stock or kitty."""
+        zones = {f"hand{s}": sort_cards(h) for s, h in enumerate(self.hands) if s != seat}
+        for s, cards in self.pending.items():
+            if s != seat:
+                zones[f"return{s}"] = list(cards)
+        return zones
+
+    def with_hidden_zones(self, zones: dict[str, list[str]]) -> "PresidentGame":
+        """A deep copy whose hidden places hold ``zones`` (same keys and sizes
+        as :meth:`hidden_zones` of some seat). Raises ``ValueError`` for an
+        unknown zone or a size mismatch."""
+        g = copy.deepcopy(self)
+        for key, cards in zones.items():
+            if key.startswith("hand") and key[4:].isdigit() and int(key[4:]) < g.players:
+                place = g.hands[int(key[4:])]
+            elif key.startswith("return") and key[6:].isdigit() and int(key[6:]) in g.pending:
+                place = g.pending[int(key[6:])]
+            else:
+                raise ValueError(f"president: unknown hidden zone {key!r}")
+            if len(place) != len(cards):
+                raise ValueError(f"president: zone {key!r} holds {len(place)} cards, got {len(cards)}")
+            place[:] = list(cards)  # in place: the round's play state shares these lists
+        g._legal = None
+        return g
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> "PresidentGame":
+        cls = self.__class__
+        g = cls.__new__(cls)
+        memo[id(self)] = g
+        for k, val in self.__dict__.items():
+            if k == "_events":
+                g._events = [type(e)(_copy_msg(e.payload), e.to) for e in val]
+            elif k == "_legal":
+                g._legal = None
+            else:
+                setattr(g, k, copy.deepcopy(val, memo))
+        return g
+
+
+def _copy_msg(m: Any) -> Any:
+    c = type(m)()
+    c.CopyFrom(m)
+    return c
