@@ -15,17 +15,21 @@ class DouDizhuCall(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., amount: _Optional[int] = ...) -> None: ...
 
 class DouDizhuPlay(_message.Message):
-    __slots__ = ("seat", "cards", "type")
+    __slots__ = ("seat", "cards", "type", "rank", "length")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     CARDS_FIELD_NUMBER: _ClassVar[int]
     TYPE_FIELD_NUMBER: _ClassVar[int]
+    RANK_FIELD_NUMBER: _ClassVar[int]
+    LENGTH_FIELD_NUMBER: _ClassVar[int]
     seat: int
     cards: _containers.RepeatedScalarFieldContainer[str]
     type: str
-    def __init__(self, seat: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ..., type: _Optional[str] = ...) -> None: ...
+    rank: str
+    length: int
+    def __init__(self, seat: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ..., type: _Optional[str] = ..., rank: _Optional[str] = ..., length: _Optional[int] = ...) -> None: ...
 
 class DouDizhuObservation(_message.Message):
-    __slots__ = ("players", "round", "rounds", "scores", "hand", "hand_sizes", "phase", "marker", "first_bidder", "calls", "landlord", "bid", "kitty", "trick", "top", "top_seat", "doublings", "multiplier", "played")
+    __slots__ = ("players", "round", "rounds", "scores", "hand", "hand_sizes", "phase", "marker", "first_bidder", "calls", "landlord", "bid", "kitty", "trick", "top", "top_seat", "doublings", "multiplier", "played", "seat", "spring", "history", "results", "high_bid", "passes")
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     ROUND_FIELD_NUMBER: _ClassVar[int]
     ROUNDS_FIELD_NUMBER: _ClassVar[int]
@@ -45,6 +49,12 @@ class DouDizhuObservation(_message.Message):
     DOUBLINGS_FIELD_NUMBER: _ClassVar[int]
     MULTIPLIER_FIELD_NUMBER: _ClassVar[int]
     PLAYED_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    SPRING_FIELD_NUMBER: _ClassVar[int]
+    HISTORY_FIELD_NUMBER: _ClassVar[int]
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    HIGH_BID_FIELD_NUMBER: _ClassVar[int]
+    PASSES_FIELD_NUMBER: _ClassVar[int]
     players: int
     round: int
     rounds: int
@@ -64,21 +74,29 @@ class DouDizhuObservation(_message.Message):
     doublings: int
     multiplier: int
     played: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, players: _Optional[int] = ..., round: _Optional[int] = ..., rounds: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., hand: _Optional[_Iterable[str]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., phase: _Optional[str] = ..., marker: _Optional[str] = ..., first_bidder: _Optional[int] = ..., calls: _Optional[_Iterable[_Union[DouDizhuCall, _Mapping]]] = ..., landlord: _Optional[int] = ..., bid: _Optional[int] = ..., kitty: _Optional[_Iterable[str]] = ..., trick: _Optional[_Iterable[_Union[DouDizhuPlay, _Mapping]]] = ..., top: _Optional[_Iterable[str]] = ..., top_seat: _Optional[int] = ..., doublings: _Optional[int] = ..., multiplier: _Optional[int] = ..., played: _Optional[_Iterable[str]] = ...) -> None: ...
+    seat: int
+    spring: bool
+    history: _containers.RepeatedCompositeFieldContainer[DouDizhuPlay]
+    results: _containers.RepeatedCompositeFieldContainer[DouDizhuRoundEnd]
+    high_bid: int
+    passes: int
+    def __init__(self, players: _Optional[int] = ..., round: _Optional[int] = ..., rounds: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., hand: _Optional[_Iterable[str]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., phase: _Optional[str] = ..., marker: _Optional[str] = ..., first_bidder: _Optional[int] = ..., calls: _Optional[_Iterable[_Union[DouDizhuCall, _Mapping]]] = ..., landlord: _Optional[int] = ..., bid: _Optional[int] = ..., kitty: _Optional[_Iterable[str]] = ..., trick: _Optional[_Iterable[_Union[DouDizhuPlay, _Mapping]]] = ..., top: _Optional[_Iterable[str]] = ..., top_seat: _Optional[int] = ..., doublings: _Optional[int] = ..., multiplier: _Optional[int] = ..., played: _Optional[_Iterable[str]] = ..., seat: _Optional[int] = ..., spring: _Optional[bool] = ..., history: _Optional[_Iterable[_Union[DouDizhuPlay, _Mapping]]] = ..., results: _Optional[_Iterable[_Union[DouDizhuRoundEnd, _Mapping]]] = ..., high_bid: _Optional[int] = ..., passes: _Optional[int] = ...) -> None: ...
 
 class DouDizhuDeal(_message.Message):
-    __slots__ = ("round", "marker", "first_bidder", "hand_sizes", "hand")
+    __slots__ = ("round", "marker", "first_bidder", "hand_sizes", "hand", "seat")
     ROUND_FIELD_NUMBER: _ClassVar[int]
     MARKER_FIELD_NUMBER: _ClassVar[int]
     FIRST_BIDDER_FIELD_NUMBER: _ClassVar[int]
     HAND_SIZES_FIELD_NUMBER: _ClassVar[int]
     HAND_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
     round: int
     marker: str
     first_bidder: int
     hand_sizes: _containers.RepeatedScalarFieldContainer[int]
     hand: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, round: _Optional[int] = ..., marker: _Optional[str] = ..., first_bidder: _Optional[int] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., hand: _Optional[_Iterable[str]] = ...) -> None: ...
+    seat: int
+    def __init__(self, round: _Optional[int] = ..., marker: _Optional[str] = ..., first_bidder: _Optional[int] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., hand: _Optional[_Iterable[str]] = ..., seat: _Optional[int] = ...) -> None: ...
 
 class DouDizhuAuctionEnd(_message.Message):
     __slots__ = ("redeal", "landlord", "bid", "kitty")
@@ -99,7 +117,7 @@ class DouDizhuTrickEnd(_message.Message):
     def __init__(self, leader: _Optional[int] = ...) -> None: ...
 
 class DouDizhuRoundEnd(_message.Message):
-    __slots__ = ("round", "winner", "landlord_won", "multiplier", "spring", "deltas", "scores")
+    __slots__ = ("round", "winner", "landlord_won", "multiplier", "spring", "deltas", "scores", "redeal", "landlord", "bid", "doublings")
     ROUND_FIELD_NUMBER: _ClassVar[int]
     WINNER_FIELD_NUMBER: _ClassVar[int]
     LANDLORD_WON_FIELD_NUMBER: _ClassVar[int]
@@ -107,6 +125,10 @@ class DouDizhuRoundEnd(_message.Message):
     SPRING_FIELD_NUMBER: _ClassVar[int]
     DELTAS_FIELD_NUMBER: _ClassVar[int]
     SCORES_FIELD_NUMBER: _ClassVar[int]
+    REDEAL_FIELD_NUMBER: _ClassVar[int]
+    LANDLORD_FIELD_NUMBER: _ClassVar[int]
+    BID_FIELD_NUMBER: _ClassVar[int]
+    DOUBLINGS_FIELD_NUMBER: _ClassVar[int]
     round: int
     winner: int
     landlord_won: bool
@@ -114,20 +136,34 @@ class DouDizhuRoundEnd(_message.Message):
     spring: bool
     deltas: _containers.RepeatedScalarFieldContainer[int]
     scores: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, round: _Optional[int] = ..., winner: _Optional[int] = ..., landlord_won: _Optional[bool] = ..., multiplier: _Optional[int] = ..., spring: _Optional[bool] = ..., deltas: _Optional[_Iterable[int]] = ..., scores: _Optional[_Iterable[int]] = ...) -> None: ...
+    redeal: bool
+    landlord: int
+    bid: int
+    doublings: int
+    def __init__(self, round: _Optional[int] = ..., winner: _Optional[int] = ..., landlord_won: _Optional[bool] = ..., multiplier: _Optional[int] = ..., spring: _Optional[bool] = ..., deltas: _Optional[_Iterable[int]] = ..., scores: _Optional[_Iterable[int]] = ..., redeal: _Optional[bool] = ..., landlord: _Optional[int] = ..., bid: _Optional[int] = ..., doublings: _Optional[int] = ...) -> None: ...
+
+class DouDizhuMatchEnd(_message.Message):
+    __slots__ = ("scores", "ranks")
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    RANKS_FIELD_NUMBER: _ClassVar[int]
+    scores: _containers.RepeatedScalarFieldContainer[int]
+    ranks: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, scores: _Optional[_Iterable[int]] = ..., ranks: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class DouDizhuEvent(_message.Message):
-    __slots__ = ("deal", "call", "auction_end", "play", "trick_end", "round_end")
+    __slots__ = ("deal", "call", "auction_end", "play", "trick_end", "round_end", "match_end")
     DEAL_FIELD_NUMBER: _ClassVar[int]
     CALL_FIELD_NUMBER: _ClassVar[int]
     AUCTION_END_FIELD_NUMBER: _ClassVar[int]
     PLAY_FIELD_NUMBER: _ClassVar[int]
     TRICK_END_FIELD_NUMBER: _ClassVar[int]
     ROUND_END_FIELD_NUMBER: _ClassVar[int]
+    MATCH_END_FIELD_NUMBER: _ClassVar[int]
     deal: DouDizhuDeal
     call: DouDizhuCall
     auction_end: DouDizhuAuctionEnd
     play: DouDizhuPlay
     trick_end: DouDizhuTrickEnd
     round_end: DouDizhuRoundEnd
-    def __init__(self, deal: _Optional[_Union[DouDizhuDeal, _Mapping]] = ..., call: _Optional[_Union[DouDizhuCall, _Mapping]] = ..., auction_end: _Optional[_Union[DouDizhuAuctionEnd, _Mapping]] = ..., play: _Optional[_Union[DouDizhuPlay, _Mapping]] = ..., trick_end: _Optional[_Union[DouDizhuTrickEnd, _Mapping]] = ..., round_end: _Optional[_Union[DouDizhuRoundEnd, _Mapping]] = ...) -> None: ...
+    match_end: DouDizhuMatchEnd
+    def __init__(self, deal: _Optional[_Union[DouDizhuDeal, _Mapping]] = ..., call: _Optional[_Union[DouDizhuCall, _Mapping]] = ..., auction_end: _Optional[_Union[DouDizhuAuctionEnd, _Mapping]] = ..., play: _Optional[_Union[DouDizhuPlay, _Mapping]] = ..., trick_end: _Optional[_Union[DouDizhuTrickEnd, _Mapping]] = ..., round_end: _Optional[_Union[DouDizhuRoundEnd, _Mapping]] = ..., match_end: _Optional[_Union[DouDizhuMatchEnd, _Mapping]] = ...) -> None: ...
