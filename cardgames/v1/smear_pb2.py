@@ -24,15 +24,39 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63\x61rdgames/v1/smear.proto\x12\x0c\x63\x61rdgames.v1\" \n\x10SmearObservation\x12\x0c\n\x04hand\x18\x01 \x03(\t\"\x1a\n\nSmearEvent\x12\x0c\n\x04note\x18\x01 \x01(\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63\x61rdgames/v1/smear.proto\x12\x0c\x63\x61rdgames.v1\"j\n\x0cSmearVariant\x12\x12\n\nwith_joker\x18\x01 \x01(\x08\x12\x19\n\x11\x64\x65\x61ler_forced_bid\x18\x02 \x01(\x08\x12\x14\n\x0clow_to_taker\x18\x03 \x01(\x08\x12\x15\n\rstrict_follow\x18\x04 \x01(\x08\"&\n\tSmearCall\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0b\n\x03\x62id\x18\x02 \x01(\r\"6\n\tSmearPlay\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\t\x12\r\n\x05trick\x18\x03 \x01(\r\"J\n\nSmearTrick\x12\r\n\x05index\x18\x01 \x01(\r\x12\x0e\n\x06leader\x18\x02 \x01(\r\x12\r\n\x05\x63\x61rds\x18\x03 \x03(\t\x12\x0e\n\x06winner\x18\x04 \x01(\r\"\xd7\x03\n\x10SmearObservation\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0f\n\x07players\x18\x02 \x01(\r\x12+\n\x07variant\x18\x03 \x01(\x0b\x32\x1a.cardgames.v1.SmearVariant\x12\x0e\n\x06target\x18\x04 \x01(\x05\x12\x12\n\nmax_rounds\x18\x05 \x01(\r\x12\r\n\x05round\x18\x06 \x01(\r\x12\x0e\n\x06\x64\x65\x61ler\x18\x07 \x01(\r\x12\x0e\n\x06scores\x18\x08 \x03(\x05\x12\'\n\x05phase\x18\t \x01(\x0e\x32\x18.cardgames.v1.SmearPhase\x12\x0c\n\x04hand\x18\n \x03(\t\x12\x12\n\nhand_sizes\x18\x0b \x03(\r\x12&\n\x05\x63\x61lls\x18\x0c \x03(\x0b\x32\x17.cardgames.v1.SmearCall\x12\x0e\n\x06\x62idder\x18\r \x01(\x05\x12\x0b\n\x03\x62id\x18\x0e \x01(\r\x12\r\n\x05trump\x18\x0f \x01(\t\x12\x0e\n\x06leader\x18\x10 \x01(\x05\x12&\n\x05trick\x18\x11 \x03(\x0b\x32\x17.cardgames.v1.SmearPlay\x12(\n\x06tricks\x18\x12 \x03(\x0b\x32\x18.cardgames.v1.SmearTrick\x12\x13\n\x0bgame_points\x18\x13 \x03(\r\x12\x0e\n\x06winner\x18\x14 \x01(\x05\"T\n\x0fSmearRoundStart\x12\r\n\x05round\x18\x01 \x01(\r\x12\x0e\n\x06\x64\x65\x61ler\x18\x02 \x01(\r\x12\x0e\n\x06scores\x18\x03 \x03(\x05\x12\x12\n\nhand_sizes\x18\x04 \x03(\r\"6\n\tSmearDeal\x12\r\n\x05round\x18\x01 \x01(\r\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0c\n\x04hand\x18\x03 \x03(\t\"B\n\x0fSmearAuctionEnd\x12\x12\n\npassed_out\x18\x01 \x01(\x08\x12\x0e\n\x06\x62idder\x18\x02 \x01(\x05\x12\x0b\n\x03\x62id\x18\x03 \x01(\r\"(\n\nSmearTrump\x12\x0c\n\x04suit\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\"\x92\x01\n\x0fSmearRoundItems\x12\x0c\n\x04high\x18\x01 \x01(\x05\x12\x0b\n\x03low\x18\x02 \x01(\x05\x12\x0c\n\x04jack\x18\x03 \x01(\x05\x12\x0c\n\x04game\x18\x04 \x01(\x05\x12\x11\n\thigh_card\x18\x05 \x01(\t\x12\x10\n\x08low_card\x18\x06 \x01(\t\x12\x13\n\x0bgame_points\x18\x07 \x03(\r\x12\x0e\n\x06points\x18\x08 \x03(\r\"\xca\x01\n\rSmearRoundEnd\x12\r\n\x05round\x18\x01 \x01(\r\x12\x12\n\npassed_out\x18\x02 \x01(\x08\x12\x0e\n\x06\x62idder\x18\x03 \x01(\x05\x12\x0b\n\x03\x62id\x18\x04 \x01(\r\x12\r\n\x05trump\x18\x05 \x01(\t\x12,\n\x05items\x18\x06 \x01(\x0b\x32\x1d.cardgames.v1.SmearRoundItems\x12\x0c\n\x04made\x18\x07 \x01(\x08\x12\x0e\n\x06\x64\x65ltas\x18\x08 \x03(\x05\x12\x0e\n\x06scores\x18\t \x03(\x05\x12\x0e\n\x06winner\x18\n \x01(\x05\"N\n\rSmearMatchEnd\x12\x0e\n\x06winner\x18\x01 \x01(\x05\x12\x0e\n\x06scores\x18\x02 \x03(\x05\x12\r\n\x05ranks\x18\x03 \x03(\r\x12\x0e\n\x06rounds\x18\x04 \x01(\r\"\xb9\x03\n\nSmearEvent\x12\x34\n\x0bround_start\x18\x01 \x01(\x0b\x32\x1d.cardgames.v1.SmearRoundStartH\x00\x12\'\n\x04\x64\x65\x61l\x18\x02 \x01(\x0b\x32\x17.cardgames.v1.SmearDealH\x00\x12\'\n\x04\x63\x61ll\x18\x03 \x01(\x0b\x32\x17.cardgames.v1.SmearCallH\x00\x12\x34\n\x0b\x61uction_end\x18\x04 \x01(\x0b\x32\x1d.cardgames.v1.SmearAuctionEndH\x00\x12\'\n\x04play\x18\x05 \x01(\x0b\x32\x17.cardgames.v1.SmearPlayH\x00\x12)\n\x05trump\x18\x06 \x01(\x0b\x32\x18.cardgames.v1.SmearTrumpH\x00\x12-\n\ttrick_end\x18\x07 \x01(\x0b\x32\x18.cardgames.v1.SmearTrickH\x00\x12\x30\n\tround_end\x18\x08 \x01(\x0b\x32\x1b.cardgames.v1.SmearRoundEndH\x00\x12\x30\n\tmatch_end\x18\t \x01(\x0b\x32\x1b.cardgames.v1.SmearMatchEndH\x00\x42\x06\n\x04kind*n\n\nSmearPhase\x12\x1b\n\x17SMEAR_PHASE_UNSPECIFIED\x10\x00\x12\x17\n\x13SMEAR_PHASE_AUCTION\x10\x01\x12\x14\n\x10SMEAR_PHASE_PLAY\x10\x02\x12\x14\n\x10SMEAR_PHASE_OVER\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'cardgames.v1.smear_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_SMEAROBSERVATION']._serialized_start=42
-  _globals['_SMEAROBSERVATION']._serialized_end=74
-  _globals['_SMEAREVENT']._serialized_start=76
-  _globals['_SMEAREVENT']._serialized_end=102
+  _globals['_SMEARPHASE']._serialized_start=1926
+  _globals['_SMEARPHASE']._serialized_end=2036
+  _globals['_SMEARVARIANT']._serialized_start=42
+  _globals['_SMEARVARIANT']._serialized_end=148
+  _globals['_SMEARCALL']._serialized_start=150
+  _globals['_SMEARCALL']._serialized_end=188
+  _globals['_SMEARPLAY']._serialized_start=190
+  _globals['_SMEARPLAY']._serialized_end=244
+  _globals['_SMEARTRICK']._serialized_start=246
+  _globals['_SMEARTRICK']._serialized_end=320
+  _globals['_SMEAROBSERVATION']._serialized_start=323
+  _globals['_SMEAROBSERVATION']._serialized_end=794
+  _globals['_SMEARROUNDSTART']._serialized_start=796
+  _globals['_SMEARROUNDSTART']._serialized_end=880
+  _globals['_SMEARDEAL']._serialized_start=882
+  _globals['_SMEARDEAL']._serialized_end=936
+  _globals['_SMEARAUCTIONEND']._serialized_start=938
+  _globals['_SMEARAUCTIONEND']._serialized_end=1004
+  _globals['_SMEARTRUMP']._serialized_start=1006
+  _globals['_SMEARTRUMP']._serialized_end=1046
+  _globals['_SMEARROUNDITEMS']._serialized_start=1049
+  _globals['_SMEARROUNDITEMS']._serialized_end=1195
+  _globals['_SMEARROUNDEND']._serialized_start=1198
+  _globals['_SMEARROUNDEND']._serialized_end=1400
+  _globals['_SMEARMATCHEND']._serialized_start=1402
+  _globals['_SMEARMATCHEND']._serialized_end=1480
+  _globals['_SMEAREVENT']._serialized_start=1483
+  _globals['_SMEAREVENT']._serialized_end=1924
 # @@protoc_insertion_point(module_scope)

@@ -7,7 +7,7 @@ import random
 from typing import Any
 
 from cardgames.v1 import smear_pb2 as spb
-from referee.engine import BID, PASS, PLAY, Action, Game, IllegalAction, MatchResult, RatingOutcome
+from referee.engine import BID, PASS, PLAY, Action, Event, Game, IllegalAction, MatchResult, RatingOutcome
 
 from . import rules as R
 
@@ -16,6 +16,40 @@ _PHASE_PB = {_AUCTION: spb.SMEAR_PHASE_AUCTION, _PLAY: spb.SMEAR_PHASE_PLAY, _OV
 _PASS_ACTION = Action(PASS)
 _BID_ACTIONS = {b: Action(BID, (), b) for b in range(R.MIN_BID, R.MAX_BID + 1)}
 _PLAY_ACTIONS = {c: Action(PLAY, (c,)) for c in R.DECK53}
+
+# Compact event records kept on the hot path; turned into SmearEvent protobufs
+# only by pop_events(). Record = (to, kind, *fields); to is None for public.
+_RS, _DEAL, _CALL, _AE, _PLAY_EV, _TRUMP, _TE, _RE, _ME = range(9)
+
+
+def _build_event(rec: tuple) -> spb.SmearEvent:
+    """One compact event record -> its ``SmearEvent`` protobuf."""
+    k = rec[1]
+    if k == _PLAY_EV:
+        return spb.SmearEvent(play=spb.SmearPlay(seat=rec[2], card=rec[3], trick=rec[4]))
+    if k == _TE:
+        return spb.SmearEvent(trick_end=spb.SmearTrick(index=rec[2], leader=rec[3], cards=rec[4], winner=rec[5]))
+    if k == _CALL:
+        return spb.SmearEvent(call=spb.SmearCall(seat=rec[2], bid=rec[3]))
+    if k == _TRUMP:
+        return spb.SmearEvent(trump=spb.SmearTrump(suit=rec[2], seat=rec[3]))
+    if k == _AE:
+        return spb.SmearEvent(auction_end=spb.SmearAuctionEnd(passed_out=rec[2], bidder=rec[3], bid=rec[4]))
+    if k == _RS:
+        return spb.SmearEvent(round_start=spb.SmearRoundStart(round=rec[2], dealer=rec[3], scores=rec[4],
+                                                              hand_sizes=[R.HAND_SIZE] * rec[5]))
+    if k == _DEAL:
+        return spb.SmearEvent(deal=spb.SmearDeal(round=rec[2], seat=rec[3], hand=rec[4]))
+    if k == _RE:
+        d = dict(rec[2])
+        items = d.pop("items", None)
+        m = spb.SmearRoundEnd(**d)
+        if items is not None:
+            m.items.CopyFrom(spb.SmearRoundItems(**items))
+        return spb.SmearEvent(round_end=m)
+    if k == _ME:
+        return spb.SmearEvent(match_end=spb.SmearMatchEnd(winner=rec[2], scores=rec[3], ranks=rec[4], rounds=rec[5]))
+    raise AssertionError(f"unknown event record {rec!r}")
 
 
 class SmearGame(Game):
@@ -75,6 +109,8 @@ class SmearGame(Game):
         self._max_rounds: int = mr
 
         n = players
+        self._log: list[tuple] = []
+        self._legal: list[str] | None = None
         self.scores: list[int] = [0] * n
         self.round_no = 0
         #: per-round summaries (JSON-able) for the result summary
@@ -109,10 +145,11 @@ class SmearGame(Game):
         self.tricks: list[tuple[int, tuple[str, ...], int]] = []  # (leader, cards, winner)
         self.won: list[list[str]] = [[] for _ in range(n)]
         self._to_act: int | None = (self.dealer + 1) % n
-        self.emit(spb.SmearEvent(round_start=spb.SmearRoundStart(
-            round=self.round_no, dealer=self.dealer, scores=self.scores, hand_sizes=[R.HAND_SIZE] * n)))
+        self._legal = None
+        log = self._log
+        log.append((None, _RS, self.round_no, self.dealer, tuple(self.scores), n))
         for s in range(n):
-            self.emit(spb.SmearEvent(deal=spb.SmearDeal(round=self.round_no, seat=s, hand=self.hands[s])), to=s)
+            log.append((s, _DEAL, self.round_no, s, tuple(self.hands[s])))
 
     # ------------------------------------------------------------ the turn
     @property
@@ -139,8 +176,13 @@ class SmearGame(Game):
         return [], True
 
     def _legal_cards(self) -> list[str]:
-        hand = self.hands[self._to_act]
-        return R.legal_plays(hand, self.trick[0] if self.trick else None, self.trump, self._strict)
+        """Legal cards of the seat to play (cached until the next state change)."""
+        lc = self._legal
+        if lc is None:
+            trick = self.trick
+            lc = self._legal = R.legal_plays(self.hands[self._to_act], trick[0] if trick else None, self.trump,
+                                             self._strict)
+        return lc
 
     def validate(self, seat: int, action: Action) -> None:
         """Raise :class:`IllegalAction` if :meth:`apply` would reject ``action`` (no state change)."""
@@ -164,6 +206,8 @@ class SmearGame(Game):
                 raise IllegalAction(*err)
             return
         # play phase
+        if kind == PLAY and len(action.cards) == 1 and action.amount == 0 and action.cards[0] in self._legal_cards():
+            return  # fast path: a legal play
         if kind != PLAY:
             raise IllegalAction("6.2", f"a card must be played: PLAY with exactly one card, not {kind}")
         if len(action.cards) != 1:
@@ -183,6 +227,11 @@ class SmearGame(Game):
         Raises :class:`IllegalAction` (state unchanged) with the rule labels of
         the class docstring.
         """
+        if self.phase is _PLAY and seat == self._to_act and action.kind == PLAY and not action.amount:
+            cards = action.cards
+            if len(cards) == 1 and cards[0] in self._legal_cards():  # fast path: a legal play
+                self._apply_play(seat, cards[0])
+                return
         self._check(seat, action)
         if self.phase == _AUCTION:
             self._apply_call(seat, 0 if action.kind == PASS else action.amount)
@@ -191,8 +240,9 @@ class SmearGame(Game):
 
     # ------------------------------------------------------------ auction (5)
     def _apply_call(self, seat: int, call: int) -> None:
+        self._legal = None
         self.calls.append(call)
-        self.emit(spb.SmearEvent(call=spb.SmearCall(seat=seat, bid=call)))
+        self._log.append((None, _CALL, seat, call))
         complete, nxt, bidder, bid = R.auction_state(self.players, self.dealer, self.calls)
         if not complete:
             self._to_act = nxt
@@ -202,29 +252,30 @@ class SmearGame(Game):
             for h in self.hands:
                 self.stock.extend(h)
                 h.clear()
-            self.emit(spb.SmearEvent(auction_end=spb.SmearAuctionEnd(passed_out=True, bidder=-1, bid=0)))
-            zero = [0] * self.players
-            self.emit(spb.SmearEvent(round_end=spb.SmearRoundEnd(
-                round=self.round_no, passed_out=True, bidder=-1, bid=0, trump="", deltas=zero,
-                scores=self.scores, winner=-1)))
+            self._log.append((None, _AE, True, -1, 0))
+            self._log.append((None, _RE, dict(
+                round=self.round_no, passed_out=True, bidder=-1, bid=0, trump="", deltas=[0] * self.players,
+                scores=list(self.scores), winner=-1)))
             self.history.append({"round": self.round_no, "dealer": self.dealer, "passed_out": True})
             self._end_of_round(None, None, None, self.scores)
             return
         self.bidder, self.bid = bidder, bid
-        self.emit(spb.SmearEvent(auction_end=spb.SmearAuctionEnd(passed_out=False, bidder=bidder, bid=bid)))
+        self._log.append((None, _AE, False, bidder, bid))
         self.phase = _PLAY
         self.leader = bidder
         self._to_act = bidder
 
     # ------------------------------------------------------------ play (6)
     def _apply_play(self, seat: int, card: str) -> None:
+        self._legal = None
         self.hands[seat].remove(card)
         idx = len(self.tricks)
         self.trick.append(card)
-        self.emit(spb.SmearEvent(play=spb.SmearPlay(seat=seat, card=card, trick=idx)))
+        log = self._log
+        log.append((None, _PLAY_EV, seat, card, idx))
         if self.trump is None:  # §6.1 the first card fixes trump
             self.trump = card[1]
-            self.emit(spb.SmearEvent(trump=spb.SmearTrump(suit=self.trump, seat=seat)))
+            log.append((None, _TRUMP, self.trump, seat))
         n = self.players
         if len(self.trick) < n:
             self._to_act = (seat + 1) % n
@@ -235,7 +286,7 @@ class SmearGame(Game):
         self.won[w].extend(cards)
         self.tricks.append((leader, cards, w))
         self.trick = []
-        self.emit(spb.SmearEvent(trick_end=spb.SmearTrick(index=idx, leader=leader, cards=cards, winner=w)))
+        log.append((None, _TE, idx, leader, cards, w))
         if len(self.tricks) < R.TRICKS:
             self.leader = w
             self._to_act = w
@@ -265,13 +316,13 @@ class SmearGame(Game):
         def seat_or_none(x: int | None) -> int:
             return -1 if x is None else x
 
-        self.emit(spb.SmearEvent(round_end=spb.SmearRoundEnd(
+        self._log.append((None, _RE, dict(
             round=self.round_no, passed_out=False, bidder=self.bidder, bid=self.bid, trump=self.trump,
-            items=spb.SmearRoundItems(
+            items=dict(
                 high=seat_or_none(items["high"]), low=seat_or_none(items["low"]), jack=seat_or_none(items["jack"]),
                 game=seat_or_none(items["game"]), high_card=items["high_card"] or "",
                 low_card=items["low_card"] or "", game_points=items["game_points"], points=items["points"]),
-            made=made, deltas=deltas, scores=new, winner=seat_or_none(winner))))
+            made=made, deltas=deltas, scores=list(new), winner=seat_or_none(winner))))
         self.history.append({"round": self.round_no, "dealer": self.dealer, "passed_out": False,
                              "bidder": self.bidder, "bid": self.bid, "trump": self.trump,
                              "high": items["high"], "low": items["low"], "jack": items["jack"],
@@ -285,9 +336,8 @@ class SmearGame(Game):
             self.winner = winner
             self.phase = _OVER
             self._to_act = None
-            self.emit(spb.SmearEvent(match_end=spb.SmearMatchEnd(
-                winner=-1 if winner is None else winner, scores=self.scores,
-                ranks=R.standings(self.scores, winner), rounds=self.round_no)))
+            self._log.append((None, _ME, -1 if winner is None else winner, tuple(self.scores),
+                              tuple(R.standings(self.scores, winner)), self.round_no))
             return
         if bidder is not None:  # §2.6: the deal passes on after a played-out round
             self.dealer = (self.dealer + 1) % self.players
@@ -307,6 +357,22 @@ class SmearGame(Game):
             calls = R.legal_calls(self.players, self.dealer, self.calls, self._forced)
             return _PASS_ACTION if calls[0] == 0 else _BID_ACTIONS[calls[0]]
         return _PLAY_ACTIONS[R.lowest_card(self._legal_cards())]
+
+    # ------------------------------------------------------------ events
+    def pop_events(self) -> list[Event]:
+        """Events since the last call (construction included), in order, as
+        :class:`Event` objects whose payload is a ``SmearEvent``.
+
+        ``SmearDeal`` events are private (``to`` = the seat dealt); all others
+        are public. The engine keeps compact records and builds the protobufs
+        here, off the hot path.
+        """
+        log, self._log = self._log, []
+        out = [Event(_build_event(r), r[0]) for r in log]
+        if self._events:  # anything emitted through Game.emit (nothing in this engine)
+            out = self._events + out
+            self._events = []
+        return out
 
     # ------------------------------------------------------------ what a seat sees (9)
     def observation(self, seat: int) -> spb.SmearObservation:
@@ -365,6 +431,7 @@ class SmearGame(Game):
         """Deep copy whose hidden places hold ``zones`` (keys and sizes as
         :meth:`hidden_zones`). Raises ``ValueError`` on unknown keys or size changes."""
         g = copy.deepcopy(self)
+        g._legal = None
         for k, cards in zones.items():
             if k == "stock":
                 if len(cards) != len(g.stock):
