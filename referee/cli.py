@@ -271,3 +271,9 @@ def replay(log: Path = typer.Argument(..., help="A match log (.jsonl) written by
         _fail(str(e), 1)
     print(f"replayed {len(events)} events of {spec.game} match {spec.match_id}: identical to the log")
     print(json.dumps({"scores": result.scores, "ranks": result.ranks}))
+
+
+# --------------------------------------------------------------------------- bot
+from referee.botnew import bot_app  # noqa: E402
+
+app.add_typer(bot_app, name="bot")

@@ -1,0 +1,157 @@
+"""``referee bot new``: write a minimal, runnable bot skeleton.
+
+``referee bot new NAME --lang python|node [--dir PATH]`` creates the folder
+``PATH/NAME/`` (``PATH`` defaults to the current directory) holding:
+
+* ``--lang python``: ``bot.py`` (self-contained: only ``grpcio`` and the
+  installed ``cardgames.v1`` stubs) and ``README.md``;
+* ``--lang node``: ``bot.js`` (loads the referee's ``.proto`` files at
+  runtime from ``$REFEREE_PROTOS``, defaulting to the absolute path of this
+  installation's ``protos/`` directory), ``package.json`` and ``README.md``
+  (run ``npm install`` in the folder once).
+
+Each skeleton plays a uniformly random legal action and can be used at once,
+e.g. ``referee match doudizhu --bot "python NAME/bot.py" --bot ... --bot ...``.
+The templates live in :mod:`referee.templates`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from enum import Enum
+from importlib import resources
+from pathlib import Path
+
+import typer
+
+#: a bot name: 1..64 characters, letters, digits, ``_``, ``.``, ``-``, not starting with ``.`` or ``-``
+NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$")
+
+#: per language: (template file in referee/templates, file written into the bot folder)
+TEMPLATES: dict[str, list[tuple[str, str]]] = {
+    "python": [("python_bot.py", "bot.py"), ("python_README.md", "README.md")],
+    "node": [("node_bot.js", "bot.js"), ("node_package.json", "package.json"), ("node_README.md", "README.md")],
+}
+EXECUTABLE = {"bot.py", "bot.js"}
+
+_REPO = Path(__file__).resolve().parent.parent
+
+
+class Lang(str, Enum):
+    """Languages ``referee bot new`` can write a skeleton in."""
+
+    python = "python"
+    node = "node"
+
+
+def protos_dir() -> Path:
+    """Absolute path of the directory holding ``cardgames/v1/*.proto``.
+
+    ``$REFEREE_PROTOS`` if set, else the ``protos/`` directory beside the
+    installed ``referee`` package (a source checkout or editable install).
+    Raises ``FileNotFoundError`` if ``cardgames/v1/referee.proto`` is not
+    there (e.g. a wheel install: then set ``REFEREE_PROTOS``).
+    """
+    env = os.environ.get("REFEREE_PROTOS")
+    d = Path(env).expanduser().resolve() if env else _REPO / "protos"
+    if not (d / "cardgames" / "v1" / "referee.proto").is_file():
+        where = "$REFEREE_PROTOS" if env else "the referee installation"
+        raise FileNotFoundError(f"no cardgames/v1/referee.proto under {d} ({where}); set REFEREE_PROTOS to the "
+                                "directory holding the referee's .proto files")
+    return d
+
+
+def _display(p: Path) -> str:
+    """``p`` relative to the current directory when inside it, else absolute (POSIX separators)."""
+    p = p.resolve()
+    try:
+        return p.relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return p.as_posix()
+
+
+def new_bot(name: str, lang: str = "python", directory: Path | str = ".") -> list[Path]:
+    """Write a bot skeleton into the new folder ``directory/name``.
+
+    ``name``: folder and bot name (``NAME_RE``: 1..64 of letters, digits,
+    ``_ . -``); ``lang``: ``"python"`` or ``"node"``; ``directory``: parent
+    folder, created if missing. Returns the paths written, in template order.
+
+    Raises ``ValueError`` for a bad name or language, ``FileExistsError`` if
+    ``directory/name`` already exists (nothing is overwritten),
+    ``FileNotFoundError`` for ``node`` when the ``.proto`` files cannot be
+    found (see :func:`protos_dir`). On any error no folder is left behind.
+    """
+    if not NAME_RE.match(name):
+        raise ValueError(f"bad bot name {name!r}: use 1..64 letters, digits, '_', '.', '-' "
+                         "(not starting with '.' or '-')")
+    if lang not in TEMPLATES:
+        raise ValueError(f"unknown language {lang!r}; choose one of: {', '.join(TEMPLATES)}")
+    target = Path(directory) / name
+    if target.exists() or target.is_symlink():
+        raise FileExistsError(f"{target} already exists; choose another NAME or --dir (nothing was overwritten)")
+    protos = protos_dir() if lang == "node" else None
+    doc = _REPO / "docs" / "protocol.md"
+    subs = {
+        "__BOT_NAME__": name,
+        "__BOT_DIR__": _display(target),
+        "__OPPONENT__": _display(_REPO / "sample_bots" / "random_bot.py"),
+        "__PACKAGE_NAME__": re.sub(r"[^a-z0-9._-]", "-", name.lower()).lstrip("._") or "bot",
+        "__PROTOCOL_DOC__": doc.as_posix() if doc.is_file() else "docs/protocol.md in the referee's repository",
+        # written inside a JS string literal: JSON escaping is valid JS escaping
+        "__REFEREE_PROTOS__": json.dumps(str(protos))[1:-1] if protos else "",
+    }
+    texts = []
+    pkg = resources.files("referee.templates")
+    for src, dst in TEMPLATES[lang]:
+        text = pkg.joinpath(src).read_text(encoding="utf-8")
+        for k, v in subs.items():
+            text = text.replace(k, v)
+        texts.append((target / dst, text))
+    target.mkdir(parents=True)  # raises FileExistsError if created meanwhile
+    written: list[Path] = []
+    try:
+        for path, text in texts:
+            path.write_text(text, encoding="utf-8")
+            if path.name in EXECUTABLE:
+                path.chmod(0o755)
+            written.append(path)
+    except OSError:
+        for p in written:
+            p.unlink(missing_ok=True)
+        target.rmdir()
+        raise
+    return written
+
+
+bot_app = typer.Typer(help="Bot authoring helpers.", no_args_is_help=True, add_completion=False)
+
+
+@bot_app.command("new")
+def new_command(
+    name: str = typer.Argument(..., help="Folder and bot name, e.g. mybot (letters, digits, _ . -)."),
+    lang: Lang = typer.Option(Lang.python, "--lang", "-l", help="Language of the skeleton."),
+    directory: Path = typer.Option(Path("."), "--dir", "-d", help="Parent folder of the new NAME/ folder."),
+) -> None:
+    """Write a minimal working bot skeleton into a new folder NAME/ (never overwrites).
+
+    The bot plays random legal actions; edit its choose() function. Python
+    needs only the referee's environment; Node needs `npm install` in NAME/.
+    """
+    try:
+        written = new_bot(name, lang.value, directory)
+    except (ValueError, FileExistsError, FileNotFoundError, OSError) as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(1)
+    folder = written[0].parent
+    shown = _display(folder)
+    for p in written:
+        typer.echo(f"wrote {_display(p)}")
+    run = f"python {shown}/bot.py" if lang is Lang.python else f"node {shown}/bot.js"
+    opp = _display(_REPO / "sample_bots" / "random_bot.py")
+    typer.echo("next:")
+    if lang is Lang.node:
+        typer.echo(f"  (cd {shown} && npm install)")
+    typer.echo(f'  referee match doudizhu --bot "{run}" --bot "python {opp}" --bot "python {opp}"')
