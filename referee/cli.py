@@ -273,6 +273,119 @@ def replay(log: Path = typer.Argument(..., help="A match log (.jsonl) written by
     print(json.dumps({"scores": result.scores, "ranks": result.ranks}))
 
 
+# --------------------------------------------------------------------------- tournaments
+tournament_app = typer.Typer(help="Run tournaments and inspect them.", no_args_is_help=True)
+app.add_typer(tournament_app, name="tournament")
+
+
+@tournament_app.command("run")
+def tournament_run(
+    file: Path = typer.Argument(..., help="Tournament file (TOML), e.g. tournaments/examples/doudizhu.toml."),
+    resume: bool = typer.Option(False, "--resume", help="Finish a tournament that was interrupted "
+                                "(finished matches are kept, never replayed)."),
+    fresh: bool = typer.Option(False, "--fresh", help="Delete the stored tournament of this name and start over."),
+    concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", help="Matches at once (overrides the file)."),
+    db: Optional[str] = typer.Option(None, "--db", help="Results database path or URL (overrides the file)."),
+    fmt: str = typer.Option("table", "--format", help="Leaderboard format: table, json or csv."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+) -> None:
+    """Run a tournament of bots over gRPC and print its TrueSkill leaderboard.
+
+    Validates the whole file first (every problem with its key and line).
+    Results go to the database as each match ends, so a killed run loses at
+    most the matches in flight: finish it with --resume.
+    """
+    import asyncio
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from tournaments import spec as tspec
+    from tournaments.report import render
+    from tournaments.run import TournamentError, run_tournament
+    from tournaments.schedule import build
+
+    try:
+        spec = tspec.load(file)
+    except FileNotFoundError:
+        _fail(f"no such tournament file: {file}")
+    except tspec.SpecError as e:
+        _fail(str(e))
+    if concurrency:
+        spec.concurrency = concurrency
+    if db:
+        spec.database = db
+    if resume and fresh:
+        _fail("--resume and --fresh exclude each other")
+    total = len(build(spec))
+    console.print(f"tournament [bold]{spec.name}[/bold]: {spec.game}, {len(spec.bots)} bots, {spec.players} seats, "
+                  f"{spec.schedule}, {total} matches, concurrency {spec.concurrency}; results in {spec.database}")
+    bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("ETA"),
+                   TimeRemainingColumn(), TimeElapsedColumn(), TextColumn("faults: {task.fields[faults]}"),
+                   console=console, disable=quiet, transient=False)
+    task = bar.add_task(spec.name, total=total, faults=0)
+
+    def on_progress(p) -> None:
+        bar.update(task, completed=p.done, faults=p.faults)
+
+    try:
+        with bar:
+            res = asyncio.run(run_tournament(spec, resume=resume, fresh=fresh, on_progress=on_progress))
+    except TournamentError as e:
+        _fail(str(e))
+    except KeyboardInterrupt:
+        console.print(f"[yellow]interrupted[/yellow]: finished matches are saved; continue with "
+                      f"`referee tournament run {file} --resume`")
+        raise typer.Exit(130)
+    out = render(res.board, fmt, title=f"{res.name} — {res.progress.done}/{res.progress.total} matches")
+    if out is not None:
+        print(out)
+    console.print(f"{res.progress.done - res.progress.skipped} matches played in {res.elapsed_s:.1f} s"
+                  f"{f', {res.progress.skipped} already done' if res.progress.skipped else ''}; "
+                  f"aborted: {res.progress.aborted}; logs: {res.log_dir}; results: {res.store_url}")
+
+
+@tournament_app.command("status")
+def tournament_status(
+    name: Optional[str] = typer.Argument(None, help="Tournament name (default: the latest)."),
+    db: str = typer.Option("runs/referee.sqlite", "--db", help="Results database path or URL."),
+) -> None:
+    """Show a tournament's progress: matches done/total, status, faults."""
+    from tournaments.store import Store
+
+    store = Store(db)
+    t = store.tournament(name) if name else store.latest_tournament()
+    if t is None:
+        _fail(f"no tournament {name or ''} in {store.url}".replace("  ", " "), 1)
+    rows = store.matches(t["id"])
+    fc = store.fault_counts(t["id"])
+    aborted = sum(1 for r in rows if r.status != "complete")
+    print(f"{t['name']}: {t['game']}, {len(rows)}/{t['total_matches']} matches done, status {t['status']}, "
+          f"aborted {aborted}")
+    for bot, kinds in sorted(fc.items()):
+        print(f"  faults of {bot}: " + ", ".join(f"{k}×{v}" for k, v in sorted(kinds.items())))
+
+
+@app.command()
+def leaderboard(
+    tournament: Optional[str] = typer.Option(None, "--tournament", "-t", help="Tournament name (default: latest)."),
+    fmt: str = typer.Option("table", "--format", "-f", help="table, json or csv."),
+    db: str = typer.Option("runs/referee.sqlite", "--db", help="Results database path or URL."),
+) -> None:
+    """Print a tournament's TrueSkill leaderboard (ranked by mu − 3·sigma)."""
+    from tournaments.report import FORMATS, board_from_store, render
+    from tournaments.store import Store
+
+    if fmt not in FORMATS:
+        _fail(f"--format must be one of {', '.join(FORMATS)}")
+    try:
+        t, board = board_from_store(Store(db), tournament)
+    except LookupError as e:
+        _fail(str(e), 1)
+    out = render(board, fmt, title=f"{t['name']} ({t['game']}, {t['status']})")
+    if out is not None:
+        print(out)
+
+
 # --------------------------------------------------------------------------- bot
 from referee.botnew import bot_app  # noqa: E402
 

@@ -4,6 +4,7 @@ and by the tournament executor)."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from pathlib import Path
 
 from referee.bots import BotProcess, Limits
@@ -11,34 +12,61 @@ from referee.runner import FaultRecord, MatchOutcome, MatchSpec
 from referee.service import Referee
 
 
-async def play_launched(ref: Referee, spec: MatchSpec, commands: list[str], log_dir: Path,
-                        limits: Limits | None = None, connect_timeout_s: float = 15.0,
-                        extra_args: list[list[str]] | None = None) -> MatchOutcome:
-    """Launch one process per seat (``commands[s]``), run ``spec`` on ``ref``
-    and always stop and reap every process. A process that exits with a
-    non-zero status (or is killed by a signal) before the match ends gets a
-    ``crash`` fault on its seat. Raises ``OSError`` only if a command cannot
-    be executed at all (then no process is left running)."""
+@dataclass
+class SeatPlan:
+    """Who sits in a seat: a ``command`` launched for this match only, or a
+    ``token`` of a bot that connects on its own (external or persistent).
+    ``process`` is the persistent process behind a token, if we launched it."""
+
+    command: str | None = None
+    token: str | None = None
+    process: BotProcess | None = None
+
+
+async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_dir: Path,
+                     limits: Limits | None = None, connect_timeout_s: float = 15.0) -> MatchOutcome:
+    """Run ``spec`` on ``ref`` with the given seats; launch per-match bots
+    first and always stop and reap them afterwards (also when cancelled).
+
+    A bot process that exits with a non-zero status (or by a signal) during
+    the match gets a ``crash`` fault on its seat. Raises ``OSError`` only if a
+    command cannot be executed at all (no process is then left running).
+    """
     addr = f"127.0.0.1:{ref.port}"
-    tokens = [ref.new_token(name) for name in spec.seat_names]
-    procs: list[BotProcess] = []
+    tokens: list[str] = []
+    own: dict[int, BotProcess] = {}
     try:
-        for s, cmd in enumerate(commands):
-            procs.append(BotProcess(cmd, f"{spec.match_id}.seat{s}", addr, tokens[s], log_dir, limits=limits,
-                                    extra_args=(extra_args[s] if extra_args else None)).start())
-        outcome = await ref.play(spec, tokens, connect_timeout_s, log_path=log_dir / f"{spec.match_id}.jsonl")
-        for s, p in enumerate(procs):
-            rc = p.poll()
+        for s, plan in enumerate(seats):
+            if plan.command is not None:
+                tok = ref.new_token(spec.seat_names[s])
+                tokens.append(tok)
+                own[s] = BotProcess(plan.command, f"{spec.match_id}.seat{s}", addr, tok, log_dir,
+                                    limits=limits).start()
+            else:
+                assert plan.token is not None, "a seat needs a command or a token"
+                tokens.append(plan.token)
+        outcome = await ref.play(spec, tokens, connect_timeout_s, close_after=False,
+                                 log_path=log_dir / f"{spec.match_id}.jsonl", close_tokens=set(
+                                     tokens[s] for s in own))
+        for s, plan in enumerate(seats):
+            proc = own.get(s) or plan.process
+            rc = proc.poll() if proc is not None else None
             if rc not in (None, 0):
                 outcome.faults.append(FaultRecord(s, "crash", message=f"bot exited with status {rc}: "
-                                                  + p.tail_stderr(300).strip().replace("\n", " | ")))
+                                                  + proc.tail_stderr(300).strip().replace("\n", " | ")))
         return outcome
     finally:
         try:
-            await asyncio.gather(*(asyncio.to_thread(p.stop) for p in procs))
+            await asyncio.gather(*(asyncio.to_thread(p.stop) for p in own.values()))
         except BaseException:  # cancelled (Ctrl-C): reap synchronously, then propagate
-            for p in procs:
+            for p in own.values():
                 p.stop(0.2)
             raise
-        for t in tokens:
-            ref.tokens.pop(t, None)
+        for s in own:
+            ref.tokens.pop(tokens[s], None)
+
+
+async def play_launched(ref: Referee, spec: MatchSpec, commands: list[str], log_dir: Path,
+                        limits: Limits | None = None, connect_timeout_s: float = 15.0) -> MatchOutcome:
+    """:func:`play_match` with one freshly launched process per seat."""
+    return await play_match(ref, spec, [SeatPlan(command=c) for c in commands], log_dir, limits, connect_timeout_s)

@@ -318,13 +318,15 @@ class Referee:
         return f"{game}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}-{next(self._match_ids)}"
 
     async def play(self, spec: MatchSpec, tokens: list[str], connect_timeout_s: float = 10.0,
-                   close_after: bool = True, log_path: Path | None = None) -> MatchOutcome:
+                   close_after: bool = True, log_path: Path | None = None,
+                   close_tokens: set[str] | None = None) -> MatchOutcome:
         """Seat the bots of ``tokens`` (seat order) and run ``spec`` to the end.
 
         A seat whose bot does not connect within ``connect_timeout_s`` is a
         no-show: it plays fallback actions and gets a ``disconnect`` fault.
-        ``close_after``: send Goodbye and close those connections afterwards
-        (for bots launched for this match). Never raises for bot faults.
+        ``close_after``: send Goodbye and close every seat's connection
+        afterwards; ``close_tokens``: close only those of these tokens (bots
+        launched for this match). Never raises for bot faults.
         """
         conns = await asyncio.gather(*(self.acquire(t, connect_timeout_s) for t in tokens))
         links: list[Any] = []
@@ -346,7 +348,7 @@ class Referee:
             for c in conns:
                 if c is not None:
                     c.seats.pop(spec.match_id, None)
-                    if close_after and not c.closed.is_set():
+                    if (close_after or c.token in (close_tokens or ())) and not c.closed.is_set():
                         await c.write(pb.RefereeMessage(goodbye=pb.Goodbye(reason="match over")))
                         c.close("match over")
             for t in set(tokens):

@@ -1,0 +1,1 @@
+"""Tournaments: tournament files, schedules, execution, TrueSkill ratings, results store."""

@@ -1,0 +1,179 @@
+"""Tournament execution: one referee process, up to ``concurrency`` matches
+at once, every result stored atomically, ratings in schedule order.
+
+Resume: matches already in the store are never replayed; a match that was
+running when the process died is simply played again from the start (its
+seed is fixed), so the final leaderboard equals an uninterrupted run's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from referee.bots import BotProcess
+from referee.play import SeatPlan, play_match
+from referee.runner import MatchSpec
+from referee.service import Referee
+from tournaments.rating import BoardRow, leaderboard
+from tournaments.schedule import ScheduledMatch, build
+from tournaments.spec import TournamentSpec
+from tournaments.store import Store
+
+
+class TournamentError(RuntimeError):
+    """A tournament that cannot be (re)started as asked; the message says what to do."""
+
+
+@dataclass
+class Progress:
+    """Counters passed to the progress callback after every match."""
+
+    total: int
+    done: int = 0
+    skipped: int = 0
+    faults: int = 0
+    aborted: int = 0
+    last: str = ""
+
+
+@dataclass
+class TournamentResult:
+    name: str
+    board: list[BoardRow]
+    progress: Progress
+    elapsed_s: float
+    store_url: str
+    log_dir: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class _PersistentBot:
+    """A bot process launched once for the whole tournament (``persistent = true``)
+    and relaunched with the same token if it dies."""
+
+    def __init__(self, name: str, command: str, ref: Referee, log_dir: Path, spec: TournamentSpec):
+        self.name, self.command, self.ref, self.log_dir, self.spec = name, command, ref, log_dir, spec
+        self.token = ref.new_token(name)
+        self.proc: BotProcess | None = None
+        self.launches = 0
+        self._lock = asyncio.Lock()
+
+    async def ensure(self) -> BotProcess:
+        async with self._lock:
+            if self.proc is None or self.proc.poll() is not None:
+                if self.proc is not None:
+                    await asyncio.to_thread(self.proc.stop, 0.2)
+                self.launches += 1
+                self.proc = BotProcess(self.command, f"{self.name}.persistent{self.launches}",
+                                       f"127.0.0.1:{self.ref.port}", self.token, self.log_dir,
+                                       limits=self.spec.limits).start()
+            return self.proc
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.stop()
+
+
+def _open(spec: TournamentSpec, resume: bool, fresh: bool, store: Store, schedule: list[ScheduledMatch]) -> int:
+    t = store.tournament(spec.name)
+    if t is not None and fresh:
+        store.delete_tournament(spec.name)
+        t = None
+    if t is None:
+        return store.create_tournament(spec.name, spec.game, asdict(spec), spec.fingerprint(), len(schedule),
+                                       [(b.name, b.command, b.external) for b in spec.bots])
+    if not resume:
+        raise TournamentError(
+            f"tournament {spec.name!r} already exists in {store.url} ({t['status']}); "
+            "use --resume to finish it or --fresh to start it over")
+    if t["fingerprint"] != spec.fingerprint():
+        raise TournamentError(
+            f"tournament {spec.name!r} in {store.url} was started from a different file (game, bots, "
+            "schedule, seed, rules or clocks changed); use --fresh to start over or give it a new name")
+    return int(t["id"])
+
+
+async def run_tournament(spec: TournamentSpec, resume: bool = False, fresh: bool = False,
+                         on_progress: Callable[[Progress], None] | None = None,
+                         stop_after: int | None = None) -> TournamentResult:
+    """Run (or resume) a tournament to the end and return its leaderboard.
+
+    ``stop_after``: play at most that many matches this call (for tests and
+    partial runs; a later ``resume`` finishes). Raises :class:`TournamentError`
+    when the tournament exists and neither ``resume`` nor ``fresh`` is set,
+    or when the file changed since the tournament started.
+    """
+    t0 = time.monotonic()
+    store = Store(spec.database)
+    schedule = build(spec)
+    tid = _open(spec, resume, fresh, store, schedule)
+    done = store.finished_indices(tid)
+    todo = [m for m in schedule if m.index not in done]
+    if stop_after is not None:
+        todo = todo[:stop_after]
+    prog = Progress(total=len(schedule), done=len(done), skipped=len(done))
+    log_dir = Path(spec.log_dir) / spec.name
+    log_dir.mkdir(parents=True, exist_ok=True)
+
+    ref = Referee(log_dir)
+    await ref.start("127.0.0.1", spec.port)
+    persistent: dict[str, _PersistentBot] = {}
+    for b in spec.bots:
+        if b.external:
+            ref.register_token(b.token, b.name)
+        elif b.persistent:
+            persistent[b.name] = _PersistentBot(b.name, b.command, ref, log_dir, spec)
+    entries = {b.name: b for b in spec.bots}
+    sem = asyncio.Semaphore(spec.concurrency)
+
+    async def one(m: ScheduledMatch) -> None:
+        async with sem:
+            plans: list[SeatPlan] = []
+            for name in m.seats:
+                b = entries[name]
+                if b.external:
+                    plans.append(SeatPlan(token=b.token))
+                elif b.persistent:
+                    pb_ = persistent[name]
+                    plans.append(SeatPlan(token=pb_.token, process=await pb_.ensure()))
+                else:
+                    plans.append(SeatPlan(command=b.command))
+            ms = MatchSpec(game=spec.game, players=spec.players, seed=m.seed, seat_names=list(m.seats),
+                           variant=spec.variant, params=spec.params, decision_ms=spec.decision_ms,
+                           bank_ms=spec.bank_ms, fault_policy=spec.fault_policy, max_faults=spec.max_faults,
+                           match_id=f"{spec.name}-m{m.index:05d}")
+            outcome = await play_match(ref, ms, plans, log_dir, spec.limits, spec.connect_timeout_ms / 1000)
+            result = outcome.to_json()
+            await asyncio.to_thread(store.record_match, tid, m.index, m.seed, list(m.seats), outcome.status,
+                                    result, outcome.log_path, outcome.decisions, outcome.elapsed_s)
+            prog.done += 1
+            prog.faults += sum(1 for f in outcome.faults if f.kind not in ("late_reply", "unknown_request"))
+            prog.aborted += outcome.status != "complete"
+            prog.last = f"match {m.index}: {' / '.join(m.seats)} -> {outcome.status}"
+            if on_progress:
+                on_progress(prog)
+
+    try:
+        if on_progress:
+            on_progress(prog)
+        await asyncio.gather(*(one(m) for m in todo))
+    finally:
+        for p in persistent.values():
+            await asyncio.to_thread(p.stop)
+        await ref.stop(0.5)
+    rows = store.matches(tid)
+    from tournaments.rating import rate
+
+    names = [b.name for b in spec.bots]
+    _, history = rate(rows, names, spec.trueskill)
+    store.write_rating_history(tid, history)
+    if len(rows) == len(schedule):
+        store.set_tournament_status(tid, "complete")
+    board = leaderboard(rows, names, spec.trueskill, store.fault_counts(tid))
+    url = store.url
+    store.close()
+    return TournamentResult(spec.name, board, prog, time.monotonic() - t0, url, str(log_dir))

@@ -1,0 +1,320 @@
+"""Tournament files (TOML): parsing and validation.
+
+Every problem is reported with its key and line before any match starts;
+:class:`SpecError` carries the whole list. The format (see
+``tournaments/examples/*.toml`` and the README)::
+
+    name = "doudizhu-demo"         # unique name in the results database
+    game = "doudizhu"              # doudizhu | tractor | smear | president | back_alley
+    players = 3                    # seats per match
+    schedule = "round_robin"       # round_robin | duplicate
+    games = 1                      # repetitions of the whole schedule
+    seed = 1                       # tournament seed: every match seed derives from it
+    concurrency = 2                # matches at once (default: number of cores)
+    database = "runs/referee.sqlite"
+    log_dir = "runs/logs"          # match logs and bot output
+    port = 0                       # referee port (0 = any; set it for external bots)
+    variant = { spring = false }   # the game's variant flags
+    params = { rounds = 4 }        # the game's match parameters
+    [clock]     decision_ms = 1000, bank_ms = 0
+    [faults]    policy = "default_action" | "forfeit", max_faults = 5
+    [trueskill] mu, sigma, beta, tau, draw_probability
+    [limits]    cpu_seconds, memory_mb, processes, open_files, file_size_mb
+    [[bots]]    name = "...", command = "python sample_bots/random_bot.py"
+                (or external = true, token = "..."), persistent = false
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tomllib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from referee.bots import Limits
+from referee.games import GAME_IDS, UnknownGame, game_class
+from referee.runner import FAULT_POLICIES
+
+SCHEDULES = ("round_robin", "duplicate")
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
+
+
+class SpecError(ValueError):
+    """A tournament file with problems; ``problems`` lists ``(key, line, message)``."""
+
+    def __init__(self, path: str, problems: list[tuple[str, int | None, str]]):
+        self.path = path
+        self.problems = problems
+        lines = [f"{path}:{ln or '?'}: {key}: {msg}" for key, ln, msg in problems]
+        super().__init__(f"{len(problems)} problem(s) in {path}:\n" + "\n".join(lines))
+
+
+@dataclass
+class BotEntry:
+    """One bot of a tournament: launched (``command``) or ``external`` (connects with ``token``)."""
+
+    name: str
+    command: str = ""
+    external: bool = False
+    token: str = ""
+    persistent: bool = False
+
+
+@dataclass
+class TrueSkillParams:
+    mu: float = 25.0
+    sigma: float = 25.0 / 3
+    beta: float = 25.0 / 6
+    tau: float = 25.0 / 300
+    draw_probability: float = 0.10
+
+
+@dataclass
+class TournamentSpec:
+    """A validated tournament file. Durations in milliseconds."""
+
+    name: str
+    game: str
+    players: int
+    bots: list[BotEntry]
+    schedule: str = "round_robin"
+    games: int = 1
+    seed: int = 1
+    concurrency: int = field(default_factory=lambda: os.cpu_count() or 1)
+    database: str = "runs/referee.sqlite"
+    log_dir: str = "runs/logs"
+    port: int = 0
+    variant: dict[str, Any] = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
+    decision_ms: int = 1000
+    bank_ms: int = 0
+    fault_policy: str = "default_action"
+    max_faults: int = 5
+    connect_timeout_ms: int = 15000
+    trueskill: TrueSkillParams = field(default_factory=TrueSkillParams)
+    limits: Limits = field(default_factory=Limits)
+    base_dir: str = "."
+
+    def fingerprint(self) -> str:
+        """Hash of everything that determines the matches and ratings (not
+        concurrency, paths or ports), so ``--resume`` can refuse a changed file."""
+        d = asdict(self)
+        for k in ("concurrency", "database", "log_dir", "port", "base_dir", "limits", "connect_timeout_ms"):
+            d.pop(k)
+        for b in d["bots"]:
+            b.pop("token", None)
+        return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
+
+    def resolve(self, p: str) -> Path:
+        """A path of the file, relative to the directory the run starts in (absolute paths kept)."""
+        return Path(p)
+
+
+def _key_lines(text: str) -> dict[str, int]:
+    """Map dotted keys to their line: ``"game"``, ``"clock.decision_ms"``,
+    ``"bots[1].command"``, tables ``"clock"`` / ``"bots[1]"`` to their header line."""
+    out: dict[str, int] = {}
+    prefix = ""
+    arrays: dict[str, int] = {}
+    for i, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        m = re.match(r"^\[\[\s*([A-Za-z0-9_.\-]+)\s*\]\]", line)
+        if m:
+            name = m.group(1)
+            idx = arrays.get(name, -1) + 1
+            arrays[name] = idx
+            prefix = f"{name}[{idx}]"
+            out.setdefault(prefix, i)
+            continue
+        m = re.match(r"^\[\s*([A-Za-z0-9_.\-]+)\s*\]", line)
+        if m:
+            prefix = m.group(1)
+            out.setdefault(prefix, i)
+            continue
+        m = re.match(r"^([A-Za-z0-9_\-]+)\s*=", line)
+        if m:
+            key = f"{prefix}.{m.group(1)}" if prefix else m.group(1)
+            out.setdefault(key, i)
+            inline = re.match(r"^[A-Za-z0-9_\-]+\s*=\s*\{(.*)\}", line)
+            if inline:
+                for km in re.finditer(r"([A-Za-z0-9_\-]+)\s*=", inline.group(1)):
+                    out.setdefault(f"{key}.{km.group(1)}", i)
+    return out
+
+
+def load(path: str | Path) -> TournamentSpec:
+    """Read and validate a tournament file. Raises :class:`SpecError` listing
+    every problem with key and line, or ``FileNotFoundError``."""
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        m = re.search(r"line (\d+)", str(e))
+        raise SpecError(str(path), [("(syntax)", int(m.group(1)) if m else None, str(e))]) from None
+    return parse(raw, str(path), _key_lines(text), base_dir=str(path.parent))
+
+
+def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int] | None = None,
+          base_dir: str = ".") -> TournamentSpec:
+    """Validate an already-parsed TOML document (see :func:`load`)."""
+    lines = lines or {}
+    problems: list[tuple[str, int | None, str]] = []
+
+    def bad(key: str, msg: str) -> None:
+        ln = lines.get(key)
+        if ln is None and "." in key:
+            ln = lines.get(key.rsplit(".", 1)[0])
+        problems.append((key, ln, msg))
+
+    def get(d: dict[str, Any], key: str, dotted: str, typ: type | tuple[type, ...], default: Any,
+            check: Any = None, what: str = "") -> Any:
+        if key not in d:
+            return default
+        v = d[key]
+        ok_type = isinstance(v, typ) and not (isinstance(v, bool) and typ in (int, float, (int, float)))
+        if not ok_type:
+            tn = typ.__name__ if isinstance(typ, type) else " or ".join(t.__name__ for t in typ)
+            bad(dotted, f"must be {tn}, got {v!r}")
+            return default
+        if check is not None and not check(v):
+            bad(dotted, f"{what} (got {v!r})")
+            return default
+        return v
+
+    known = {"name", "game", "players", "schedule", "games", "seed", "concurrency", "database", "log_dir",
+             "port", "variant", "params", "clock", "faults", "trueskill", "limits", "bots"}
+    for k in raw:
+        if k not in known:
+            bad(k, f"unknown key (known: {', '.join(sorted(known))})")
+
+    name = get(raw, "name", "name", str, "", lambda v: bool(_NAME_RE.match(v)),
+               "must be 1-64 letters, digits, '_', '-', '.'")
+    if "name" not in raw:
+        bad("name", "missing (a unique tournament name is required)")
+    game = get(raw, "game", "game", str, "", lambda v: v in GAME_IDS, f"must be one of {', '.join(GAME_IDS)}")
+    if "game" not in raw:
+        bad("game", "missing")
+    cls = None
+    if game:
+        try:
+            cls = game_class(game)
+        except UnknownGame as e:
+            bad("game", str(e))
+    players = get(raw, "players", "players", int, cls.player_counts[0] if cls else 0)
+    if cls and players not in cls.player_counts:
+        bad("players", f"{game} is played by {' or '.join(map(str, cls.player_counts))} players, not {players}")
+    schedule = get(raw, "schedule", "schedule", str, "round_robin", lambda v: v in SCHEDULES,
+                   f"must be one of {', '.join(SCHEDULES)}")
+    games = get(raw, "games", "games", int, 1, lambda v: 1 <= v <= 10_000, "must be 1..10000")
+    seed = get(raw, "seed", "seed", int, 1, lambda v: 0 <= v < 2**63, "must be 0..2^63-1")
+    concurrency = get(raw, "concurrency", "concurrency", int, os.cpu_count() or 1, lambda v: 1 <= v <= 256,
+                      "must be 1..256")
+    database = get(raw, "database", "database", str, "runs/referee.sqlite")
+    log_dir = get(raw, "log_dir", "log_dir", str, "runs/logs")
+    port = get(raw, "port", "port", int, 0, lambda v: 0 <= v <= 65535, "must be 0..65535")
+    variant = get(raw, "variant", "variant", dict, {})
+    params = get(raw, "params", "params", dict, {})
+    if cls is not None:
+        for k, v in variant.items():
+            if k not in cls.variant_defaults:
+                bad(f"variant.{k}", f"unknown variant flag of {game} (known: "
+                    f"{', '.join(sorted(cls.variant_defaults)) or 'none'})")
+        for k, v in params.items():
+            if k not in cls.param_defaults:
+                bad(f"params.{k}", f"unknown match parameter of {game} (known: "
+                    f"{', '.join(sorted(cls.param_defaults)) or 'none'})")
+        if players in cls.player_counts and not any(p[0].startswith(("variant.", "params.")) for p in problems):
+            try:
+                import random
+
+                cls(players, variant, params, random.Random(0))
+            except ValueError as e:
+                bad("params" if "parameter" in str(e) else "variant", str(e))
+
+    def table(key: str) -> dict[str, Any]:
+        t = raw.get(key, {})
+        if not isinstance(t, dict):
+            bad(key, "must be a table")
+            return {}
+        return t
+
+    clock, faults, ts, lim = table("clock"), table("faults"), table("trueskill"), table("limits")
+    for t, allowed, tn in ((clock, {"decision_ms", "bank_ms", "connect_timeout_ms"}, "clock"),
+                           (faults, {"policy", "max_faults"}, "faults"),
+                           (ts, {"mu", "sigma", "beta", "tau", "draw_probability"}, "trueskill"),
+                           (lim, set(Limits.__dataclass_fields__), "limits")):
+        for k in t:
+            if k not in allowed:
+                bad(f"{tn}.{k}", f"unknown key (known: {', '.join(sorted(allowed))})")
+    decision_ms = get(clock, "decision_ms", "clock.decision_ms", int, 1000, lambda v: 1 <= v <= 3_600_000,
+                      "must be 1..3600000 ms")
+    bank_ms = get(clock, "bank_ms", "clock.bank_ms", int, 0, lambda v: 0 <= v <= 36_000_000, "must be >= 0 ms")
+    connect_ms = get(clock, "connect_timeout_ms", "clock.connect_timeout_ms", int, 15000,
+                     lambda v: 100 <= v <= 600_000, "must be 100..600000 ms")
+    policy = get(faults, "policy", "faults.policy", str, "default_action", lambda v: v in FAULT_POLICIES,
+                 f"must be one of {', '.join(FAULT_POLICIES)}")
+    max_faults = get(faults, "max_faults", "faults.max_faults", int, 5, lambda v: v >= 1, "must be >= 1")
+    tsp = TrueSkillParams()
+    for k in ("mu", "sigma", "beta", "tau"):
+        setattr(tsp, k, float(get(ts, k, f"trueskill.{k}", (int, float), getattr(tsp, k), lambda v: v >= 0,
+                                  "must be >= 0")))
+    tsp.draw_probability = float(get(ts, "draw_probability", "trueskill.draw_probability", (int, float),
+                                     tsp.draw_probability, lambda v: 0 <= v < 1, "must be in [0, 1)"))
+    if tsp.sigma <= 0 or tsp.beta <= 0:
+        bad("trueskill", "sigma and beta must be > 0")
+    limits = Limits()
+    for k in Limits.__dataclass_fields__:
+        setattr(limits, k, get(lim, k, f"limits.{k}", int, getattr(limits, k), lambda v: v >= 0, "must be >= 0"))
+
+    bots: list[BotEntry] = []
+    raw_bots = raw.get("bots")
+    if not isinstance(raw_bots, list) or not raw_bots:
+        bad("bots", "missing: list each bot in a [[bots]] table with name and command")
+        raw_bots = []
+    seen: set[str] = set()
+    for i, b in enumerate(raw_bots):
+        key = f"bots[{i}]"
+        if not isinstance(b, dict):
+            bad(key, "must be a table")
+            continue
+        for k in b:
+            if k not in {"name", "command", "external", "token", "persistent"}:
+                bad(f"{key}.{k}", "unknown key (known: command, external, name, persistent, token)")
+        bname = get(b, "name", f"{key}.name", str, "", lambda v: bool(_NAME_RE.match(v)),
+                    "must be 1-64 letters, digits, '_', '-', '.'")
+        if "name" not in b:
+            bad(f"{key}", "bot without a name")
+        elif bname in seen:
+            bad(f"{key}.name", f"duplicate bot name {bname!r}")
+        seen.add(bname)
+        external = get(b, "external", f"{key}.external", bool, False)
+        command = get(b, "command", f"{key}.command", str, "")
+        token = get(b, "token", f"{key}.token", str, "")
+        persistent = get(b, "persistent", f"{key}.persistent", bool, False)
+        if external:
+            if not token:
+                bad(f"{key}.token", "an external bot needs a token")
+            if command:
+                bad(f"{key}.command", "an external bot has no command (it connects on its own)")
+        elif not command.strip():
+            bad(f"{key}.command", "missing (or set external = true with a token)")
+        bots.append(BotEntry(bname, command, external, token, persistent))
+    if cls is not None and players and len(bots) < players:
+        bad("bots", f"{len(bots)} bot(s) for {players}-player matches: need at least {players}")
+    if any(b.external for b in bots) and port == 0:
+        bad("port", "external bots need a fixed port to connect to")
+
+    if problems:
+        raise SpecError(path, problems)
+    return TournamentSpec(
+        name=name, game=game, players=players, bots=bots, schedule=schedule, games=games, seed=seed,
+        concurrency=concurrency, database=database, log_dir=log_dir, port=port, variant=variant,
+        params=params, decision_ms=decision_ms, bank_ms=bank_ms, fault_policy=policy, max_faults=max_faults,
+        connect_timeout_ms=connect_ms, trueskill=tsp, limits=limits, base_dir=base_dir)
