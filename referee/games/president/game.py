@@ -17,6 +17,8 @@ from .rules import (CARD_ORDER, LATER_LEADERS, VARIANT_FLAGS, Rules, deal, final
                     sort_cards)
 
 _PASS_ACTION = Action(PASS)
+#: interned PLAY actions by card tuple (Action is immutable): legal lists are rebuilt often
+_PLAY_ACTIONS: dict[tuple[str, ...], Action] = {}
 _RULE_PLAY = "6.2"
 _RULE_RETURN = "5.3"
 
@@ -189,7 +191,16 @@ class PresidentGame(Game):
         if self._legal is not None:
             return self._legal
         if self.phase == "play":
-            out = [_PASS_ACTION if a is None else Action(PLAY, a) for a in self.play.legal()]  # type: ignore[union-attr]
+            cache = _PLAY_ACTIONS
+            out = []
+            for a in self.play.legal():  # type: ignore[union-attr]
+                if a is None:
+                    out.append(_PASS_ACTION)
+                else:
+                    act = cache.get(a)
+                    if act is None:
+                        act = cache[a] = Action(PLAY, a)
+                    out.append(act)
         elif self.phase == "exchange":
             returner, _, k, optional = self.duties[self.duty_idx]
             hand = sort_cards(self.hands[returner])
@@ -252,10 +263,21 @@ class PresidentGame(Game):
         self._legal = None
         emit = self.emit
         for (s, cs, auto, transparent, top, rev, size, place) in play.ev_entries:
-            emit(ppb.PresidentEvent(play=ppb.PresidentPlay(
-                seat=s, cards=cs, auto=auto, transparent=transparent,
-                top=ppb.PresidentTop(count=top[0], rank=top[1]) if top is not None else None,
-                revolution=rev, hand_size=size, place=place)))
+            # only non-default fields are passed: building protobufs is the slow part of a step
+            kw: dict[str, Any] = {"seat": s, "hand_size": size}
+            if cs:
+                kw["cards"] = cs
+            if auto:
+                kw["auto"] = True
+            if transparent:
+                kw["transparent"] = True
+            if top is not None:
+                kw["top"] = {"count": top[0], "rank": top[1]}
+            if rev:
+                kw["revolution"] = True
+            if place:
+                kw["place"] = place
+            emit(ppb.PresidentEvent(play=kw))
         if play.ev_trick_end is not None:
             last, leader = play.ev_trick_end
             emit(ppb.PresidentEvent(trick_end=ppb.PresidentTrickEnd(last_player=last, leader=leader)))
@@ -420,6 +442,8 @@ class PresidentGame(Game):
                 raise ValueError(f"president: zone {key!r} holds {len(place)} cards, got {len(cards)}")
             place[:] = list(cards)  # in place: the round's play state shares these lists
         g._legal = None
+        if g.play is not None:
+            g.play.invalidate()
         return g
 
     def __deepcopy__(self, memo: dict[int, Any]) -> "PresidentGame":

@@ -9,7 +9,7 @@ one per round and turns what it reports into events; the conformance query
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Sequence
+from typing import Any, Sequence
 
 from .rules import CARD_ORDER, RANK_OF, Rules, Top
 
@@ -42,7 +42,7 @@ class RoundPlay:
     """
 
     __slots__ = ("rules", "n", "hands", "finished", "top", "last", "passed", "to_act", "revolution",
-                 "active", "trick", "leader", "played", "over", "ev_entries", "ev_trick_end", "ev_round_over")
+                 "active", "trick", "leader", "played", "over", "groups", "ev_entries", "ev_trick_end", "ev_round_over")
 
     def __init__(self, rules: Rules, hands: list[list[str]], leader: int,
                  finished: Sequence[int] = (), revolution: bool = False):
@@ -59,6 +59,7 @@ class RoundPlay:
         self.active = sum(1 for h in hands if h)
         self.played: list[str] = []
         self.over = False
+        self.groups: list[dict[str, Any] | None] = [None] * self.n
         self.ev_entries: list[tuple] = []
         self.ev_trick_end: tuple[int, int] | None = None
         self.ev_round_over = False
@@ -114,26 +115,21 @@ class RoundPlay:
             return []
         top = self.top
         out: list[tuple[str, ...] | None] = [] if top is None else [None]
-        groups: dict[str, list[str]] = {}
-        for code in sorted(self.hands[seat], key=CARD_ORDER.__getitem__):
-            r = RANK_OF[code]
-            g = groups.get(r)
-            if g is None:
-                groups[r] = [code]
-            else:
-                g.append(code)
-        beats, rev = self.rules.beats, self.revolution
-        for r, cards in groups.items():
+        groups = self.groups[seat]
+        if groups is None:
+            groups = self.groups[seat] = rank_groups(self.hands[seat])
+        allowed = self.rules.allowed_counts(top, self.revolution)
+        for r, (cards, subsets) in groups.items():
             k = len(cards)
-            for c in range(1, k + 1):
-                if beats(c, r, top, rev):
-                    if c == 1:
-                        out.extend((x,) for x in cards)
-                    elif c == k:
-                        out.append(tuple(cards))
-                    else:
-                        out.extend(combinations(cards, c))
+            for c in allowed[r]:
+                if c > k:
+                    break
+                out.extend(subsets[c])
         return out
+
+    def invalidate(self) -> None:
+        """Forget cached per-hand data (call after changing ``hands`` from outside)."""
+        self.groups = [None] * self.n
 
     # -- spec 6.3-6.7, 6.9 ---------------------------------------------------------
     def act(self, seat: int, cards: Sequence[str] | None) -> None:
@@ -158,6 +154,13 @@ class RoundPlay:
                 hand.remove(code)
             self.played.extend(cards)
             c, r = len(cards), RANK_OF[cards[0]]
+            groups = self.groups[seat]
+            if groups is not None:  # keep the cached rank groups in step: only rank r changed
+                rest = tuple(x for x in groups[r][0] if x not in cards)
+                if rest:
+                    groups[r] = _group_entry(rest)
+                else:
+                    del groups[r]
             top, self.revolution, skip, transparent = self.rules.effect(c, r, self.top, self.revolution)
             self.top = top
             self.last = seat
@@ -198,3 +201,25 @@ class RoundPlay:
         if len(self.passed) >= self.active - (1 if hands[last] else 0):
             return True, (last if hands[last] else self.next_active(last))
         return False, self.next_active(cursor)
+
+
+def _group_entry(cards: tuple[str, ...]) -> tuple[tuple[str, ...], list[list[tuple[str, ...]]]]:
+    subsets: list[list[tuple[str, ...]]] = [[], [(x,) for x in cards]]
+    for c in range(2, len(cards) + 1):
+        subsets.append(list(combinations(cards, c)))
+    return cards, subsets
+
+
+def rank_groups(hand: Sequence[str]) -> dict[str, tuple[tuple[str, ...], list[list[tuple[str, ...]]]]]:
+    """The hand split by rank (spec 6.1), ranks in the normal order: ``{rank:
+    (cards, subsets)}`` where ``cards`` is in card order and ``subsets[c]``
+    lists every combination of ``c`` of those cards (``subsets[0]`` is empty)."""
+    groups: dict[str, list[str]] = {}
+    for code in sorted(hand, key=CARD_ORDER.__getitem__):
+        r = RANK_OF[code]
+        g = groups.get(r)
+        if g is None:
+            groups[r] = [code]
+        else:
+            g.append(code)
+    return {r: _group_entry(tuple(cards)) for r, cards in groups.items()}

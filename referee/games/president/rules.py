@@ -81,7 +81,8 @@ class Rules:
     ``Rules(variant)`` takes the dict of section-10 flags (missing = False).
     """
 
-    __slots__ = ("bsbl", "bsba", "erb", "skip", "rev", "jokers", "thl", "tt", "double", "pack", "pack_set")
+    __slots__ = ("bsbl", "bsba", "erb", "skip", "rev", "jokers", "thl", "tt", "double", "pack", "pack_set",
+                 "_allowed")
 
     def __init__(self, variant: dict[str, Any]):
         g = variant.get
@@ -97,6 +98,17 @@ class Rules:
         self.double = bool(g("double_exchange", False))
         self.pack: tuple[str, ...] = JOKER_PACK if self.jokers else STANDARD_PACK
         self.pack_set = frozenset(self.pack)
+        self._allowed: dict[tuple[Top, bool], dict[str, tuple[int, ...]]] = {}
+
+    def allowed_counts(self, top: Top, revolution: bool) -> dict[str, tuple[int, ...]]:
+        """For each rank code, the counts ``c`` (1..4, ascending) for which a set
+        of ``c`` cards of that rank beats ``top`` (memoised :meth:`beats`)."""
+        key = (top, revolution)
+        table = self._allowed.get(key)
+        if table is None:
+            table = self._allowed[key] = {
+                r: tuple(c for c in range(1, 5) if self.beats(c, r, top, revolution)) for r in RANK_CODES}
+        return table
 
     # -- spec 6.2 steps 3-7 -------------------------------------------------
     def beats(self, c: int, r: str, top: Top, revolution: bool) -> bool:
