@@ -1,0 +1,210 @@
+"""End-to-end tests of the Node.js sample bot (``sample_bots/node/bot.js``).
+
+Real processes over loopback gRPC: the ``referee`` CLI starts a referee,
+launches the Node bot and Python bots, and plays. Skipped only when ``node``
+is not installed; ``npm ci`` is run once per session if
+``sample_bots/node/node_modules`` is missing (needs the npm registry).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+NODE_DIR = REPO / "sample_bots" / "node"
+NODE_BOT = "node sample_bots/node/bot.js"
+RANDOM_BOT = "python sample_bots/random_bot.py"
+GAME = "doudizhu"
+
+
+def referee_cmd() -> list[str]:
+    """argv prefix running the ``referee`` CLI of this interpreter's environment."""
+    script = Path(sys.executable).parent / "referee"
+    if script.is_file():
+        return [str(script)]
+    return [sys.executable, "-c", "import sys; from referee.cli import app; sys.argv[0] = 'referee'; app()"]
+
+
+def run_referee(args: list[str], timeout: float = 300, **kw) -> subprocess.CompletedProcess:
+    """Run ``referee ARGS`` from the repository root; returns the completed process (text)."""
+    return subprocess.run(referee_cmd() + args, cwd=REPO, capture_output=True, text=True, timeout=timeout, **kw)
+
+
+@pytest.fixture(scope="session")
+def node_bot() -> str:
+    """The Node bot's command line, after making sure its dependencies are installed."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node not installed: the Node.js bot tests need Node.js >= 18 on PATH")
+    deps = NODE_DIR / "node_modules"
+    if not ((deps / "@grpc" / "grpc-js").is_dir() and (deps / "@grpc" / "proto-loader").is_dir()):
+        npm = shutil.which("npm")
+        assert npm, "node is installed but npm is not: cannot run `npm ci` in sample_bots/node"
+        r = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR, capture_output=True, text=True,
+                           timeout=600)
+        assert r.returncode == 0, f"npm ci failed in {NODE_DIR}:\n{r.stdout}\n{r.stderr}"
+    return NODE_BOT
+
+
+def test_node_bot_plays_a_full_match(node_bot: str, tmp_path: Path) -> None:
+    """Node bot + two Python random bots finish a Dou Dizhu match; the Node seat has no fault."""
+    r = run_referee(["match", GAME, "--param", "rounds=2", "--seed", "11", "--json", "--log-dir", str(tmp_path),
+                     "--bot", f"{node_bot} --seed 1", "--bot", f"{RANDOM_BOT} --seed 2",
+                     "--bot", f"{RANDOM_BOT} --seed 3"])
+    assert r.returncode == 0, f"referee match failed:\n{r.stdout}\n{r.stderr}"
+    out = json.loads(r.stdout)
+    assert out["status"] == "complete"
+    assert out["decisions"] > 0
+    node_faults = [f for f in out["faults"] if f["seat"] == 0]
+    assert node_faults == [], f"faults of the Node seat: {node_faults}"
+    assert 0 not in out["forfeited"]
+    stderr = next(tmp_path.glob("*.seat0.stderr")).read_text()
+    assert "rejected" not in stderr and "connection ended" not in stderr, stderr
+
+
+def test_node_bot_in_the_middle_seat_with_4_players(node_bot: str, tmp_path: Path) -> None:
+    """Seat numbers and the 2-deck 4-player game do not confuse the bot's heuristic."""
+    r = run_referee(["match", GAME, "--param", "rounds=1", "--seed", "5", "--json", "--log-dir", str(tmp_path),
+                     "--bot", f"{RANDOM_BOT} --seed 2", "--bot", f"{node_bot} --seed 4",
+                     "--bot", f"{RANDOM_BOT} --seed 3", "--bot", f"{RANDOM_BOT} --seed 6"])
+    assert r.returncode == 0, f"referee match failed:\n{r.stdout}\n{r.stderr}"
+    out = json.loads(r.stdout)
+    assert out["status"] == "complete"
+    assert [f for f in out["faults"] if f["seat"] == 1] == []
+
+
+def test_node_bot_reports_bad_token_and_exits_nonzero(node_bot: str, tmp_path: Path) -> None:
+    """A wrong token: the referee answers UNAUTHENTICATED; the bot says so on stderr and exits 1."""
+    serve = subprocess.Popen(referee_cmd() + ["serve", "--port", "0", "--log-dir", str(tmp_path),
+                                              "--admin-token", "test-admin"],
+                             cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True)
+    try:
+        line = serve.stdout.readline()
+        m = re.search(r"listening on (\S+):(\d+)", line)
+        assert m, f"unexpected serve output {line!r}; stderr: {serve.stderr.read() if serve.poll() else ''}"
+        addr = f"127.0.0.1:{m.group(2)}"
+        r = subprocess.run(["node", "sample_bots/node/bot.js", "--referee", addr, "--token", "not-a-token",
+                            "--name", "nodetest"], cwd=REPO, capture_output=True, text=True, timeout=60)
+        assert r.returncode == 1, (r.returncode, r.stderr)
+        assert "UNAUTHENTICATED" in r.stderr and "nodetest" in r.stderr, r.stderr
+    finally:
+        serve.terminate()
+        try:
+            serve.wait(10)
+        except subprocess.TimeoutExpired:
+            serve.kill()
+            serve.wait(5)
+
+
+def test_node_bot_reports_unreachable_referee(node_bot: str) -> None:
+    """Nothing listening: a clear UNAVAILABLE message and exit status 1, not a hang."""
+    r = subprocess.run(["node", "sample_bots/node/bot.js", "--referee", "127.0.0.1:1", "--token", "t"],
+                       cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1
+    assert "UNAVAILABLE" in r.stderr, r.stderr
+
+
+def test_node_bot_rejects_bad_arguments(node_bot: str) -> None:
+    r = subprocess.run(["node", "sample_bots/node/bot.js", "--token", "t"], cwd=REPO, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 2
+    assert "--referee" in r.stderr
+
+
+def test_mixed_language_tournament(node_bot: str, tmp_path: Path) -> None:
+    """Two Python bots and the Node bot in a round robin via ``referee tournament run``.
+
+    Depends on the tournament feature (``tournaments/``, CLI ``referee
+    tournament run FILE`` and ``referee tournament status``), whose file
+    format is the one of ``tournaments/examples/doudizhu.toml``.
+    """
+    db = tmp_path / "results.sqlite"
+    toml = tmp_path / "mixed.toml"
+    toml.write_text(textwrap.dedent(f"""\
+        name = "mixed-languages"
+        game = "{GAME}"
+        players = 3
+        schedule = "round_robin"
+        games = 1
+        seed = 7
+        concurrency = 1
+        database = "{db}"
+        log_dir = "{tmp_path / 'logs'}"
+        params = {{ rounds = 2 }}
+
+        [clock]
+        decision_ms = 2000
+
+        [[bots]]
+        name = "node-sample"
+        command = "{node_bot} --seed 1"
+
+        [[bots]]
+        name = "py-random-a"
+        command = "{RANDOM_BOT} --seed 2"
+
+        [[bots]]
+        name = "py-random-b"
+        command = "{RANDOM_BOT} --seed 3"
+        """))
+    r = run_referee(["tournament", "run", str(toml), "--format", "json", "--quiet"], timeout=600)
+    assert r.returncode == 0, f"tournament failed:\n{r.stdout}\n{r.stderr}"
+    board = {row["bot"]: row for row in json.loads(r.stdout)}
+    assert set(board) == {"node-sample", "py-random-a", "py-random-b"}
+    # 3 bots, 3 seats: one combination in its 3 seat rotations, every bot in every match
+    assert all(row["matches"] == 3 for row in board.values()), board
+    node = board["node-sample"]
+    assert (node["timeouts"], node["illegal"], node["crashes"], node["other_faults"]) == (0, 0, 0, 0), node
+    st = run_referee(["tournament", "status", "mixed-languages", "--db", str(db)])
+    assert st.returncode == 0, st.stderr
+    assert "3/3 matches done" in st.stdout and "aborted 0" in st.stdout, st.stdout
+    assert "faults of node-sample" not in st.stdout, st.stdout
+
+
+def test_node_bot_heuristic_sheds_cards_and_never_beats_partner(node_bot: str) -> None:
+    """The Dou Dizhu heuristic on hand-made requests (pure JS, no referee)."""
+    script = textwrap.dedent("""
+        const b = require('./sample_bots/node/bot.js');
+        const rng = b.makeRng(1);
+        const P = (cards) => ({kind: 'ACTION_KIND_PLAY', cards, amount: 0});
+        const PASS = {kind: 'ACTION_KIND_PASS', cards: [], amount: 0};
+        const req = (obs, legal) => ({kind: 'DECISION_KIND_PLAY', legal_actions: legal,
+                                      observation: {game: 'doudizhu', doudizhu: obs}});
+        const base = {players: 3, seat: 1, landlord: 0, hand_sizes: [10, 10, 10], top: [], top_seat: -1};
+        const out = {};
+        // leading: the longest non-bomb play, lowest rank among equals; never a bomb
+        out.lead = b.choose(req(base, [P(['3S']), P(['4S','4H']), P(['5S','5H','5D','5C']),
+                                       P(['9S','9H']), P(['3S','4H','5D','6C','7C'])]), null, rng).cards;
+        // following the landlord: lowest non-bomb beating play
+        out.follow = b.choose(req({...base, top: ['8S'], top_seat: 0},
+                                  [PASS, P(['KS']), P(['9D']), P(['BJ','RJ'])]), null, rng).cards;
+        // partner peasant (seat 2) on top: pass
+        out.partner = b.choose(req({...base, top: ['8S'], top_seat: 2}, [PASS, P(['9D'])]), null, rng).kind;
+        // only a bomb beats, opponent far from out: pass; opponent about to go out: bomb
+        out.keep = b.choose(req({...base, top: ['AS'], top_seat: 0}, [PASS, P(['5S','5H','5D','5C'])]), null, rng).kind;
+        out.bomb = b.choose(req({...base, top: ['AS'], top_seat: 0, hand_sizes: [2, 10, 10]},
+                                [PASS, P(['5S','5H','5D','5C'])]), null, rng).cards.length;
+        // other games: one of the legal actions
+        const other = [P(['AH']), P(['KH'])];
+        out.other = other.includes(b.choose({kind: 'DECISION_KIND_PLAY', legal_actions: other,
+                                             observation: {game: 'smear'}}, {game: 'smear'}, rng));
+        console.log(JSON.stringify(out));
+        """)
+    r = subprocess.run(["node", "-e", script], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["lead"] == ["3S", "4H", "5D", "6C", "7C"]
+    assert out["follow"] == ["9D"]
+    assert out["partner"] == "ACTION_KIND_PASS"
+    assert out["keep"] == "ACTION_KIND_PASS"
+    assert out["bomb"] == 4
+    assert out["other"] is True
