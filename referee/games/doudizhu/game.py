@@ -18,6 +18,8 @@ from referee.games.doudizhu import rules as R
 
 _PASS_ACTION = Action(PASS)
 _BID_ACTIONS = {b: Action(BID, (), b) for b in (1, 2, 3)}
+#: realised legal plays per rank-level move and code groups (see rules.legal_plays_grouped)
+_ACTION_MEMO: dict = {}
 _new_action = Action.__new__
 _setattr = object.__setattr__
 
@@ -175,9 +177,12 @@ class DouDizhu(Game):
             acts = [_PASS_ACTION] + [_BID_ACTIONS[b] for b in range(self.auction.high + 1, 4)]
         elif self.phase == "play":
             p = self.playp
-            plays = R.legal_plays(p.hands[p.to_act], self.n, p.top)
-            acts = [_PASS_ACTION] if p.top is not None else []
-            acts.extend(map(_play_action, plays))
+            plays = p.legal(_play_action, _ACTION_MEMO)
+            if p.top is not None:
+                acts = [_PASS_ACTION]
+                acts.extend(plays)
+            else:
+                acts = plays
         else:
             acts = []
         res = (acts, True)
@@ -397,13 +402,11 @@ class DouDizhu(Game):
             key = f"hand{j}"
             if key not in zones:
                 continue
-            h = R.sort_cards(list(zones[key]) + [c for c, k in known[j].items() for _ in range(k)])
-            g.hands[j][:] = h
+            h = list(zones[key]) + [c for c, k in known[j].items() for _ in range(k)]
             if g.playp is not None:
-                cnt: dict[str, int] = {}
-                for c in h:
-                    cnt[c] = cnt.get(c, 0) + 1
-                g.playp.counts[j] = cnt
+                g.playp.set_hand(j, h)
+            else:
+                g.hands[j][:] = R.sort_cards(h)
         if "kitty" in zones:
             g.kitty = R.sort_cards(zones["kitty"])
         g._legal_cache = None

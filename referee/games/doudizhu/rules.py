@@ -18,8 +18,8 @@ module both call these functions; nothing is re-implemented elsewhere.
 
 from __future__ import annotations
 
-from itertools import combinations
-from typing import Iterable, Sequence
+from itertools import combinations, product
+from typing import Any, Callable, Iterable, Sequence
 
 from referee.engine import IllegalAction
 
@@ -265,11 +265,30 @@ def rank_counts(hand: Iterable[str]) -> list[int]:
     return cnt
 
 
-def _chains(cnt: list[int], need: int, min_len: int, length: int, above: int) -> list[tuple[int, int]]:
-    """(lo, hi) rank ranges of chains with ``need`` cards of each rank,
-    length ``length`` (0 = any length >= ``min_len``) and top rank > ``above``."""
+#: constant one-rank moves: _UNIT[r][k] == ((r, k),)
+_UNIT = [[((r, k),) for k in range(9)] for r in range(15)]
+#: constant chain moves: _CHAIN[need][lo][hi] == ((lo, need), ..., (hi, need))
+_CHAIN = [[[tuple((r, need) for r in range(lo, hi + 1)) if hi >= lo else () for hi in range(CHAIN_MAX + 1)]
+           for lo in range(CHAIN_MAX + 1)] for need in range(4)]
+
+
+def _summary(cnt: list[int]) -> tuple[list[int], list[int], list[int], list[int]]:
+    """Ranks with at least 1, 2, 3 and 4 cards. Jokers never reach 3 cards
+    (nor 2 in 3p), so rank filters on pairs/trios/bombs follow from the
+    counts of any hand the deck can supply."""
+    ones = [r for r in range(15) if cnt[r]]
+    twos = [r for r in ones if cnt[r] >= 2]
+    threes = [r for r in twos if cnt[r] >= 3]
+    fours = [r for r in threes if cnt[r] >= 4]
+    return ones, twos, threes, fours
+
+
+def _chains(cnt: list[int], need: int, min_len: int, length: int, above: int) -> list[Move]:
+    """Chain moves with ``need`` cards of each rank, ``length`` ranks (0 =
+    every length >= ``min_len``) and top rank > ``above`` ([RANK-3]/[RANK-4])."""
     out = []
     run = 0
+    tab = _CHAIN[need]
     for hi in range(CHAIN_MAX + 1):
         if cnt[hi] >= need:
             run += 1
@@ -280,109 +299,109 @@ def _chains(cnt: list[int], need: int, min_len: int, length: int, above: int) ->
             continue
         if length:
             if run >= length:
-                out.append((hi - length + 1, hi))
+                out.append(tab[hi - length + 1][hi])
         else:
             for L in range(min_len, run + 1):
-                out.append((hi - L + 1, hi))
+                out.append(tab[hi - L + 1][hi])
     return out
 
 
-def _kicker_sets(cands: list[int], k: int, both_jokers_ok: bool) -> list[tuple[int, ...]]:
-    """``k``-subsets of kicker ranks ``cands`` (ascending); [COMB-2] drops
-    sets containing both BJ and RJ unless ``both_jokers_ok``."""
-    if both_jokers_ok or BJ not in cands or RJ not in cands:
+def _kicker_sets(cands: list[int], k: int) -> list[tuple[int, ...]]:
+    """``k``-subsets of kicker ranks ``cands`` (ascending), without the sets
+    holding both BJ and RJ ([COMB-2]: in 3p both jokers, in 4p both joker
+    pairs, would make every joker of the deck)."""
+    if BJ not in cands or RJ not in cands:
         return list(combinations(cands, k))
     return [c for c in combinations(cands, k) if not (BJ in c and RJ in c)]
 
 
-def _merge(base: list[tuple[int, int]], extra: Iterable[int], k: int) -> Move:
-    """Merge the (rank, count) pairs ``base`` with ranks ``extra`` at count
-    ``k`` into an ascending move."""
-    return tuple(sorted(base + [(r, k) for r in extra]))
-
-
-def moves_of_type(cnt: list[int], n: int, typ: str, length: int = 0, above: int = -1) -> list[Move]:
+def moves_of_type(cnt: list[int], n: int, typ: str, length: int = 0, above: int = -1,
+                  summ: tuple | None = None) -> list[Move]:
     """Every rank-level move of combination type ``typ`` that a hand with rank
-    counts ``cnt`` can make, for ``n`` players, with ordering rank > ``above``
-    and (for chains/airplanes) ``length`` chained units (0 = every length).
+    counts ``cnt`` (15 ints, a hand the deck can supply) can make for ``n``
+    players, with ordering rank > ``above`` and, for chains and airplanes,
+    ``length`` chained units (0 = every length). ``summ`` is an optional
+    precomputed :func:`_summary` of ``cnt``.
 
-    Bombs are not filtered by size here (see :func:`legal_moves`). Returns a
-    list of moves in ascending order of their ordering rank.
+    Bombs are listed for every size (4p) without comparing them to a top
+    bomb; see :func:`legal_moves`. Moves come in ascending ordering rank.
+    Raises ``ValueError`` for an unknown type.
     """
-    out: list[Move] = []
     three = n == 3
     if typ == SINGLE:
-        for r in range(above + 1, 15):
-            if cnt[r]:
-                out.append(((r, 1),))
-    elif typ == PAIR:
-        top = 15 if not three else 13
-        for r in range(above + 1, top):
-            if cnt[r] >= 2:
-                out.append(((r, 2),))
-    elif typ == TRIO:
-        for r in range(above + 1, 13):
-            if cnt[r] >= 3:
-                out.append(((r, 3),))
-    elif typ == TRIO_SINGLE or typ == TRIO_PAIR:
+        return [_UNIT[r][1] for r in range(above + 1, 15) if cnt[r]]
+    if typ == PAIR:
+        return [_UNIT[r][2] for r in range(above + 1, 15) if cnt[r] >= 2]
+    if typ == TRIO:
+        return [_UNIT[r][3] for r in range(above + 1, 13) if cnt[r] >= 3]
+    if typ == STRAIGHT:
+        return _chains(cnt, 1, 5, length, above)
+    if typ == PAIR_CHAIN:
+        return _chains(cnt, 2, 3, length, above)
+    if typ == TRIO_CHAIN:
+        return _chains(cnt, 3, 2, length, above)
+    ones, twos, threes, fours = summ or _summary(cnt)
+    out: list[Move] = []
+    if typ == TRIO_SINGLE or typ == TRIO_PAIR:
         if typ == TRIO_SINGLE:
             if not three:
                 return out
-            kick, kmax = 1, 15
+            kick, kicks = 1, ones
         else:
-            kick, kmax = 2, (13 if three else 15)
-        for t in range(above + 1, 13):
-            if cnt[t] >= 3:
-                for r in range(kmax):
-                    if r != t and cnt[r] >= kick:
-                        out.append(((t, 3), (r, kick)) if t < r else ((r, kick), (t, 3)))
-    elif typ == STRAIGHT or typ == PAIR_CHAIN or typ == TRIO_CHAIN:
-        need, mn = (1, 5) if typ == STRAIGHT else (2, 3) if typ == PAIR_CHAIN else (3, 2)
-        for lo, hi in _chains(cnt, need, mn, length, above):
-            out.append(tuple((r, need) for r in range(lo, hi + 1)))
-    elif typ == AIRPLANE_SINGLE or typ == AIRPLANE_PAIR:
+            kick, kicks = 2, twos
+        for t in threes:
+            if t > above:
+                for r in kicks:
+                    if r < t:
+                        out.append(((r, kick), (t, 3)))
+                    elif r > t:
+                        out.append(((t, 3), (r, kick)))
+        return out
+    if typ == AIRPLANE_SINGLE or typ == AIRPLANE_PAIR:
         if typ == AIRPLANE_SINGLE:
             if not three:
                 return out
-            kick, kmax = 1, 15
+            kick, kicks = 1, ones
         else:
-            kick, kmax = 2, (13 if three else 15)
-        for lo, hi in _chains(cnt, 3, 2, length, above):
+            kick, kicks = 2, twos
+        if len(threes) < 2:
+            return out
+        for chain in _chains(cnt, 3, 2, length, above):
+            lo, hi = chain[0][0], chain[-1][0]
             L = hi - lo + 1
-            cands = [r for r in range(kmax) if cnt[r] >= kick and not lo <= r <= hi]
+            cands = [r for r in kicks if r < lo or r > hi]
             if len(cands) < L:
                 continue
-            base = [(r, 3) for r in range(lo, hi + 1)]
-            for ks in _kicker_sets(cands, L, False):
-                out.append(_merge(base, ks, kick))
-    elif typ == BOMB:
-        for r in range(above + 1, 13):
-            c = cnt[r]
-            if c >= 4:
+            for ks in _kicker_sets(cands, L):
+                out.append(tuple(sorted(chain + tuple((r, kick) for r in ks))))
+        return out
+    if typ == BOMB:
+        for r in fours:
+            if r > above:
                 if three:
-                    out.append(((r, 4),))
+                    out.append(_UNIT[r][4])
                 else:
-                    for m in range(4, c + 1):
-                        out.append(((r, m),))
-    elif typ == ROCKET:
+                    for m in range(4, cnt[r] + 1):
+                        out.append(_UNIT[r][m])
+        return out
+    if typ == ROCKET:
         if three:
             if cnt[BJ] and cnt[RJ]:
                 out.append(((BJ, 1), (RJ, 1)))
         elif cnt[BJ] == 2 and cnt[RJ] == 2:
             out.append(((BJ, 2), (RJ, 2)))
-    elif typ == QUAD_TWO_SINGLES or typ == QUAD_TWO_PAIRS:
+        return out
+    if typ == QUAD_TWO_SINGLES or typ == QUAD_TWO_PAIRS:
         if not three:
             return out
-        kick = 1 if typ == QUAD_TWO_SINGLES else 2
-        kmax = 15 if kick == 1 else 13
-        for q in range(above + 1, 13):
-            if cnt[q] == 4:
-                cands = [r for r in range(kmax) if r != q and cnt[r] >= kick]
-                for ks in _kicker_sets(cands, 2, False):
-                    out.append(_merge([(q, 4)], ks, kick))
-    else:
-        raise ValueError(f"unknown combination type {typ!r}")
-    return out
+        kick, kicks = (1, ones) if typ == QUAD_TWO_SINGLES else (2, twos)
+        for q in fours:
+            if q > above:
+                cands = [r for r in kicks if r != q]
+                for ks in _kicker_sets(cands, 2):
+                    out.append(tuple(sorted(((q, 4),) + tuple((r, kick) for r in ks))))
+        return out
+    raise ValueError(f"unknown combination type {typ!r}")
 
 
 _LEAD_TYPES_3 = (SINGLE, PAIR, TRIO, TRIO_SINGLE, TRIO_PAIR, STRAIGHT, PAIR_CHAIN, TRIO_CHAIN,
@@ -394,26 +413,33 @@ def legal_moves(cnt: list[int], n: int, top: Combo | None) -> list[Move]:
     """Every rank-level move a hand with rank counts ``cnt`` may play
     ([PLAY-2] .. [PLAY-4]): all combinations when leading (``top`` is
     ``None``), else those that beat ``top`` (§6). Order: by type (order of
-    §5.3, bombs and rocket last), then ascending ordering rank, then length.
-    Passing is not included."""
+    §5.3, quadplexes, bombs and rocket last), then ascending ordering rank,
+    then length. Passing is not included."""
     if top is None:
+        summ = _summary(cnt)
         out: list[Move] = []
         for t in (_LEAD_TYPES_3 if n == 3 else _LEAD_TYPES_4):
-            out.extend(moves_of_type(cnt, n, t))
+            out.extend(moves_of_type(cnt, n, t, 0, -1, summ))
         return out
     tt = top[0]
     if tt == ROCKET:
         return []
+    has_bomb = max(cnt[:13]) >= 4
     if tt == BOMB:
-        if n == 3:
+        if not has_bomb:
+            out = []
+        elif n == 3:
             out = moves_of_type(cnt, n, BOMB, 0, top[1])
         else:
             ts, tr = top[3], top[1]
-            out = [m for m in moves_of_type(cnt, n, BOMB) if m[0][1] > ts or (m[0][1] == ts and m[0][0] > tr)]
+            out = [m for m in moves_of_type(cnt, n, BOMB)
+                   if m[0][1] > ts or (m[0][1] == ts and m[0][0] > tr)]
     else:
         out = moves_of_type(cnt, n, tt, top[2], top[1])
-        out.extend(moves_of_type(cnt, n, BOMB))
-    out.extend(moves_of_type(cnt, n, ROCKET))
+        if has_bomb:
+            out.extend(moves_of_type(cnt, n, BOMB))
+    if cnt[RJ] and cnt[BJ]:
+        out.extend(moves_of_type(cnt, n, ROCKET))
     return out
 
 
@@ -438,6 +464,20 @@ def _combos(codes: tuple, k: int) -> tuple:
     return res
 
 
+_UNIQ_MEMO: dict[tuple, tuple] = {}
+
+
+def _uniq(codes: tuple) -> tuple:
+    """Distinct codes of a sorted code tuple (memoised)."""
+    res = _UNIQ_MEMO.get(codes)
+    if res is None:
+        res = tuple(dict.fromkeys(codes))
+        if len(_UNIQ_MEMO) > 100_000:
+            _UNIQ_MEMO.clear()
+        _UNIQ_MEMO[codes] = res
+    return res
+
+
 def by_rank(hand: Sequence[str]) -> list[tuple[str, ...]]:
     """The hand's codes grouped by rank index (15 tuples, canonical order
     inside each). ``hand`` must already be in canonical order."""
@@ -447,18 +487,58 @@ def by_rank(hand: Sequence[str]) -> list[tuple[str, ...]]:
     return [tuple(g) for g in groups]
 
 
-def expand(move: Move, groups: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+def expand(move: Move, groups: Sequence[tuple[str, ...]]) -> Sequence[tuple[str, ...]]:
     """Every distinct code multiset (tuple, canonical order) realising the
     rank-level ``move`` from a hand grouped by :func:`by_rank` (§7.1: plays
     that differ only in suits are different actions)."""
-    res: list[tuple[str, ...]] | None = None
+    if len(move) == 1:
+        r, k = move[0]
+        return _combos(groups[r], k)
+    if move[0][1] == 1 and all(k == 1 for _, k in move):
+        # a straight (or the 3p rocket): one card per rank
+        return list(product(*[_uniq(groups[r]) for r, _ in move]))
+    res = None
     for r, k in move:
         opts = _combos(groups[r], k)
         if res is None:
-            res = list(opts)
+            res = opts
         else:
             res = [a + b for a in res for b in opts]
-    return res or []
+    return res
+
+
+def legal_plays_grouped(groups: Sequence[tuple[str, ...]], cnt: list[int], n: int, top: Combo | None,
+                        wrap: Callable[[tuple[str, ...]], Any] | None = None,
+                        memo: dict | None = None) -> list:
+    """:func:`legal_plays` for a hand already grouped by rank (:func:`by_rank`)
+    with rank counts ``cnt``.
+
+    With ``wrap``, each play is returned as ``wrap(codes)`` (the engine wraps
+    plays into :class:`referee.engine.Action`); ``memo`` (a dict owned by
+    the caller, bounded here) then caches the wrapped plays of each
+    rank-level move per realising code groups, which makes repeated
+    situations cheap.
+    """
+    out: list = []
+    if wrap is None:
+        for m in legal_moves(cnt, n, top):
+            out.extend(expand(m, groups))
+        return out
+    get = memo.get
+    for m in legal_moves(cnt, n, top):
+        if len(m) == 1:
+            r, k = m[0]
+            key = (groups[r], k)
+        else:
+            key = tuple([(groups[r], k) for r, k in m])
+        res = get(key)
+        if res is None:
+            res = [wrap(t) for t in expand(m, groups)]
+            if len(memo) >= 50_000:
+                memo.clear()
+            memo[key] = res
+        out.extend(res)
+    return out
 
 
 def legal_plays(hand: Sequence[str], n: int, top: Combo | None) -> list[tuple[str, ...]]:
@@ -466,11 +546,7 @@ def legal_plays(hand: Sequence[str], n: int, top: Combo | None) -> list[tuple[st
     (canonical order) against ``top`` (``None`` = leading). Complete: each
     legal code multiset appears exactly once (§7.1)."""
     groups = by_rank(hand)
-    cnt = [len(g) for g in groups]
-    out: list[tuple[str, ...]] = []
-    for m in legal_moves(cnt, n, top):
-        out.extend(expand(m, groups))
-    return out
+    return legal_plays_grouped(groups, [len(g) for g in groups], n, top)
 
 
 def count_legal_plays(hand: Sequence[str], n: int, top: Combo | None) -> int:
@@ -662,7 +738,7 @@ class PlayPhase:
     ``winner`` (-1 while running).
     """
 
-    __slots__ = ("n", "landlord", "hands", "counts", "to_act", "top", "top_cards", "top_seat", "passes",
+    __slots__ = ("n", "landlord", "hands", "counts", "groups", "cnts", "to_act", "top", "top_cards", "top_seat", "passes",
                  "trick", "bombs", "rockets", "plays", "winner", "doublings")
 
     def __init__(self, n: int, landlord: int, hands: Sequence[Sequence[str]]):
@@ -675,6 +751,8 @@ class PlayPhase:
             for x in h:
                 c[x] = c.get(x, 0) + 1
             self.counts.append(c)
+        self.groups = [by_rank(h) for h in self.hands]
+        self.cnts = [[len(g) for g in gs] for gs in self.groups]
         self.to_act: int | None = landlord  # [PLAY-1]
         self.top: Combo | None = None
         self.top_cards: tuple[str, ...] = ()
@@ -708,6 +786,8 @@ class PlayPhase:
         """Apply a checked play ([PLAY-5]); True when it ended the round ([END-1])."""
         hand = self.hands[seat]
         hc = self.counts[seat]
+        groups = self.groups[seat]
+        cnt = self.cnts[seat]
         for c in cards:
             hand.remove(c)
             k = hc[c] - 1
@@ -715,6 +795,11 @@ class PlayPhase:
                 hc[c] = k
             else:
                 del hc[c]
+            r = RANK_OF[c]
+            g = list(groups[r])
+            g.remove(c)
+            groups[r] = tuple(g)
+            cnt[r] -= 1
         self.plays[seat] += 1
         t = combo[0]
         if t == BOMB:
@@ -749,9 +834,22 @@ class PlayPhase:
         self.trick.append((seat, (), None))
         return False
 
-    def legal(self) -> list[tuple[str, ...]]:
-        """Legal plays of the seat to act (code tuples), pass excluded; see :func:`legal_plays`."""
-        return legal_plays(self.hands[self.to_act], self.n, self.top)
+    def legal(self, wrap: Callable[[tuple[str, ...]], Any] | None = None, memo: dict | None = None) -> list:
+        """Legal plays of the seat to act, pass excluded: code tuples, or
+        ``wrap(codes)`` objects; see :func:`legal_plays_grouped`."""
+        s = self.to_act
+        return legal_plays_grouped(self.groups[s], self.cnts[s], self.n, self.top, wrap, memo)
+
+    def set_hand(self, seat: int, cards: Sequence[str]) -> None:
+        """Replace ``seat``'s hand (used to re-deal hidden cards in leak tests)."""
+        h = sort_cards(cards)
+        self.hands[seat][:] = h
+        c: dict[str, int] = {}
+        for x in h:
+            c[x] = c.get(x, 0) + 1
+        self.counts[seat] = c
+        self.groups[seat] = by_rank(h)
+        self.cnts[seat] = [len(g) for g in self.groups[seat]]
 
     # -- end ----------------------------------------------------------------------
     @property
