@@ -390,3 +390,5 @@ def leaderboard(
 from referee.botnew import bot_app  # noqa: E402
 
 app.add_typer(bot_app, name="bot")
+if __name__ == "__main__":  # python -m referee.cli
+    app()

@@ -317,7 +317,7 @@ async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | Non
                         applied = game.fallback_action()
                 if fault is not None:
                     add_fault(fault)
-                if link.connected:
+                if fault is not None and link.connected:
                     await link.send(pb.RefereeMessage(action_result=pb.ActionResult(
                         match_id=spec.match_id, request_id=request_id, accepted=fault is None,
                         rule=fault.rule if fault else "", message=fault.message if fault else "",

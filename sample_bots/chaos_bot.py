@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Chaos bot: misbehaves on purpose, for fault-injection tests.
+
+    python sample_bots/chaos_bot.py --mode MODE --referee HOST:PORT --token T
+
+Modes (every loop is bounded, so a mode cannot run forever even outside the sandbox):
+
+crash-at-start    exits with status 3 before connecting
+crash-mid-match   plays 5 random legal actions, then exits with status 4
+hang              connects, never answers (sleeps at most 10 minutes)
+slow              answers each request 100 ms after its deadline
+illegal           answers every request with an action that is not legal
+garbage           connects, then sends bytes that are not a protobuf message
+wrong-request-id  answers with a request id it was never sent
+flood             answers each request once correctly plus 50 bogus replies
+memory-hog        allocates memory until the address-space limit stops it
+fork-bomb         forks up to 200 sleeping children, then hangs
+stdout-spam       writes up to 1 GiB to stdout (the file-size limit stops it)
+wrong-match       answers with another match id
+double-answer     answers every request twice
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import random
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import grpc  # noqa: E402
+
+from cardgames.v1 import referee_pb2 as pb, referee_pb2_grpc  # noqa: E402
+from sample_bots import botlib  # noqa: E402
+
+MODES = ("crash-at-start", "crash-mid-match", "hang", "slow", "illegal", "garbage", "wrong-request-id", "flood",
+         "memory-hog", "fork-bomb", "stdout-spam", "wrong-match", "double-answer")
+
+
+def illegal_action(req: pb.DecisionRequest) -> pb.Action:
+    """An action that is certainly not among ``req.legal_actions``: five aces of
+    spades (no deck has five), or a bid of 999."""
+    legal = {(a.kind, tuple(sorted(a.cards)), a.amount) for a in req.legal_actions}
+    for cand in (pb.Action(kind=pb.ACTION_KIND_PLAY, cards=["AS"] * 5),
+                 pb.Action(kind=pb.ACTION_KIND_BID, amount=999)):
+        if (cand.kind, tuple(sorted(cand.cards)), cand.amount) not in legal:
+            return cand
+    return pb.Action(kind=pb.ACTION_KIND_EXCHANGE, cards=["AS"] * 5)
+
+
+def garbage(args) -> int:
+    """Send a valid Hello, then raw bytes that do not decode as a BotMessage."""
+    channel = grpc.insecure_channel(args.referee)
+    hello = pb.BotMessage(hello=pb.Hello(bot_name=args.name, token=args.token, protocol_version=1)).SerializeToString()
+
+    def gen():
+        yield hello
+        time.sleep(0.5)
+        yield b"\xff\xfe\xfd garbage \x00\x01" * 10
+        time.sleep(5)
+
+    call = channel.stream_stream("/cardgames.v1.RefereeService/Connect", request_serializer=lambda b: b,
+                                 response_deserializer=lambda b: b)
+    try:
+        for _ in call(gen()):
+            pass
+    except grpc.RpcError as e:
+        print(f"garbage: stream ended {e.code().name}", file=sys.stderr)
+    return 0
+
+
+def main() -> int:
+    args = botlib.parse_args("chaos", None, lambda ap: ap.add_argument("--mode", required=True, choices=MODES))
+    args.name = f"chaos-{args.mode}" if args.name == "chaos" else args.name
+    rng = random.Random(args.seed)
+    mode = args.mode
+    if mode == "crash-at-start":
+        print("chaos: crashing at start", file=sys.stderr)
+        return 3
+    if mode == "garbage":
+        return garbage(args)
+    if mode == "memory-hog":
+        hog = []
+        for _ in range(4096):  # at most 4096 x 64 MiB
+            hog.append(bytearray(64 * 1024 * 1024))
+        return 0
+    if mode == "fork-bomb":
+        kids = 0
+        for _ in range(200):
+            try:
+                if os.fork() == 0:
+                    time.sleep(600)
+                    os._exit(0)
+                kids += 1
+            except OSError:
+                break
+        print(f"chaos: forked {kids} children", file=sys.stderr)
+        time.sleep(600)
+        return 0
+    if mode == "stdout-spam":
+        line = b"spam " * 200 + b"\n"
+        for _ in range(1024 * 1024 * 1024 // len(line)):
+            sys.stdout.buffer.write(line)
+        return 0
+    if mode == "hang":
+        # connect so the seat is occupied, then never answer
+        channel = grpc.insecure_channel(args.referee)
+        stub = referee_pb2_grpc.RefereeServiceStub(channel)
+        q: "queue.Queue[pb.BotMessage | None]" = queue.Queue()
+        q.put(pb.BotMessage(hello=pb.Hello(bot_name=args.name, token=args.token, protocol_version=1)))
+
+        def gen():
+            while (m := q.get()) is not None:
+                yield m
+
+        try:
+            deadline = time.monotonic() + 600
+            for _ in stub.Connect(gen()):
+                if time.monotonic() > deadline:
+                    break
+        except grpc.RpcError:
+            pass
+        return 0
+
+    count = [0]
+
+    def choose(req: pb.DecisionRequest, _started) -> pb.Action:
+        count[0] += 1
+        if mode == "crash-mid-match" and count[0] > 5:
+            print("chaos: crashing mid-match", file=sys.stderr)
+            os._exit(4)
+        if mode == "slow":
+            time.sleep((req.time_left_ms + req.bank_left_ms) / 1000 + 0.1)
+        if mode == "illegal":
+            return illegal_action(req)
+        return rng.choice(list(req.legal_actions))
+
+    if mode in ("wrong-request-id", "flood", "wrong-match", "double-answer"):
+        return _misaddressed(args, rng)
+    return botlib.run(choose, args)
+
+
+def _misaddressed(args, rng: random.Random) -> int:
+    """Modes that answer with wrong addressing, or too often."""
+    channel = grpc.insecure_channel(args.referee)
+    stub = referee_pb2_grpc.RefereeServiceStub(channel)
+    q: "queue.Queue[pb.BotMessage | None]" = queue.Queue()
+    q.put(pb.BotMessage(hello=pb.Hello(bot_name=args.name, token=args.token, protocol_version=1)))
+
+    def gen():
+        while (m := q.get()) is not None:
+            yield m
+
+    def reply(match_id: str, rid: int, action: pb.Action) -> None:
+        q.put(pb.BotMessage(action_reply=pb.ActionReply(match_id=match_id, request_id=rid, action=action)))
+
+    try:
+        for msg in stub.Connect(gen()):
+            if msg.WhichOneof("msg") == "goodbye":
+                break
+            if msg.WhichOneof("msg") != "decision_request":
+                continue
+            req = msg.decision_request
+            act = rng.choice(list(req.legal_actions))
+            if args.mode == "wrong-request-id":
+                reply(req.match_id, req.request_id + 100_000, act)
+            elif args.mode == "wrong-match":
+                reply(req.match_id + "-other", req.request_id, act)
+            elif args.mode == "double-answer":
+                reply(req.match_id, req.request_id, act)
+                reply(req.match_id, req.request_id, act)
+            else:  # flood
+                reply(req.match_id, req.request_id, act)
+                for i in range(50):
+                    reply(req.match_id, 10_000_000 + i, act)
+    except grpc.RpcError as e:
+        print(f"chaos: stream ended {e.code().name}", file=sys.stderr)
+    finally:
+        q.put(None)
+        channel.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

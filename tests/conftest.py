@@ -1,0 +1,74 @@
+"""Shared test helpers: paths, an in-process asyncio bot, a referee fixture."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+import grpc
+import pytest
+
+from cardgames.v1 import referee_pb2 as pb, referee_pb2_grpc
+
+ROOT = Path(__file__).resolve().parent.parent
+VECTORS = Path(os.environ.get("REFEREE_VECTORS", ROOT.parent / "shared" / "rules" / "vectors"))
+PY = sys.executable
+
+
+def run(coro: Awaitable[Any]) -> Any:
+    """Run a coroutine to completion in a fresh event loop."""
+    return asyncio.run(coro)
+
+
+Policy = Callable[[pb.DecisionRequest], "pb.Action | list[pb.BotMessage] | None"]
+
+
+async def aio_bot(port: int, token: str, policy: Policy | None = None, name: str = "t", version: int = 1,
+                  first: pb.BotMessage | None = None, max_messages: int = 200_000) -> tuple[list[pb.RefereeMessage], Any]:
+    """An in-process bot over real loopback gRPC. ``policy`` returns an Action
+    (sent as the reply), a list of raw BotMessages (sent as is) or None (no
+    answer). Returns ``(messages received, final status code or None)``."""
+    import random
+
+    rng = random.Random(0)
+    policy = policy or (lambda req: rng.choice(list(req.legal_actions)))
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+    stub = referee_pb2_grpc.RefereeServiceStub(channel)
+    call = stub.Connect()
+    got: list[pb.RefereeMessage] = []
+    code = None
+    try:
+        await call.write(first or pb.BotMessage(hello=pb.Hello(bot_name=name, token=token, protocol_version=version)))
+        for _ in range(max_messages):
+            msg = await call.read()
+            if msg is grpc.aio.EOF:
+                break
+            got.append(msg)
+            which = msg.WhichOneof("msg")
+            if which == "goodbye":
+                break
+            if which == "decision_request":
+                out = policy(msg.decision_request)
+                if isinstance(out, list):
+                    for m in out:
+                        await call.write(m)
+                elif out is not None:
+                    req = msg.decision_request
+                    await call.write(pb.BotMessage(action_reply=pb.ActionReply(
+                        match_id=req.match_id, request_id=req.request_id, action=out)))
+        await call.done_writing()
+    except grpc.aio.AioRpcError as e:
+        code = e.code()
+    finally:
+        await channel.close()
+    return got, code
+
+
+@pytest.fixture
+def tmp_logs(tmp_path: Path) -> Path:
+    d = tmp_path / "logs"
+    d.mkdir()
+    return d
