@@ -1,0 +1,661 @@
+"""The Tractor match engine (shared/rules/tractor.md, ruleset ``tractor/1``)."""
+
+from __future__ import annotations
+
+import copy
+import random
+from typing import Any
+
+from cardgames.v1 import tractor_pb2 as tpb
+from referee.engine import (DECLARE, DISCARD, PASS, PLAY, Action, Game, IllegalAction, MatchResult, RatingOutcome,
+                            ranks_from_scores)
+from referee.games.tractor import rules as R
+
+#: most actions listed in one DecisionRequest; larger legal sets are sampled (see TractorGame doc)
+LIST_LIMIT = 100
+
+_DECLARE, _BURY, _PLAY, _OVER = "declare", "bury", "play", "over"
+_PRE_TRUMP_KEY = {c: (4, R.JOKERS.index(c)) if c in R.JOKERS else ("SHDC".index(c[1]), R.RANKS.index(c[0]))
+                  for c in R.ALL_CODES}
+_GROUP = {"S": 0, "H": 1, "D": 2, "C": 3, R.TRUMP: 4}
+
+
+def _suit_name(trump_suit: str | None) -> str:
+    return "NT" if trump_suit is None else trump_suit
+
+
+class TractorGame(Game):
+    """One Tractor match between teams 0 (seats 0, 2) and 1 (seats 1, 3).
+
+    Decisions and action vocabulary (``Action(kind, cards, amount)``;
+    ``amount`` is always 0):
+
+    * ``DECLARE`` decision -- a declaration prompt (spec 2.4), after every
+      card a seat receives and at each of its turns in the final window:
+      ``PASS`` (no cards) or ``DECLARE`` with the cards shown (one rank-r
+      card, two identical rank-r cards, or ``BJ BJ`` / ``RJ RJ``). The legal
+      list is complete: ``PASS`` plus every legal declaration.
+    * ``DISCARD`` decision -- the kitty exchange (spec 3): ``DISCARD`` with
+      the 8 cards to bury out of the starter's 33. The list is never
+      complete (C(33, 8) choices); it holds, deduplicated: the 8 cards taken
+      from the kitty (the fallback), the 8 lowest cards (section 16 order)
+      and the 8 lowest cards that are neither trumps nor point cards (when
+      there are 8 such cards).
+    * ``PLAY`` decision -- lead or follow a trick (spec 6-9): ``PLAY`` with
+      the cards. A lead may be any non-empty set of one play-suit (a throw
+      is attempted by leading several components; the referee checks it).
+      Leads: complete when the hand allows at most ``LIST_LIMIT`` (100)
+      distinct leads; otherwise a partial list with, per play-suit, every
+      single, pair and tractor plus the whole holding of the suit (when it
+      is a throw). Follows: complete when at most 100 legal follows exist
+      (counted exactly); otherwise the first 50 legal follows in the
+      ascending order of section 16 and the first 50 in descending order.
+      Validation is always exact, whatever the list holds.
+
+    Illegal actions raise ``IllegalAction(rule, message)`` with ``rule`` the
+    spec section: "TURN", "1.2" (malformed card code), "2.2"/"2.3"/"2.4"
+    (declarations), "3" (kitty exchange), "6.3" (lead), "7.1"/"7.2"/"7.3"
+    (follow), "13" (``must_follow_tractor``), "ACTION" (non-zero amount).
+
+    Scores of :meth:`result`: each seat gets its team's final level as a
+    number (2..14, A = 14), and 15 for the team that passed the Ace.
+    """
+
+    name = "tractor"
+    player_counts = (4,)
+    ruleset = "tractor/1"
+    variant_defaults = {
+        "notrump_rank_cards_trump": False,
+        "must_follow_tractor": False,
+        "kitty_multiplier_power": False,
+        "must_play_ace": False,
+        "no_throw_penalty": False,
+    }
+    param_defaults = {"max_rounds": 100, "max_round1_deals": 10}
+
+    def __init__(self, players: int, variant: dict[str, Any] | None, params: dict[str, Any] | None,
+                 rng: random.Random):
+        super().__init__(players, variant, params, rng)
+        for k in ("max_rounds", "max_round1_deals"):
+            if self.params[k] < 1:
+                raise ValueError(f"tractor: match parameter {k!r} must be a positive integer, got {self.params[k]!r}")
+        v = self.variant
+        self._nrt = bool(v["notrump_rank_cards_trump"])
+        self._mft = bool(v["must_follow_tractor"])
+        self._power = bool(v["kitty_multiplier_power"])
+        self._mpa = bool(v["must_play_ace"])
+        self._ntp = bool(v["no_throw_penalty"])
+        self.levels = [2, 2]
+        self.round_number = 1
+        self.deal_number = 1
+        self.declarer_team: int | None = None
+        self.starter: int | None = None
+        self.winner: int | None = None
+        self.draw = False
+        self.passed_ace = False
+        self.history: list[dict[str, Any]] = []
+        self.last_round: Any = None  # tpb.TractorRoundResult of the previous round
+        self._legal: tuple[list[Action], bool] | None = None
+        self._start_deal()
+
+    # ------------------------------------------------------------------ deal
+    def _start_deal(self) -> None:
+        """Shuffle and deal card 0 (2.1); round state reset."""
+        deck = list(R.DECK)
+        self.rng.shuffle(deck)
+        self.deck = deck
+        self.dealt = 0
+        self.first_drawer = 0 if self.round_number == 1 else self.starter
+        self._rank = R.VALUE_RANK[self.levels[self.declarer_team if self.declarer_team is not None else 0]]
+        self.hands: list[dict[str, int]] = [{}, {}, {}, {}]
+        self.hand_n = [0, 0, 0, 0]
+        self.phase = _DECLARE
+        self.declarations: list[tuple[int, tuple[str, ...], R.DeclKind, bool, int]] = []
+        self.window = False
+        self.window_seat = 0
+        self.window_passes = 0
+        self.trump_suit: str | None = None
+        self.trump_fixed = False
+        self.ctx: R.Ctx | None = None
+        self.flipped: list[str] = []
+        self.kitty_taken: list[str] = []
+        self.kitty_buried: list[str] = []
+        self.buried = False
+        self.tricks: list[tuple] = []
+        self.trick_leader = 0
+        self.trick_plays: list[tuple[int, tuple[str, ...]]] = []
+        self.trick_lead: R.Lead | None = None
+        self.trick_failure: tuple | None = None
+        self.defender_points = 0
+        self.trick_points = 0
+        self.penalty_points = 0
+        self.played: list[str] = []
+        self.emit(tpb.TractorEvent(deal_start=tpb.TractorDealStart(
+            round_number=self.round_number, deal_number=self.deal_number, first_drawer=self.first_drawer,
+            levels=[R.VALUE_RANK[x] for x in self.levels], trump_rank=self.trump_rank,
+            declarer_team=-1 if self.declarer_team is None else self.declarer_team,
+            starter=-1 if self.starter is None else self.starter)))
+        self._deal_next()
+
+    @property
+    def trump_rank(self) -> str:
+        """Rank char of this round's trump rank (1.4): the declarers' level
+        when the round was dealt (2 in round 1, where both levels are 2)."""
+        return self._rank
+
+    def _deal_next(self) -> None:
+        k = self.dealt
+        seat = (self.first_drawer + k) % 4
+        c = self.deck[k]
+        h = self.hands[seat]
+        h[c] = h.get(c, 0) + 1
+        self.hand_n[seat] += 1
+        self.dealt = k + 1
+        self.emit(tpb.TractorEvent(card_dealt=tpb.TractorCardDealt(index=k, seat=seat, card=c)), to=seat)
+        self._to_act = seat
+
+    def _standing(self) -> tuple[int, tuple[str, ...]] | None:
+        if not self.declarations:
+            return None
+        d = self.declarations[-1]
+        return d[0], d[1]
+
+    def _after_prompt(self, declared: bool) -> None:
+        """Advance the declaration phase after an answer (2.4)."""
+        if not self.window:
+            if self.dealt < 100:
+                self._deal_next()
+                return
+            self.window = True
+            self.window_seat = self.first_drawer
+            self.window_passes = 0
+            self._to_act = self.window_seat
+            return
+        self.window_passes = 0 if declared else self.window_passes + 1
+        if self.window_passes >= 4:
+            self._close_declarations()
+        else:
+            self.window_seat = (self.window_seat + 1) % 4
+            self._to_act = self.window_seat
+
+    def _decl_pb(self, d: tuple) -> Any:
+        seat, cards, kind, reinf, dealt = d
+        return tpb.TractorDeclaration(seat=seat, cards=cards, kind=kind.kind, strength=kind.strength,
+                                      reinforcement=reinf, trump_suit=_suit_name(kind.trump_suit), cards_dealt=dealt)
+
+    def _close_declarations(self) -> None:
+        """Sections 2.5-2.6: fix the trump (or redeal), hand the kitty to the starter."""
+        kitty = self.deck[100:108]
+        if self.declarations:
+            d = self.declarations[-1]
+            if self.round_number == 1:
+                self.starter = d[0]
+                self.declarer_team = d[0] % 2
+            self.trump_suit = d[2].trump_suit
+            self.emit(tpb.TractorEvent(declaration_closed=tpb.TractorDeclarationClosed(
+                outcome="declared", standing=self._decl_pb(d), trump_suit=_suit_name(self.trump_suit),
+                declarer_team=self.declarer_team, starter=self.starter)))
+        else:
+            if self.round_number == 1:
+                if self.deal_number < self.params["max_round1_deals"]:
+                    self.emit(tpb.TractorEvent(declaration_closed=tpb.TractorDeclarationClosed(
+                        outcome="redeal", trump_suit="", declarer_team=-1, starter=-1)))
+                    self.deal_number += 1
+                    self._start_deal()
+                    return
+                # 2.6 safeguard: seat 0 starts, team 0 declares, then the kitty flip
+                self.starter, self.declarer_team = 0, 0
+            suit, n = R.kitty_flip(kitty, self.trump_rank)
+            self.flipped = kitty[:n]
+            self.trump_suit = suit
+            self.emit(tpb.TractorEvent(kitty_flip=tpb.TractorKittyFlip(flipped=self.flipped, trump_suit=suit)))
+            self.emit(tpb.TractorEvent(declaration_closed=tpb.TractorDeclarationClosed(
+                outcome="kitty_flip", trump_suit=suit, declarer_team=self.declarer_team, starter=self.starter)))
+        self.trump_fixed = True
+        self.ctx = R.ctx_for(self.trump_suit, self.trump_rank, self._nrt)
+        st = self.starter
+        assert st is not None
+        h = self.hands[st]
+        for c in kitty:
+            h[c] = h.get(c, 0) + 1
+        self.hand_n[st] += 8
+        self.kitty_taken = kitty
+        self.phase = _BURY
+        self.emit(tpb.TractorEvent(kitty_taken=tpb.TractorKittyTaken(seat=st)))
+        self.emit(tpb.TractorEvent(kitty_taken=tpb.TractorKittyTaken(seat=st, cards=kitty)), to=st)
+        self._to_act = st
+
+    # ------------------------------------------------------------------ turn
+    @property
+    def to_act(self) -> int | None:
+        return self._to_act
+
+    def decision_kind(self) -> str:
+        if self.phase == _DECLARE:
+            return DECLARE
+        if self.phase == _BURY:
+            return DISCARD
+        if self.phase == _PLAY:
+            return PLAY
+        raise RuntimeError("tractor: the match is over, no decision is pending")
+
+    def legal_actions(self) -> tuple[list[Action], bool]:
+        if self._legal is not None:
+            return self._legal
+        seat = self._to_act
+        if seat is None:
+            return [], True
+        if self.phase == _DECLARE:
+            acts = [Action(PASS)] + [Action(DECLARE, cards) for cards in
+                                     R.legal_declarations(self._standing(), seat, self.hands[seat], self.trump_rank)]
+            res = (acts, True)
+        elif self.phase == _BURY:
+            ctx = self.ctx
+            assert ctx is not None
+            h = self.hands[seat]
+            cands = [tuple(self.kitty_taken), R.lowest_cards(h, ctx, 8)]
+            plain = {c: k for c, k in h.items() if not ctx.is_trump(c) and R.POINTS[c] == 0}
+            if sum(plain.values()) >= 8:
+                cands.append(R.lowest_cards(plain, ctx, 8))
+            seen, acts = set(), []
+            for cd in cands:
+                s = tuple(sorted(cd))
+                if s not in seen:
+                    seen.add(s)
+                    acts.append(Action(DISCARD, cd))
+            res = (acts, False)
+        else:
+            ctx = self.ctx
+            assert ctx is not None
+            if not self.trick_plays:
+                plays, complete = R.legal_leads(self.hands[seat], ctx, LIST_LIMIT)
+            else:
+                assert self.trick_lead is not None
+                plays, complete = R.legal_follows(self.trick_lead, self.hands[seat], ctx, self._mft, LIST_LIMIT)
+            res = ([Action(PLAY, p) for p in plays], complete)
+        self._legal = res
+        return res
+
+    def fallback_action(self) -> Action:
+        """Section 16: PASS at a declaration prompt; bury the 8 kitty cards
+        just taken; lead the lowest single; follow by the section 16 rule."""
+        seat = self._to_act
+        if seat is None:
+            raise RuntimeError("tractor: the match is over")
+        if self.phase == _DECLARE:
+            return Action(PASS)
+        if self.phase == _BURY:
+            return Action(DISCARD, tuple(self.kitty_taken))
+        ctx = self.ctx
+        assert ctx is not None
+        if not self.trick_plays:
+            return Action(PLAY, R.fallback_lead(self.hands[seat], ctx))
+        assert self.trick_lead is not None
+        return Action(PLAY, R.fallback_follow(self.trick_lead, self.hands[seat], ctx, self._mft))
+
+    # ------------------------------------------------------------ validation
+    def _check_codes(self, action: Action, rule: str) -> None:
+        for c in action.cards:
+            if c not in R.ALL_CODES:
+                raise IllegalAction("1.2", f"malformed card code {c!r} (expected rank 2-9TJQKA + suit SHDC, "
+                                           f"or BJ/RJ)")
+        if action.amount != 0:
+            raise IllegalAction("ACTION", f"Tractor actions carry no amount (got {action.amount})")
+
+    def _plan(self, seat: int, action: Action) -> Any:
+        """Validate ``action`` by ``seat`` without changing anything; return
+        what :meth:`apply` needs. Raises :class:`IllegalAction`."""
+        if self._to_act is None:
+            raise IllegalAction("TURN", "the match is over")
+        if seat != self._to_act:
+            raise IllegalAction("TURN", f"it is seat {self._to_act}'s turn, not seat {seat}'s")
+        if not isinstance(action, Action):
+            raise IllegalAction("ACTION", "not an Action")
+        cards = tuple(action.cards)
+        if self.phase == _DECLARE:
+            if action.kind == PASS:
+                if cards:
+                    raise IllegalAction("2.4", "PASS shows no cards; use DECLARE to show cards")
+                self._check_codes(action, "2.4")
+                return None
+            if action.kind != DECLARE:
+                raise IllegalAction("2.4", f"a declaration prompt is answered with PASS or DECLARE, not {action.kind}")
+            self._check_codes(action, "2.2")
+            err = R.declaration_error(self._standing(), seat, cards, self.hands[seat], self.trump_rank)
+            if err is not None:
+                raise IllegalAction(*err)
+            kind = R.declaration_kind(cards, self.trump_rank)
+            return kind
+        if self.phase == _BURY:
+            if action.kind != DISCARD:
+                raise IllegalAction("3", f"the kitty exchange is answered with DISCARD of 8 cards, not {action.kind}")
+            self._check_codes(action, "3")
+            if len(cards) != 8:
+                raise IllegalAction("3", f"bury exactly 8 cards, got {len(cards)}")
+            h = self.hands[seat]
+            for c, k in R.counts_of(cards).items():
+                if h.get(c, 0) < k:
+                    raise IllegalAction("3", f"{c} is not in your hand" if not h.get(c) else f"you hold {c} only once")
+            return None
+        # play
+        ctx = self.ctx
+        assert ctx is not None
+        lead_turn = not self.trick_plays
+        if action.kind != PLAY:
+            raise IllegalAction("6.3" if lead_turn else "7.1", f"play cards with PLAY, not {action.kind}")
+        self._check_codes(action, "6.3")
+        h = self.hands[seat]
+        if lead_turn:
+            if not cards:
+                raise IllegalAction("6.3", "a lead has at least one card")
+            for c, k in R.counts_of(cards).items():
+                if h.get(c, 0) < k:
+                    raise IllegalAction("6.3", f"{c} is not in your hand" if not h.get(c)
+                                        else f"you hold {c} only once")
+            lead = R.analyze_lead(cards, ctx)
+            if lead is None:
+                raise IllegalAction("6.3", "a lead must be of one play-suit: "
+                                    + ", ".join(f"{c}={ctx.suit_of[c]}" for c in cards))
+            return lead
+        assert self.trick_lead is not None
+        err = R.follow_error(self.trick_lead, h, cards, ctx, self._mft)
+        if err is not None:
+            raise IllegalAction(*err)
+        return None
+
+    def validate(self, seat: int, action: Action) -> None:
+        """Raise :class:`IllegalAction` exactly when :meth:`apply` would."""
+        self._plan(seat, action)
+
+    # ----------------------------------------------------------------- apply
+    def apply(self, seat: int, action: Action) -> None:
+        plan = self._plan(seat, action)
+        self._legal = None
+        cards = tuple(action.cards)
+        if self.phase == _DECLARE:
+            if action.kind == PASS:
+                self.emit(tpb.TractorEvent(declare_pass=tpb.TractorDeclarePass(seat=seat, cards_dealt=self.dealt)),
+                          to=seat)
+                self._after_prompt(False)
+            else:
+                st = self._standing()
+                reinf = st is not None and st[0] == seat
+                d = (seat, cards, plan, reinf, self.dealt)
+                self.declarations.append(d)
+                self.emit(tpb.TractorEvent(declaration=self._decl_pb(d)))
+                self._after_prompt(True)
+        elif self.phase == _BURY:
+            h = self.hands[seat]
+            for c in cards:
+                h[c] -= 1
+                if not h[c]:
+                    del h[c]
+            self.hand_n[seat] -= 8
+            self.kitty_buried = list(cards)
+            self.buried = True
+            self.emit(tpb.TractorEvent(kitty_buried=tpb.TractorKittyBuried(seat=seat)))
+            self.emit(tpb.TractorEvent(kitty_buried=tpb.TractorKittyBuried(seat=seat, cards=cards)), to=seat)
+            self.phase = _PLAY
+            self._new_trick(seat)
+        else:
+            self._apply_play(seat, cards, plan)
+
+    def _new_trick(self, leader: int) -> None:
+        self.trick_leader = leader
+        self.trick_plays = []
+        self.trick_lead = None
+        self.trick_failure = None
+        self._to_act = leader
+
+    def _remove(self, seat: int, cards: tuple[str, ...]) -> None:
+        h = self.hands[seat]
+        for c in cards:
+            h[c] -= 1
+            if not h[c]:
+                del h[c]
+        self.hand_n[seat] -= len(cards)
+        self.played.extend(cards)
+
+    def _apply_play(self, seat: int, cards: tuple[str, ...], lead: R.Lead | None) -> None:
+        ctx = self.ctx
+        assert ctx is not None
+        tno = len(self.tricks) + 1
+        if lead is not None:
+            forced = R.throw_check(lead, (self.hands[(seat + i) % 4] for i in (1, 2, 3)), ctx)
+            if forced is not None:
+                pen = R.throw_penalty(lead.n, forced.size, self._ntp)
+                delta = pen if seat % 2 == self.declarer_team else -pen
+                self.defender_points += delta
+                self.penalty_points += delta
+                self.trick_failure = (seat, cards, forced.cards, pen, delta)
+                self.emit(tpb.TractorEvent(throw_failure=tpb.TractorThrowFailure(
+                    seat=seat, attempted=cards, forced=forced.cards, penalty=pen, defender_points_delta=delta)))
+                cards = forced.cards
+                lead = R.analyze_lead(cards, ctx)
+                assert lead is not None
+            self.trick_lead = lead
+            self._remove(seat, cards)
+            self.trick_plays.append((seat, cards))
+            self.emit(tpb.TractorEvent(played=tpb.TractorPlayed(
+                trick=tno, lead=True, play=tpb.TractorPlay(seat=seat, cards=cards), lead_type=lead.type,
+                lead_suit=lead.suit)))
+        else:
+            self._remove(seat, cards)
+            self.trick_plays.append((seat, cards))
+            self.emit(tpb.TractorEvent(played=tpb.TractorPlayed(
+                trick=tno, lead=False, play=tpb.TractorPlay(seat=seat, cards=cards))))
+        if len(self.trick_plays) < 4:
+            self._to_act = (seat + 1) % 4
+            return
+        tl = self.trick_lead
+        assert tl is not None
+        w = R.trick_winner(tl, [p[1] for p in self.trick_plays[1:]], ctx)
+        winner = self.trick_plays[w][0]
+        pts = sum(R.POINTS[c] for _, cs in self.trick_plays for c in cs)
+        dwon = winner % 2 != self.declarer_team
+        if dwon:
+            self.defender_points += pts
+            self.trick_points += pts
+        self.tricks.append((tno, self.trick_leader, self.trick_plays, tl.type, tl.suit, self.trick_failure, winner,
+                            pts))
+        self.emit(tpb.TractorEvent(trick_end=tpb.TractorTrickEnd(
+            trick=tno, winner=winner, points=pts, defenders_won=dwon, defender_points=self.defender_points)))
+        if self.hand_n[winner] == 0:
+            self._end_round(winner, tl)
+        else:
+            self._new_trick(winner)
+
+    # ------------------------------------------------------------- round end
+    def _end_round(self, last_winner: int, last_lead: R.Lead) -> None:
+        """Sections 10-11: kitty bonus, level change, next round or match end."""
+        D, st = self.declarer_team, self.starter
+        assert D is not None and st is not None
+        dwon = last_winner % 2 != D
+        kpts = R.points_of(self.kitty_buried)
+        mult = R.kitty_multiplier(last_lead.cards, self.ctx, self._power) if dwon else 0
+        bonus = kpts * mult
+        self.defender_points += bonus
+        p = self.defender_points
+        ch = R.level_change(p, D, st, self.levels, self.round_number, self.params["max_rounds"], self._mpa)
+        self.levels = list(ch.new_levels)
+        over = ch.winner is not None or ch.draw
+        rr = tpb.TractorRoundResult(
+            round_number=self.round_number, declarer_team=D, starter=st, trump_rank=self.trump_rank,
+            trump_suit=_suit_name(self.trump_suit), kitty=self.kitty_buried, kitty_points=kpts,
+            kitty_multiplier=mult, kitty_bonus=bonus, trick_points=self.trick_points,
+            penalty_points=self.penalty_points, defender_points=p,
+            team_up=-1 if ch.team_up is None else ch.team_up, levels_up=ch.levels_up,
+            levels=[R.VALUE_RANK[x] for x in self.levels], next_declarer_team=ch.next_declarer_team,
+            next_starter=ch.next_starter, match_over=over, winner_team=-1 if ch.winner is None else ch.winner,
+            draw=ch.draw)
+        self.history.append({"round": self.round_number, "declarer_team": D, "starter": st,
+                             "trump_rank": self.trump_rank, "trump_suit": _suit_name(self.trump_suit),
+                             "defender_points": p, "kitty_bonus": bonus, "team_up": ch.team_up,
+                             "levels_up": ch.levels_up, "levels": [R.VALUE_RANK[x] for x in self.levels]})
+        self.emit(tpb.TractorEvent(round_end=rr))
+        self.last_round = rr
+        self.declarer_team, self.starter = ch.next_declarer_team, ch.next_starter
+        if over:
+            self.winner, self.draw, self.passed_ace = ch.winner, ch.draw, ch.passed_ace
+            self.phase = _OVER
+            self._to_act = None
+            self.emit(tpb.TractorEvent(match_end=tpb.TractorMatchEnd(
+                winner_team=-1 if ch.winner is None else ch.winner, draw=ch.draw, passed_ace=ch.passed_ace,
+                levels=[R.VALUE_RANK[x] for x in self.levels], rounds_played=self.round_number)))
+            return
+        self.round_number += 1
+        self.deal_number = 1
+        self._start_deal()
+
+    # ----------------------------------------------------------- observation
+    def _sorted_hand(self, seat: int) -> list[str]:
+        cards = R.expand(self.hands[seat])
+        ctx = self.ctx
+        if ctx is None:
+            cards.sort(key=_PRE_TRUMP_KEY.__getitem__)
+        else:
+            so, step = ctx.suit_of, ctx.step_of
+            cards.sort(key=lambda c: (_GROUP[so[c]], step[c], R.TIEBREAK[c]))
+        return cards
+
+    def _trick_pb(self, number: int, leader: int, plays: list, lead_type: str, lead_suit: str, failure: tuple | None,
+                  winner: int, points: int) -> Any:
+        t = tpb.TractorTrick(number=number, leader=leader, lead_type=lead_type, lead_suit=lead_suit, winner=winner,
+                             points=points)
+        for s, cs in plays:
+            t.plays.add(seat=s, cards=cs)
+        if failure is not None:
+            fs, att, forced, pen, delta = failure
+            t.throw_failure.CopyFrom(tpb.TractorThrowFailure(seat=fs, attempted=att, forced=forced, penalty=pen,
+                                                             defender_points_delta=delta))
+        return t
+
+    def current_winner(self) -> int:
+        """Seat winning the trick in progress so far (public plays only), -1 before the lead."""
+        if not self.trick_plays or self.ctx is None or self.trick_lead is None:
+            return -1
+        w = R.trick_winner(self.trick_lead, [p[1] for p in self.trick_plays[1:]], self.ctx)
+        return self.trick_plays[w][0]
+
+    def observation(self, seat: int) -> Any:
+        """The :class:`TractorObservation` of ``seat`` (spec 12): its hand,
+        the kitty cards it alone saw (starter), and the public state."""
+        o = tpb.TractorObservation(
+            seat=seat, hand=self._sorted_hand(seat), phase=self.phase, round_number=self.round_number,
+            deal_number=self.deal_number, levels=[R.VALUE_RANK[x] for x in self.levels], trump_rank=self.trump_rank,
+            declarer_team=-1 if self.declarer_team is None else self.declarer_team,
+            starter=-1 if self.starter is None else self.starter, first_drawer=self.first_drawer,
+            cards_dealt=self.dealt, final_window=self.window and not self.trump_fixed,
+            declaration_closed=self.trump_fixed,
+            trump_suit=_suit_name(self.trump_suit) if self.trump_fixed else "", kitty_flipped=self.flipped,
+            hand_sizes=self.hand_n, defender_points=self.defender_points,
+            notrump_rank_cards_trump=self._nrt, must_follow_tractor=self._mft, kitty_multiplier_power=self._power,
+            must_play_ace=self._mpa, no_throw_penalty=self._ntp, max_rounds=self.params["max_rounds"],
+            max_round1_deals=self.params["max_round1_deals"])
+        if self.phase == _OVER:
+            o.ClearField("hand_sizes")
+            o.hand_sizes.extend([0, 0, 0, 0])
+        for d in self.declarations:
+            o.declarations.append(self._decl_pb(d))
+        if seat == self.starter and self.trump_fixed and self.phase != _OVER:
+            o.kitty_taken.extend(self.kitty_taken)
+            if self.buried:
+                o.kitty_buried.extend(self.kitty_buried)
+        for t in self.tricks:
+            o.tricks.append(self._trick_pb(*t))
+        if self.phase == _PLAY:
+            lt = self.trick_lead
+            o.current_trick.CopyFrom(self._trick_pb(
+                len(self.tricks) + 1, self.trick_leader, self.trick_plays, lt.type if lt else "",
+                lt.suit if lt else "", self.trick_failure, self.current_winner(),
+                sum(R.POINTS[c] for _, cs in self.trick_plays for c in cs)))
+        if self.last_round is not None:
+            o.last_round.CopyFrom(self.last_round)
+        return o
+
+    # ------------------------------------------------------------- result
+    def _team_score(self, team: int) -> int:
+        if self.passed_ace and self.winner == team:
+            return 15
+        return self.levels[team]
+
+    def result(self) -> MatchResult:
+        """Scores: the team's final level (2..14; 15 = passed the Ace) for
+        each of its seats; ranks 1/2 (1/1 for a draw); one TrueSkill outcome
+        teams [[0, 2], [1, 3]]."""
+        if self._to_act is not None:
+            raise RuntimeError("tractor: result() before the match is over")
+        scores = [float(self._team_score(s % 2)) for s in range(4)]
+        ranks = ranks_from_scores(scores)
+        if self.winner is None:
+            tr = [0, 0]
+        else:
+            tr = [0 if self.winner == 0 else 1, 0 if self.winner == 1 else 1]
+        summary = {"levels": [R.VALUE_RANK[x] for x in self.levels], "winner_team": self.winner, "draw": self.draw,
+                   "passed_ace": self.passed_ace, "rounds_played": self.round_number, "rounds": self.history}
+        return MatchResult(scores, ranks, [RatingOutcome([[0, 2], [1, 3]], tr)], summary)
+
+    # ------------------------------------------------------ hidden information
+    def hidden_zones(self, seat: int) -> dict[str, list[str]]:
+        """Places ``seat`` cannot see: ``hand<q>`` for every other seat (for
+        the starter during the exchange: its 25 dealt cards), ``stock``
+        (undealt cards 0..99 in deal order) and ``kitty`` (face down: deck
+        cards 100..107 during the deal; the 8 taken cards inside the
+        starter's hand during the exchange; the buried cards during play)."""
+        z: dict[str, list[str]] = {}
+        for q in range(4):
+            if q == seat:
+                continue
+            if self.phase == _BURY and q == self.starter:
+                h = dict(self.hands[q])
+                for c in self.kitty_taken:
+                    h[c] -= 1
+                z[f"hand{q}"] = sorted(R.expand({c: k for c, k in h.items() if k}))
+            else:
+                z[f"hand{q}"] = sorted(R.expand(self.hands[q]))
+        if self.phase == _DECLARE:
+            z["stock"] = self.deck[self.dealt:100]
+            z["kitty"] = self.deck[100:108]
+        elif self.phase == _BURY and seat != self.starter:
+            z["kitty"] = list(self.kitty_taken)
+        elif self.phase == _PLAY and seat != self.starter:
+            z["kitty"] = list(self.kitty_buried)
+        return z
+
+    def with_hidden_zones(self, zones: dict[str, list[str]]) -> "TractorGame":
+        """A deep copy whose hidden places hold ``zones`` (keys and sizes as
+        returned by :meth:`hidden_zones`). Raises ``ValueError`` on a size mismatch."""
+        g = copy.deepcopy(self)
+        g._legal = None
+        cur = {}
+        for seat in range(4):
+            for k, v in self.hidden_zones(seat).items():
+                cur[k] = len(v)
+        for k, v in zones.items():
+            if k not in cur or cur[k] != len(v):
+                raise ValueError(f"tractor: hidden zone {k!r} unknown or of the wrong size")
+        if g.phase == _DECLARE:
+            if "stock" in zones:
+                g.deck[g.dealt:100] = list(zones["stock"])
+            if "kitty" in zones:
+                g.deck[100:108] = list(zones["kitty"])
+        elif g.phase == _BURY:
+            st = g.starter
+            kit = list(zones.get("kitty", g.kitty_taken))
+            key = f"hand{st}"
+            if key in zones:
+                base = list(zones[key])
+            else:
+                h = dict(g.hands[st])
+                for c in g.kitty_taken:
+                    h[c] -= 1
+                base = R.expand({c: k for c, k in h.items() if k})
+            g.kitty_taken = kit
+            g.hands[st] = R.counts_of(base + kit)
+        elif g.phase == _PLAY and "kitty" in zones:
+            g.kitty_buried = list(zones["kitty"])
+        for q in range(4):
+            key = f"hand{q}"
+            if key in zones and not (g.phase == _BURY and q == g.starter):
+                g.hands[q] = R.counts_of(zones[key])
+        return g
