@@ -344,20 +344,25 @@ class PresidentGame(Game):
         raise RuntimeError("president: the match is over; no action is pending")
 
     # -- what a seat sees ------------------------------------------------------------
-    def observation(self, seat: int) -> ppb.PresidentObservation:
-        """The :class:`PresidentObservation` of ``seat`` (spec 9): its own hand,
-        the cards of exchange transfers it took part in, and public state only."""
-        n = self.players
-        v, p = self.variant, self.params
-        obs = ppb.PresidentObservation(
-            players=n, seat=seat,
-            rules=ppb.PresidentRules(
+    def _rules_msg(self) -> ppb.PresidentRules:
+        m = self.__dict__.get("_rules_pb")
+        if m is None:
+            v, p = self.variant, self.params
+            m = self._rules_pb = ppb.PresidentRules(
                 bigger_sets_beat_lower=v["bigger_sets_beat_lower"], bigger_sets_beat_any=v["bigger_sets_beat_any"],
                 equal_rank_beats=v["equal_rank_beats"], equal_rank_skip=v["equal_rank_skip"],
                 revolution=v["revolution"], jokers=v["jokers"], two_high_low=v["two_high_low"],
                 transparent_threes=v["transparent_threes"], double_exchange=v["double_exchange"],
                 later_leader=p["later_leader"], target_score=p["target_score"], max_rounds=p["max_rounds"],
-                first_dealer=p["first_dealer"]),
+                first_dealer=p["first_dealer"])
+        return m
+
+    def observation(self, seat: int) -> ppb.PresidentObservation:
+        """The :class:`PresidentObservation` of ``seat`` (spec 9): its own hand,
+        the cards of exchange transfers it took part in, and public state only."""
+        n = self.players
+        obs = ppb.PresidentObservation(
+            players=n, seat=seat, rules=self._rules_msg(),
             round=self.round_no, dealer=self.dealer, first_leader=self.first_leader, phase=self.phase,
             roles=self.roles_held, totals=self.totals,
             last_order=self.prev_order or [],
@@ -384,11 +389,14 @@ class PresidentGame(Game):
                 if play.top is not None:
                     obs.top.count, obs.top.rank = play.top
                     obs.top_seat = play.last
+                add = obs.trick.add
                 for (s, cs, auto, transparent, top, rev, size, place) in play.trick:
-                    e = obs.trick.add(seat=s, cards=cs, auto=auto, transparent=transparent,
-                                      revolution=rev, hand_size=size, place=place)
-                    if top is not None:
-                        e.top.count, e.top.rank = top
+                    if top is None:
+                        add(seat=s, cards=cs, auto=auto, transparent=transparent,
+                            revolution=rev, hand_size=size, place=place)
+                    else:
+                        add(seat=s, cards=cs, auto=auto, transparent=transparent, revolution=rev,
+                            hand_size=size, place=place, top={"count": top[0], "rank": top[1]})
                 obs.passed.extend(play.passed)
             obs.revolution = play.revolution
             obs.played.extend(sort_cards(play.played))
