@@ -269,6 +269,11 @@ def legal_set_rule(hand: Sequence[str], trick: Sequence[str], trump: str | None,
         if not non or len(non) == len(hand):
             return list(hand), "", ""
         if first_trick:
+            # Seed reading (shared/seeds/back_alley.txt): the garbled sentence
+            # "they may play any card but a trump from the hand to lead the first
+            # trick" is read as spec 11.20 does -- the ban holds even for a board
+            # team, because the source attaches the board exception only to the
+            # later broken-trump sentence; the variant flag relaxes it.
             if board_may_lead_trump_first_trick and team_board:
                 return list(hand), "", ""
             return non, "5.3.3", "a trump (jokers included) may not be led to the first trick while you hold a non-trump"
