@@ -61,7 +61,7 @@ class SmearTrick(_message.Message):
     def __init__(self, index: _Optional[int] = ..., leader: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ..., winner: _Optional[int] = ...) -> None: ...
 
 class SmearObservation(_message.Message):
-    __slots__ = ("seat", "players", "variant", "target", "max_rounds", "round", "dealer", "scores", "phase", "hand", "hand_sizes", "calls", "bidder", "bid", "trump", "leader", "trick", "tricks", "game_points", "winner")
+    __slots__ = ("seat", "players", "variant", "target", "max_rounds", "round", "dealer", "scores", "phase", "hand", "hand_sizes", "calls", "bidder", "bid", "trump", "leader", "trick", "tricks", "winner")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
@@ -80,7 +80,6 @@ class SmearObservation(_message.Message):
     LEADER_FIELD_NUMBER: _ClassVar[int]
     TRICK_FIELD_NUMBER: _ClassVar[int]
     TRICKS_FIELD_NUMBER: _ClassVar[int]
-    GAME_POINTS_FIELD_NUMBER: _ClassVar[int]
     WINNER_FIELD_NUMBER: _ClassVar[int]
     seat: int
     players: int
@@ -100,9 +99,8 @@ class SmearObservation(_message.Message):
     leader: int
     trick: _containers.RepeatedCompositeFieldContainer[SmearPlay]
     tricks: _containers.RepeatedCompositeFieldContainer[SmearTrick]
-    game_points: _containers.RepeatedScalarFieldContainer[int]
     winner: int
-    def __init__(self, seat: _Optional[int] = ..., players: _Optional[int] = ..., variant: _Optional[_Union[SmearVariant, _Mapping]] = ..., target: _Optional[int] = ..., max_rounds: _Optional[int] = ..., round: _Optional[int] = ..., dealer: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., phase: _Optional[_Union[SmearPhase, str]] = ..., hand: _Optional[_Iterable[str]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., calls: _Optional[_Iterable[_Union[SmearCall, _Mapping]]] = ..., bidder: _Optional[int] = ..., bid: _Optional[int] = ..., trump: _Optional[str] = ..., leader: _Optional[int] = ..., trick: _Optional[_Iterable[_Union[SmearPlay, _Mapping]]] = ..., tricks: _Optional[_Iterable[_Union[SmearTrick, _Mapping]]] = ..., game_points: _Optional[_Iterable[int]] = ..., winner: _Optional[int] = ...) -> None: ...
+    def __init__(self, seat: _Optional[int] = ..., players: _Optional[int] = ..., variant: _Optional[_Union[SmearVariant, _Mapping]] = ..., target: _Optional[int] = ..., max_rounds: _Optional[int] = ..., round: _Optional[int] = ..., dealer: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., phase: _Optional[_Union[SmearPhase, str]] = ..., hand: _Optional[_Iterable[str]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., calls: _Optional[_Iterable[_Union[SmearCall, _Mapping]]] = ..., bidder: _Optional[int] = ..., bid: _Optional[int] = ..., trump: _Optional[str] = ..., leader: _Optional[int] = ..., trick: _Optional[_Iterable[_Union[SmearPlay, _Mapping]]] = ..., tricks: _Optional[_Iterable[_Union[SmearTrick, _Mapping]]] = ..., winner: _Optional[int] = ...) -> None: ...
 
 class SmearRoundStart(_message.Message):
     __slots__ = ("round", "dealer", "scores", "hand_sizes")

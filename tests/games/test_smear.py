@@ -180,7 +180,8 @@ def test_bid_must_exceed_5_3_and_range_5_1():
     before = snapshot(g)
     for act, rule in [(Action("BID", (), 3), "5.3"), (Action("BID", (), 2), "5.3"), (Action("BID", (), 5), "5.1"),
                       (Action("BID", (), 1), "5.1"), (Action("BID", (), 0), "5.1"), (Action("PLAY", ("2C",)), "5.1"),
-                      (Action("PASS", (), 2), "5.1"), (Action("BID", ("2C",), 4), "5.1")]:
+                      (Action("PASS", (), 2), "5.1"), (Action("BID", ("2C",), 4), "5.1"),
+                      (Action("BID", (), None), "5.1"), (Action("FOLD"), "5.1")]:
         with pytest.raises(IllegalAction) as ei:
             g.apply(2, act)
         assert ei.value.rule == rule, act

@@ -199,6 +199,8 @@ class SmearGame(Game):
                 raise IllegalAction("5.1", f"the auction needs a call (PASS, or BID with amount 2-4), not {kind}")
             if action.cards:
                 raise IllegalAction("5.1", "a call carries no cards")
+            if type(action.amount) is not int:
+                raise IllegalAction("5.1", f"the amount must be an integer, not {action.amount!r}")
             if kind == PASS and action.amount != 0:
                 raise IllegalAction("5.1", "PASS carries amount 0")
             err = R.check_call(self.players, self.dealer, self.calls, seat, kind == PASS, action.amount, self._forced)
@@ -388,7 +390,6 @@ class SmearGame(Game):
             calls=[spb.SmearCall(seat=(self.dealer + 1 + i) % n, bid=c) for i, c in enumerate(self.calls)],
             bidder=-1 if self.bidder is None else self.bidder, bid=self.bid, trump=self.trump or "",
             leader=-1 if self.leader is None else self.leader,
-            game_points=[R.game_points(w) for w in self.won],
             winner=-1 if self.winner is None else self.winner,
         )
         if self.trick:

@@ -239,6 +239,11 @@ def award_items(players: int, trump: str, won: Sequence[Sequence[str]], trumps_p
     "high_card", "low_card": code | None, "game_points": [int per seat],
     "points": [int per seat]}``.
     """
+    # Reading of the seed text (shared/seeds/smear.txt): it gives High to "the
+    # player who plays the ace of trump" and Low to whoever plays the lowest
+    # trump "in play". Taken as spec 11.5/11.6 resolve it: the highest / lowest
+    # *natural* trump actually played, to the seat that played it (identical to
+    # the source whenever the ace is dealt; the joker is never High or Low).
     high = low = None
     high_card = low_card = None
     hi_r, lo_r = 0, 99
@@ -257,6 +262,8 @@ def award_items(players: int, trump: str, won: Sequence[Sequence[str]], trumps_p
         if jack_card in won[s]:
             jack = s
             break
+    # Seed text: Jack goes to "the player who wins the jack of trump in a
+    # trick" (spec 11.9), not to whoever played it; nobody if it was not dealt.
     if low_to_taker and low_card is not None:
         low = None
         for s in range(players):
