@@ -53,12 +53,25 @@ class Limits:
                 except (ValueError, OSError):
                     pass  # cannot raise a hard limit above the parent's; keep the parent's
 
+        _die_with_parent()
         lim(resource.RLIMIT_CPU, self.cpu_seconds)
         lim(resource.RLIMIT_AS, self.memory_mb * 1024 * 1024)
         lim(resource.RLIMIT_NPROC, self.processes)
         lim(resource.RLIMIT_NOFILE, self.open_files)
         lim(resource.RLIMIT_FSIZE, self.file_size_mb * 1024 * 1024)
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def _die_with_parent() -> None:
+    """Linux: SIGKILL this process when the referee dies (even by kill -9)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_PDEATHSIG = 1
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux: rely on the stream closing
+        pass
 
 
 def split_command(command: str) -> list[str]:

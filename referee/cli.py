@@ -184,7 +184,7 @@ def _match_remote(spec, bots: list[str], addr: str, admin_token: Optional[str], 
 
     if not admin_token:
         _fail("--referee needs --admin-token (or REFEREE_ADMIN_TOKEN)")
-    tokens = [secrets.token_urlsafe(18) for _ in bots]
+    tokens = [secrets.token_hex(16) for _ in bots]
     req = admin_pb2.RunMatchRequest(game=spec.game, players=spec.players, seed=spec.seed, seat_tokens=tokens,
                                     register_tokens=tokens, decision_ms=spec.decision_ms, bank_ms=spec.bank_ms,
                                     fault_policy=spec.fault_policy, max_faults=spec.max_faults)
@@ -234,7 +234,7 @@ def serve(
     if bool(tls_cert) != bool(tls_key):
         _fail("--tls-cert and --tls-key go together")
     tls = (tls_cert.read_bytes(), tls_key.read_bytes()) if tls_cert and tls_key else None
-    adm = admin_token or secrets.token_urlsafe(18)
+    adm = admin_token or secrets.token_hex(16)
 
     async def main() -> None:
         ref = Referee(log_dir, admin_token=adm, max_message_bytes=max_message_bytes)

@@ -46,8 +46,9 @@ async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_d
                 assert plan.token is not None, "a seat needs a command or a token"
                 tokens.append(plan.token)
         outcome = await ref.play(spec, tokens, connect_timeout_s, close_after=False,
-                                 log_path=log_dir / f"{spec.match_id}.jsonl", close_tokens=set(
-                                     tokens[s] for s in own))
+                                 log_path=log_dir / f"{spec.match_id}.jsonl",
+                                 close_tokens={tokens[s] for s in own},
+                                 gone={tokens[s]: (lambda p=p: p.poll() is not None) for s, p in own.items()})
         for s, plan in enumerate(seats):
             proc = own.get(s) or plan.process
             rc = proc.poll() if proc is not None else None

@@ -239,14 +239,16 @@ class Referee:
             self.tokens[token] = TokenSlot(token, name)
 
     def new_token(self, name: str = "") -> str:
-        """Register and return a fresh random token."""
-        t = secrets.token_urlsafe(18)
+        """Register and return a fresh random token (hex: never starts with "-", safe on any command line)."""
+        t = secrets.token_hex(16)
         self.register_token(t, name)
         return t
 
-    async def acquire(self, token: str, timeout_s: float) -> BotConnection | None:
+    async def acquire(self, token: str, timeout_s: float,
+                      gone: Callable[[], bool] | None = None) -> BotConnection | None:
         """A live connection of ``token`` with a free match slot, waiting up to
-        ``timeout_s``; ``None`` if none came (the bot never connected or died)."""
+        ``timeout_s``; ``None`` if none came (the bot never connected or died).
+        ``gone()`` returning true (e.g. the bot's process exited) stops the wait early."""
         slot = self.tokens[token]
         deadline = time.monotonic() + timeout_s
         async with slot.cond:
@@ -256,10 +258,10 @@ class Referee:
                     if c.free:
                         return c
                 left = deadline - time.monotonic()
-                if left <= 0:
+                if left <= 0 or (gone is not None and gone()):
                     return None
                 try:
-                    await asyncio.wait_for(slot.cond.wait(), min(left, 0.5))
+                    await asyncio.wait_for(slot.cond.wait(), min(left, 0.1))
                 except asyncio.TimeoutError:
                     pass
 
@@ -319,16 +321,18 @@ class Referee:
 
     async def play(self, spec: MatchSpec, tokens: list[str], connect_timeout_s: float = 10.0,
                    close_after: bool = True, log_path: Path | None = None,
-                   close_tokens: set[str] | None = None) -> MatchOutcome:
+                   close_tokens: set[str] | None = None,
+                   gone: dict[str, Callable[[], bool]] | None = None) -> MatchOutcome:
         """Seat the bots of ``tokens`` (seat order) and run ``spec`` to the end.
 
         A seat whose bot does not connect within ``connect_timeout_s`` is a
         no-show: it plays fallback actions and gets a ``disconnect`` fault.
         ``close_after``: send Goodbye and close every seat's connection
         afterwards; ``close_tokens``: close only those of these tokens (bots
-        launched for this match). Never raises for bot faults.
+        launched for this match); ``gone``: per token, a check that the bot
+        cannot connect any more (its process exited). Never raises for bot faults.
         """
-        conns = await asyncio.gather(*(self.acquire(t, connect_timeout_s) for t in tokens))
+        conns = await asyncio.gather(*(self.acquire(t, connect_timeout_s, (gone or {}).get(t)) for t in tokens))
         links: list[Any] = []
         for s, (t, c) in enumerate(zip(tokens, conns)):
             if c is None:

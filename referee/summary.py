@@ -56,6 +56,8 @@ def round_lines(game: str, log_path: str | None, names: list[str]) -> list[str]:
 def print_summary(outcome: MatchOutcome, console: Console | None = None) -> None:
     """Print a human summary of a finished match to stdout."""
     con = console or Console()
+    if console is None and not con.is_terminal:
+        con = Console(width=120)
     spec = outcome.spec
     con.print(f"[bold]{spec.game}[/bold] match {spec.match_id}: {spec.players} seats, seed {spec.seed}, "
               f"{outcome.decisions} decisions in {outcome.elapsed_s:.1f} s — {outcome.status}")
@@ -74,4 +76,5 @@ def print_summary(outcome: MatchOutcome, console: Console | None = None) -> None
         brief = {k: v for k, v in r.summary.items() if len(json.dumps(v)) <= 120}
         if brief:
             con.print("summary: " + json.dumps(brief))
-    con.print(f"log: {outcome.log_path}")
+    con.file.flush()
+    print(f"log: {outcome.log_path}", flush=True)  # plain print: a path must never be wrapped

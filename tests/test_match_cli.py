@@ -1,0 +1,84 @@
+"""`referee match` end to end: real referee, real bot processes, loopback gRPC."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from conftest import PY, ROOT
+
+RANDOM = "python sample_bots/random_bot.py"
+HEUR = "python sample_bots/heuristic_bot.py"
+
+
+def _match(tmp: Path, *extra: str, bots=(RANDOM, RANDOM, HEUR), game="doudizhu") -> subprocess.CompletedProcess:
+    args = [PY, "-m", "referee.cli", "match", game, "--log-dir", str(tmp)]
+    for b in bots:
+        args += ["--bot", b]
+    return subprocess.run(args + list(extra), cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+
+def test_match_prints_summary_and_log_that_replays(tmp_path: Path) -> None:
+    r = _match(tmp_path, "--players", "3", "--seed", "7", "--rounds", "3")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "complete" in out and "round 1:" in out and "bids" in out and "log:" in out
+    log = out.split("log:")[1].split()[0]
+    rp = subprocess.run([PY, "-m", "referee.cli", "replay", log], cwd=ROOT, capture_output=True, text=True)
+    assert rp.returncode == 0 and "identical to the log" in rp.stdout, rp.stderr
+
+
+def test_match_json_is_zero_sum_and_seeded_matches_repeat(tmp_path: Path) -> None:
+    seeded = (RANDOM + " --seed 1", RANDOM + " --seed 2", HEUR + " --seed 3")
+    a = json.loads(_match(tmp_path, "--seed", "3", "--rounds", "2", "--json", bots=seeded).stdout)
+    b = json.loads(_match(tmp_path, "--seed", "3", "--rounds", "2", "--json", bots=seeded).stdout)
+    assert a["status"] == "complete" and sum(a["scores"]) == 0
+    assert a["scores"] == b["scores"] and a["outcomes"] == b["outcomes"]  # seeded bots + seeded deal
+    ev = lambda d: [ln for ln in Path(d["log_path"]).read_text().splitlines() if '"type":"event"' in ln]
+    assert ev(a) == ev(b)  # byte for byte
+
+
+def test_four_player_match(tmp_path: Path) -> None:
+    r = _match(tmp_path, "--rounds", "1", "--json", bots=(RANDOM,) * 4)
+    d = json.loads(r.stdout)
+    assert d["status"] == "complete" and len(d["scores"]) == 4 and sum(d["scores"]) == 0
+
+
+def test_bad_arguments_are_clear_errors(tmp_path: Path) -> None:
+    r = _match(tmp_path, "--players", "5")
+    assert r.returncode == 2 and "5" in r.stderr
+    r = _match(tmp_path, game="chess")
+    assert r.returncode == 2 and "unknown game" in r.stderr
+    r = _match(tmp_path, "--param", "rondes=3")
+    assert r.returncode == 2 and "rondes" in r.stderr
+
+
+def test_ctrl_c_reaps_every_bot_process(tmp_path: Path) -> None:
+    hang = "python sample_bots/chaos_bot.py --mode hang"
+    p = subprocess.Popen([PY, "-m", "referee.cli", "match", "doudizhu", "--log-dir", str(tmp_path),
+                          "--bot", hang, "--bot", hang, "--bot", hang, "--decision-ms", "60000"],
+                         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not _pids("chaos_bot.py --mode hang"):
+            time.sleep(0.1)
+        time.sleep(1.5)  # let them connect
+        assert _pids("chaos_bot.py --mode hang")
+        os.kill(p.pid, signal.SIGINT)
+        p.wait(30)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _pids("chaos_bot.py --mode hang"):
+        time.sleep(0.1)
+    assert not _pids("chaos_bot.py --mode hang")
+
+
+def _pids(pattern: str) -> list[str]:
+    r = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True)
+    return r.stdout.split()

@@ -1,0 +1,274 @@
+"""Tournaments: schedules, ratings, file validation, kill-and-resume, faults."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections import Counter
+from itertools import combinations
+from pathlib import Path
+
+import pytest
+import trueskill
+
+from conftest import PY, ROOT
+from tournaments import spec as tspec
+from tournaments.rating import leaderboard, rate
+from tournaments.schedule import build, seatings
+from tournaments.spec import TrueSkillParams
+from tournaments.store import MatchRow, Store
+
+BOTS4 = "\n".join(f'[[bots]]\nname = "b{i}"\ncommand = "python sample_bots/random_bot.py --seed {i}"\n'
+                  for i in range(4))
+
+
+def _spec(text: str, tmp_path: Path) -> tspec.TournamentSpec:
+    f = tmp_path / "t.toml"
+    f.write_text(textwrap.dedent(text))
+    return tspec.load(f)
+
+
+def test_round_robin_has_every_combination_and_rotation_once_per_repetition(tmp_path: Path) -> None:
+    s = _spec(f'name = "x"\ngame = "doudizhu"\nplayers = 3\ngames = 2\n{BOTS4}', tmp_path)
+    sched = build(s)
+    assert len(sched) == 2 * 4 * 3
+    for rep in range(2):
+        ms = [m for m in sched if m.repetition == rep]
+        assert len({m.seats for m in ms}) == len(ms) == 12
+        assert {frozenset(m.seats) for m in ms} == {frozenset(c) for c in combinations(["b0", "b1", "b2", "b3"], 3)}
+        seat_count = Counter((b, seat) for m in ms for seat, b in enumerate(m.seats))
+        assert set(seat_count.values()) == {3}  # every bot in every seat equally often
+    assert len({m.seed for m in sched}) == len(sched)  # round robin: every match its own deal
+    assert [m.index for m in sched] == list(range(len(sched)))
+    assert build(s) == sched  # reproducible
+
+
+def test_duplicate_replays_the_same_deals_across_rotations(tmp_path: Path) -> None:
+    s = _spec(f'name = "x"\ngame = "doudizhu"\nplayers = 3\nschedule = "duplicate"\ngames = 2\n{BOTS4}', tmp_path)
+    sched = build(s)
+    by_group = Counter((m.repetition, m.combination) for m in sched)
+    seeds = {}
+    for m in sched:
+        seeds.setdefault((m.repetition, m.combination), set()).add(m.seed)
+    assert all(len(v) == 1 for v in seeds.values())
+    assert len({next(iter(v)) for v in seeds.values()}) == len(by_group)
+
+
+def test_partnership_seatings_cover_both_teams_and_both_seatings() -> None:
+    ss = seatings(("a", "b", "c", "d"), partnership=True)
+    assert len(ss) == len(set(ss)) == 12
+    partners = Counter(frozenset((x[0], x[2])) for x in ss) + Counter(frozenset((x[1], x[3])) for x in ss)
+    assert set(partners.values()) == {4} and len(partners) == 6
+    for x in ss:  # the swapped-teams seating of every arrangement is also there
+        assert (x[1], x[0], x[3], x[2]) in ss
+
+
+def _row(idx: int, seats: list[str], outcomes: list[dict], scores: list[float]) -> MatchRow:
+    ranks = [1 + sum(o > x for o in scores) for x in scores]
+    return MatchRow(idx, idx, seats, "complete", {"outcomes": outcomes, "scores": scores, "ranks": ranks}, None)
+
+
+def test_ratings_do_not_depend_on_completion_order() -> None:
+    rng = random.Random(4)
+    bots = ["a", "b", "c", "d"]
+    rows = []
+    for i in range(30):
+        seats = rng.sample(bots, 3)
+        ranks = rng.sample([0, 1, 2], 3)
+        rows.append(_row(i, seats, [{"teams": [[0], [1], [2]], "ranks": ranks}], [-r for r in ranks]))
+    p = TrueSkillParams()
+    a, ha = rate(rows, bots, p)
+    shuffled = rows[:]
+    rng.shuffle(shuffled)
+    b, hb = rate(shuffled, bots, p)
+    assert {k: (v.mu, v.sigma) for k, v in a.items()} == {k: (v.mu, v.sigma) for k, v in b.items()}
+    assert ha == hb
+
+
+def test_free_for_all_team_and_asymmetric_ratings_match_trueskill_by_hand() -> None:
+    p = TrueSkillParams(mu=25, sigma=25 / 3, beta=25 / 6, tau=25 / 300, draw_probability=0.1)
+    env = trueskill.TrueSkill(mu=25, sigma=25 / 3, beta=25 / 6, tau=25 / 300, draw_probability=0.1)
+    # free-for-all with a draw for second place
+    got, _ = rate([_row(0, ["a", "b", "c"], [{"teams": [[0], [1], [2]], "ranks": [0, 1, 1]}], [3, 1, 1])],
+                  ["a", "b", "c"], p)
+    r = env.create_rating()
+    want = env.rate([{"a": r}, {"b": r}, {"c": r}], ranks=[0, 1, 1])
+    for g in want:
+        for k, v in g.items():
+            assert (got[k].mu, got[k].sigma) == pytest.approx((v.mu, v.sigma))
+    # partnerships: seats 0+2 against 1+3, the second team wins
+    got, _ = rate([_row(0, ["a", "b", "c", "d"], [{"teams": [[0, 2], [1, 3]], "ranks": [1, 0]}], [0, 1, 0, 1])],
+                  list("abcd"), p)
+    want = env.rate([{"a": r, "c": r}, {"b": r, "d": r}], ranks=[1, 0])
+    for g in want:
+        for k, v in g.items():
+            assert (got[k].mu, got[k].sigma) == pytest.approx((v.mu, v.sigma))
+    # Dou Dizhu: landlord (seat 1) alone against two peasants, partial play 1/2 each
+    got, _ = rate([_row(0, ["a", "b", "c"], [{"teams": [[1], [0, 2]], "ranks": [0, 1]}], [-2, 4, -2])],
+                  ["a", "b", "c"], p)
+    want = env.rate([{"b": r}, {"a": r, "c": r}], ranks=[0, 1], weights=[(1.0,), (0.5, 0.5)])
+    for g in want:
+        for k, v in g.items():
+            assert (got[k].mu, got[k].sigma) == pytest.approx((v.mu, v.sigma))
+    assert got["b"].mu > 25 > got["a"].mu
+
+
+def test_malformed_file_reports_every_problem_with_key_and_line(tmp_path: Path) -> None:
+    text = """\
+        name = "bad name!"
+        game = "doudizhu"
+        players = 5
+        schedule = "swiss"
+
+        [clock]
+        decision_ms = -3
+        bogus = 1
+
+        [[bots]]
+        name = "a"
+        command = "python sample_bots/random_bot.py"
+
+        [[bots]]
+        name = "a"
+        """
+    with pytest.raises(tspec.SpecError) as ei:
+        _spec(text, tmp_path)
+    probs = {(k, ln) for k, ln, _ in ei.value.problems}
+    assert ("name", 1) in probs
+    assert ("players", 3) in probs
+    assert ("schedule", 4) in probs
+    assert ("clock.decision_ms", 7) in probs
+    assert ("clock.bogus", 8) in probs
+    assert ("bots[1].name", 15) in probs
+    assert ("bots[1].command", 14) in probs  # missing key: the table's header line
+    assert "t.toml:3: players" in str(ei.value)
+
+
+def test_syntax_error_names_the_line(tmp_path: Path) -> None:
+    with pytest.raises(tspec.SpecError) as ei:
+        _spec('name = "x"\ngame = \n', tmp_path)
+    assert ei.value.problems[0][1] == 2
+
+
+def test_unknown_variant_and_param_are_reported(tmp_path: Path) -> None:
+    with pytest.raises(tspec.SpecError) as ei:
+        _spec(f'name = "x"\ngame = "doudizhu"\nvariant = {{ sprung = true }}\nparams = {{ rondes = 2 }}\n{BOTS4}',
+              tmp_path)
+    probs = {(k, ln) for k, ln, _ in ei.value.problems}
+    assert ("variant.sprung", 3) in probs and ("params.rondes", 4) in probs
+
+
+def test_every_example_file_is_valid() -> None:
+    examples = sorted((ROOT / "tournaments" / "examples").glob("*.toml"))
+    assert examples
+    from referee.games import implemented
+
+    for f in examples:
+        s = tspec.load(f)
+        assert s.game in implemented(), f
+        assert len(build(s)) > 0
+
+
+def _write(tmp_path: Path, name: str, extra: str = "", bots: str = BOTS4, rounds: int = 1) -> Path:
+    f = tmp_path / f"{name}.toml"
+    f.write_text(f'name = "{name}"\ngame = "doudizhu"\nplayers = 3\nseed = 9\nconcurrency = 2\n'
+                 f'database = "{tmp_path / (name + ".sqlite")}"\nlog_dir = "{tmp_path / "logs"}"\n'
+                 f'params = {{ rounds = {rounds} }}\n{extra}\n{bots}')
+    return f
+
+
+def _cli(*args: str, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([PY, "-m", "referee.cli", *args], cwd=ROOT, capture_output=True, text=True, **kw)
+
+
+def _board(db: Path, name: str) -> list[dict]:
+    r = _cli("leaderboard", "--db", str(db), "--tournament", name, "--format", "json")
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+@pytest.mark.slow
+def test_kill_9_mid_run_then_resume_equals_uninterrupted_run(tmp_path: Path) -> None:
+    f = _write(tmp_path, "kr")
+    db = tmp_path / "kr.sqlite"
+    proc = subprocess.Popen([PY, "-m", "referee.cli", "tournament", "run", str(f), "--quiet"], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        done = 0
+        while time.monotonic() < deadline and done < 3:
+            time.sleep(0.2)
+            if db.exists():
+                try:
+                    s = Store(str(db))
+                    t = s.tournament("kr")
+                    done = len(s.finished_indices(t["id"])) if t else 0
+                    s.close()
+                except Exception:
+                    done = 0
+        assert done >= 3, "tournament made no progress"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    s = Store(str(db))
+    partial = len(s.finished_indices(s.tournament("kr")["id"]))
+    s.close()
+    assert partial < 12, "killed too late to test resume"
+    r = _cli("tournament", "run", str(f), "--resume", "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert f"{partial} already done" in r.stderr
+    s = Store(str(db))
+    rows = s.matches(s.tournament("kr")["id"])
+    assert [m.idx for m in rows] == list(range(12))  # no match twice, none missing
+    s.close()
+    # the same tournament, uninterrupted, into another database
+    f2 = _write(tmp_path, "kr2")
+    f2.write_text(f2.read_text().replace('name = "kr2"', 'name = "kr"'))
+    r = _cli("tournament", "run", str(f2), "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert _board(db, "kr") == _board(tmp_path / "kr2.sqlite", "kr")
+
+
+def test_existing_tournament_needs_resume_or_fresh_and_changed_file_is_refused(tmp_path: Path) -> None:
+    f = _write(tmp_path, "again")
+    r = _cli("tournament", "run", str(f), "--quiet")
+    assert r.returncode == 0, r.stderr
+    r = _cli("tournament", "run", str(f), "--quiet")
+    assert r.returncode == 2 and "--resume" in r.stderr
+    r = _cli("tournament", "run", str(f), "--quiet", "--resume")
+    assert r.returncode == 0 and "12 already done" in r.stderr
+    f.write_text(f.read_text().replace("seed = 9", "seed = 10"))
+    r = _cli("tournament", "run", str(f), "--quiet", "--resume")
+    assert r.returncode == 2 and "different file" in r.stderr
+    st = _cli("tournament", "status", "again", "--db", str(tmp_path / "again.sqlite"))
+    assert "12/12 matches done" in st.stdout
+
+
+@pytest.mark.slow
+def test_crashing_hanging_and_illegal_bots_do_not_stop_the_tournament(tmp_path: Path) -> None:
+    bots = "\n".join([
+        '[[bots]]\nname = "random"\ncommand = "python sample_bots/random_bot.py --seed 1"\n',
+        '[[bots]]\nname = "crasher"\ncommand = "python sample_bots/chaos_bot.py --mode crash-at-start"\n',
+        '[[bots]]\nname = "hanger"\ncommand = "python sample_bots/chaos_bot.py --mode hang"\n',
+        '[[bots]]\nname = "cheater"\ncommand = "python sample_bots/chaos_bot.py --mode illegal"\n',
+    ])
+    f = _write(tmp_path, "chaos", extra="[clock]\ndecision_ms = 200\n[faults]\nmax_faults = 3\n", bots=bots)
+    r = _cli("tournament", "run", str(f), "--quiet", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    board = {row["bot"]: row for row in json.loads(r.stdout)}
+    assert all(row["matches"] == 9 for row in board.values())
+    assert board["crasher"]["crashes"] >= 9
+    assert board["hanger"]["timeouts"] >= 9
+    assert board["cheater"]["illegal"] >= 9
+    assert board["random"]["timeouts"] == board["random"]["illegal"] == board["random"]["crashes"] == 0
+    assert board["random"]["conservative"] > max(board[b]["conservative"] for b in ("crasher", "hanger", "cheater"))
+    out = subprocess.run(["pgrep", "-f", "sample_bots/chaos_bot.py"], capture_output=True, text=True)
+    assert out.stdout.strip() == "", "a chaos bot survived the tournament"
