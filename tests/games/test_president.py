@@ -11,7 +11,6 @@ against random-legal players.
 from __future__ import annotations
 
 import random
-from collections import Counter
 from itertools import combinations
 from pathlib import Path
 
@@ -81,20 +80,15 @@ def snapshot(g: PresidentGame):
             g.rng.getstate())
 
 
-def deck_of(g: PresidentGame) -> Counter:
-    return Counter(g.rules.pack)
-
-
 def conserved(g: PresidentGame) -> bool:
-    """hands + played + undelivered returns == the pack (spec 2.1; there is no stock or kitty)."""
-    have = Counter()
-    for h in g.hands:
-        have.update(h)
+    """hands + played + undelivered returns == the pack, as multisets (spec 2.1;
+    there is no stock or kitty)."""
+    have = [c for h in g.hands for c in h]
     if g.play is not None:
-        have.update(g.play.played)
+        have += g.play.played
     for cs in g.pending.values():
-        have.update(cs)
-    return have == deck_of(g)
+        have += cs
+    return sorted(have) == sorted(g.rules.pack)
 
 
 def reach_exchange(g: PresidentGame, rng: random.Random) -> None:
@@ -603,7 +597,7 @@ def _playout(seed: int, players: int, variant: dict, params: dict, deep: bool) -
     events = list(g.pop_events())
     step = 0
     while g.to_act is not None:
-        if deep or step % 9 == 0:
+        if deep or step % 13 == 0:
             assert conserved(g)
             _illegal_probe(g, rng)
         acts, complete = g.legal_actions()
@@ -638,7 +632,7 @@ def test_random_playouts_2000_matches():
     for i in range(2000):
         players = 4 + i % 4
         variant = {f: rng.random() < 0.35 for f in FLAGS}
-        params = {"max_rounds": rng.choice((1, 2, 3)), "target_score": rng.choice((2, 4, 10)),
+        params = {"max_rounds": 1 if i % 3 else rng.choice((2, 3)), "target_score": rng.choice((2, 4, 10)),
                   "later_leader": rng.choice(R.LATER_LEADERS), "first_dealer": rng.randrange(players)}
         _playout(i, players, variant, params, deep=(i % 50 == 0))
         n_matches += 1

@@ -89,8 +89,11 @@ class RoundPlay:
         for s in range(self.n):
             if self.hands[s] and s not in self.finished:
                 self.finished.append(s)
-        # spec 12.9: top is null and nobody acts once the round is over; the
-        # revolution state is left as the last play made it.
+        # spec 12.9: top is null and nobody acts once the round is over. The
+        # spec does not say what the revolution state reads then (section 7
+        # discards it for the next round); we leave it as the last play made
+        # it, so a round-ending four of a kind still shows its flip. The seed
+        # text says nothing on this; the next round starts at false (6.8).
         self.top = None
         self.last = -1
         self.passed = []

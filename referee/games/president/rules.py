@@ -75,6 +75,9 @@ def top_to_json(t: Top) -> dict[str, Any] | None:
     return None if t is None else {"count": t[0], "rank": t[1]}
 
 
+_ALLOWED_TABLES: dict[tuple[bool, ...], dict[tuple[Top, bool], dict[str, tuple[int, ...]]]] = {}
+
+
 class Rules:
     """The variant flags of a match, resolved for fast rule checks (spec 6.2, 6.3, 10).
 
@@ -98,7 +101,9 @@ class Rules:
         self.double = bool(g("double_exchange", False))
         self.pack: tuple[str, ...] = JOKER_PACK if self.jokers else STANDARD_PACK
         self.pack_set = frozenset(self.pack)
-        self._allowed: dict[tuple[Top, bool], dict[str, tuple[int, ...]]] = {}
+        flags = (self.bsbl, self.bsba, self.erb, self.rev, self.thl, self.tt)
+        # beat tables depend only on these flags: share them between matches
+        self._allowed: dict[tuple[Top, bool], dict[str, tuple[int, ...]]] = _ALLOWED_TABLES.setdefault(flags, {})
 
     def allowed_counts(self, top: Top, revolution: bool) -> dict[str, tuple[int, ...]]:
         """For each rank code, the counts ``c`` (1..4, ascending) for which a set
@@ -260,7 +265,14 @@ def forced_gifts(order: Sequence[int], hands: Sequence[Sequence[str]], double: b
 
 def return_duties(order: Sequence[int], double: bool) -> list[tuple[int, int, int, bool]]:
     """The returns to decide (spec 5.1 step 2, 5.2 step 2): ``[(returner,
-    receiver, count, optional), ...]``, President first."""
+    receiver, count, optional), ...]``, President first.
+
+    Seed-text reading (shared/seeds/president.txt): "ਸਕੂਮ ਰਾਸ਼ਟਰਪਤੀ ਨੂੰ ਆਪਣਾ
+    ਸਭ ਤੋਂ ਉੱਚਾ ਕਾਰਡ ਦਿੰਦਾ ਹੈ ਅਤੇ ਰਾਸ਼ਟਰਪਤੀ ... ਜੇਕਰ ਉਹ ਨਹੀਂ ਚਾਹੁੰਦੇ ਤਾਂ
+    ਕਾਰਡਾਂ ਦਾ ਵਪਾਰ ਕਰਨ ਦੀ ਲੋੜ ਨਹੀਂ ਹੈ" (the Scum gives the President their
+    highest card; the President need not trade back if they do not want to)
+    is read, as spec 11.9 does, as an optional return of exactly one card.
+    """
     if not double:
         return [(order[0], order[-1], 1, True)]
     return [(order[0], order[-1], 2, False), (order[1], order[-2], 1, False)]
