@@ -1,0 +1,32 @@
+# Two commands do all the set-up on a fresh machine (Python >= 3.11; Node.js for the Node bot):
+#   make tournament   - run the example Dou Dizhu tournament of sample bots over gRPC
+#   make test         - run the whole test suite
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+NODE_BOT := sample_bots/node
+
+.PHONY: tournament test setup node clean
+
+$(BIN)/referee: pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(BIN)/referee
+
+setup: $(BIN)/referee
+
+node:
+	@if command -v npm >/dev/null 2>&1; then \
+	  if [ ! -d $(NODE_BOT)/node_modules ] || [ $(NODE_BOT)/package-lock.json -nt $(NODE_BOT)/node_modules ]; then \
+	    (cd $(NODE_BOT) && npm ci --no-audit --no-fund --silent) && touch $(NODE_BOT)/node_modules; fi; \
+	else echo "node/npm not found: the Node.js bot tests will be skipped"; fi
+
+tournament: setup
+	$(BIN)/referee tournament run tournaments/examples/doudizhu.toml --fresh
+
+test: setup node
+	$(BIN)/pytest -q
+
+clean:
+	rm -rf $(VENV) runs .pytest_cache .hypothesis $(NODE_BOT)/node_modules
