@@ -10,6 +10,7 @@ is measured against random-legal players.
 from __future__ import annotations
 
 import json
+import os
 import random
 from collections import Counter
 from pathlib import Path
@@ -27,9 +28,8 @@ from referee.games.smear import rules as R
 from referee.local import play_local, random_policy
 from referee.protocol import action_to_pb, decision_request, message_to_json
 
-VECTORS = Path("/work/shared/rules/vectors")
-if not VECTORS.exists():  # the repository's sibling checkout of shared/
-    VECTORS = Path(__file__).resolve().parents[3] / "shared" / "rules" / "vectors"
+ROOT = Path(__file__).resolve().parents[2]
+VECTORS = Path(os.environ.get("REFEREE_VECTORS", ROOT.parent / "shared" / "rules" / "vectors"))
 
 FLAGS = ("with_joker", "dealer_forced_bid", "low_to_taker", "strict_follow")
 
@@ -109,6 +109,29 @@ def test_conformance_vectors_all_pass():
     failed = [(o.id, o.expected, o.actual, o.reason) for o in rep.outcomes if o.status == "failed"]
     assert not failed
     assert rep.count("passed") >= 64
+
+
+def test_conformance_queries_odd_inputs():
+    from referee.games.smear.conformance import QUERIES
+
+    def lb(call, calls=(), seat=1, dealer=0, players=3, **variant):
+        case = {"players": players, "variant": variant,
+                "input": {"dealer": dealer, "calls": list(calls), "seat": seat, "call": call}}
+        return QUERIES["legal_bid"](case)["legal"]
+
+    assert lb("pass") and lb(2) and lb(4) and not lb(0) and not lb(-2) and not lb(2.5) and not lb("bid")
+    assert not lb(True) and not lb(3, calls=[3], seat=2) and lb(4, calls=[3], seat=2)
+    assert not lb("pass", calls=["pass", "pass"], seat=0, dealer_forced_bid=True)
+    assert lb("pass", calls=["pass", 2], seat=0, dealer_forced_bid=True)
+    assert not lb(2, calls=[4], seat=2)  # the auction is over (5.4)
+    go = QUERIES["game_over"]
+    base = {"bidder": 0, "bid": 2, "made": True, "scores_before": [3, 0], "scores_after": [5, 0]}
+    assert go({"players": 2, "input": dict(base, rounds_played=7), "params": {"max_rounds": 7}}) == \
+        {"winner": None, "over": True}
+    assert go({"players": 2, "input": dict(base, rounds_played=7)}) == {"winner": None}
+    passed = {"bidder": None, "bid": None, "made": None, "scores_before": [3, 0], "scores_after": [3, 0]}
+    assert go({"players": 2, "input": dict(passed, rounds_played=200)}) == {"winner": None, "over": True}
+    assert go({"players": 2, "input": passed}) == {"winner": None}
 
 
 # ---------------------------------------------------------------- deal (section 2)

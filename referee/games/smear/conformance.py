@@ -25,11 +25,18 @@ def _variant(case: dict[str, Any]) -> dict[str, bool]:
     return v
 
 
-def _call(c: Any) -> tuple[bool, int]:
-    """A vector call (``"pass"`` or an integer) -> ``(is_pass, amount)``."""
+def _call(c: Any) -> tuple[bool, int] | None:
+    """A vector call (``"pass"`` or an integer) -> ``(is_pass, amount)``; ``None``
+    for anything else (a non-integer number or another string is never a call)."""
     if c == "pass":
         return True, 0
-    return False, int(c)
+    if isinstance(c, bool):
+        return None
+    if isinstance(c, float) and c.is_integer():
+        c = int(c)
+    if not isinstance(c, int):
+        return None
+    return False, c
 
 
 def _history(calls: list[Any]) -> list[int]:
@@ -40,7 +47,10 @@ def _history(calls: list[Any]) -> list[int]:
 def legal_bid(case: dict[str, Any]) -> dict[str, Any]:
     """``legal_bid``: ``{"legal": bool}`` via :func:`rules.check_call` (spec 5)."""
     i = case["input"]
-    is_pass, amount = _call(i["call"])
+    call = _call(i["call"])
+    if call is None:
+        return {"legal": False}
+    is_pass, amount = call
     err = R.check_call(_players(case), int(i["dealer"]), _history(i["calls"]), int(i["seat"]), is_pass, amount,
                        _variant(case)["dealer_forced_bid"])
     return {"legal": err is None}
