@@ -89,7 +89,7 @@ def match(
     seed: int = typer.Option(1, "--seed", "-s", help="Seed of the deal RNG; same seed + same actions = same match."),
     variant: Optional[list[str]] = typer.Option(None, "--variant", help="Variant flag KEY=VALUE (repeatable)."),
     param: Optional[list[str]] = typer.Option(None, "--param", help="Match parameter KEY=VALUE, e.g. rounds=3."),
-    rounds: Optional[int] = typer.Option(None, "--rounds", help="Shortcut for --param rounds=N (Dou Dizhu)."),
+    rounds: Optional[int] = typer.Option(None, "--rounds", help="Match length: the game's rounds or max_rounds parameter."),
     decision_ms: int = typer.Option(1000, "--decision-ms", help="Per-decision clock, milliseconds."),
     bank_ms: int = typer.Option(0, "--bank-ms", help="Time bank per seat, milliseconds (charged only beyond --decision-ms)."),
     fault_policy: str = typer.Option("default_action", "--fault-policy", help="default_action or forfeit."),
@@ -121,7 +121,11 @@ def match(
         _fail(str(e))
     params = _parse_kv(param, "--param")
     if rounds is not None:
-        params["rounds"] = rounds
+        key = next((k for k in ("rounds", "max_rounds") if k in cls.param_defaults), None)
+        if key is None:
+            _fail(f"--rounds does not apply to {game}; its match parameters are: "
+                  f"{', '.join(sorted(cls.param_defaults))} (use --param KEY=VALUE)")
+        params[key] = rounds
     from referee.runner import MatchSpec
 
     spec = MatchSpec(game=game, players=n, seed=seed, seat_names=[_bot_label(b, i) for i, b in enumerate(bot)],
