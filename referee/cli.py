@@ -15,7 +15,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
-console = Console(stderr=True)
+console = Console(stderr=True, soft_wrap=True)  # messages carry paths: never wrap them
 
 
 @app.callback()
