@@ -126,7 +126,7 @@ class BackAlley(Game):
     # round set-up (sections 2, 4.1)
 
     def _start_round(self) -> None:
-        self.h = h = abs(13 - self.k) + 1
+        self.h = h = R.hand_size(self.k)
         deck = list(R.DECK)
         self.rng.shuffle(deck)
         hands, stock = R.deal(deck, self.dealer, h)
@@ -198,10 +198,8 @@ class BackAlley(Game):
             return [_PLAY_ACTION[c] for c in self._legal_cards()], True
         if self.phase == _BIDDING:
             h = self.h
-            out = [] if R.dealer_may_not_pass(self.bids, self._dealer_must_bid) else [_PASS_ACTION]
-            out.extend(_BID_ACTION[n] for n in range(1, h))
-            out.append(_BID_ACTION[h])
-            return out, True
+            return [_PASS_ACTION if b == R.PASS else _BID_ACTION[h if b == R.BOARD else b]
+                    for b in R.legal_bids(h, self.bids, self._dealer_must_bid)], True
         return [], True
 
     def _parse(self, seat: int, action: Action) -> Any:
@@ -272,10 +270,8 @@ class BackAlley(Game):
     def _bid(self, seat: int, bid: int) -> None:
         bids = self.bids
         bids.append(bid)
-        level = 0
-        if bid == R.BOARD:
-            level = 1 + sum(1 for b in bids[:-1] if b == R.BOARD)
-        self.levels.append(level)
+        self.levels = R.board_levels(bids)
+        level = self.levels[-1]
         self.emit(_Ev(bid=_bid_pb(seat, bid, self.h, level)))
         if len(bids) < 4:
             self._to_act = (seat + 1) & 3
@@ -321,9 +317,7 @@ class BackAlley(Game):
                                                       trumps_broken=self.broken)))
         self.trick = []
         if self.trick_no == self.h:
-            cs = self.contracts
-            h = self.h
-            pts = [R.team_score(h, cs[t][1], cs[t][0], self.team_tricks[t], self._zero_nothing) for t in (0, 1)]
+            pts = R.round_scores(self.dealer, self.h, self.bids, self.team_tricks, self._zero_nothing)
             self._end_round(passed_out=False, closed=True, points=pts)
             return
         self.trick_no += 1
