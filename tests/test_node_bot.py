@@ -8,6 +8,7 @@ is not installed; ``npm ci`` is run once per session if
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import shutil
@@ -23,6 +24,29 @@ NODE_DIR = REPO / "sample_bots" / "node"
 NODE_BOT = "node sample_bots/node/bot.js"
 RANDOM_BOT = "python sample_bots/random_bot.py"
 GAME = "doudizhu"
+
+# Test-only self-signed certificate for localhost / 127.0.0.1 (P-256), valid
+# 2000-01-01 .. 2100-01-01, so the TLS test needs neither openssl nor network.
+TEST_CERT = """\
+-----BEGIN CERTIFICATE-----
+MIIBiTCCAS+gAwIBAgIBATAKBggqhkjOPQQDAjAUMRIwEAYDVQQDDAlsb2NhbGhv
+c3QwIBcNMDAwMTAxMDAwMDAwWhgPMjEwMDAxMDEwMDAwMDBaMBQxEjAQBgNVBAMM
+CWxvY2FsaG9zdDBZMBMGByqGSM49AgEGCCqGSM49AwEHA0IABMiYy9mVt+LoI+8x
+/ipJDSlGBtExNIgmJrQTSboMkojbT8UNHySJgHpFTe/n/alAgdU7L2mnwMsIUlkS
+znsi1zqjcDBuMA8GA1UdEwEB/wQFMAMBAf8wGgYDVR0RBBMwEYIJbG9jYWxob3N0
+hwR/AAABMAsGA1UdDwQEAwIChDATBgNVHSUEDDAKBggrBgEFBQcDATAdBgNVHQ4E
+FgQUXoefYZ3wwx/Knsus5lcLueGA5pUwCgYIKoZIzj0EAwIDSAAwRQIgPHfNitTw
+my/5JKB6hSRkmdX32sOv1UmEXEX69dx6woICIQDh8WwWCDYTXv7Q2v+Q+Z1Z/fCX
+N+mCH/kHSZ2ym+TJxw==
+-----END CERTIFICATE-----
+"""
+TEST_KEY = """\
+-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgIx0j0qwt82do7GEK
+kQO/6kADkLVO/Lbe1C06+PK6VfmhRANCAATImMvZlbfi6CPvMf4qSQ0pRgbRMTSI
+Jia0E0m6DJKI20/FDR8kiYB6RU3v5/2pQIHVOy9pp8DLCFJZEs57Itc6
+-----END PRIVATE KEY-----
+"""
 
 
 def referee_cmd() -> list[str]:
@@ -208,3 +232,94 @@ def test_node_bot_heuristic_sheds_cards_and_never_beats_partner(node_bot: str) -
     assert out["keep"] == "ACTION_KIND_PASS"
     assert out["bomb"] == 4
     assert out["other"] is True
+
+
+async def _play_in_process(log_dir: Path, tls: bool, plan: list[tuple[str, list[tuple[str, int]]]],
+                           node_args: list[str]) -> tuple[list, int | None, int, int]:
+    """Start an in-process referee (TLS or not), one Node bot process and a
+    Python random bot per other seat, and play the matches of ``plan``
+    concurrently: ``[(match_id, [(seat_kind, seed), ...]), ...]`` with
+    seat_kind ``"node"`` (the one shared Node connection) or ``"py"``.
+    Returns ``(outcomes, node exit code after Goodbye, connections the Node
+    token opened, most matches seated at once on one Node connection)``."""
+    from referee.bots import BotProcess
+    from referee.runner import MatchSpec
+    from referee.service import Referee
+
+    ref = Referee(log_dir)
+    creds = None
+    if tls:
+        (log_dir / "cert.pem").write_text(TEST_CERT)
+        creds = (TEST_CERT.encode(), TEST_KEY.encode())
+    port = await ref.start("127.0.0.1", 0, creds)
+    addr = f"localhost:{port}"
+    tls_args = ["--tls-ca", str(log_dir / "cert.pem")] if tls else []
+    procs: list = []
+    try:
+        node_tok = ref.new_token("node")
+        node = BotProcess(f"node {REPO / 'sample_bots' / 'node' / 'bot.js'}", "node", addr, node_tok, log_dir,
+                          extra_args=tls_args + node_args).start()
+        procs.append(node)
+        specs, tokens = [], []
+        for match_id, seats in plan:
+            toks = []
+            for s, (kind, seed) in enumerate(seats):
+                if kind == "node":
+                    toks.append(node_tok)
+                else:
+                    t = ref.new_token(f"py{s}")
+                    procs.append(BotProcess(f"python {REPO / 'sample_bots' / 'random_bot.py'} --seed {seed}",
+                                            f"{match_id}.seat{s}", addr, t, log_dir, extra_args=tls_args).start())
+                    toks.append(t)
+            specs.append(MatchSpec(game=GAME, players=len(seats), seed=len(specs) + 1, params={"rounds": 1},
+                                   seat_names=[k for k, _ in seats], match_id=match_id, decision_ms=3000))
+            tokens.append(toks)
+        peak = 0  # most matches seated at once on one Node connection
+
+        async def watch() -> None:
+            nonlocal peak
+            while True:
+                for c in ref.tokens[node_tok].conns:
+                    peak = max(peak, len(c.seats))
+                await asyncio.sleep(0.005)
+
+        watcher = asyncio.get_running_loop().create_task(watch())
+        outcomes = await asyncio.gather(*(ref.play(sp, tk, 30, close_after=False) for sp, tk in zip(specs, tokens)))
+        watcher.cancel()
+        conns = len(ref.tokens[node_tok].conns)
+        await ref.stop(1.0)  # Goodbye to every connection: the Node bot must exit 0
+        rc = None
+        for _ in range(100):
+            rc = node.poll()
+            if rc is not None:
+                break
+            await asyncio.sleep(0.05)
+        return outcomes, rc, conns, peak
+    finally:
+        for p in procs:
+            p.stop(0.5)
+        await ref.stop(0.1)
+
+
+def test_node_bot_over_tls(node_bot: str, tmp_path: Path) -> None:
+    """`--tls-ca`: the Node bot verifies the referee's certificate and plays; exits 0 after Goodbye."""
+    outcomes, rc, _, _ = asyncio.run(_play_in_process(
+        tmp_path, True, [("tls-match", [("node", 0), ("py", 1), ("py", 2)])], ["--seed", "7"]))
+    (out,) = outcomes
+    assert out.status == "complete", out.status
+    assert [f for f in out.faults if f.seat == 0] == []
+    assert rc == 0, (rc, (tmp_path / "node.stderr").read_text())
+
+
+def test_node_bot_plays_two_matches_at_once_on_one_stream(node_bot: str, tmp_path: Path) -> None:
+    """`--max-matches 2`: one Node connection is seated in two concurrent matches
+    (different seats), answers both by match_id/request_id, and faults in neither."""
+    plan = [("mux-a", [("node", 0), ("py", 1), ("py", 2)]),
+            ("mux-b", [("py", 3), ("py", 4), ("node", 0)])]
+    outcomes, rc, conns, peak = asyncio.run(_play_in_process(tmp_path, False, plan, ["--max-matches", "2"]))
+    assert conns == 1, "both matches must have used the same Node connection"
+    assert peak == 2, "the two matches must have overlapped on that connection"
+    for out, node_seat in zip(outcomes, (0, 2)):
+        assert out.status == "complete", out.status
+        assert [f for f in out.faults if f.seat == node_seat] == [], out.faults
+    assert rc == 0, (rc, (tmp_path / "node.stderr").read_text())
