@@ -245,6 +245,8 @@ def _merge(what: str, game: str, defaults: dict[str, Any], given: dict[str, Any]
         if k not in defaults:
             raise ValueError(f"{game}: unknown {what} {k!r} (known: {', '.join(sorted(defaults)) or 'none'})")
         d = defaults[k]
+        if type(d) is int and isinstance(v, float) and v.is_integer():
+            v = int(v)  # numbers that went through JSON/protobuf Struct come back as floats
         if d is not None and type(v) is not type(d) and not (isinstance(d, float) and type(v) is int):
             raise ValueError(f"{game}: {what} {k!r} must be {type(d).__name__}, got {v!r}")
         out[k] = v
