@@ -49,18 +49,26 @@ class Lang(str, Enum):
 def protos_dir() -> Path:
     """Absolute path of the directory holding ``cardgames/v1/*.proto``.
 
-    ``$REFEREE_PROTOS`` if set, else the ``protos/`` directory beside the
-    installed ``referee`` package (a source checkout or editable install).
-    Raises ``FileNotFoundError`` if ``cardgames/v1/referee.proto`` is not
-    there (e.g. a wheel install: then set ``REFEREE_PROTOS``).
+    ``$REFEREE_PROTOS`` if set (and only it). Otherwise the first of: the
+    ``protos/`` directory beside the installed ``referee`` package (a source
+    checkout or editable install), or the directory above an installed
+    ``cardgames`` package if the ``.proto`` files are shipped inside
+    ``cardgames/v1/``. Raises ``FileNotFoundError`` if no candidate holds
+    ``cardgames/v1/referee.proto`` (then set ``REFEREE_PROTOS``).
     """
     env = os.environ.get("REFEREE_PROTOS")
-    d = Path(env).expanduser().resolve() if env else _REPO / "protos"
-    if not (d / "cardgames" / "v1" / "referee.proto").is_file():
-        where = "$REFEREE_PROTOS" if env else "the referee installation"
-        raise FileNotFoundError(f"no cardgames/v1/referee.proto under {d} ({where}); set REFEREE_PROTOS to the "
-                                "directory holding the referee's .proto files")
-    return d
+    if env:
+        candidates = [Path(env).expanduser().resolve()]
+    else:
+        import cardgames
+
+        candidates = [_REPO / "protos", Path(cardgames.__file__).resolve().parent.parent]
+    for d in candidates:
+        if (d / "cardgames" / "v1" / "referee.proto").is_file():
+            return d
+    where = "$REFEREE_PROTOS" if env else "the referee installation"
+    raise FileNotFoundError(f"no cardgames/v1/referee.proto under {' or '.join(map(str, candidates))} ({where}); "
+                            "set REFEREE_PROTOS to the directory holding the referee's .proto files")
 
 
 def _display(p: Path) -> str:
