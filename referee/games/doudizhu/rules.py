@@ -423,7 +423,9 @@ def legal_moves(cnt: list[int], n: int, top: Combo | None) -> list[Move]:
         return out
     tt = top[0]
     if tt == ROCKET:
-        return []
+        # [BEAT-1] is checked before [BEAT-2]; no hand can hold a rocket
+        # while another rocket is the top, but stay identical to beats()
+        return moves_of_type(cnt, n, ROCKET)
     has_bomb = max(cnt[:13]) >= 4
     if tt == BOMB:
         if not has_bomb:
