@@ -682,3 +682,52 @@ def test_heuristic_handles_every_decision_kind():
         g.apply(g.to_act, rng.choice(g.legal_actions()[0]))
     assert kinds == {pb.DECISION_KIND_EXCHANGE, pb.DECISION_KIND_PLAY}
     assert message_to_json(decision_request(g, "m", 2, 1000, 0))["observation"]["president"]["players"] == 4
+
+
+def _seat_view(g: PresidentGame, s: int):
+    """Everything the referee would send seat ``s`` now: its observation and, when it acts, the request."""
+    obs = g.observation(s).SerializeToString(deterministic=True)
+    if g.to_act != s:
+        return obs, None
+    return obs, [a.key() for a in g.legal_actions()[0]], g.decision_kind()
+
+
+def test_9_hidden_zone_shuffle_differential():
+    """Shuffling hidden cards among hidden places leaves every byte sent to the seat unchanged,
+    now and after the seat's own next action (which may end a round and deal the next)."""
+    for seed in range(40):
+        players = 4 + seed % 4
+        variant = {f: bool((seed >> i) & 1) or (f == "double_exchange" and seed % 3 == 0)
+                   for i, f in enumerate(FLAGS)}
+        g = new_game(players, seed=seed, variant=variant, max_rounds=3, target_score=4)
+        rng = random.Random(1000 + seed)
+        step = 0
+        while g.to_act is not None:
+            if step % 4 == 0 or g.phase == "exchange":
+                s = g.to_act if rng.random() < 0.5 else rng.randrange(players)
+                zones = g.hidden_zones(s)
+                assert {k for k in zones if k.startswith("hand")} == {f"hand{o}" for o in range(players) if o != s}
+                pool = [c for z in zones.values() for c in z]
+                rng.shuffle(pool)
+                shuffled, i = {}, 0
+                for k, z in zones.items():
+                    shuffled[k] = pool[i:i + len(z)]
+                    i += len(z)
+                g2 = g.with_hidden_zones(shuffled)
+                assert _seat_view(g2, s) == _seat_view(g, s)
+                if g.to_act == s:
+                    a = rng.choice(g.legal_actions()[0])
+                    g3 = g.with_hidden_zones(g.hidden_zones(s))
+                    g2.pop_events()
+                    g3.pop_events()
+                    g2.apply(s, a)
+                    g3.apply(s, a)
+                    ev2 = [(e.to, e.payload.SerializeToString(deterministic=True)) for e in g2.pop_events()
+                           if e.to in (None, s)]
+                    ev3 = [(e.to, e.payload.SerializeToString(deterministic=True)) for e in g3.pop_events()
+                           if e.to in (None, s)]
+                    assert ev2 == ev3
+                    assert _seat_view(g2, s) == _seat_view(g3, s)
+            g.apply(g.to_act, rng.choice(g.legal_actions()[0]))
+            g.pop_events()
+            step += 1

@@ -463,8 +463,12 @@ class PresidentGame(Game):
                 g._events = [type(e)(_copy_msg(e.payload), e.to) for e in val]
             elif k == "_legal":
                 g._legal = None
+            elif k in ("play", "rules", "_rules_pb"):
+                setattr(g, k, val)  # play is cloned below; rules and the rules message are never mutated
             else:
                 setattr(g, k, copy.deepcopy(val, memo))
+        if self.play is not None:
+            g.play = self.play.clone(g.hands)
         return g
 
 

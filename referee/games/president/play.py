@@ -130,6 +130,17 @@ class RoundPlay:
                 out.extend(subsets[c])
         return out
 
+    def clone(self, hands: list[list[str]]) -> "RoundPlay":
+        """A copy of this state playing on ``hands`` (the copied match's hand
+        lists); caches are not copied."""
+        c = RoundPlay.__new__(RoundPlay)
+        for k in RoundPlay.__slots__:
+            v = getattr(self, k)
+            setattr(c, k, v[:] if isinstance(v, list) else v)
+        c.hands = hands
+        c.groups = [None] * self.n
+        return c
+
     def invalidate(self) -> None:
         """Forget cached per-hand data (call after changing ``hands`` from outside)."""
         self.groups = [None] * self.n

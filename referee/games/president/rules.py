@@ -105,6 +105,9 @@ class Rules:
         # beat tables depend only on these flags: share them between matches
         self._allowed: dict[tuple[Top, bool], dict[str, tuple[int, ...]]] = _ALLOWED_TABLES.setdefault(flags, {})
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> "Rules":
+        return self  # immutable after construction; its tables are shared caches
+
     def allowed_counts(self, top: Top, revolution: bool) -> dict[str, tuple[int, ...]]:
         """For each rank code, the counts ``c`` (1..4, ascending) for which a set
         of ``c`` cards of that rank beats ``top`` (memoised :meth:`beats`)."""
