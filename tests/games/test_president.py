@@ -586,9 +586,14 @@ def _illegal_probe(g: PresidentGame, rng: random.Random) -> None:
         if bad:
             choices.append((seat, rng.choice(bad)))
     s, a = rng.choice(choices)
-    with pytest.raises(IllegalAction):
+    with pytest.raises(IllegalAction) as e1:
+        g.validate(s, a)
+    with pytest.raises(IllegalAction) as e2:
         g.apply(s, a)
+    assert (e1.value.rule, e1.value.message) == (e2.value.rule, e2.value.message)
     assert snapshot(g) == before
+    if rng.random() < 0.2:
+        g.validate(seat, rng.choice(g.legal_actions()[0]))  # legal actions validate silently
 
 
 def _playout(seed: int, players: int, variant: dict, params: dict, deep: bool) -> PresidentGame:

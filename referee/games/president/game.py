@@ -242,7 +242,21 @@ class PresidentGame(Game):
             raise IllegalAction("TURN", f"it is seat {self.play.to_act}'s turn, not seat {seat}'s")
         self._apply_play(seat, action, settle=False)
 
-    def _apply_play(self, seat: int, action: Action, settle: bool = True) -> None:
+    def validate(self, seat: int, action: Action) -> None:
+        """Raise :class:`IllegalAction` exactly when :meth:`apply` would (rules
+        ``"TURN"``, ``"5.3"``, ``"6.2"``); never changes the state."""
+        if self.phase == "over":
+            raise IllegalAction("TURN", "the match is over")
+        to_act = self.to_act
+        if seat != to_act:
+            raise IllegalAction("TURN", f"it is seat {to_act}'s turn, not seat {seat}'s")
+        if self.phase == "play":
+            self._check_play(seat, action)
+        else:
+            self._check_return(seat, action)
+
+    def _check_play(self, seat: int, action: Action) -> tuple[str, ...] | None:
+        """Spec 6.2 for the seat to act: the cards to play (``None`` = pass) or IllegalAction."""
         play = self.play
         assert play is not None
         kind = action.kind
@@ -259,6 +273,12 @@ class PresidentGame(Game):
         why = play.check(seat, cards)
         if why is not None:
             raise IllegalAction(_RULE_PLAY, why)
+        return cards
+
+    def _apply_play(self, seat: int, action: Action, settle: bool = True) -> None:
+        cards = self._check_play(seat, action)
+        play = self.play
+        assert play is not None
         play.act(seat, cards)
         self._legal = None
         emit = self.emit
@@ -284,7 +304,8 @@ class PresidentGame(Game):
         if play.ev_round_over and settle:
             self._end_round()
 
-    def _apply_return(self, seat: int, action: Action) -> None:
+    def _check_return(self, seat: int, action: Action) -> tuple[str, ...]:
+        """Spec 5.3 for the returner to act: the cards to return (``()`` = none) or IllegalAction."""
         returner, receiver, k, optional = self.duties[self.duty_idx]
         kind = action.kind
         if action.amount != 0:
@@ -305,13 +326,17 @@ class PresidentGame(Game):
                 extra = " (or PASS to return nothing)" if optional else ""
                 raise IllegalAction(_RULE_RETURN, f"a return must have exactly {k} card(s){extra}, got {len(cards)}")
             hand = self.hands[seat]
-            for c in set(cards):
+            for c in dict.fromkeys(cards):  # first offending card in the order given
                 if cards.count(c) > hand.count(c):
                     raise IllegalAction(_RULE_RETURN, f"{c} is not in your hand" if c not in hand
                                         else f"{c} is used more than once")
         else:
             raise IllegalAction(_RULE_RETURN, f"{kind} is not a return: send EXCHANGE with cards"
                                 + (" or PASS" if optional else ""))
+        return cards
+
+    def _apply_return(self, seat: int, action: Action) -> None:
+        cards = self._check_return(seat, action)
         hand = self.hands[seat]
         for c in cards:
             hand.remove(c)
