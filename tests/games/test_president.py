@@ -736,3 +736,97 @@ def test_9_hidden_zone_shuffle_differential():
             g.apply(g.to_act, rng.choice(g.legal_actions()[0]))
             g.pop_events()
             step += 1
+
+
+def _reference_69(rules: R.Rules, hands, leader, actions, revolution=False):
+    """A literal transcription of the reference procedure (spec 6.9), independent
+    of RoundPlay, used to cross-check it. Returns the play_sequence answer."""
+    hands = [list(h) for h in hands]
+    n = len(hands)
+    finished = [s for s, h in enumerate(hands) if not h]
+    state = {"top": None, "last": None, "passed": [], "to_act": leader, "R": revolution, "over": False}
+
+    def next_active(x):
+        for k in range(1, n + 1):
+            if hands[(x + k) % n]:
+                return (x + k) % n
+
+    def start_trick(ld):
+        state.update(top=None, last=None, passed=[], to_act=ld)
+
+    for k, (s, A) in enumerate(actions):
+        if state["over"] or s != state["to_act"]:
+            return {"error_at": k}
+        if rules.check_action(hands[s], state["top"], None if A == "pass" else A, state["R"]) is not None:
+            return {"error_at": k}
+        if A == "pass":
+            state["passed"].append(s)
+            cursor = s
+        else:
+            c, r = len(A), R.RANK_OF[A[0]]
+            T = state["top"]
+            transparent = rules.tt and T is not None and r == "3" and c == T[0]
+            state["top"] = (c, T[1]) if transparent else (c, r)
+            if rules.rev and c == 4:
+                state["R"] = not state["R"]
+            skip = rules.erb and rules.skip and T is not None and not transparent and r == T[1]
+            for x in A:
+                hands[s].remove(x)
+            state["last"], state["passed"] = s, []
+            if not hands[s]:
+                finished.append(s)
+            active = [x for x in range(n) if hands[x]]
+            if len(active) <= 1:
+                finished += [x for x in active if x not in finished]
+                state.update(over=True, to_act=None, top=None)
+                continue
+            cursor = s
+            if skip:
+                q = next_active(s)
+                state["passed"].append(q)
+                cursor = q
+        last = state["last"]
+        if all(x in state["passed"] for x in range(n) if hands[x] and x != last):
+            start_trick(last if hands[last] else next_active(last))
+        else:
+            state["to_act"] = next_active(cursor)
+    return {"error_at": None, "to_act": state["to_act"], "top": R.top_to_json(state["top"]),
+            "counts": [len(h) for h in hands], "finished": finished, "revolution": state["R"]}
+
+
+@settings(max_examples=120, deadline=None)
+@given(variant=_flags, n=st.integers(4, 7), seed=st.integers(0, 10**6))
+def test_property_play_sequence_matches_literal_reference_6_9(variant, n, seed):
+    """Random (mostly legal, sometimes illegal or out-of-turn) action sequences:
+    the engine's play_sequence answer equals the literal 6.9 procedure's."""
+    rules = R.Rules(variant)
+    rng = random.Random(seed)
+    pack = list(rules.pack)
+    rng.shuffle(pack)
+    sizes = [rng.randrange(0, 7) for _ in range(n)]
+    hands, i = [], 0
+    for k in sizes:
+        hands.append(R.sort_cards(pack[i:i + k]))
+        i += k
+    if sum(1 for h in hands if h) < 2:
+        hands[0], hands[1] = hands[0] or [pack[-1]], hands[1] or [pack[-2]]
+    leader = next(s for s in range(n) if hands[s])
+    revolution = variant["revolution"] and rng.random() < 0.3
+    rp = RoundPlay(rules, [list(h) for h in hands], leader, [s for s in range(n) if not hands[s]], revolution)
+    actions = []
+    for _ in range(rng.randrange(1, 40)):
+        if rp.over:
+            break
+        options = rp.legal()
+        if rng.random() < 0.08:  # an illegal or out-of-turn action ends the sequence
+            seat = rng.randrange(n)
+            bad = "pass" if rng.random() < 0.5 else [rng.choice(pack)]
+            actions.append((seat, bad))
+            break
+        a = rng.choice(options)
+        actions.append((rp.to_act, "pass" if a is None else list(a)))
+        rp.act(rp.to_act, a)
+    want = _reference_69(rules, hands, leader, actions, revolution)
+    got = seq(hands, [{"seat": s, "play": a} for s, a in actions], leader=leader, variant=variant,
+              finished=[s for s in range(n) if not hands[s]], revolution=revolution)
+    assert got == want

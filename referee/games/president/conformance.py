@@ -95,8 +95,10 @@ def round_start_query(case: dict[str, Any]) -> dict[str, Any]:
     """Spec 12.7: dealer and first leader of a round (2.2, 6.8)."""
     inp = case["input"]
     n = int(case.get("players", 4))
-    dealer, leader = round_start(n, int(inp["round"]), int(inp.get("first_dealer", 0)),
-                                 inp.get("previous_order"), _params(case)["later_leader"])
+    p = _params(case)
+    # first_dealer is an input field of this query (spec 10); a case may also carry it in params
+    dealer, leader = round_start(n, int(inp["round"]), int(inp.get("first_dealer", p["first_dealer"])),
+                                 inp.get("previous_order"), p["later_leader"])
     return {"dealer": dealer, "leader": leader}
 
 
