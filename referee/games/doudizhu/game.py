@@ -172,7 +172,7 @@ class DouDizhu(Game):
         its order); ``([], True)`` once the match is over. Cached per state."""
         c = self._legal_cache
         if c is not None and c[0] == self._version:
-            return c[1]
+            return list(c[1][0]), True  # a copy: callers may reorder their list
         if self.phase == "auction":
             acts = [_PASS_ACTION] + [_BID_ACTIONS[b] for b in range(self.auction.high + 1, 4)]
         elif self.phase == "play":
@@ -185,9 +185,8 @@ class DouDizhu(Game):
                 acts = plays
         else:
             acts = []
-        res = (acts, True)
-        self._legal_cache = (self._version, res)
-        return res
+        self._legal_cache = (self._version, (acts, True))
+        return list(acts), True
 
     def legal_play_count(self) -> int:
         """Number of entries :meth:`legal_actions` returns, computed without

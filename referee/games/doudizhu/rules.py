@@ -306,6 +306,14 @@ def _chains(cnt: list[int], need: int, min_len: int, length: int, above: int) ->
     return out
 
 
+# Seed-text reading (shared/seeds/doudizhu.txt): the spec settles every rule
+# question; the Punjabi source was consulted only to confirm the kicker rules
+# it states and the spec keeps (§12 items 19, 20, 22, 23): airplane kickers
+# "cannot be the same as any trio or other added card", and in a quadplex
+# "the singles and pairs must differ in rank from the other singles and pairs
+# used ... 2s and jokers are allowed but both jokers cannot be used in one
+# combination". We read "both jokers" as the whole-joker rule [COMB-2], as
+# the spec generalises it, so kicker sets holding BJ and RJ are never listed.
 def _kicker_sets(cands: list[int], k: int) -> list[tuple[int, ...]]:
     """``k``-subsets of kicker ranks ``cands`` (ascending), without the sets
     holding both BJ and RJ ([COMB-2]: in 3p both jokers, in 4p both joker
@@ -536,9 +544,10 @@ def legal_plays_grouped(groups: Sequence[tuple[str, ...]], cnt: list[int], n: in
         res = get(key)
         if res is None:
             res = [wrap(t) for t in expand(m, groups)]
-            if len(memo) >= 50_000:
-                memo.clear()
-            memo[key] = res
+            if len(res) <= 256:  # keep the memo's memory bounded
+                if len(memo) >= 100_000:
+                    memo.clear()
+                memo[key] = res
         out.extend(res)
     return out
 
