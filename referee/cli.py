@@ -394,5 +394,9 @@ def leaderboard(
 from referee.botnew import bot_app  # noqa: E402
 
 app.add_typer(bot_app, name="bot")
+
+from referee.benchcli import bench  # noqa: E402
+
+app.command("bench")(bench)
 if __name__ == "__main__":  # python -m referee.cli
     app()

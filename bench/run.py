@@ -1,0 +1,320 @@
+#!/usr/bin/env python3
+"""The referee's benchmark, one command:
+
+    python bench/run.py [--quick] [--reps N] [--json FILE] [--only SECTION,...]
+    referee bench [--quick] ...                      (same thing)
+
+Sections (all by default): ``engine`` (seeded random playouts per game, one
+core), ``decision`` (per-decision engine time, bare gRPC echo round trip and
+refereed matches over loopback gRPC with random_bot.py processes,
+interleaved per repetition so the ratios come from the same moments),
+``peers`` (Dou Dizhu vs RLCard and OpenSpiel, interleaved), ``tournament``
+(matches per minute at concurrency 1 and 2) and ``memory`` (RSS of a
+referee running 8 concurrent matches). Ratios are medians of per-repetition
+ratios. It prints figures; it asserts nothing about speed.
+
+Everything listens on 127.0.0.1 only; every process it starts is stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench import engines, peers, transport  # noqa: E402
+
+SECTIONS = ("engine", "decision", "peers", "tournament", "memory")
+TARGETS = {
+    "doudizhu_vs_rlcard": 10.0,        # engine-only playouts >= 10x RLCard
+    "engine_vs_echo": 0.10,            # median engine time per decision <= 10% of an echo round trip
+    "referee_vs_echo": 1.5,            # per-decision time over gRPC <= 1.5x an echo round trip
+    "tractor_rounds_per_s": 50.0,      # Tractor engine-only >= 50 full rounds/s
+    "rss_8_matches_mb": 200.0,         # referee RSS with 8 concurrent matches < 200 MB
+}
+
+
+def med(xs: list[float]) -> float:
+    return statistics.median(xs) if xs else 0.0
+
+
+def say(*a: Any) -> None:
+    print(*a, flush=True)
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "?"
+
+
+def machine() -> dict[str, Any]:
+    return {"nproc": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+            "cpu": cpu_model(), "python": platform.python_version(),
+            "loadavg": list(os.getloadavg()) if hasattr(os, "getloadavg") else None}
+
+
+# ----------------------------------------------------------------------------- sections
+def bench_engine(quick: bool, reps: int) -> dict[str, Any]:
+    """(a) engine-only seeded random playouts, one core."""
+    slice_s = 0.25 if quick else 1.5
+    out: dict[str, Any] = {}
+    runs: dict[str, list[dict[str, float]]] = {g: [] for g in engines.games()}
+    for rep in range(reps):
+        for g in engines.games():  # games interleaved within each repetition
+            runs[g].append(engines.throughput(g, slice_s, seed0=rep * 100_000))
+    for g, rs in runs.items():
+        out[g] = {"rounds_per_s": med([r["rounds_per_s"] for r in rs]),
+                  "decisions_per_s": med([r["decisions_per_s"] for r in rs]),
+                  "decisions_per_round": sum(r["decisions"] for r in rs) / max(1, sum(r["rounds"] for r in rs)),
+                  "full_matches_per_s": None, "rounds_per_full_match": None}
+        if not quick:
+            f = engines.throughput(g, 3.0, seed0=1_000_000, full=True)
+            out[g]["full_matches_per_s"] = f["matches_per_s"]
+            out[g]["rounds_per_full_match"] = f["rounds"] / f["matches"]
+            out[g]["full_match_rounds_per_s"] = f["rounds_per_s"]
+    return out
+
+
+async def bench_decision(quick: bool, reps: int, tmp: Path) -> dict[str, Any]:
+    """(b), (c), and refereed matches over gRPC vs a bare echo, interleaved per repetition."""
+    eng_s = 0.2 if quick else 1.0
+    n_rtt = 100 if quick else 400
+    gl = engines.games()
+    raw: dict[str, list[dict[str, Any]]] = {g: [] for g in gl}
+    async with transport.EchoBench(tmp / "echo") as echo, transport.MatchBench(tmp / "matches") as mb:
+        # warm-up: one echo block and one match, so connections and code paths are hot
+        first = engines.per_decision("doudizhu", 0.05)
+        await echo.rtt(first["sample_request"], 50)
+        await mb.match("doudizhu", 999)
+        for rep in range(reps):
+            for g in gl:
+                e = engines.per_decision(g, eng_s, seed0=10_000 + rep * 1000)
+                rtts = await echo.rtt(e["sample_request"], n_rtt)
+                m = await mb.match(g, seed=rep + 1)
+                rtts2 = await echo.rtt(e["sample_request"], n_rtt)  # echo on both sides of the match
+                rtt = med(rtts + rtts2)
+                raw[g].append({"engine": e, "echo_us": rtt, "match": m})
+    out: dict[str, Any] = {}
+    for g, rs in raw.items():
+        out[g] = {
+            "legal_us_median": med([r["engine"]["legal_us_median"] for r in rs]),
+            "legal_us_p99": med([r["engine"]["legal_us_p99"] for r in rs]),
+            "engine_us_median": med([r["engine"]["refereed_us_median"] for r in rs]),
+            "engine_us_p99": med([r["engine"]["refereed_us_p99"] for r in rs]),
+            "request_us_median": med([r["engine"]["request_us_median"] for r in rs]),
+            "apply_us_median": med([r["engine"]["apply_us_median"] for r in rs]),
+            "request_bytes_median": rs[0]["engine"]["request_bytes_median"],
+            "echo_rtt_us": med([r["echo_us"] for r in rs]),
+            "engine_vs_echo": med([r["engine"]["refereed_us_median"] / r["echo_us"] for r in rs]),
+            "match_decisions_per_s": med([r["match"]["decisions_per_s"] for r in rs]),
+            "match_us_per_decision": med([r["match"]["per_decision_us"] for r in rs]),
+            "referee_side_us_per_decision": med([r["match"]["referee_side_us"] for r in rs]),
+            "referee_vs_echo": med([r["match"]["per_decision_us"] / r["echo_us"] for r in rs]),
+            "referee_side_vs_echo": med([r["match"]["referee_side_us"] / r["echo_us"] for r in rs]),
+            "match_decisions": rs[0]["match"]["decisions"],
+            "match_params": transport.GRPC_MATCH[g][1],
+        }
+    return out
+
+
+def bench_peers(quick: bool, reps: int) -> dict[str, Any]:
+    """Dou Dizhu random full games per second: ours vs RLCard vs OpenSpiel, interleaved."""
+    slice_s = 0.3 if quick else 2.0
+    contenders: dict[str, Any] = {}
+    notes: list[str] = []
+    for key, make in (("rlcard_env", peers.make_rlcard_env), ("rlcard_game", peers.make_rlcard_game),
+                      ("openspiel", peers.make_openspiel)):
+        r = make()
+        if isinstance(r, str):
+            notes.append(r)
+            say(f"  note: {r}; continuing without it")
+        else:
+            contenders[key] = r
+    ours_runs: list[float] = []
+    theirs: dict[str, list[float]] = {k: [] for k in contenders}
+    ratios: dict[str, list[float]] = {k: [] for k in contenders}
+    for rep in range(reps):
+        k, el = engines.doudizhu_games(slice_s, seed0=500_000 + rep * 10_000)
+        ours = k / el
+        ours_runs.append(ours)
+        for key, (_, run) in contenders.items():
+            n, el2 = run(slice_s)
+            theirs[key].append(n / el2)
+            ratios[key].append(ours / (n / el2))
+    out: dict[str, Any] = {"ours_games_per_s": med(ours_runs), "notes": notes, "peers": {}}
+    for key, (label, _) in contenders.items():
+        out["peers"][key] = {"label": label, "games_per_s": med(theirs[key]), "ours_over_theirs": med(ratios[key])}
+    return out
+
+
+async def bench_tournament(quick: bool, tmp: Path) -> dict[str, Any]:
+    """Matches per minute at concurrency 1 and 2 (Dou Dizhu, 3 random bots, 1-round matches)."""
+    out: dict[str, Any] = {}
+    modes = [("persistent", True)] if quick else [("launched", False), ("persistent", True)]
+    per_rot = 1 if quick else 2
+    for label, persistent in modes:
+        for c in (1, 2):
+            r = await transport.tournament(c, per_rot, 1, tmp / "t", persistent=persistent)
+            out[f"{label}_c{c}"] = r
+    return out
+
+
+def bench_memory(quick: bool, tmp: Path) -> dict[str, Any]:
+    return transport.memory(8, 1 if quick else 3, multiplex=quick, tmp=tmp)
+
+
+# ----------------------------------------------------------------------------- report
+def fmt(x: Any, nd: int = 1) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, float):
+        return f"{x:,.{nd}f}"
+    return str(x)
+
+
+def print_report(rep: dict[str, Any]) -> None:
+    m = rep["machine"]
+    say("")
+    say(f"== referee bench  ({'quick' if rep['quick'] else 'full'}, {rep['reps']} repetitions, "
+        f"nproc {m['nproc']}, {m['cpu']}, Python {m['python']}, load at start {fmt(m['loadavg'][0], 2) if m['loadavg'] else '?'})")
+    if "engine" in rep:
+        say("\n-- (a) engine-only seeded random playouts, one core (median of repetitions)")
+        say(f"{'game':<11} {'rounds/s':>10} {'decisions/s':>12} {'dec/round':>10} {'full matches/s':>15} {'rounds/match':>13}")
+        for g, r in rep["engine"].items():
+            say(f"{g:<11} {fmt(r['rounds_per_s']):>10} {fmt(r['decisions_per_s'], 0):>12} "
+                f"{fmt(r['decisions_per_round']):>10} {fmt(r['full_matches_per_s'], 2):>15} "
+                f"{fmt(r['rounds_per_full_match']):>13}")
+        say("   rounds/s: one-round matches (deal + auction/declarations + all tricks + scoring);"
+            " full matches: the game's default match parameters")
+    if "decision" in rep:
+        say("\n-- (b) legal actions, (c) engine time per refereed decision vs a bare gRPC echo round trip,"
+            " refereed matches over loopback gRPC (microseconds; medians)")
+        say(f"{'game':<11} {'legal med':>9} {'legal p99':>9} {'engine med':>10} {'engine p99':>10} "
+            f"{'req bytes':>9} {'echo RTT':>9} {'eng/echo':>8} {'match dec/s':>11} {'us/dec':>8} "
+            f"{'ref-side':>8} {'match/echo':>10} {'side/echo':>9}")
+        for g, r in rep["decision"].items():
+            say(f"{g:<11} {fmt(r['legal_us_median']):>9} {fmt(r['legal_us_p99']):>9} {fmt(r['engine_us_median']):>10} "
+                f"{fmt(r['engine_us_p99']):>10} {r['request_bytes_median']:>9} {fmt(r['echo_rtt_us']):>9} "
+                f"{fmt(r['engine_vs_echo'], 3):>8} {fmt(r['match_decisions_per_s']):>11} "
+                f"{fmt(r['match_us_per_decision']):>8} {fmt(r['referee_side_us_per_decision']):>8} "
+                f"{fmt(r['referee_vs_echo'], 2):>10} {fmt(r['referee_side_vs_echo'], 2):>9}")
+        say("   engine = legal_actions + DecisionRequest (observation + legal actions as protobufs) + apply (validates)"
+            " + pop_events; echo = bare RefereeService stream, same request bytes, same random_bot.py client;"
+            " match = full refereed match wall time / decisions (events to every seat and the match log"
+            " included); ref-side = match time not spent waiting for the bot's reply")
+    if "peers" in rep:
+        p = rep["peers"]
+        say("\n-- Dou Dizhu, 3 players, random agents, full games per second (one round = one game), interleaved")
+        say(f"{'ours (engine only)':<48} {fmt(p['ours_games_per_s']):>10}")
+        for key, r in p["peers"].items():
+            say(f"{r['label']:<48} {fmt(r['games_per_s']):>10}   ours/theirs = {fmt(r['ours_over_theirs'], 2)}x")
+        for n in p["notes"]:
+            say(f"   {n}")
+    if "tournament" in rep:
+        say("\n-- tournament throughput (Dou Dizhu, 3 random bots, one-round matches, temp SQLite store)")
+        for k, r in rep["tournament"].items():
+            say(f"{k:<16} {r['matches']:>3} matches in {fmt(r['seconds'], 2)} s = {fmt(r['matches_per_min'])} matches/min")
+        say("   launched: a bot process per seat per match (the default); persistent: bots launched once")
+    if "memory" in rep:
+        r = rep["memory"]
+        say(f"\n-- memory: referee process with {r['matches']} concurrent Dou Dizhu matches "
+            f"({r['bot_processes']} bot processes, not counted)")
+        say(f"RSS before matches {fmt(r['rss_base_mb'])} MB; max RSS while all {r['matches']} ran "
+            f"{fmt(r['rss_8_active_mb'])} MB; peak (VmHWM) {fmt(r['peak_hwm_mb'])} MB")
+    if rep.get("targets"):
+        say("\n-- targets")
+        for t in rep["targets"]:
+            say(f"[{'met' if t['met'] else 'NOT met'}] {t['what']}: {t['measured']}")
+    say("")
+
+
+def targets(rep: dict[str, Any]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    p = rep.get("peers", {}).get("peers", {})
+    for key in ("rlcard_env", "rlcard_game"):
+        if key in p:
+            r = p[key]["ours_over_theirs"]
+            out.append({"what": f"Dou Dizhu engine-only playouts >= 10x {p[key]['label']}",
+                        "measured": f"{r:.2f}x", "met": r >= TARGETS["doudizhu_vs_rlcard"]})
+    for g, r in rep.get("decision", {}).items():
+        out.append({"what": f"{g}: median engine time per decision <= 10% of an echo round trip",
+                    "measured": f"{100 * r['engine_vs_echo']:.1f}%", "met": r["engine_vs_echo"] <= TARGETS["engine_vs_echo"]})
+    for g, r in rep.get("decision", {}).items():
+        out.append({"what": f"{g}: per-decision time of a refereed match over gRPC <= 1.5x an echo round trip",
+                    "measured": f"{r['referee_vs_echo']:.2f}x (referee side alone {r['referee_side_vs_echo']:.2f}x)",
+                    "met": r["referee_vs_echo"] <= TARGETS["referee_vs_echo"]})
+    if "tractor" in rep.get("engine", {}):
+        v = rep["engine"]["tractor"]["rounds_per_s"]
+        out.append({"what": "Tractor engine-only >= 50 full rounds/s", "measured": f"{v:.1f} rounds/s",
+                    "met": v >= TARGETS["tractor_rounds_per_s"]})
+    if "memory" in rep:
+        v = rep["memory"]["rss_8_active_mb"] or rep["memory"]["rss_max_mb"]
+        out.append({"what": "referee RSS with 8 concurrent matches < 200 MB", "measured": f"{v:.1f} MB",
+                    "met": v < TARGETS["rss_8_matches_mb"]})
+    return out
+
+
+async def _async_sections(sel: set[str], quick: bool, reps: int, tmp: Path, rep: dict[str, Any]) -> None:
+    if "decision" in sel:
+        say("decision: engine per decision, echo and refereed matches over gRPC ...")
+        rep["decision"] = await bench_decision(quick, reps, tmp)
+    if "tournament" in sel:
+        say("tournament ...")
+        rep["tournament"] = await bench_tournament(quick, tmp)
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    ap = argparse.ArgumentParser(prog="bench/run.py", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="tiny time budgets (a smoke run, figures are rough)")
+    ap.add_argument("--reps", type=int, default=None, help="repetitions (default 5, quick 1)")
+    ap.add_argument("--only", default="", help=f"comma-separated sections of {','.join(SECTIONS)}")
+    ap.add_argument("--json", dest="json_path", default=None, help="also write the report as JSON here")
+    a = ap.parse_args(argv)
+    sel = set(s for s in a.only.split(",") if s) or set(SECTIONS)
+    unknown = sel - set(SECTIONS)
+    if unknown:
+        ap.error(f"unknown section(s) {', '.join(sorted(unknown))}; known: {', '.join(SECTIONS)}")
+    reps = a.reps or (1 if a.quick else 5)
+    rep: dict[str, Any] = {"quick": a.quick, "reps": reps, "machine": machine(),
+                           "command": " ".join(["python bench/run.py"] + (argv if argv is not None else sys.argv[1:]))}
+    t0 = time.perf_counter()
+    with transport.tempdir() as td:
+        tmp = Path(td)
+        if "engine" in sel:
+            say("engine: random playouts ...")
+            rep["engine"] = bench_engine(a.quick, reps)
+        if "peers" in sel:
+            say("peers: Dou Dizhu vs RLCard / OpenSpiel ...")
+            rep["peers"] = bench_peers(a.quick, reps)
+        asyncio.run(_async_sections(sel, a.quick, reps, tmp, rep))
+        if "memory" in sel:
+            say("memory: 8 concurrent matches ...")
+            rep["memory"] = bench_memory(a.quick, tmp)
+    rep["elapsed_s"] = time.perf_counter() - t0
+    rep["targets"] = targets(rep)
+    print_report(rep)
+    say(f"(bench took {rep['elapsed_s']:.1f} s)")
+    if a.json_path:
+        Path(a.json_path).write_text(json.dumps(rep, indent=2, default=str))
+    return rep
+
+
+if __name__ == "__main__":
+    main()

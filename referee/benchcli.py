@@ -1,0 +1,35 @@
+"""``referee bench``: the benchmark of ``bench/run.py`` from the CLI.
+
+The bench lives in the source tree (``bench/``, beside ``referee/``), not in
+the installed package; this command finds it there.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+
+def bench(
+    quick: bool = typer.Option(False, "--quick", help="Tiny time budgets: a smoke run, rough figures."),
+    reps: Optional[int] = typer.Option(None, "--reps", help="Repetitions (default 5, quick 1); ratios are medians."),
+    only: str = typer.Option("", "--only", help="Comma-separated sections: engine,decision,peers,tournament,memory."),
+    json_path: Optional[Path] = typer.Option(None, "--json", help="Also write the report as JSON to this file."),
+) -> None:
+    """Benchmark the engines, the referee over loopback gRPC, tournaments and
+    memory, side by side with RLCard and OpenSpiel when installed
+    (the optional 'bench' extra of pyproject.toml). Prints figures and which targets are met."""
+    root = Path(__file__).resolve().parent.parent
+    if not (root / "bench" / "run.py").is_file():
+        typer.echo(f"error: no bench/run.py beside {root / 'referee'}; run it from a source checkout", err=True)
+        raise typer.Exit(2)
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    from bench.run import main
+
+    argv = (["--quick"] if quick else []) + (["--reps", str(reps)] if reps else []) \
+        + (["--only", only] if only else []) + (["--json", str(json_path)] if json_path else [])
+    main(argv)

@@ -1,0 +1,41 @@
+"""The benchmark runs end to end in --quick mode and reports every section.
+
+Only the report's structure is checked (figures present and positive):
+speed is never asserted in tests; bench/run.py prints the figures.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from conftest import PY, ROOT
+
+
+def test_bench_quick_reports_every_section(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    p = subprocess.run([PY, str(ROOT / "bench" / "run.py"), "--quick", "--json", str(out)],
+                       capture_output=True, text=True, timeout=180, cwd=str(ROOT))
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert "-- targets" in p.stdout
+    rep = json.loads(out.read_text())
+    assert rep["machine"]["nproc"] >= 1
+    games = set(rep["engine"])
+    assert "doudizhu" in games and games == set(rep["decision"])
+    for g in games:
+        e = rep["engine"][g]
+        assert e["rounds_per_s"] > 0 and e["decisions_per_s"] > 0, g
+        d = rep["decision"][g]
+        for k in ("legal_us_median", "legal_us_p99", "engine_us_median", "echo_rtt_us", "engine_vs_echo",
+                  "match_decisions_per_s", "match_us_per_decision", "referee_vs_echo"):
+            assert d[k] > 0, (g, k)
+    assert rep["peers"]["ours_games_per_s"] > 0
+    for r in rep["peers"]["peers"].values():  # empty when RLCard/OpenSpiel are not installed
+        assert r["games_per_s"] > 0 and r["ours_over_theirs"] > 0
+    assert len(rep["tournament"]) >= 2
+    for r in rep["tournament"].values():
+        assert r["matches"] > 0 and r["matches_per_min"] > 0
+    m = rep["memory"]
+    assert m["matches"] == 8 and m["aborted"] == 0 and m["rss_max_mb"] > 0
+    assert rep["targets"] and all(isinstance(t["met"], bool) for t in rep["targets"])
