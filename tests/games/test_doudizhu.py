@@ -271,7 +271,8 @@ def test_auction_flow_and_errors_AUC():
     with pytest.raises(IllegalAction) as e:
         g.apply((fb + 1) % 3, Action("PASS"))
     assert e.value.rule == "TURN"
-    for bad in (Action("BID", (), 4), Action("BID", (), 0), Action("PLAY", ("3S",)), Action("BID", ("3S",), 1)):
+    for bad in (Action("BID", (), 4), Action("BID", (), 0), Action("PLAY", ("3S",)), Action("BID", ("3S",), 1),
+                Action("PASS", (), 2)):
         with pytest.raises(IllegalAction) as e:
             g.apply(fb, bad)
         assert e.value.rule == "AUC-3"
@@ -318,6 +319,7 @@ def test_play_errors_PLAY_rules_and_state_unchanged():
         (ll, Action("PLAY", ("ZZ",)), "COMB-3"),                  # malformed code
         (ll, Action("PLAY", ()), "PLAY-3"),
         (ll, Action("BID", (), 1), "PLAY-3"),
+        (ll, Action("PLAY", (hand[0],), 1), "PLAY-3"),           # amount must be 0
     ]
     missing = next(c for c in R.CANON_CODES if c not in hand)
     cases.append((ll, Action("PLAY", (missing,)), "PLAY-3"))      # not in hand
@@ -472,22 +474,29 @@ def _recompute_from_events(n: int, events, spring_on: bool) -> tuple[list[int], 
     return scores, outcomes
 
 
-def _conserved(g: DouDizhu, deck: Counter) -> bool:
-    have = Counter(g.played)
+def _conserved(g: DouDizhu, deck: list[str]) -> bool:
+    """hands + face-down kitty + cards played this round == the deck (as multisets)."""
+    have = list(g.played)
     for h in g.hands:
-        have.update(h)
+        have += h
     if not g.kitty_shown:
-        have.update(g.kitty)
+        have += g.kitty
+    have.sort()
     return have == deck
 
 
 def _pick(g: DouDizhu, rng: random.Random) -> Action:
-    """A uniformly random legal action; for the rare enormous 4p leads a random
-    rank-level move and a random realisation (still validated by apply)."""
-    if g.phase == "play" and g.n == 4 and g.playp.top is None and g.legal_play_count() > 3000:
+    """A random legal action. Follows, auction calls and a quarter of the
+    leads pick uniformly from the complete ``legal_actions()`` list (never
+    for the rare enormous 4p leads); the other leads pick a random
+    rank-level move (``rules.legal_moves``) and a random realisation, which
+    spreads play over all combination types. Either way ``apply``
+    validates the action."""
+    if g.phase == "play" and g.playp.top is None and (
+            rng.random() < 0.75 or (g.n == 4 and g.legal_play_count() > 500)):
         p = g.playp
         s = p.to_act
-        move = rng.choice(R.legal_moves(p.cnts[s], 4, None))
+        move = rng.choice(R.legal_moves(p.cnts[s], g.n, None))
         cards = []
         for r, k in move:
             cards.extend(rng.sample(p.groups[s][r], k))
@@ -526,8 +535,7 @@ def _try_illegal(g: DouDizhu, rng: random.Random) -> bool:
 def _playout(n: int, seed: int, rounds: int, spring: bool, check_every: int) -> tuple[int, int]:
     rng = random.Random(seed * 7 + 1)
     g = new(n, seed, rounds=rounds, spring=spring)
-    deck = Counter(R.deck(n))
-    events = []
+    deck = sorted(R.deck(n))
     steps = 0
     while not g.over:
         if steps % check_every == 0 and _try_illegal(g, rng):
@@ -536,7 +544,7 @@ def _playout(n: int, seed: int, rounds: int, spring: bool, check_every: int) -> 
             g.apply(g.to_act, _pick(g, rng))
         assert _conserved(g, deck)
         steps += 1
-        events.extend(g.pop_events())
+    events = g.pop_events()
     res = g.result()
     scores, outcomes = _recompute_from_events(n, events, spring)
     assert res.scores == scores and sum(res.scores) == 0
@@ -594,8 +602,8 @@ def test_decision_request_builds_for_both_kinds():
 
 
 def test_heuristic_beats_random():
-    """200 seeded 3p matches of 2 rounds, the heuristic in a rotating seat
-    against two random-legal players; plus 30 4p one-round matches."""
+    """200 seeded 3p one-round matches, the heuristic in a rotating seat
+    against two random-legal players; plus 20 4p one-round matches."""
     def margin(n, matches, rounds):
         money, other, firsts = 0, 0, 0
         for m in range(matches):
@@ -609,9 +617,9 @@ def test_heuristic_beats_random():
             firsts += res.ranks[seat] == 1
         return money / matches, other / matches / (n - 1), firsts / matches
 
-    h3, r3, f3 = margin(3, 200, 2)
+    h3, r3, f3 = margin(3, 200, 1)
     print(f"\n3p: heuristic {h3:+.2f} money/match vs random {r3:+.2f}; heuristic first in {f3:.0%}")
-    assert h3 > 2.0 and h3 - r3 > 3.0 and f3 > 0.6
-    h4, r4, f4 = margin(4, 30, 1)
+    assert h3 > 1.0 and h3 - r3 > 1.5 and f3 > 0.6
+    h4, r4, f4 = margin(4, 20, 1)
     print(f"4p: heuristic {h4:+.2f} money/match vs random {r4:+.2f}; heuristic first in {f4:.0%}")
     assert h4 > r4

@@ -210,6 +210,8 @@ class DouDizhu(Game):
         kind = action.kind
         if self.phase == "auction":
             if kind == PASS:
+                if action.amount:
+                    raise IllegalAction("AUC-3", "a PASS carries no amount")
                 amount = 0
             elif kind == BID:
                 amount = action.amount
@@ -222,6 +224,8 @@ class DouDizhu(Game):
             self.auction.check(amount)
             return amount
         p = self.playp
+        if action.amount and kind in (PASS, PLAY):
+            raise IllegalAction("PLAY-3", f"a {kind} carries no amount")
         if kind == PASS:
             if action.cards:
                 raise IllegalAction("PLAY-3", "a pass carries no cards")
