@@ -174,7 +174,7 @@ class DouDizhu(Game):
         if c is not None and c[0] == self._version:
             return list(c[1][0]), True  # a copy: callers may reorder their list
         if self.phase == "auction":
-            acts = [_PASS_ACTION] + [_BID_ACTIONS[b] for b in range(self.auction.high + 1, 4)]
+            acts = [_BID_ACTIONS[b] if b else _PASS_ACTION for b in self.auction.legal_amounts()]
         elif self.phase == "play":
             p = self.playp
             plays = p.legal(_play_action, _ACTION_MEMO)

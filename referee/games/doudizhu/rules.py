@@ -29,7 +29,6 @@ from referee.engine import IllegalAction
 
 #: rank names by index (§3, [RANK-2])
 RANK_NAMES: tuple[str, ...] = ("3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A", "2", "BJ", "RJ")
-RANK_INDEX: dict[str, int] = {name: i for i, name in enumerate(RANK_NAMES)}
 TWO, BJ, RJ = 12, 13, 14
 #: highest chain rank (A), [RANK-3]
 CHAIN_MAX = 11
@@ -76,11 +75,6 @@ def deck(n: int) -> list[str]:
 def hand_size(n: int) -> int:
     """Cards dealt to each seat, ``H`` of §2.1 (17 or 25)."""
     return 17 if n == 3 else 25
-
-
-def kitty_size(n: int) -> int:
-    """Kitty size ``K`` of §2.1 (3 or 8)."""
-    return 3 if n == 3 else 8
 
 
 def sort_cards(cards: Iterable[str]) -> list[str]:
@@ -256,14 +250,6 @@ def is_doubling(combo: Combo, n: int) -> bool:
 # --------------------------------------------------------------------------
 # Legal-play enumeration (§5, §6, §7.1)
 # --------------------------------------------------------------------------
-
-def rank_counts(hand: Iterable[str]) -> list[int]:
-    """Cards per rank index (length 15) of a hand."""
-    cnt = [0] * 15
-    for c in hand:
-        cnt[RANK_OF[c]] += 1
-    return cnt
-
 
 #: constant one-rank moves: _UNIT[r][k] == ((r, k),)
 _UNIT = [[((r, k),) for k in range(9)] for r in range(15)]
