@@ -20,6 +20,25 @@ _PRE_TRUMP_KEY = {c: (4, R.JOKERS.index(c)) if c in R.JOKERS else ("SHDC".index(
 _GROUP = {"S": 0, "H": 1, "D": 2, "C": 3, R.TRUMP: 4}
 
 
+_PASS = Action(PASS)
+#: interned PLAY / DECLARE actions by card tuple (Actions are immutable), so hot legal lists do not rebuild them
+_PLAY_ACTIONS: dict[tuple[str, ...], Action] = {}
+_DECLARE_ACTIONS: dict[tuple[str, ...], Action] = {}
+
+
+def _actions(kind: str, cache: dict[tuple[str, ...], Action], plays: list[tuple[str, ...]]) -> list[Action]:
+    if len(cache) > 200_000:
+        cache.clear()
+    out = []
+    get = cache.get
+    for p in plays:
+        a = get(p)
+        if a is None:
+            a = cache[p] = Action(kind, p)
+        out.append(a)
+    return out
+
+
 def _suit_name(trump_suit: str | None) -> str:
     return "NT" if trump_suit is None else trump_suit
 
@@ -130,6 +149,10 @@ class TractorGame(Game):
         self.trick_points = 0
         self.penalty_points = 0
         self.played: list[str] = []
+        # serialized TractorObservation holding only the finished tricks (a
+        # repeated field's encodings concatenate), so observation() parses
+        # instead of rebuilding every trick message
+        self._tricks_bytes = b""
         self.emit(tpb.TractorEvent(deal_start=tpb.TractorDealStart(
             round_number=self.round_number, deal_number=self.deal_number, first_drawer=self.first_drawer,
             levels=[R.VALUE_RANK[x] for x in self.levels], trump_rank=self.trump_rank,
@@ -246,8 +269,8 @@ class TractorGame(Game):
         if seat is None:
             return [], True
         if self.phase == _DECLARE:
-            acts = [Action(PASS)] + [Action(DECLARE, cards) for cards in
-                                     R.legal_declarations(self._standing(), seat, self.hands[seat], self.trump_rank)]
+            acts = [_PASS] + _actions(DECLARE, _DECLARE_ACTIONS, R.legal_declarations(
+                self._standing(), seat, self.hands[seat], self.trump_rank))
             res = (acts, True)
         elif self.phase == _BURY:
             ctx = self.ctx
@@ -272,7 +295,7 @@ class TractorGame(Game):
             else:
                 assert self.trick_lead is not None
                 plays, complete = R.legal_follows(self.trick_lead, self.hands[seat], ctx, self._mft, LIST_LIMIT)
-            res = ([Action(PLAY, p) for p in plays], complete)
+            res = (_actions(PLAY, _PLAY_ACTIONS, plays), complete)
         self._legal = res
         return res
 
@@ -283,7 +306,7 @@ class TractorGame(Game):
         if seat is None:
             raise RuntimeError("tractor: the match is over")
         if self.phase == _DECLARE:
-            return Action(PASS)
+            return _PASS
         if self.phase == _BURY:
             return Action(DISCARD, tuple(self.kitty_taken))
         ctx = self.ctx
@@ -456,8 +479,9 @@ class TractorGame(Game):
         if dwon:
             self.defender_points += pts
             self.trick_points += pts
-        self.tricks.append((tno, self.trick_leader, self.trick_plays, tl.type, tl.suit, self.trick_failure, winner,
-                            pts))
+        rec = (tno, self.trick_leader, self.trick_plays, tl.type, tl.suit, self.trick_failure, winner, pts)
+        self.tricks.append(rec)
+        self._tricks_bytes += tpb.TractorObservation(tricks=[self._trick_pb(*rec)]).SerializeToString()
         self.emit(tpb.TractorEvent(trick_end=tpb.TractorTrickEnd(
             trick=tno, winner=winner, points=pts, defenders_won=dwon, defender_points=self.defender_points)))
         if self.hand_n[winner] == 0:
@@ -552,6 +576,8 @@ class TractorGame(Game):
             notrump_rank_cards_trump=self._nrt, must_follow_tractor=self._mft, kitty_multiplier_power=self._power,
             must_play_ace=self._mpa, no_throw_penalty=self._ntp, max_rounds=self.params["max_rounds"],
             max_round1_deals=self.params["max_round1_deals"])
+        if self._tricks_bytes:
+            o.MergeFromString(self._tricks_bytes)
         if self.phase == _OVER:
             o.ClearField("hand_sizes")
             o.hand_sizes.extend([0, 0, 0, 0])
@@ -561,8 +587,6 @@ class TractorGame(Game):
             o.kitty_taken.extend(self.kitty_taken)
             if self.buried:
                 o.kitty_buried.extend(self.kitty_buried)
-        for t in self.tricks:
-            o.tricks.append(self._trick_pb(*t))
         if self.phase == _PLAY:
             lt = self.trick_lead
             o.current_trick.CopyFrom(self._trick_pb(

@@ -20,7 +20,7 @@ Vocabulary used in this module:
 from __future__ import annotations
 
 from functools import lru_cache
-from itertools import combinations, product
+from itertools import chain, combinations, product
 from math import comb, floor
 from typing import Iterable, NamedTuple
 
@@ -484,11 +484,10 @@ def legal_leads(hand: dict[str, int], ctx: Ctx, limit: int = 100) -> tuple[list[
     if total <= limit:
         for s in suits:
             items = sorted(by_suit[s], key=lambda ck: key[ck[0]])
-            codes = [c for c, _ in items]
-            for ks in product(*[range(k + 1) for _, k in items]):
-                t = tuple(c for c, q in zip(codes, ks) for _ in range(q))
-                if t:
-                    out.append(t)
+            opts = [((), (c,), (c, c)) if k >= 2 else ((), (c,)) for c, k in items]
+            it = product(*opts)
+            next(it)  # the empty choice comes first
+            out.extend(tuple(chain.from_iterable(p)) for p in it)
         out.sort(key=len)
         return out, True
     for s in suits:
