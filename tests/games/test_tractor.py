@@ -1054,7 +1054,7 @@ def test_heuristic_beats_random_clearly():
 
     wins = losses = draws = illegal = 0
     level_margin = 0.0
-    n = 40
+    n = 60
     for i in range(n):
         hteam = i % 2
         pols = [choose if s % 2 == hteam else random_policy(7000 + 4 * i + s) for s in range(4)]

@@ -149,10 +149,12 @@ class TractorGame(Game):
         self.trick_points = 0
         self.penalty_points = 0
         self.played: list[str] = []
-        # serialized TractorObservation holding only the finished tricks (a
-        # repeated field's encodings concatenate), so observation() parses
-        # instead of rebuilding every trick message
+        # serialized TractorObservation holding only the first `_tricks_done`
+        # finished tricks (a repeated field's encodings concatenate), filled
+        # lazily by observation() so that no protobuf is built per trick on
+        # the playout path and no trick is serialized twice
         self._tricks_bytes = b""
+        self._tricks_done = 0
         self.emit(tpb.TractorEvent(deal_start=tpb.TractorDealStart(
             round_number=self.round_number, deal_number=self.deal_number, first_drawer=self.first_drawer,
             levels=[R.VALUE_RANK[x] for x in self.levels], trump_rank=self.trump_rank,
@@ -479,9 +481,8 @@ class TractorGame(Game):
         if dwon:
             self.defender_points += pts
             self.trick_points += pts
-        rec = (tno, self.trick_leader, self.trick_plays, tl.type, tl.suit, self.trick_failure, winner, pts)
-        self.tricks.append(rec)
-        self._tricks_bytes += tpb.TractorObservation(tricks=[self._trick_pb(*rec)]).SerializeToString()
+        self.tricks.append((tno, self.trick_leader, self.trick_plays, tl.type, tl.suit, self.trick_failure, winner,
+                            pts))
         self.emit(tpb.TractorEvent(trick_end=tpb.TractorTrickEnd(
             trick=tno, winner=winner, points=pts, defenders_won=dwon, defender_points=self.defender_points)))
         if self.hand_n[winner] == 0:
@@ -545,9 +546,7 @@ class TractorGame(Game):
     def _trick_pb(self, number: int, leader: int, plays: list, lead_type: str, lead_suit: str, failure: tuple | None,
                   winner: int, points: int) -> Any:
         t = tpb.TractorTrick(number=number, leader=leader, lead_type=lead_type, lead_suit=lead_suit, winner=winner,
-                             points=points)
-        for s, cs in plays:
-            t.plays.add(seat=s, cards=cs)
+                             points=points, plays=[tpb.TractorPlay(seat=s, cards=cs) for s, cs in plays])
         if failure is not None:
             fs, att, forced, pen, delta = failure
             t.throw_failure.CopyFrom(tpb.TractorThrowFailure(seat=fs, attempted=att, forced=forced, penalty=pen,
@@ -576,6 +575,10 @@ class TractorGame(Game):
             notrump_rank_cards_trump=self._nrt, must_follow_tractor=self._mft, kitty_multiplier_power=self._power,
             must_play_ace=self._mpa, no_throw_penalty=self._ntp, max_rounds=self.params["max_rounds"],
             max_round1_deals=self.params["max_round1_deals"])
+        if self._tricks_done < len(self.tricks):
+            self._tricks_bytes += tpb.TractorObservation(
+                tricks=[self._trick_pb(*t) for t in self.tricks[self._tricks_done:]]).SerializeToString()
+            self._tricks_done = len(self.tricks)
         if self._tricks_bytes:
             o.MergeFromString(self._tricks_bytes)
         if self.phase == _OVER:
@@ -599,6 +602,11 @@ class TractorGame(Game):
 
     # ------------------------------------------------------------- result
     def _team_score(self, team: int) -> int:
+        # The spec gives no unit for a match score. Reading of the seed text
+        # (shared/seeds/tractor.txt): it calls a team's level its "score"
+        # ("ਦੋਵੇਂ ਟੀਮਾਂ ਦੋ ਦੇ ਸਕੋਰ ਤੋਂ ਸ਼ੁਰੂ ਹੁੰਦੀਆਂ ਹਨ": both teams start at a
+        # score of two) and ends the game when a team goes *beyond* the Ace,
+        # so the score is the level (A = 14) and 15 for passing the Ace.
         if self.passed_ace and self.winner == team:
             return 15
         return self.levels[team]
