@@ -312,12 +312,9 @@ def _sure_cards(m: Model, mine: Counter, unseen: Counter, S: str) -> list[str]:
         if m.suit[c] != S:
             continue
         v = m.step[c]
-        if k >= 2 and v > hip:
-            if v > hi:
-                res += [c, c]
-            else:
-                res += [c, c]
-        elif v > hi:
+        if k >= 2 and v > hip:  # no higher pair can be outside: the pair is safe
+            res += [c, c]
+        elif v > hi:  # no higher card outside: safe as a single
             res.append(c)
     return res
 

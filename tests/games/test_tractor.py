@@ -355,7 +355,6 @@ def test_7_follow_rules_in_engine():
 
 
 def test_7_must_follow_tractor_variant():
-    hands = [["8S", "8S", "9S", "9S"], ["QS", "QS", "KS", "KS", "4S", "4S"][:4] + [], [], []]
     lead = R.analyze_lead("8S 8S 9S 9S".split(), R.ctx_for("H", "2"))
     hand = R.counts_of("QS QS KS KS 4S 4S 7C".split())
     ctx = R.ctx_for("H", "2")
@@ -364,7 +363,14 @@ def test_7_must_follow_tractor_variant():
     plays, complete = R.legal_follows(lead, hand, ctx, True)
     assert complete and [sorted(p) for p in plays] == [sorted("QS QS KS KS".split())]
     assert sorted(R.fallback_follow(lead, hand, ctx, True)) == sorted("QS QS KS KS".split())
-    del hands
+    # in the engine: rule "13"
+    g = play_state([["8S", "8S", "9S", "9S"], ["QS", "QS", "KS", "KS"], ["3D", "4D", "5D", "6D"],
+                    ["3C", "4C", "5C", "6C"]], variant={"must_follow_tractor": True})
+    g.hands[1] = hand
+    g.hand_n[1] = 7
+    g.apply(0, Action(PLAY, ("8S", "8S", "9S", "9S")))
+    assert rule_of(g, 1, Action(PLAY, ("QS", "QS", "4S", "4S"))) == "13"
+    assert [sorted(a.cards) for a in g.legal_actions()[0]] == [sorted("QS QS KS KS".split())]
 
 
 def test_8_pair_not_beaten_by_unequal_trumps_and_ties_go_to_earlier():
@@ -394,9 +400,8 @@ def test_8_throw_trumped_by_matching_shape_highest_key_wins():
 # ---------------------------------------------------------------------------
 
 def test_9_failed_throw_in_engine_penalty_forced_component_and_disclosure():
-    # leader seat 0 is a declarer; seat 3 holds the AS that beats the KS single
-    hands = [["AS", "AS", "KS", "3D"], ["4D", "5D", "6D", "7D"], ["8D", "9D", "TD", "JD"], ["QS", "AS", "3C", "4C"]]
-    hands[3] = ["QS", "5C", "3C", "4C"]
+    # leader seat 0 is a declarer; seat 1 (a defender) gets the other AS, which beats the KS single
+    hands = [["AS", "AS", "KS", "3D"], ["4D", "5D", "6D", "7D"], ["8D", "9D", "TD", "JD"], ["QS", "5C", "3C", "4C"]]
     g = play_state(hands)
     g.hands[1] = R.counts_of(["AS", "5D", "6D", "7D"])  # the other AS, with a defender
     g.apply(0, Action(PLAY, ("AS", "AS", "KS")))
@@ -748,8 +753,6 @@ def recompute_scores(events, variant, params):
     """Full recomputation: trick points counted from the played cards, throw penalties from the
     attempted/forced card counts, kitty bonus, then the level table and match end (sections 5, 9.2,
     10, 11). Also checks each round_end event against it. Returns (scores, winner, draw)."""
-    levels_events = _trick_points_from_cards(events)
-    # run the state machine (same as recompute_from_log, with trick points from the cards)
     ntp, power, mpa = variant.get("no_throw_penalty"), variant.get("kitty_multiplier_power"), \
         variant.get("must_play_ace")
     levels = [2, 2]
@@ -758,7 +761,7 @@ def recompute_scores(events, variant, params):
     p = 0
     last_lead = last_winner = winner = None
     passed = draw = False
-    for e, tp in levels_events:
+    for e, tp in _trick_points_from_cards(events):
         if e.to is not None:
             continue
         k = e.payload.WhichOneof("kind")

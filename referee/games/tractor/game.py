@@ -319,7 +319,7 @@ class TractorGame(Game):
         return Action(PLAY, R.fallback_follow(self.trick_lead, self.hands[seat], ctx, self._mft))
 
     # ------------------------------------------------------------ validation
-    def _check_codes(self, action: Action, rule: str) -> None:
+    def _check_codes(self, action: Action) -> None:
         for c in action.cards:
             if c not in R.ALL_CODES:
                 raise IllegalAction("1.2", f"malformed card code {c!r} (expected rank 2-9TJQKA + suit SHDC, "
@@ -341,11 +341,11 @@ class TractorGame(Game):
             if action.kind == PASS:
                 if cards:
                     raise IllegalAction("2.4", "PASS shows no cards; use DECLARE to show cards")
-                self._check_codes(action, "2.4")
+                self._check_codes(action)
                 return None
             if action.kind != DECLARE:
                 raise IllegalAction("2.4", f"a declaration prompt is answered with PASS or DECLARE, not {action.kind}")
-            self._check_codes(action, "2.2")
+            self._check_codes(action)
             err = R.declaration_error(self._standing(), seat, cards, self.hands[seat], self.trump_rank)
             if err is not None:
                 raise IllegalAction(*err)
@@ -354,7 +354,7 @@ class TractorGame(Game):
         if self.phase == _BURY:
             if action.kind != DISCARD:
                 raise IllegalAction("3", f"the kitty exchange is answered with DISCARD of 8 cards, not {action.kind}")
-            self._check_codes(action, "3")
+            self._check_codes(action)
             if len(cards) != 8:
                 raise IllegalAction("3", f"bury exactly 8 cards, got {len(cards)}")
             h = self.hands[seat]
@@ -368,7 +368,7 @@ class TractorGame(Game):
         lead_turn = not self.trick_plays
         if action.kind != PLAY:
             raise IllegalAction("6.3" if lead_turn else "7.1", f"play cards with PLAY, not {action.kind}")
-        self._check_codes(action, "6.3")
+        self._check_codes(action)
         h = self.hands[seat]
         if lead_turn:
             if not cards:
