@@ -250,6 +250,15 @@ def test_beats_is_antisymmetric(seed, n):
         assert not (R.beats(ca, cb, n) and R.beats(cb, ca, n))
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 10**9), st.sampled_from([3, 4]), st.integers(1, 33))
+def test_lead_moves_are_every_type_in_order(seed, n, size):
+    hand = _dense_hand(n, seed, min(size, 20 if n == 3 else 33))
+    cnt = [len(g) for g in R.by_rank(R.sort_cards(hand))]
+    expect = [m for t in R.LEAD_ORDER[n] for m in R.moves_of_type(cnt, n, t)]
+    assert R.legal_moves(cnt, n, None) == expect
+
+
 def test_large_4p_lead_is_complete_and_counted():
     # a 33-card landlord hand: every chain rank twice + extras
     hand = R.sort_cards([r + s for r in "3456789TJQKA" for s in "SH"] + C("2S 2S 2H 2D 2C BJ BJ RJ 3C"))

@@ -258,6 +258,10 @@ _CHAIN = [[[tuple((r, need) for r in range(lo, hi + 1)) if hi >= lo else () for 
            for lo in range(CHAIN_MAX + 1)] for need in range(4)]
 
 
+#: ids of the straight moves of _CHAIN (every straight move is one of these objects)
+_STRAIGHT_IDS = frozenset(id(m) for row in _CHAIN[1] for m in row if len(m) >= 5)
+
+
 def _summary(cnt: list[int]) -> tuple[list[int], list[int], list[int], list[int]]:
     """Ranks with at least 1, 2, 3 and 4 cards. Jokers never reach 3 cards
     (nor 2 in 3p), so rank filters on pairs/trios/bombs follow from the
@@ -309,98 +313,180 @@ def _kicker_sets(cands: list[int], k: int) -> list[tuple[int, ...]]:
     return [c for c in combinations(cands, k) if not (BJ in c and RJ in c)]
 
 
+def _g_single(cnt, n, length, above, summ):
+    return [_UNIT[r][1] for r in range(above + 1, 15) if cnt[r]]
+
+
+def _g_pair(cnt, n, length, above, summ):
+    return [_UNIT[r][2] for r in range(above + 1, 15) if cnt[r] >= 2]
+
+
+def _g_trio(cnt, n, length, above, summ):
+    return [_UNIT[r][3] for r in range(above + 1, 13) if cnt[r] >= 3]
+
+
+def _g_straight(cnt, n, length, above, summ):
+    return _chains(cnt, 1, 5, length, above)
+
+
+def _g_pair_chain(cnt, n, length, above, summ):
+    return _chains(cnt, 2, 3, length, above)
+
+
+def _g_trio_chain(cnt, n, length, above, summ):
+    return _chains(cnt, 3, 2, length, above)
+
+
+def _trio_kicked(cnt, above, summ, kick):
+    ones, twos, threes, _ = summ or _summary(cnt)
+    kicks = ones if kick == 1 else twos
+    out = []
+    for t in threes:
+        if t > above:
+            for r in kicks:
+                if r < t:
+                    out.append(((r, kick), (t, 3)))
+                elif r > t:
+                    out.append(((t, 3), (r, kick)))
+    return out
+
+
+def _g_trio_single(cnt, n, length, above, summ):
+    return _trio_kicked(cnt, above, summ, 1) if n == 3 else []
+
+
+def _g_trio_pair(cnt, n, length, above, summ):
+    return _trio_kicked(cnt, above, summ, 2)
+
+
+def _airplanes(cnt, length, above, summ, kick):
+    ones, twos, threes, _ = summ or _summary(cnt)
+    out = []
+    if len(threes) < 2:
+        return out
+    kicks = ones if kick == 1 else twos
+    for chain in _chains(cnt, 3, 2, length, above):
+        lo, hi = chain[0][0], chain[-1][0]
+        L = hi - lo + 1
+        cands = [r for r in kicks if r < lo or r > hi]
+        if len(cands) < L:
+            continue
+        for ks in _kicker_sets(cands, L):
+            out.append(tuple(sorted(chain + tuple((r, kick) for r in ks))))
+    return out
+
+
+def _g_airplane_single(cnt, n, length, above, summ):
+    return _airplanes(cnt, length, above, summ, 1) if n == 3 else []
+
+
+def _g_airplane_pair(cnt, n, length, above, summ):
+    return _airplanes(cnt, length, above, summ, 2)
+
+
+def _g_bomb(cnt, n, length, above, summ):
+    out = []
+    for r in range(above + 1, 13):
+        c = cnt[r]
+        if c >= 4:
+            if n == 3:
+                out.append(_UNIT[r][4])
+            else:
+                for m in range(4, c + 1):
+                    out.append(_UNIT[r][m])
+    return out
+
+
+def _g_rocket(cnt, n, length, above, summ):
+    if n == 3:
+        return [((BJ, 1), (RJ, 1))] if cnt[BJ] and cnt[RJ] else []
+    return [((BJ, 2), (RJ, 2))] if cnt[BJ] == 2 and cnt[RJ] == 2 else []
+
+
+def _quads(cnt, above, summ, kick):
+    ones, twos, _, fours = summ or _summary(cnt)
+    kicks = ones if kick == 1 else twos
+    out = []
+    for q in fours:
+        if q > above:
+            cands = [r for r in kicks if r != q]
+            for ks in _kicker_sets(cands, 2):
+                out.append(tuple(sorted(((q, 4),) + tuple((r, kick) for r in ks))))
+    return out
+
+
+def _g_quad_two_singles(cnt, n, length, above, summ):
+    return _quads(cnt, above, summ, 1) if n == 3 else []
+
+
+def _g_quad_two_pairs(cnt, n, length, above, summ):
+    return _quads(cnt, above, summ, 2) if n == 3 else []
+
+
+#: generator per combination type: f(cnt, n, length, above, summary or None) -> moves
+_GEN = {SINGLE: _g_single, PAIR: _g_pair, TRIO: _g_trio, TRIO_SINGLE: _g_trio_single, TRIO_PAIR: _g_trio_pair,
+        STRAIGHT: _g_straight, PAIR_CHAIN: _g_pair_chain, TRIO_CHAIN: _g_trio_chain,
+        AIRPLANE_SINGLE: _g_airplane_single, AIRPLANE_PAIR: _g_airplane_pair, BOMB: _g_bomb, ROCKET: _g_rocket,
+        QUAD_TWO_SINGLES: _g_quad_two_singles, QUAD_TWO_PAIRS: _g_quad_two_pairs}
+
+
 def moves_of_type(cnt: list[int], n: int, typ: str, length: int = 0, above: int = -1,
                   summ: tuple | None = None) -> list[Move]:
     """Every rank-level move of combination type ``typ`` that a hand with rank
     counts ``cnt`` (15 ints, a hand the deck can supply) can make for ``n``
     players, with ordering rank > ``above`` and, for chains and airplanes,
     ``length`` chained units (0 = every length). ``summ`` is an optional
-    precomputed :func:`_summary` of ``cnt``.
+    precomputed :func:`_summary` of ``cnt``. Types the player count does
+    not allow give no moves (§5.3 "players" column).
 
     Bombs are listed for every size (4p) without comparing them to a top
     bomb; see :func:`legal_moves`. Moves come in ascending ordering rank.
     Raises ``ValueError`` for an unknown type.
     """
-    three = n == 3
-    if typ == SINGLE:
-        return [_UNIT[r][1] for r in range(above + 1, 15) if cnt[r]]
-    if typ == PAIR:
-        return [_UNIT[r][2] for r in range(above + 1, 15) if cnt[r] >= 2]
-    if typ == TRIO:
-        return [_UNIT[r][3] for r in range(above + 1, 13) if cnt[r] >= 3]
-    if typ == STRAIGHT:
-        return _chains(cnt, 1, 5, length, above)
-    if typ == PAIR_CHAIN:
-        return _chains(cnt, 2, 3, length, above)
-    if typ == TRIO_CHAIN:
-        return _chains(cnt, 3, 2, length, above)
-    ones, twos, threes, fours = summ or _summary(cnt)
-    out: list[Move] = []
-    if typ == TRIO_SINGLE or typ == TRIO_PAIR:
-        if typ == TRIO_SINGLE:
-            if not three:
-                return out
-            kick, kicks = 1, ones
-        else:
-            kick, kicks = 2, twos
-        for t in threes:
-            if t > above:
-                for r in kicks:
-                    if r < t:
-                        out.append(((r, kick), (t, 3)))
-                    elif r > t:
-                        out.append(((t, 3), (r, kick)))
-        return out
-    if typ == AIRPLANE_SINGLE or typ == AIRPLANE_PAIR:
-        if typ == AIRPLANE_SINGLE:
-            if not three:
-                return out
-            kick, kicks = 1, ones
-        else:
-            kick, kicks = 2, twos
-        if len(threes) < 2:
-            return out
-        for chain in _chains(cnt, 3, 2, length, above):
-            lo, hi = chain[0][0], chain[-1][0]
-            L = hi - lo + 1
-            cands = [r for r in kicks if r < lo or r > hi]
-            if len(cands) < L:
-                continue
-            for ks in _kicker_sets(cands, L):
-                out.append(tuple(sorted(chain + tuple((r, kick) for r in ks))))
-        return out
-    if typ == BOMB:
-        for r in fours:
-            if r > above:
-                if three:
-                    out.append(_UNIT[r][4])
-                else:
-                    for m in range(4, cnt[r] + 1):
-                        out.append(_UNIT[r][m])
-        return out
-    if typ == ROCKET:
-        if three:
-            if cnt[BJ] and cnt[RJ]:
-                out.append(((BJ, 1), (RJ, 1)))
-        elif cnt[BJ] == 2 and cnt[RJ] == 2:
-            out.append(((BJ, 2), (RJ, 2)))
-        return out
-    if typ == QUAD_TWO_SINGLES or typ == QUAD_TWO_PAIRS:
-        if not three:
-            return out
-        kick, kicks = (1, ones) if typ == QUAD_TWO_SINGLES else (2, twos)
-        for q in fours:
-            if q > above:
-                cands = [r for r in kicks if r != q]
-                for ks in _kicker_sets(cands, 2):
-                    out.append(tuple(sorted(((q, 4),) + tuple((r, kick) for r in ks))))
-        return out
-    raise ValueError(f"unknown combination type {typ!r}")
+    gen = _GEN.get(typ)
+    if gen is None:
+        raise ValueError(f"unknown combination type {typ!r}")
+    return gen(cnt, n, length, above, summ)
 
 
-_LEAD_TYPES_3 = (SINGLE, PAIR, TRIO, TRIO_SINGLE, TRIO_PAIR, STRAIGHT, PAIR_CHAIN, TRIO_CHAIN,
-                 AIRPLANE_SINGLE, AIRPLANE_PAIR, QUAD_TWO_SINGLES, QUAD_TWO_PAIRS, BOMB, ROCKET)
-_LEAD_TYPES_4 = (SINGLE, PAIR, TRIO, TRIO_PAIR, STRAIGHT, PAIR_CHAIN, TRIO_CHAIN, AIRPLANE_PAIR, BOMB, ROCKET)
+#: order of the types in a leading seat's move list, per player count
+LEAD_ORDER = {3: (SINGLE, PAIR, TRIO, TRIO_SINGLE, TRIO_PAIR, STRAIGHT, PAIR_CHAIN, TRIO_CHAIN, AIRPLANE_SINGLE,
+                  AIRPLANE_PAIR, QUAD_TWO_SINGLES, QUAD_TWO_PAIRS, BOMB, ROCKET),
+              4: (SINGLE, PAIR, TRIO, TRIO_PAIR, STRAIGHT, PAIR_CHAIN, TRIO_CHAIN, AIRPLANE_PAIR, BOMB, ROCKET)}
+
+
+def _lead_moves(cnt: list[int], n: int) -> list[Move]:
+    """Every move when leading: ``moves_of_type`` for each type of
+    :data:`LEAD_ORDER` in turn (the per-type helpers are called directly,
+    skipping those the rank summary rules out)."""
+    summ = _summary(cnt)
+    ones, twos, threes, fours = summ
+    out = [_UNIT[r][1] for r in ones]
+    if twos:
+        out += [_UNIT[r][2] for r in twos]
+        if threes:
+            out += [_UNIT[r][3] for r in threes]
+            if n == 3:
+                out += _trio_kicked(cnt, -1, summ, 1)
+            if len(twos) >= 2:
+                out += _trio_kicked(cnt, -1, summ, 2)
+    if len(ones) >= 5:
+        out += _chains(cnt, 1, 5, 0, -1)
+    if len(twos) >= 3:
+        out += _chains(cnt, 2, 3, 0, -1)
+    if len(threes) >= 2:
+        out += _chains(cnt, 3, 2, 0, -1)
+        if n == 3:
+            out += _airplanes(cnt, 0, -1, summ, 1)
+        out += _airplanes(cnt, 0, -1, summ, 2)
+    if fours:
+        if n == 3:
+            out += _quads(cnt, -1, summ, 1)
+            out += _quads(cnt, -1, summ, 2)
+        out += _g_bomb(cnt, n, 0, -1, summ)
+    if cnt[BJ] and cnt[RJ]:
+        out += _g_rocket(cnt, n, 0, -1, summ)
+    return out
 
 
 def legal_moves(cnt: list[int], n: int, top: Combo | None) -> list[Move]:
@@ -410,11 +496,7 @@ def legal_moves(cnt: list[int], n: int, top: Combo | None) -> list[Move]:
     §5.3, quadplexes, bombs and rocket last), then ascending ordering rank,
     then length. Passing is not included."""
     if top is None:
-        summ = _summary(cnt)
-        out: list[Move] = []
-        for t in (_LEAD_TYPES_3 if n == 3 else _LEAD_TYPES_4):
-            out.extend(moves_of_type(cnt, n, t, 0, -1, summ))
-        return out
+        return _lead_moves(cnt, n)
     tt = top[0]
     if tt == ROCKET:
         # [BEAT-1] is checked before [BEAT-2]; no hand can hold a rocket
@@ -490,8 +572,7 @@ def expand(move: Move, groups: Sequence[tuple[str, ...]]) -> Sequence[tuple[str,
     if len(move) == 1:
         r, k = move[0]
         return _combos(groups[r], k)
-    if move[0][1] == 1 and all(k == 1 for _, k in move):
-        # a straight (or the 3p rocket): one card per rank
+    if id(move) in _STRAIGHT_IDS:  # one card per rank: a product of the distinct codes
         return list(product(*[_uniq(groups[r]) for r, _ in move]))
     res = None
     for r, k in move:
@@ -516,9 +597,10 @@ def legal_plays_grouped(groups: Sequence[tuple[str, ...]], cnt: list[int], n: in
     situations cheap.
     """
     out: list = []
+    add = out.extend
     if wrap is None:
         for m in legal_moves(cnt, n, top):
-            out.extend(expand(m, groups))
+            add(expand(m, groups))
         return out
     get = memo.get
     for m in legal_moves(cnt, n, top):
@@ -529,12 +611,12 @@ def legal_plays_grouped(groups: Sequence[tuple[str, ...]], cnt: list[int], n: in
             key = tuple([(groups[r], k) for r, k in m])
         res = get(key)
         if res is None:
-            res = [wrap(t) for t in expand(m, groups)]
+            res = list(map(wrap, expand(m, groups)))
             if len(res) <= 256:  # keep the memo's memory bounded
                 if len(memo) >= 100_000:
                     memo.clear()
                 memo[key] = res
-        out.extend(res)
+        add(res)
     return out
 
 
@@ -575,16 +657,23 @@ def check_play(hand_counts: dict[str, int], cards: Sequence[str], top: Combo | N
     if not cards:
         raise IllegalAction("PLAY-3", "a play must hold at least one card (use PASS to pass)")
     need: dict[str, int] = {}
+    ranks: dict[int, int] = {}
     for c in cards:
-        if c not in RANK_OF:
+        r = RANK_OF.get(c)
+        if r is None:
             raise IllegalAction("COMB-3", f"malformed card code {c!r} (expected rank 3-9TJQKA2 + suit CDHS, or BJ/RJ)")
         need[c] = need.get(c, 0) + 1
+        ranks[r] = ranks.get(r, 0) + 1
     for c, k in need.items():
         have = hand_counts.get(c, 0)
         if have < k:
             what = "not in your hand" if have == 0 else f"in your hand only {have} time(s), played {k}"
             raise IllegalAction("PLAY-3", f"card {c} is {what}")
-    combo = classify(cards, n)
+    maxc = 1 if n == 3 else 2
+    if max(need.values()) > maxc:  # [COMB-3]; unreachable from a real hand
+        combo = None
+    else:
+        combo = classify_signature(tuple(sorted(ranks.items())), n)
     if combo is None:
         jk = 1 if n == 3 else 2
         if need.get("BJ", 0) == jk and need.get("RJ", 0) == jk:
