@@ -399,6 +399,10 @@ def test_observation_leaks_nothing_and_hidden_zones_round_trip(n):
                 own = Counter(g.hands[seat])
                 # hidden places never include this seat's own hand
                 assert f"hand{seat}" not in zones
+                if n == 3:  # codes are unique: no hidden card appears anywhere in the observation
+                    shown = set(obs.hand) | set(obs.kitty) | set(obs.top) | set(obs.played) | {obs.marker}
+                    shown |= {c for pl in list(obs.trick) + list(obs.history) for c in pl.cards}
+                    assert not shown & {c for z in zones.values() for c in z}
                 # round trip
                 g2 = g.with_hidden_zones(zones)
                 assert g2.hidden_zones(seat) == zones
