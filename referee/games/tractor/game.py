@@ -17,7 +17,6 @@ LIST_LIMIT = 100
 _DECLARE, _BURY, _PLAY, _OVER = "declare", "bury", "play", "over"
 _PRE_TRUMP_KEY = {c: (4, R.JOKERS.index(c)) if c in R.JOKERS else ("SHDC".index(c[1]), R.RANKS.index(c[0]))
                   for c in R.ALL_CODES}
-_GROUP = {"S": 0, "H": 1, "D": 2, "C": 3, R.TRUMP: 4}
 
 
 _PASS = Action(PASS)
@@ -539,8 +538,7 @@ class TractorGame(Game):
         if ctx is None:
             cards.sort(key=_PRE_TRUMP_KEY.__getitem__)
         else:
-            so, step = ctx.suit_of, ctx.step_of
-            cards.sort(key=lambda c: (_GROUP[so[c]], step[c], R.TIEBREAK[c]))
+            cards.sort(key=ctx.order_of.__getitem__)
         return cards
 
     def _trick_pb(self, number: int, leader: int, plays: list, lead_type: str, lead_suit: str, failure: tuple | None,

@@ -56,11 +56,13 @@ class Ctx:
     "H", "D", "C" or "trump"); ``step_of[code]`` -> step int (0 = lowest of
     its play-suit, consecutive steps differ by 1); ``key_of[code]`` -> the
     fallback "lowest" order key of section 16 (natural suits before trumps,
-    then step, then suit C < D < H < S); ``steps[suit]`` -> list of steps
-    (low to high), each a list of codes in spades-first order.
+    then step, then suit C < D < H < S); ``order_of[code]`` -> int of the
+    display order (play-suits S, H, D, C, trump; then step; then suit C < D <
+    H < S); ``steps[suit]`` -> list of steps (low to high), each a list of
+    codes in spades-first order.
     """
 
-    __slots__ = ("trump_suit", "trump_rank", "nrt", "suit_of", "step_of", "key_of", "steps")
+    __slots__ = ("trump_suit", "trump_rank", "nrt", "suit_of", "step_of", "key_of", "steps", "order_of")
 
     def __init__(self, trump_suit: str | None, trump_rank: str, nrt: bool = False):
         r = trump_rank
@@ -87,12 +89,14 @@ class Ctx:
         self.suit_of: dict[str, str] = {}
         self.step_of: dict[str, int] = {}
         self.key_of: dict[str, tuple[int, int, int]] = {}
-        for suit, lst in steps.items():
-            for v, codes in enumerate(lst):
+        self.order_of: dict[str, int] = {}
+        for gi, suit in enumerate(("S", "H", "D", "C", TRUMP)):
+            for v, codes in enumerate(steps[suit]):
                 for c in codes:
                     self.suit_of[c] = suit
                     self.step_of[c] = v
                     self.key_of[c] = (1 if suit == TRUMP else 0, v, TIEBREAK[c])
+                    self.order_of[c] = gi * 1000 + v * 10 + TIEBREAK[c]
 
     def is_trump(self, code: str) -> bool:
         return self.suit_of[code] == TRUMP
@@ -303,6 +307,15 @@ def follow_error(lead: Lead, hand: dict[str, int], play: Iterable[str], ctx: Ctx
     n = lead.n
     if len(play) != n:
         return "7.1", f"the lead has {n} card(s); a follow must have {n}, got {len(play)}"
+    if n == 1:  # fast path of the rules below for a single lead
+        c = play[0]
+        if not hand.get(c):
+            return "7.1", f"{c} is not in your hand"
+        S = lead.suit
+        so = ctx.suit_of
+        if so[c] != S and any(so[x] == S for x in hand):
+            return "7.2", f"you hold cards of the led play-suit {S}: play one of them"
+        return None
     pc = counts_of(play)
     for c, k in pc.items():
         if hand.get(c, 0) < k:
@@ -425,6 +438,10 @@ def legal_follows(lead: Lead, hand: dict[str, int], ctx: Ctx, must_follow_tracto
     """
     so, key = ctx.suit_of, ctx.key_of
     S, n = lead.suit, lead.n
+    if n == 1:  # a single lead: one card of the led play-suit, or any card when void
+        pool = [c for c in hand if so[c] == S] or list(hand)
+        pool.sort(key=key.__getitem__)
+        return [(c,) for c in pool[:limit]], len(pool) <= limit
     hs = sorted(((c, k) for c, k in hand.items() if so[c] == S), key=lambda ck: key[ck[0]])
     nhs = sum(k for _, k in hs)
     if must_follow_tractor and lead.type == "tractor":
@@ -464,46 +481,44 @@ def legal_leads(hand: dict[str, int], ctx: Ctx, limit: int = 100) -> tuple[list[
     """Legal leads (section 6.3: any non-empty sub-multiset of one play-suit)
     from ``hand``: ``(plays, complete)``.
 
-    Complete (every distinct lead) when there are at most ``limit``; else a
-    deterministic partial list: per play-suit (natural suits then trump,
-    lowest first), every single, every pair, every tractor, and the whole
-    holding of the play-suit when it has 2 cards or more (a throw attempt).
+    Complete (every distinct lead, shortest first) when there are at most
+    ``limit``; else a deterministic partial list: per play-suit (S, H, D, C,
+    trump), every single and every pair (lowest first), every tractor, and
+    the whole holding of the play-suit when it is a throw attempt.
     """
-    so, key = ctx.suit_of, ctx.key_of
-    by_suit: dict[str, list[tuple[str, int]]] = {}
-    for c, k in hand.items():
-        by_suit.setdefault(so[c], []).append((c, k))
+    so, order = ctx.suit_of, ctx.order_of
+    groups: list[list[tuple[str, int]]] = []
+    last = None
+    for c in sorted(hand, key=order.__getitem__):
+        s = so[c]
+        if s != last:
+            groups.append([])
+            last = s
+        groups[-1].append((c, hand[c]))
     total = 0
-    for items in by_suit.values():
+    for items in groups:
         p = 1
         for _, k in items:
             p *= k + 1
         total += p - 1
-    suits = sorted(by_suit, key=lambda s: min(key[c] for c, _ in by_suit[s]))
     out: list[tuple[str, ...]] = []
     if total <= limit:
-        for s in suits:
-            items = sorted(by_suit[s], key=lambda ck: key[ck[0]])
+        for items in groups:
             opts = [((), (c,), (c, c)) if k >= 2 else ((), (c,)) for c, k in items]
             it = product(*opts)
             next(it)  # the empty choice comes first
             out.extend(tuple(chain.from_iterable(p)) for p in it)
         out.sort(key=len)
         return out, True
-    for s in suits:
-        items = sorted(by_suit[s], key=lambda ck: key[ck[0]])
+    for items in groups:
         out.extend((c,) for c, _ in items)
         pairs = [(c, c) for c, k in items if k >= 2]
         out.extend(pairs)
         if len(pairs) >= 2:
-            trs = tractors_in(dict(items), ctx)
-            trs.sort(key=lambda t: (len(t), [key[c] for c in t]))
-            out.extend(trs)
-        else:
-            trs = []
+            out.extend(tractors_in(dict(items), ctx))
         # the whole holding as a throw attempt, unless it is a single, pair or tractor (listed above)
         if len(items) >= 2:
-            vs = sorted(ctx.step_of[c] for c, _ in items)
+            vs = [ctx.step_of[c] for c, _ in items]
             if not (len(pairs) == len(items) and vs[-1] - vs[0] == len(vs) - 1 and len(set(vs)) == len(vs)):
                 out.append(tuple(c for c, k in items for _ in range(k)))
     return out, False
