@@ -430,6 +430,42 @@ def _peek_events(g: DouDizhu):
     return [Event(_event_pb(r), r[0]) for r in g._raw]
 
 
+def _reference_observation(g: DouDizhu, seat: int):
+    """The observation built field by field from the engine state (slow, obvious)."""
+    from cardgames.v1 import doudizhu_pb2 as dpb
+    from referee.games.doudizhu.game import _play_pb, _round_end_pb
+    p = g.playp if g.phase != "auction" else None
+    o = dpb.DouDizhuObservation(
+        players=g.n, round=g.round, rounds=g.params["rounds"], scores=g.scores, hand=g.hands[seat],
+        hand_sizes=[len(h) for h in g.hands], phase=g.phase, marker=g.marker, first_bidder=g.first_bidder,
+        seat=seat, spring=g.variant["spring"], calls=[dpb.DouDizhuCall(seat=s, amount=a) for s, a in g.auction.calls],
+        high_bid=g.auction.high, landlord=-1, top_seat=-1, multiplier=1,
+        results=[_round_end_pb(r) for r in g.results])
+    if p is not None:
+        o.landlord, o.bid, o.top_seat, o.passes = p.landlord, g.auction.bid, p.top_seat, p.passes
+        o.doublings, o.multiplier = p.doublings, 2 ** p.doublings
+        o.kitty.extend(g.kitty)
+        o.top.extend(p.top_cards)
+        o.played.extend(g.played)
+        o.trick.extend(_play_pb(*t) for t in p.trick)
+        o.history.extend(_play_pb(*t) for t in g.history)
+    return o
+
+
+@pytest.mark.parametrize("n", [3, 4])
+def test_observation_matches_engine_state_10(n):
+    rng = random.Random(21)
+    for seed in range(4):
+        g = new(n, seed, rounds=3)
+        while not g.over:
+            for seat in range(n):
+                if rng.random() < 0.3:
+                    assert g.observation(seat) == _reference_observation(g, seat)
+            g.apply(g.to_act, _pick(g, rng))
+        for seat in range(n):
+            assert g.observation(seat) == _reference_observation(g, seat)
+
+
 def test_private_deal_events_only_to_owner():
     g = new(3, 5)
     evs = g.pop_events()

@@ -102,6 +102,7 @@ class DouDizhu(Game):
         self._raw: list[tuple] = []  # pending events, (to, kind, data...), materialised by pop_events
         self._version = 0
         self._legal_cache: tuple[int, tuple[list[Action], bool]] | None = None
+        self._obs_cache: list | None = None  # see _public_lists_bytes
         self._start_round()
 
     # ------------------------------------------------------------------ rounds
@@ -310,32 +311,60 @@ class DouDizhu(Game):
 
     # ------------------------------------------------------------------ views
     def observation(self, seat: int) -> dpb.DouDizhuObservation:
-        """The seat's ``DouDizhuObservation`` (§10): its own hand plus the public state."""
+        """The seat's ``DouDizhuObservation`` (§10): its own hand plus the public state.
+
+        The growing public lists (calls, history, current trick, round
+        results) are serialised once per entry and merged in as bytes, so an
+        observation costs about the same late in a round as early."""
         n = self.n
         p = self.playp if self.phase != "auction" else None
         o = dpb.DouDizhuObservation(
             players=n, round=self.round, rounds=self.params["rounds"], scores=self.scores,
             hand=self.hands[seat], hand_sizes=[len(h) for h in self.hands], phase=self.phase,
             marker=self.marker, first_bidder=self.first_bidder, seat=seat, spring=self._spring_on,
-            calls=[dpb.DouDizhuCall(seat=s, amount=a) for s, a in self.auction.calls],
-            high_bid=self.auction.high,
-            landlord=-1, top_seat=-1, multiplier=1,
+            high_bid=self.auction.high, landlord=-1, top_seat=-1, multiplier=1,
         )
         if p is not None:
             o.landlord = p.landlord
             o.bid = self.auction.bid
             o.kitty.extend(self.kitty)
-            o.trick.extend(_play_pb(s, c, cb) for s, c, cb in p.trick)
             o.top.extend(p.top_cards)
             o.top_seat = p.top_seat
             o.passes = p.passes
             o.doublings = p.doublings
             o.multiplier = 1 << p.doublings
             o.played.extend(self.played)
-            o.history.extend(_play_pb(s, c, cb) for s, c, cb in self.history)
-        for rec in self.results:
-            o.results.append(_round_end_pb(rec))
+        o.MergeFromString(self._public_lists_bytes(len(p.trick) if p is not None else 0))
         return o
+
+    def _public_lists_bytes(self, trick_len: int) -> bytes:
+        """Serialised ``calls``, ``history``, ``trick`` (its last ``trick_len``
+        history entries) and ``results`` fields, extended incrementally."""
+        c = self._obs_cache
+        if c is None or c[0] != self.round:
+            # (round, calls encoded, calls bytes, history entries as trick bytes, history bytes,
+            #  results encoded, results bytes)
+            old = c
+            c = [self.round, 0, b"", [], b"", 0, b""]
+            if old is not None:
+                c[5], c[6] = old[5], old[6]
+            self._obs_cache = c
+        calls = self.auction.calls
+        if c[1] < len(calls):
+            c[2] += dpb.DouDizhuObservation(
+                calls=[dpb.DouDizhuCall(seat=s, amount=a) for s, a in calls[c[1]:]]).SerializeToString()
+            c[1] = len(calls)
+        entries = c[3]
+        if len(entries) < len(self.history):
+            new = [_play_pb(s, cards, cb) for s, cards, cb in self.history[len(entries):]]
+            c[4] += dpb.DouDizhuObservation(history=new).SerializeToString()
+            entries.extend(dpb.DouDizhuObservation(trick=[m]).SerializeToString() for m in new)
+        if c[5] < len(self.results):
+            c[6] += dpb.DouDizhuObservation(
+                results=[_round_end_pb(r) for r in self.results[c[5]:]]).SerializeToString()
+            c[5] = len(self.results)
+        trick = b"".join(entries[len(entries) - trick_len:]) if trick_len else b""
+        return c[2] + c[4] + trick + c[6]
 
     def result(self) -> MatchResult:
         """Money per seat (§9), ranks by money (ties share), one
