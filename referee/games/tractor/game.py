@@ -252,9 +252,14 @@ class TractorGame(Game):
     # ------------------------------------------------------------------ turn
     @property
     def to_act(self) -> int | None:
+        """Seat to act (0..3): the receiver of the last card or the seat asked
+        in the final window (2.4), the starter (3), the next player of the
+        trick (6-8); ``None`` once the match is over (11)."""
         return self._to_act
 
     def decision_kind(self) -> str:
+        """``DECLARE`` (2.4 prompt), ``DISCARD`` (3, kitty exchange) or
+        ``PLAY`` (6-8, lead or follow). ``RuntimeError`` once the match is over."""
         if self.phase == _DECLARE:
             return DECLARE
         if self.phase == _BURY:
@@ -264,6 +269,8 @@ class TractorGame(Game):
         raise RuntimeError("tractor: the match is over, no decision is pending")
 
     def legal_actions(self) -> tuple[list[Action], bool]:
+        """``(actions, complete)`` for :attr:`to_act`; see the class docstring
+        for the vocabulary and when a list is partial. Cached per state."""
         if self._legal is not None:
             return self._legal
         seat = self._to_act
@@ -393,6 +400,12 @@ class TractorGame(Game):
 
     # ----------------------------------------------------------------- apply
     def apply(self, seat: int, action: Action) -> None:
+        """Validate (exactly, whatever the legal list holds) and apply
+        ``action`` by ``seat``; emits the events of everything that follows
+        automatically (next card dealt, declaration close, kitty flip, throw
+        check, trick end, round scoring, next deal). Raises
+        :class:`IllegalAction` (rule labels in the class docstring) with the
+        state unchanged."""
         plan = self._plan(seat, action)
         self._legal = None
         cards = tuple(action.cards)

@@ -99,6 +99,7 @@ class Ctx:
                     self.order_of[c] = gi * 1000 + v * 10 + TIEBREAK[c]
 
     def is_trump(self, code: str) -> bool:
+        """True if ``code`` belongs to the trump play-suit (4.1)."""
         return self.suit_of[code] == TRUMP
 
 
