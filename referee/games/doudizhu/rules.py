@@ -816,12 +816,14 @@ class PlayPhase:
 
     ``hands``: per seat, list of codes (the landlord's includes the kitty).
     Attributes: ``hands`` (canonical-order lists), ``counts`` (per seat
-    ``{code: copies}``), ``to_act``, ``top`` (combo or ``None`` when the
+    ``{code: copies}``), ``groups`` and ``cnts`` (per seat, the hand by rank
+    as :func:`by_rank` tuples and their 15 rank counts, kept up to date for
+    enumeration), ``to_act``, ``top`` (combo or ``None`` when the
     seat to act leads), ``top_cards``, ``top_seat`` (-1 with no top),
     ``passes``, ``trick`` (list of ``(seat, cards, combo)`` of the current
     trick, ``cards == ()`` and ``combo is None`` for a pass), ``bombs``
     (card counts of bombs played), ``rockets``, ``plays`` (plays per seat),
-    ``winner`` (-1 while running).
+    ``doublings`` (``d`` of [PAY-1] so far), ``winner`` (-1 while running).
     """
 
     __slots__ = ("n", "landlord", "hands", "counts", "groups", "cnts", "to_act", "top", "top_cards", "top_seat", "passes",
