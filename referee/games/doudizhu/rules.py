@@ -592,9 +592,10 @@ def legal_plays_grouped(groups: Sequence[tuple[str, ...]], cnt: list[int], n: in
 
     With ``wrap``, each play is returned as ``wrap(codes)`` (the engine wraps
     plays into :class:`referee.engine.Action`); ``memo`` (a dict owned by
-    the caller, bounded here) then caches the wrapped plays of each
-    rank-level move per realising code groups, which makes repeated
-    situations cheap.
+    the caller, bounded here) then caches the wrapped plays of one-rank
+    moves per (codes of that rank, count), which are few and recur all the
+    time; multi-rank moves are realised afresh (caching them cost about
+    200 MB for little gain).
     """
     out: list = []
     add = out.extend
@@ -605,18 +606,20 @@ def legal_plays_grouped(groups: Sequence[tuple[str, ...]], cnt: list[int], n: in
     get = memo.get
     for m in legal_moves(cnt, n, top):
         if len(m) == 1:
+            # one-rank moves (singles, pairs, trios, bombs): few distinct
+            # (codes of that rank, count) keys, reused all the time
             r, k = m[0]
             key = (groups[r], k)
-        else:
-            key = tuple([(groups[r], k) for r, k in m])
-        res = get(key)
-        if res is None:
-            res = list(map(wrap, expand(m, groups)))
-            if len(res) <= 256:  # keep the memo's memory bounded
-                if len(memo) >= 100_000:
+            res = get(key)
+            if res is None:
+                res = list(map(wrap, _combos(groups[r], k)))
+                if len(memo) >= 20_000:  # bound (never reached by real hands)
                     memo.clear()
                 memo[key] = res
-        add(res)
+            add(res)
+        else:
+            # multi-rank moves rarely repeat with the same suits: realise afresh
+            add(map(wrap, expand(m, groups)))
     return out
 
 
