@@ -44,7 +44,7 @@ def round_lines(game: str, log_path: str | None, names: list[str]) -> list[str]:
                     out.append(f"round {rnd}: bids {' '.join(calls)} -> everybody passed, redeal")
                     continue
                 ll = int(auction.get("landlord", 0))
-                who = int(r.get("winner", -1))
+                who = int(r.get("winner", 0))  # protobuf JSON omits zero: seat 0
                 won = "landlord wins" if r.get("landlord_won") else "peasants win"
                 deltas = " ".join(f"{int(d):+d}" for d in r.get("deltas", []))
                 out.append(f"round {rnd}: bids {' '.join(calls)} -> landlord seat {ll} ({names[ll]}) at "

@@ -52,7 +52,7 @@ def illegal_action(req: pb.DecisionRequest) -> pb.Action:
 
 def garbage(args) -> int:
     """Send a valid Hello, then raw bytes that do not decode as a BotMessage."""
-    channel = grpc.insecure_channel(args.referee)
+    channel = grpc.insecure_channel(args.referee, options=botlib.CHANNEL_OPTIONS)
     hello = pb.BotMessage(hello=pb.Hello(bot_name=args.name, token=args.token, protocol_version=1)).SerializeToString()
 
     def gen():
@@ -106,7 +106,7 @@ def main() -> int:
         return 0
     if mode == "hang":
         # connect so the seat is occupied, then never answer
-        channel = grpc.insecure_channel(args.referee)
+        channel = grpc.insecure_channel(args.referee, options=botlib.CHANNEL_OPTIONS)
         stub = referee_pb2_grpc.RefereeServiceStub(channel)
         q: "queue.Queue[pb.BotMessage | None]" = queue.Queue()
         q.put(pb.BotMessage(hello=pb.Hello(bot_name=args.name, token=args.token, protocol_version=1)))
@@ -144,7 +144,7 @@ def main() -> int:
 
 def _misaddressed(args, rng: random.Random) -> int:
     """Modes that answer with wrong addressing, or too often."""
-    channel = grpc.insecure_channel(args.referee)
+    channel = grpc.insecure_channel(args.referee, options=botlib.CHANNEL_OPTIONS)
     stub = referee_pb2_grpc.RefereeServiceStub(channel)
     q: "queue.Queue[pb.BotMessage | None]" = queue.Queue()
     q.put(pb.BotMessage(hello=pb.Hello(bot_name=args.name, token=args.token, protocol_version=1)))

@@ -35,7 +35,7 @@ async def aio_bot(port: int, token: str, policy: Policy | None = None, name: str
 
     rng = random.Random(0)
     policy = policy or (lambda req: rng.choice(list(req.legal_actions)))
-    channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}", options=[("grpc.max_receive_message_length", 64 << 20)])
     stub = referee_pb2_grpc.RefereeServiceStub(channel)
     call = stub.Connect()
     got: list[pb.RefereeMessage] = []

@@ -78,7 +78,10 @@ function main() {
   });
   const v1 = grpc.loadPackageDefinition(def).cardgames.v1;
   const creds = opts.tlsCa ? grpc.credentials.createSsl(fs.readFileSync(opts.tlsCa)) : grpc.credentials.createInsecure();
-  const client = new v1.RefereeService(opts.referee, creds);
+  const client = new v1.RefereeService(opts.referee, creds, {
+    // a 4-player Dou Dizhu lead can list ~100k legal actions (several MB)
+    'grpc.max_receive_message_length': 64 * 1024 * 1024,
+  });
   const call = client.Connect();
   const matches = new Map(); // match_id -> MatchStarted
   let done = false;

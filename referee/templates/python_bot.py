@@ -21,6 +21,9 @@ from typing import Iterator
 
 import grpc
 
+# A 4-player Dou Dizhu lead can list ~100k legal actions (several MB): accept up to 64 MiB.
+CHANNEL_OPTIONS = [("grpc.max_receive_message_length", 64 * 1024 * 1024)]
+
 from cardgames.v1 import referee_pb2 as pb, referee_pb2_grpc
 
 BOT_NAME = "__BOT_NAME__"
@@ -67,9 +70,9 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.tls_ca:
         with open(args.tls_ca, "rb") as f:
-            channel = grpc.secure_channel(args.referee, grpc.ssl_channel_credentials(f.read()))
+            channel = grpc.secure_channel(args.referee, grpc.ssl_channel_credentials(f.read()), options=CHANNEL_OPTIONS)
     else:
-        channel = grpc.insecure_channel(args.referee)
+        channel = grpc.insecure_channel(args.referee, options=CHANNEL_OPTIONS)
     stub = referee_pb2_grpc.RefereeServiceStub(channel)
     matches: dict[str, pb.MatchStarted] = {}
     try:
