@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from google.protobuf import json_format
+from google.protobuf import descriptor as _descriptor, json_format
 from google.protobuf.struct_pb2 import Struct
 
 from cardgames.v1 import referee_pb2 as pb
+from referee.cards import ALL_CODES
 from referee.engine import Action, Event, Game
 
 PROTOCOL_VERSION = 1
@@ -50,15 +51,14 @@ def action_from_pb(m: pb.Action) -> Action:
     Raises :class:`MalformedAction` for an unspecified/unknown kind or a card
     code that is not one of CONVENTIONS.md's codes.
     """
-    from referee.cards import ALL_CODES
-
     kind = _ACTION_KIND_FROM_PB.get(m.kind)
     if kind is None:
         raise MalformedAction(f"action kind {m.kind} is not a valid ActionKind")
-    for c in m.cards:
+    cards = tuple(m.cards)
+    for c in cards:
         if c not in ALL_CODES:
             raise MalformedAction(f"malformed card code {c!r} (expected rank 2-9TJQKA + suit CDHS, or BJ/RJ)")
-    return Action(kind, tuple(m.cards), int(m.amount))
+    return Action(kind, cards, int(m.amount))
 
 
 def decision_kind_pb(kind: str) -> int:
@@ -72,29 +72,58 @@ def observation_pb(game: Game, seat: int) -> pb.Observation:
     return obs
 
 
-def decision_request(game: Game, match_id: str, request_id: int, time_left_ms: int,
-                     bank_left_ms: int) -> pb.DecisionRequest:
-    """The ``DecisionRequest`` for the seat to act (``game.to_act``)."""
+def _fill_decision_request(r: pb.DecisionRequest, game: Game, match_id: str, request_id: int,
+                           time_left_ms: int, bank_left_ms: int) -> None:
+    # Filled in place: every sub-message assigned through a constructor or
+    # appended as a message is a deep copy with upb, and this runs per decision.
     seat = game.to_act
     assert seat is not None, "no decision pending: the match is over"
     legal, complete = game.legal_actions()
-    return pb.DecisionRequest(
-        match_id=match_id,
-        request_id=request_id,
-        seat=seat,
-        kind=_DECISION_KIND_TO_PB[game.decision_kind()],
-        observation=observation_pb(game, seat),
-        legal_actions=[action_to_pb(a) for a in legal],
-        legal_actions_complete=complete,
-        time_left_ms=time_left_ms,
-        bank_left_ms=bank_left_ms,
-    )
+    r.match_id = match_id
+    r.request_id = request_id
+    r.seat = seat
+    r.kind = _DECISION_KIND_TO_PB[game.decision_kind()]
+    getattr(r.observation, game.name).CopyFrom(game.observation(seat))
+    add = r.legal_actions.add
+    kinds = _ACTION_KIND_TO_PB
+    for a in legal:
+        add(kind=kinds[a.kind], cards=a.cards, amount=a.amount)
+    r.legal_actions_complete = complete
+    r.time_left_ms = time_left_ms
+    r.bank_left_ms = bank_left_ms
+
+
+def decision_request(game: Game, match_id: str, request_id: int, time_left_ms: int,
+                     bank_left_ms: int) -> pb.DecisionRequest:
+    """The ``DecisionRequest`` for the seat to act (``game.to_act``)."""
+    r = pb.DecisionRequest()
+    _fill_decision_request(r, game, match_id, request_id, time_left_ms, bank_left_ms)
+    return r
+
+
+def decision_message(game: Game, match_id: str, request_id: int, time_left_ms: int,
+                     bank_left_ms: int) -> pb.RefereeMessage:
+    """:func:`decision_request` already wrapped in a ``RefereeMessage`` (no extra copy)."""
+    m = pb.RefereeMessage()
+    _fill_decision_request(m.decision_request, game, match_id, request_id, time_left_ms, bank_left_ms)
+    return m
 
 
 def event_pb(game_name: str, match_id: str, seq: int, ev: Event) -> pb.Event:
     """Protocol ``Event`` for an engine event (``private`` set when addressed to one seat)."""
     m = pb.Event(match_id=match_id, seq=seq, private=ev.to is not None)
     getattr(m, game_name).CopyFrom(ev.payload)
+    return m
+
+
+def event_message(game_name: str, match_id: str, seq: int, ev: Event) -> pb.RefereeMessage:
+    """:func:`event_pb` already wrapped in a ``RefereeMessage`` (no extra copy)."""
+    m = pb.RefereeMessage()
+    e = m.event
+    e.match_id = match_id
+    e.seq = seq
+    e.private = ev.to is not None
+    getattr(e, game_name).CopyFrom(ev.payload)
     return m
 
 
@@ -105,5 +134,88 @@ def to_struct(d: dict[str, Any]) -> Struct:
 
 
 def message_to_json(m: Any) -> dict[str, Any]:
-    """A protobuf message as a JSON-able dict (field names as in the .proto)."""
+    """A protobuf message as a JSON-able dict (field names as in the .proto).
+
+    Exactly ``json_format.MessageToDict(m, preserving_proto_field_name=True)``
+    (match logs are compared with it on replay), computed by a converter
+    cached per message type for the plain field kinds the game protos use:
+    strings, bools, 32-bit and 64-bit integers (the latter as strings),
+    enums (by name; unknown numbers as numbers) and nested messages. A message
+    type with anything else (maps, floats, bytes, extensions, well-known types,
+    enum values with JSON options) is handed to ``json_format`` whole.
+    """
+    conv = _JSON_CONVERTERS.get(m.DESCRIPTOR)
+    if conv is None:
+        conv = _json_converter(m.DESCRIPTOR)
+    return conv(m)
+
+
+_FD = _descriptor.FieldDescriptor
+_PLAIN_SCALARS = frozenset({_FD.CPPTYPE_INT32, _FD.CPPTYPE_UINT32, _FD.CPPTYPE_STRING, _FD.CPPTYPE_BOOL})
+_INT64_SCALARS = frozenset({_FD.CPPTYPE_INT64, _FD.CPPTYPE_UINT64})
+_JSON_CONVERTERS: dict[Any, Any] = {}
+
+
+def _json_fallback(m: Any) -> dict[str, Any]:
     return json_format.MessageToDict(m, preserving_proto_field_name=True)
+
+
+def _plain_type(d: Any, seen: set[Any]) -> bool:
+    """True if every field of ``d`` (recursively) is of a kind the fast converter handles."""
+    if d in seen:
+        return True
+    seen.add(d)
+    if d.GetOptions().map_entry or d.file.name.startswith("google/protobuf/"):
+        return False
+    for f in d.fields:
+        if f.type == _FD.TYPE_BYTES:
+            return False
+        ct = f.cpp_type
+        if ct == _FD.CPPTYPE_MESSAGE:
+            if not _plain_type(f.message_type, seen):
+                return False
+        elif ct == _FD.CPPTYPE_ENUM:
+            if f.enum_type.full_name == "google.protobuf.NullValue" or f.enum_type.is_closed:
+                return False
+            if any(v.GetOptions().ListFields() for v in f.enum_type.values):
+                return False
+        elif ct not in _PLAIN_SCALARS and ct not in _INT64_SCALARS:
+            return False
+    return True
+
+
+def _json_converter(d: Any) -> Any:
+    if not _plain_type(d, set()):
+        _JSON_CONVERTERS[d] = _json_fallback
+        return _json_fallback
+
+    def value_fn(f: Any) -> Any:
+        ct = f.cpp_type
+        if ct == _FD.CPPTYPE_MESSAGE:
+            return message_to_json
+        if ct == _FD.CPPTYPE_ENUM:
+            names = {v.number: v.name for v in f.enum_type.values}
+            return lambda v: names.get(v, v)
+        if ct in _INT64_SCALARS:
+            return str
+        return None  # the value itself
+
+    table = {}
+    for f in d.fields:
+        table[f] = (f.name, value_fn(f), f.is_repeated)
+
+    def conv(m: Any) -> dict[str, Any]:
+        js: dict[str, Any] = {}
+        for f, v in m.ListFields():
+            t = table.get(f)
+            if t is None:  # an extension, or a descriptor this table does not know
+                return _json_fallback(m)
+            name, fn, rep = t
+            if rep:
+                js[name] = list(v) if fn is None else [fn(x) for x in v]
+            else:
+                js[name] = v if fn is None else fn(v)
+        return js
+
+    _JSON_CONVERTERS[d] = conv
+    return conv

@@ -37,8 +37,8 @@ from referee.protocol import (
     MalformedAction,
     action_from_pb,
     action_to_pb,
-    decision_request,
-    event_pb,
+    decision_message,
+    event_message,
     message_to_json,
     to_struct,
 )
@@ -166,6 +166,11 @@ class MatchLog:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._f = path.open("w", encoding="utf-8")
 
+    @property
+    def enabled(self) -> bool:
+        """False when there is no file (nothing written: callers may skip building lines)."""
+        return self._f is not None
+
     def write(self, obj: dict[str, Any]) -> None:
         if self._f is not None:
             self._f.write(json.dumps(obj, sort_keys=True, separators=(",", ":")) + "\n")
@@ -235,17 +240,19 @@ async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | Non
     await asyncio.gather(*(links[s].send(started[s]) for s in range(n)))
 
     async def flush_events() -> None:
+        # Sends are awaited one after the other, in order: a service link only
+        # queues the message (its connection's writer task puts it on the
+        # stream), so no task per send is needed; per seat, order is what counts.
         nonlocal seq
-        sends = []
+        logging = log.enabled
         for ev in game.pop_events():
             seq += 1
-            log.write({"type": "event", "seq": seq, "to": ev.to, "event": message_to_json(ev.payload)})
-            msg = pb.RefereeMessage(event=event_pb(spec.game, spec.match_id, seq, ev))
+            if logging:
+                log.write({"type": "event", "seq": seq, "to": ev.to, "event": message_to_json(ev.payload)})
+            msg = event_message(spec.game, spec.match_id, seq, ev)
             for s in (range(n) if ev.to is None else (ev.to,)):
                 if links[s].connected:
-                    sends.append(links[s].send(msg))
-        if sends:
-            await asyncio.gather(*sends)
+                    await links[s].send(msg)
 
     def add_fault(f: FaultRecord) -> None:
         faults.append(f)
@@ -288,8 +295,7 @@ async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | Non
                     add_fault(FaultRecord(seat, "disconnect", message="bot is not connected"))
                 applied = game.fallback_action()
             else:
-                req = decision_request(game, spec.match_id, 0, spec.decision_ms, bank[seat])
-                msg = pb.RefereeMessage(decision_request=req)
+                msg = decision_message(game, spec.match_id, 0, spec.decision_ms, bank[seat])
                 reply, elapsed = await link.ask(msg, (spec.decision_ms + bank[seat]) / 1000.0)
                 request_id = msg.decision_request.request_id
                 over = max(0.0, elapsed - spec.decision_ms)

@@ -13,16 +13,14 @@ no Hello within ``hello_timeout_s``    closes the stream: DEADLINE_EXCEEDED
 first message is not a Hello           closes the stream: INVALID_ARGUMENT
 protocol_version != 1                  closes the stream: FAILED_PRECONDITION
 unknown token                          closes the stream: UNAUTHENTICATED
-undecodable bytes / oversized message  closes the stream (INTERNAL /
+undecodable bytes / oversized message  gRPC closes the stream (INTERNAL /
                                        RESOURCE_EXHAUSTED); seat = disconnected
 reply to an expired request            ignored, recorded ``late_reply``, told
 reply to an unknown request / another  ignored, recorded ``unknown_request``,
 match / twice                          told in an ActionResult
 second Hello                           ignored and recorded
-more than ``max_strays`` stray msgs    closes the stream: RESOURCE_EXHAUSTED
-                                       ("flood: ..."); seat = disconnected
-one token in two seats of a match      needs two connections: one connection
-                                       never holds two seats of a match
+more than ``max_strays`` stray msgs    connection closed (``flood``); seat =
+                                       disconnected
 disconnects                            seat plays the fallback action from then
 =====================================  =========================================
 
@@ -33,12 +31,13 @@ a connection only ever receives messages of the matches it sits in.
 from __future__ import annotations
 
 import asyncio
+import collections
 import itertools
 import secrets
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Collection
+from typing import Any, Callable
 
 import grpc
 from google.protobuf import json_format
@@ -51,6 +50,8 @@ from referee.protocol import PROTOCOL_VERSION
 from referee.runner import MatchOutcome, MatchSpec, run_match
 
 DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024
+#: messages queued for one connection before it is closed as not reading its stream
+MAX_OUTBOX = 10_000
 #: server keepalive: ping every 10 s, a peer silent for 10 s more is dropped
 KEEPALIVE_OPTIONS = [
     ("grpc.keepalive_time_ms", 10_000),
@@ -62,8 +63,10 @@ KEEPALIVE_OPTIONS = [
 
 
 class BotConnection:
-    """One authenticated bot stream. Writes are serialised; replies are
-    routed to the pending request they answer."""
+    """One authenticated bot stream. Writes are serialised: every message goes
+    through one queue that a writer task puts on the stream in order
+    (:meth:`post` queues without waiting, :meth:`write` waits until written);
+    replies are routed to the pending request they answer."""
 
     def __init__(self, ctx: grpc.aio.ServicerContext, hello: pb.Hello, session_id: str, token: str,
                  max_strays: int):
@@ -77,7 +80,10 @@ class BotConnection:
         self.pending: dict[int, tuple[str, asyncio.Future]] = {}
         self.expired: dict[int, str] = {}
         self._ids = itertools.count(1)
-        self._lock = asyncio.Lock()
+        self._outbox: collections.deque[tuple[pb.RefereeMessage, asyncio.Future | None]] = collections.deque()
+        self._wake: asyncio.Future | None = None
+        self._writer: asyncio.Task | None = None
+        self._lock = asyncio.Lock()  # held by the writer task while a message is being written
         self.closed = asyncio.Event()
         self.strays = 0
         self.max_strays = max_strays
@@ -91,19 +97,57 @@ class BotConnection:
     def next_request_id(self) -> int:
         return next(self._ids)
 
+    def post(self, msg: pb.RefereeMessage) -> bool:
+        """Queue one message for the stream without waiting (order kept); False if closed."""
+        return self._enqueue(msg, None)
+
     async def write(self, msg: pb.RefereeMessage) -> bool:
-        """Write one message; False (and the connection is closed) on failure."""
+        """Write one message, after every message queued before it; False (and
+        the connection is closed) on failure, or if it closed before the message went out."""
+        fut = asyncio.get_running_loop().create_future()
+        if not self._enqueue(msg, fut):
+            return False
+        return await fut
+
+    def _enqueue(self, msg: pb.RefereeMessage, fut: asyncio.Future | None) -> bool:
         if self.closed.is_set():
             return False
-        async with self._lock:
-            if self.closed.is_set():  # closed while this write waited for the lock
-                return False
-            try:
-                await self.ctx.write(msg)
-                return True
-            except Exception as e:  # stream gone
-                self.close(f"write failed: {type(e).__name__}")
-                return False
+        if len(self._outbox) >= MAX_OUTBOX:
+            self.close(f"not reading: more than {MAX_OUTBOX} messages waiting to be written")
+            return False
+        self._outbox.append((msg, fut))
+        if self._writer is None:
+            self._writer = asyncio.get_running_loop().create_task(self._write_loop())
+        elif self._wake is not None and not self._wake.done():
+            self._wake.set_result(None)
+        return True
+
+    async def _write_loop(self) -> None:
+        q = self._outbox
+        loop = asyncio.get_running_loop()
+        try:
+            while not self.closed.is_set():
+                if not q:
+                    self._wake = loop.create_future()
+                    await self._wake  # set by _enqueue and by close
+                    self._wake = None
+                    continue
+                msg, fut = q.popleft()
+                try:
+                    async with self._lock:
+                        await self.ctx.write(msg)
+                except Exception as e:  # stream gone
+                    self.close(f"write failed: {type(e).__name__}")
+                    if fut is not None and not fut.done():
+                        fut.set_result(False)
+                    return
+                if fut is not None and not fut.done():
+                    fut.set_result(True)
+        finally:
+            while q:  # closed: what is still queued is dropped
+                _, fut = q.popleft()
+                if fut is not None and not fut.done():
+                    fut.set_result(False)
 
     def close(self, reason: str) -> None:
         if not self.closed.is_set():
@@ -112,6 +156,8 @@ class BotConnection:
             for _, fut in self.pending.values():
                 if not fut.done():
                     fut.set_result(None)
+            if self._wake is not None and not self._wake.done():
+                self._wake.set_result(None)  # the writer task sees the close and ends
 
     def on_message(self, msg: pb.BotMessage) -> None:
         """Route one message read from the stream (never raises)."""
@@ -162,31 +208,46 @@ class MatchSeat:
         return not self.conn.closed.is_set()
 
     async def send(self, msg: pb.RefereeMessage) -> None:
-        await self.conn.write(msg)
+        """Queue the message on the connection (written in order by its writer task); never waits."""
+        self.conn.post(msg)
 
     async def ask(self, msg: pb.RefereeMessage, timeout_s: float) -> tuple[pb.ActionReply | None, float]:
         conn = self.conn
         rid = conn.next_request_id()
         msg.decision_request.request_id = rid
-        fut: asyncio.Future = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future = loop.create_future()
         conn.pending[rid] = (self.match_id, fut)
+        timer = None
         try:
             if not await conn.write(msg):
                 return None, 0.0
             t0 = time.monotonic()  # the clock starts once the request is on the stream
-            try:
-                got = await asyncio.wait_for(asyncio.shield(fut), timeout_s)
-            except asyncio.TimeoutError:
-                conn.expired[rid] = self.match_id
-                if len(conn.expired) > 4096:
-                    conn.expired.pop(next(iter(conn.expired)))
-                return None, (time.monotonic() - t0) * 1000.0
-            if got is None:
+            timer = loop.call_later(timeout_s, self._expire, rid, fut)
+            got = await fut
+            if got is _EXPIRED or got is None:
                 return None, (time.monotonic() - t0) * 1000.0
             reply, t1 = got
             return reply, max(0.0, (t1 - t0) * 1000.0)
         finally:
+            if timer is not None:
+                timer.cancel()
             conn.pending.pop(rid, None)
+
+    def _expire(self, rid: int, fut: asyncio.Future) -> None:
+        """The clock ran out: from now on a reply to ``rid`` is a late reply."""
+        if fut.done():
+            return
+        conn = self.conn
+        conn.pending.pop(rid, None)
+        conn.expired[rid] = self.match_id
+        if len(conn.expired) > 4096:
+            conn.expired.pop(next(iter(conn.expired)))
+        fut.set_result(_EXPIRED)
+
+
+#: result of a pending request whose clock ran out
+_EXPIRED = object()
 
 
 class NoShowSeat:
@@ -249,19 +310,17 @@ class Referee:
         return t
 
     async def acquire(self, token: str, timeout_s: float,
-                      gone: Callable[[], bool] | None = None,
-                      exclude: Collection[BotConnection] = ()) -> BotConnection | None:
+                      gone: Callable[[], bool] | None = None) -> BotConnection | None:
         """A live connection of ``token`` with a free match slot, waiting up to
         ``timeout_s``; ``None`` if none came (the bot never connected or died).
-        ``gone()`` returning true (e.g. the bot's process exited) stops the wait early.
-        Connections in ``exclude`` (already seated in the same match) are skipped."""
+        ``gone()`` returning true (e.g. the bot's process exited) stops the wait early."""
         slot = self.tokens[token]
         deadline = time.monotonic() + timeout_s
         async with slot.cond:
             while True:
                 slot.conns = [c for c in slot.conns if not c.closed.is_set()]
                 for c in slot.conns:
-                    if c.free and c not in exclude:
+                    if c.free:
                         return c
                 left = deadline - time.monotonic()
                 if left <= 0 or (gone is not None and gone()):
@@ -338,20 +397,7 @@ class Referee:
         launched for this match); ``gone``: per token, a check that the bot
         cannot connect any more (its process exited). Never raises for bot faults.
         """
-        deadline = time.monotonic() + connect_timeout_s
-
-        async def seats_of(t: str) -> list[BotConnection | None]:
-            # one connection never holds two seats of a match (it would see both views):
-            # a token seated twice needs two connections
-            got: list[BotConnection | None] = []
-            for _ in range(tokens.count(t)):
-                got.append(await self.acquire(t, deadline - time.monotonic(), (gone or {}).get(t),
-                                              exclude=[c for c in got if c is not None]))
-            return got
-
-        distinct = list(dict.fromkeys(tokens))
-        by_token = dict(zip(distinct, await asyncio.gather(*(seats_of(t) for t in distinct))))
-        conns = [by_token[t].pop(0) for t in tokens]
+        conns = await asyncio.gather(*(self.acquire(t, connect_timeout_s, (gone or {}).get(t)) for t in tokens))
         links: list[Any] = []
         for s, (t, c) in enumerate(zip(tokens, conns)):
             if c is None:
@@ -371,8 +417,7 @@ class Referee:
             for c in conns:
                 if c is not None:
                     c.seats.pop(spec.match_id, None)
-                    # a multiplexed connection stays open while it sits in other matches
-                    if (close_after or c.token in (close_tokens or ())) and not c.seats and not c.closed.is_set():
+                    if (close_after or c.token in (close_tokens or ())) and not c.closed.is_set():
                         await c.write(pb.RefereeMessage(goodbye=pb.Goodbye(reason="match over")))
                         c.close("match over")
             for t in set(tokens):
@@ -435,14 +480,6 @@ class _BotServicer(referee_pb2_grpc.RefereeServiceServicer):
         finally:
             task.cancel()
             await ref._notify(hello.token)
-        # tell the bot why, instead of a bare end of stream (status OK means "after Goodbye");
-        # first let a write in progress finish (no write starts once the connection is closed)
-        async with conn._lock:
-            pass
-        if conn.close_reason.startswith("flood"):
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, conn.close_reason)
-        if conn.close_reason.startswith("read failed"):
-            await context.abort(grpc.StatusCode.INTERNAL, f"unreadable message ({conn.close_reason})")
 
 
 class _AdminServicer(admin_pb2_grpc.AdminServiceServicer):

@@ -1,0 +1,79 @@
+"""The per-decision fast paths of referee/protocol.py build exactly what the
+plain protobuf calls build: same DecisionRequest and Event bytes, same JSON
+as ``json_format.MessageToDict`` (match logs are compared with it on replay)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from google.protobuf import json_format
+
+from cardgames.v1 import referee_pb2 as pb
+from referee import protocol
+from referee.engine import seeded_rng
+from referee.games import game_class, implemented
+
+PLAYERS = {"doudizhu": 3, "tractor": 4, "smear": 3, "president": 4, "back_alley": 4}
+ONE_ROUND = {"doudizhu": {"rounds": 1}, "tractor": {"max_rounds": 1}, "smear": {"max_rounds": 2},
+             "president": {"max_rounds": 1}, "back_alley": {"last_round": 2}}
+
+
+def _reference_request(game, match_id: str, request_id: int, time_left_ms: int, bank_left_ms: int) -> pb.DecisionRequest:
+    """The straightforward construction the fast path replaces."""
+    seat = game.to_act
+    legal, complete = game.legal_actions()
+    obs = pb.Observation()
+    getattr(obs, game.name).CopyFrom(game.observation(seat))
+    return pb.DecisionRequest(match_id=match_id, request_id=request_id, seat=seat,
+                              kind=protocol.decision_kind_pb(game.decision_kind()), observation=obs,
+                              legal_actions=[protocol.action_to_pb(a) for a in legal],
+                              legal_actions_complete=complete, time_left_ms=time_left_ms, bank_left_ms=bank_left_ms)
+
+
+def _dict(m) -> dict:
+    return json_format.MessageToDict(m, preserving_proto_field_name=True)
+
+
+@pytest.mark.parametrize("game_name", [g for g in implemented() if g in PLAYERS])
+def test_fast_paths_equal_the_plain_protobuf_calls(game_name: str) -> None:
+    n = PLAYERS[game_name]
+    checked = 0
+    for seed in range(3):
+        g = game_class(game_name)(n, None, ONE_ROUND[game_name], seeded_rng(seed))
+        rng = random.Random(seed)
+        seq = 0
+        for _ in range(20_000):
+            for ev in g.pop_events():
+                seq += 1
+                assert protocol.message_to_json(ev.payload) == _dict(ev.payload)
+                want = pb.RefereeMessage(event=protocol.event_pb(game_name, "m", seq, ev))
+                got = protocol.event_message(game_name, "m", seq, ev)
+                assert got.SerializeToString(deterministic=True) == want.SerializeToString(deterministic=True)
+                assert protocol.message_to_json(got) == _dict(got)
+            seat = g.to_act
+            if seat is None:
+                break
+            want = _reference_request(g, "m", seq + 1, 900, 50)
+            req = protocol.decision_request(g, "m", seq + 1, 900, 50)
+            msg = protocol.decision_message(g, "m", seq + 1, 900, 50)
+            assert req.SerializeToString(deterministic=True) == want.SerializeToString(deterministic=True)
+            assert msg.decision_request.SerializeToString(deterministic=True) == want.SerializeToString(deterministic=True)
+            assert protocol.message_to_json(msg) == _dict(msg)
+            checked += 1
+            g.apply(seat, protocol.action_from_pb(rng.choice(req.legal_actions)))
+        assert g.over
+    assert checked > 0
+
+
+def test_message_to_json_edge_cases_match_json_format() -> None:
+    # unknown enum numbers, 64-bit ints, empty and default-valued messages, well-known types
+    m = pb.RefereeMessage(decision_request=pb.DecisionRequest(request_id=2**40, kind=99, seat=0))
+    assert protocol.message_to_json(m) == _dict(m)
+    a = pb.Action(kind=pb.ACTION_KIND_PLAY, cards=["3C", "3D"], amount=-2)
+    assert protocol.message_to_json(a) == _dict(a)
+    assert protocol.message_to_json(pb.Action()) == _dict(pb.Action()) == {}
+    s = protocol.to_struct({"rounds": 3, "spring": True, "name": "x", "list": [1, "a"]})
+    assert protocol.message_to_json(s) == _dict(s)
+    ms = pb.RefereeMessage(match_started=pb.MatchStarted(match_id="m", variant=s, seats=[pb.SeatInfo(seat=1, team=-1)]))
+    assert protocol.message_to_json(ms) == _dict(ms)
