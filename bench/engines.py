@@ -96,6 +96,7 @@ def per_decision(game: str, seconds: float, seed0: int = 10_000) -> dict[str, An
     Also the parts and the median serialised DecisionRequest size.
     """
     legal: list[float] = []
+    obs_t: list[float] = []
     req_t: list[float] = []
     apply_t: list[float] = []
     total: list[float] = []
@@ -109,6 +110,9 @@ def per_decision(game: str, seconds: float, seed0: int = 10_000) -> dict[str, An
         rng = random.Random(seed0 + m)
         d = 0
         while (s := g.to_act) is not None:
+            o = ns()
+            g.observation(s)  # the engine's share of the request, timed apart (not in the total)
+            obs_t.append((ns() - o) / 1e3)
             a = ns()
             g.legal_actions()
             b = ns()
@@ -136,6 +140,7 @@ def per_decision(game: str, seconds: float, seed0: int = 10_000) -> dict[str, An
         "decisions": len(total),
         "legal_us_median": statistics.median(legal), "legal_us_p99": _pct(legal, 0.99),
         "request_us_median": statistics.median(req_t), "apply_us_median": statistics.median(apply_t),
+        "observation_us_median": statistics.median(obs_t),
         "refereed_us_median": statistics.median(total), "refereed_us_p99": _pct(total, 0.99),
         "request_bytes_median": int(statistics.median(sizes)),
         # a DecisionRequest of median size, for the echo baseline

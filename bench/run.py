@@ -119,6 +119,7 @@ async def bench_decision(quick: bool, reps: int, tmp: Path) -> dict[str, Any]:
             "engine_us_median": med([r["engine"]["refereed_us_median"] for r in rs]),
             "engine_us_p99": med([r["engine"]["refereed_us_p99"] for r in rs]),
             "request_us_median": med([r["engine"]["request_us_median"] for r in rs]),
+            "observation_us_median": med([r["engine"]["observation_us_median"] for r in rs]),
             "apply_us_median": med([r["engine"]["apply_us_median"] for r in rs]),
             "request_bytes_median": rs[0]["engine"]["request_bytes_median"],
             "echo_rtt_us": med([r["echo_us"] for r in rs]),
@@ -206,16 +207,18 @@ def print_report(rep: dict[str, Any]) -> None:
     if "decision" in rep:
         say("\n-- (b) legal actions, (c) engine time per refereed decision vs a bare gRPC echo round trip,"
             " refereed matches over loopback gRPC (microseconds; medians)")
-        say(f"{'game':<11} {'legal med':>9} {'legal p99':>9} {'engine med':>10} {'engine p99':>10} "
+        say(f"{'game':<11} {'legal med':>9} {'legal p99':>9} {'obs med':>8} {'engine med':>10} {'engine p99':>10} "
             f"{'req bytes':>9} {'echo RTT':>9} {'eng/echo':>8} {'match dec/s':>11} {'us/dec':>8} "
             f"{'ref-side':>8} {'match/echo':>10} {'side/echo':>9}")
         for g, r in rep["decision"].items():
-            say(f"{g:<11} {fmt(r['legal_us_median']):>9} {fmt(r['legal_us_p99']):>9} {fmt(r['engine_us_median']):>10} "
+            say(f"{g:<11} {fmt(r['legal_us_median']):>9} {fmt(r['legal_us_p99']):>9} "
+                f"{fmt(r['observation_us_median']):>8} {fmt(r['engine_us_median']):>10} "
                 f"{fmt(r['engine_us_p99']):>10} {r['request_bytes_median']:>9} {fmt(r['echo_rtt_us']):>9} "
                 f"{fmt(r['engine_vs_echo'], 3):>8} {fmt(r['match_decisions_per_s']):>11} "
                 f"{fmt(r['match_us_per_decision']):>8} {fmt(r['referee_side_us_per_decision']):>8} "
                 f"{fmt(r['referee_vs_echo'], 2):>10} {fmt(r['referee_side_vs_echo'], 2):>9}")
-        say("   engine = legal_actions + DecisionRequest (observation + legal actions as protobufs) + apply (validates)"
+        say("   obs = the engine's observation() alone (part of engine);"
+            " engine = legal_actions + DecisionRequest (observation + legal actions as protobufs) + apply (validates)"
             " + pop_events; echo = bare RefereeService stream, same request bytes, same random_bot.py client;"
             " match = full refereed match wall time / decisions (events to every seat and the match log"
             " included); ref-side = match time not spent waiting for the bot's reply")

@@ -223,7 +223,6 @@ async def _memory_worker(matches: int, rounds: int, multiplex: bool, log_dir: Pa
     """Run in a fresh process: a referee with ``matches`` concurrent Dou Dizhu
     matches; RSS of this process sampled while they all run."""
     from referee.bots import BotProcess
-    from referee.play import play_launched
     from referee.runner import MatchSpec
     from referee.service import Referee
 
@@ -242,7 +241,18 @@ async def _memory_worker(matches: int, rounds: int, multiplex: bool, log_dir: Pa
                                 tokens[s], log_dir).start() for s in range(3)]
             jobs = [ref.play(sp, tokens, connect_timeout_s=60, close_after=False) for sp in specs]
         else:
-            jobs = [play_launched(ref, sp, [RANDOM_BOT] * 3, log_dir, connect_timeout_s=60) for sp in specs]
+            # a bot process per seat per match, as a tournament at concurrency 8 runs them, all
+            # connected before the matches start so that the 8 matches really overlap
+            seat_tokens = [[ref.new_token(f"m{i}s{s}") for s in range(3)] for i in range(matches)]
+            procs = [BotProcess(RANDOM_BOT, f"mem-m{i}s{s}", f"127.0.0.1:{port}", tok, log_dir).start()
+                     for i, toks in enumerate(seat_tokens) for s, tok in enumerate(toks)]
+            for _ in range(6000):  # bounded: up to 120 s
+                if all(ref.tokens[t].conns for toks in seat_tokens for t in toks):
+                    break
+                if any(p.poll() is not None for p in procs):
+                    raise RuntimeError("a bench bot exited before connecting")
+                await asyncio.sleep(0.02)
+            jobs = [ref.play(sp, seat_tokens[i], connect_timeout_s=60) for i, sp in enumerate(specs)]
         task = asyncio.gather(*jobs)
         for _ in range(100_000):  # bounded: sampling every 20 ms
             if task.done():

@@ -84,13 +84,47 @@ def _fill_decision_request(r: pb.DecisionRequest, game: Game, match_id: str, req
     r.seat = seat
     r.kind = _DECISION_KIND_TO_PB[game.decision_kind()]
     getattr(r.observation, game.name).CopyFrom(game.observation(seat))
-    add = r.legal_actions.add
-    kinds = _ACTION_KIND_TO_PB
-    for a in legal:
-        add(kind=kinds[a.kind], cards=a.cards, amount=a.amount)
+    _add_legal_actions(r, legal)
     r.legal_actions_complete = complete
     r.time_left_ms = time_left_ms
     r.bank_left_ms = bank_left_ms
+
+
+#: engine Action -> its DecisionRequest.legal_actions field, encoded (tag, length, Action bytes)
+_LEGAL_FIELD_BYTES: dict[Action, bytes] = {}
+_LEGAL_FIELD_BYTES_MAX = 20_000  # entries (~100 bytes each); cleared when full
+_LEGAL_ACTIONS_TAG = bytes([(pb.DecisionRequest.LEGAL_ACTIONS_FIELD_NUMBER << 3) | 2])
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while n > 0x7F:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _legal_field_bytes(a: Action) -> bytes:
+    b = _LEGAL_FIELD_BYTES.get(a)
+    if b is None:
+        body = action_to_pb(a).SerializeToString()
+        b = _LEGAL_ACTIONS_TAG + _varint(len(body)) + body
+        if len(_LEGAL_FIELD_BYTES) >= _LEGAL_FIELD_BYTES_MAX:
+            _LEGAL_FIELD_BYTES.clear()
+        _LEGAL_FIELD_BYTES[a] = b
+    return b
+
+
+def _add_legal_actions(r: pb.DecisionRequest, legal: list[Action]) -> None:
+    """Append ``legal`` to ``r.legal_actions``: one parse of the concatenated
+    encoded fields (cached per action) instead of one message per action."""
+    try:
+        r.MergeFromString(b"".join([_legal_field_bytes(a) for a in legal]))
+    except TypeError:  # an unhashable action (cards given as a list): build them one by one
+        add = r.legal_actions.add
+        for a in legal:
+            add(kind=_ACTION_KIND_TO_PB[a.kind], cards=a.cards, amount=a.amount)
 
 
 def decision_request(game: Game, match_id: str, request_id: int, time_left_ms: int,

@@ -77,3 +77,17 @@ def test_message_to_json_edge_cases_match_json_format() -> None:
     assert protocol.message_to_json(s) == _dict(s)
     ms = pb.RefereeMessage(match_started=pb.MatchStarted(match_id="m", variant=s, seats=[pb.SeatInfo(seat=1, team=-1)]))
     assert protocol.message_to_json(ms) == _dict(ms)
+
+
+def test_legal_actions_encoding_matches_one_message_per_action() -> None:
+    from referee.engine import Action
+
+    legal = [Action("PASS"), Action("PLAY", ("3C", "3D")), Action("BID", (), 3), Action("PLAY", ("RJ",), -1)]
+    want = pb.DecisionRequest(legal_actions=[protocol.action_to_pb(a) for a in legal])
+    for actions in (legal, legal + legal, [Action("PLAY", ["4S", "4H"])] + legal):  # a list of cards is unhashable
+        r = pb.DecisionRequest(match_id="m")
+        protocol._add_legal_actions(r, actions)
+        assert list(r.legal_actions) == [protocol.action_to_pb(a) for a in actions]
+    r = pb.DecisionRequest()
+    protocol._add_legal_actions(r, legal)
+    assert r.SerializeToString(deterministic=True) == want.SerializeToString(deterministic=True)
