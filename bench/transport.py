@@ -30,6 +30,7 @@ from typing import Any
 
 import grpc
 
+from bench import engines
 from cardgames.v1 import referee_pb2 as pb, referee_pb2_grpc
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,53 +48,67 @@ GRPC_MATCH: dict[str, tuple[int, dict[str, Any]]] = {
 
 # ----------------------------------------------------------------------------- echo
 class EchoServicer(referee_pb2_grpc.RefereeServiceServicer):
-    """Bare ping-pong on the referee's own service and messages, no referee logic."""
+    """``RefereeService.Connect`` with no referee logic: it keeps every bot
+    stream open for the bench, which writes and reads on them directly."""
 
     def __init__(self) -> None:
-        self.jobs: asyncio.Queue = asyncio.Queue()
-        self.connected = asyncio.Event()
+        self.ctxs: list[grpc.aio.ServicerContext] = []
+        self.joined = asyncio.Event()
+        self.done = asyncio.Event()
 
     async def Connect(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
         first = await context.read()  # the bot's Hello
         if first is grpc.aio.EOF:
             return
-        self.connected.set()
-        while True:
-            job = await self.jobs.get()
-            if job is None:
-                await context.write(pb.RefereeMessage(goodbye=pb.Goodbye(reason="bench over")))
-                return
-            msg, n, fut = job
-            rtts: list[float] = []
-            try:
-                for i in range(n):
-                    msg.decision_request.request_id = i + 1
-                    t0 = time.perf_counter()
-                    await context.write(msg)
-                    r = await context.read()
-                    t1 = time.perf_counter()
-                    if r is grpc.aio.EOF:
-                        break
-                    rtts.append((t1 - t0) * 1e6)
-            finally:
-                if not fut.done():
-                    fut.set_result(rtts)
+        self.ctxs.append(context)
+        self.joined.set()
+        await self.done.wait()
+        await context.write(pb.RefereeMessage(goodbye=pb.Goodbye(reason="bench over")))
 
-    async def round_trips(self, msg: pb.RefereeMessage, n: int, timeout_s: float = 60.0) -> list[float]:
-        """``n`` write->read round trips (microseconds) with ``msg``."""
-        fut = asyncio.get_running_loop().create_future()
-        await self.jobs.put((msg, n, fut))
-        return await asyncio.wait_for(fut, timeout_s)
+
+def wire_script(game: str, seed: int) -> list[tuple[list[tuple[pb.RefereeMessage, list[int]]], int, pb.RefereeMessage]]:
+    """What a refereed match puts on the wire, decision by decision, without
+    the referee: for each decision, the events since the previous one (with
+    the seats they go to) and the request to the seat to act. Built from a
+    seeded random playout of the match the ``MatchBench`` plays."""
+    import random
+
+    from referee.protocol import decision_message, event_message
+
+    n, params = GRPC_MATCH[game]
+    g = engines.new_game(game, seed, params)
+    rng = random.Random(seed)
+    steps = []
+    seq = 0
+    for d in range(engines.MAX_DECISIONS):
+        evs = []
+        for ev in g.pop_events():
+            seq += 1
+            evs.append((event_message(game, "wire", seq, ev), list(range(n)) if ev.to is None else [ev.to]))
+        seat = g.to_act
+        if seat is None:
+            break
+        req = decision_message(g, "wire", d + 1, 5000, 0)
+        steps.append((evs, seat, req))
+        legal, _ = g.legal_actions()
+        g.apply(seat, rng.choice(legal))
+    return steps
 
 
 class EchoBench:
-    """An echo server on 127.0.0.1 plus one random_bot.py process connected to it."""
+    """An echo server on 127.0.0.1 with ``bots`` random_bot.py processes connected to it.
 
-    def __init__(self, log_dir: Path):
+    :meth:`rtt`: the bare round trip (write one DecisionRequest, read the
+    reply) on one stream. :meth:`wire`: a match's messages replayed from a
+    :func:`wire_script` (each event written to its seats at once, then the
+    request, then the reply read): the wire cost of a decision without the referee."""
+
+    def __init__(self, log_dir: Path, bots: int = 4):
         self.log_dir = log_dir
+        self.nbots = bots
         self.servicer = EchoServicer()
         self.server: grpc.aio.Server | None = None
-        self.proc: Any = None
+        self.procs: list[Any] = []
 
     async def __aenter__(self) -> "EchoBench":
         from referee.bots import BotProcess
@@ -105,23 +120,52 @@ class EchoBench:
         referee_pb2_grpc.add_RefereeServiceServicer_to_server(self.servicer, self.server)
         port = self.server.add_insecure_port("127.0.0.1:0")
         await self.server.start()
-        self.proc = BotProcess(RANDOM_BOT, "echo-bot", f"127.0.0.1:{port}", "echo", self.log_dir).start()
-        try:
-            await asyncio.wait_for(self.servicer.connected.wait(), 60)
-        except asyncio.TimeoutError:
-            raise RuntimeError("echo bot did not connect: " + self.proc.tail_stderr())
-        return self
+        for i in range(self.nbots):
+            self.procs.append(BotProcess(f"{RANDOM_BOT} --seed {i + 1}", f"echo-bot{i}", f"127.0.0.1:{port}",
+                                         "echo", self.log_dir).start())
+        for _ in range(3000):  # bounded: up to 60 s
+            if len(self.servicer.ctxs) >= self.nbots:
+                return self
+            if any(p.poll() is not None for p in self.procs):
+                break
+            await asyncio.sleep(0.02)
+        raise RuntimeError("echo bots did not connect: " + " | ".join(p.tail_stderr(300) for p in self.procs))
 
     async def __aexit__(self, *exc: object) -> None:
-        await self.servicer.jobs.put(None)
-        if self.proc is not None:
-            await asyncio.to_thread(self.proc.stop, 1.0)
+        self.servicer.done.set()
+        await asyncio.sleep(0.05)
+        await asyncio.gather(*(asyncio.to_thread(p.stop, 1.0) for p in self.procs))
         if self.server is not None:
             await self.server.stop(0.2)
 
-    async def rtt(self, request: bytes, n: int) -> list[float]:
+    async def rtt(self, request: bytes, n: int) -> tuple[list[float], float]:
+        """``n`` round trips: (each in microseconds, total seconds)."""
+        ctx = self.servicer.ctxs[0]
         msg = pb.RefereeMessage(decision_request=pb.DecisionRequest.FromString(request))
-        return await self.servicer.round_trips(msg, n)
+        rtts: list[float] = []
+        t00 = time.perf_counter()
+        for i in range(n):
+            msg.decision_request.request_id = i + 1
+            t0 = time.perf_counter()
+            await ctx.write(msg)
+            r = await ctx.read()
+            if r is grpc.aio.EOF:
+                raise RuntimeError("echo bot closed its stream")
+            rtts.append((time.perf_counter() - t0) * 1e6)
+        return rtts, time.perf_counter() - t00
+
+    async def wire(self, script: list) -> tuple[int, float]:
+        """Replay a :func:`wire_script`; returns (decisions, seconds)."""
+        ctxs = self.servicer.ctxs
+        t0 = time.perf_counter()
+        for evs, seat, req in script:
+            for msg, seats in evs:
+                await asyncio.gather(*(ctxs[s].write(msg) for s in seats))
+            await ctxs[seat].write(req)
+            r = await ctxs[seat].read()
+            if r is grpc.aio.EOF:
+                raise RuntimeError("echo bot closed its stream")
+        return len(script), time.perf_counter() - t0
 
 
 # ----------------------------------------------------------------------------- refereed matches

@@ -28,7 +28,7 @@ def test_bench_quick_reports_every_section(tmp_path: Path) -> None:
         assert e["rounds_per_s"] > 0 and e["decisions_per_s"] > 0, g
         d = rep["decision"][g]
         for k in ("legal_us_median", "legal_us_p99", "engine_us_median", "echo_rtt_us", "engine_vs_echo",
-                  "match_decisions_per_s", "match_us_per_decision", "referee_vs_echo"):
+                  "match_decisions_per_s", "match_us_per_decision", "referee_vs_echo", "wire_us_per_decision"):
             assert d[k] > 0, (g, k)
     assert rep["peers"]["ours_games_per_s"] > 0
     for r in rep["peers"]["peers"].values():  # empty when RLCard/OpenSpiel are not installed
