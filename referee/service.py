@@ -13,14 +13,16 @@ no Hello within ``hello_timeout_s``    closes the stream: DEADLINE_EXCEEDED
 first message is not a Hello           closes the stream: INVALID_ARGUMENT
 protocol_version != 1                  closes the stream: FAILED_PRECONDITION
 unknown token                          closes the stream: UNAUTHENTICATED
-undecodable bytes / oversized message  gRPC closes the stream (INTERNAL /
+undecodable bytes / oversized message  closes the stream (INTERNAL /
                                        RESOURCE_EXHAUSTED); seat = disconnected
 reply to an expired request            ignored, recorded ``late_reply``, told
 reply to an unknown request / another  ignored, recorded ``unknown_request``,
 match / twice                          told in an ActionResult
 second Hello                           ignored and recorded
-more than ``max_strays`` stray msgs    connection closed (``flood``); seat =
-                                       disconnected
+more than ``max_strays`` stray msgs    closes the stream: RESOURCE_EXHAUSTED
+                                       ("flood: ..."); seat = disconnected
+one token in two seats of a match      needs two connections: one connection
+                                       never holds two seats of a match
 disconnects                            seat plays the fallback action from then
 =====================================  =========================================
 
@@ -37,7 +39,7 @@ import secrets
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Collection
 
 import grpc
 from google.protobuf import json_format
@@ -52,10 +54,12 @@ from referee.runner import MatchOutcome, MatchSpec, run_match
 DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024
 #: messages queued for one connection before it is closed as not reading its stream
 MAX_OUTBOX = 10_000
-#: server keepalive: ping every 10 s, a peer silent for 10 s more is dropped
+#: server keepalive: ping every 10 s, a peer silent for 10 s more is dropped (a frozen
+#: bot process within ~20 s; gRPC core's ping timeout, 60 s by default, must be lowered too)
 KEEPALIVE_OPTIONS = [
     ("grpc.keepalive_time_ms", 10_000),
     ("grpc.keepalive_timeout_ms", 10_000),
+    ("grpc.http2.ping_timeout_ms", 10_000),
     ("grpc.keepalive_permit_without_calls", 1),
     ("grpc.http2.max_pings_without_data", 0),
     ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
@@ -310,17 +314,19 @@ class Referee:
         return t
 
     async def acquire(self, token: str, timeout_s: float,
-                      gone: Callable[[], bool] | None = None) -> BotConnection | None:
+                      gone: Callable[[], bool] | None = None,
+                      exclude: Collection[BotConnection] = ()) -> BotConnection | None:
         """A live connection of ``token`` with a free match slot, waiting up to
         ``timeout_s``; ``None`` if none came (the bot never connected or died).
-        ``gone()`` returning true (e.g. the bot's process exited) stops the wait early."""
+        ``gone()`` returning true (e.g. the bot's process exited) stops the wait early.
+        Connections in ``exclude`` (already seated in the same match) are skipped."""
         slot = self.tokens[token]
         deadline = time.monotonic() + timeout_s
         async with slot.cond:
             while True:
                 slot.conns = [c for c in slot.conns if not c.closed.is_set()]
                 for c in slot.conns:
-                    if c.free:
+                    if c.free and c not in exclude:
                         return c
                 left = deadline - time.monotonic()
                 if left <= 0 or (gone is not None and gone()):
@@ -397,7 +403,20 @@ class Referee:
         launched for this match); ``gone``: per token, a check that the bot
         cannot connect any more (its process exited). Never raises for bot faults.
         """
-        conns = await asyncio.gather(*(self.acquire(t, connect_timeout_s, (gone or {}).get(t)) for t in tokens))
+        deadline = time.monotonic() + connect_timeout_s
+
+        async def seats_of(t: str) -> list[BotConnection | None]:
+            # one connection never holds two seats of a match (it would see both views):
+            # a token seated twice needs two connections
+            got: list[BotConnection | None] = []
+            for _ in range(tokens.count(t)):
+                got.append(await self.acquire(t, deadline - time.monotonic(), (gone or {}).get(t),
+                                              exclude=[c for c in got if c is not None]))
+            return got
+
+        distinct = list(dict.fromkeys(tokens))
+        by_token = dict(zip(distinct, await asyncio.gather(*(seats_of(t) for t in distinct))))
+        conns = [by_token[t].pop(0) for t in tokens]
         links: list[Any] = []
         for s, (t, c) in enumerate(zip(tokens, conns)):
             if c is None:
@@ -417,7 +436,8 @@ class Referee:
             for c in conns:
                 if c is not None:
                     c.seats.pop(spec.match_id, None)
-                    if (close_after or c.token in (close_tokens or ())) and not c.closed.is_set():
+                    # a multiplexed connection stays open while it sits in other matches
+                    if (close_after or c.token in (close_tokens or ())) and not c.seats and not c.closed.is_set():
                         await c.write(pb.RefereeMessage(goodbye=pb.Goodbye(reason="match over")))
                         c.close("match over")
             for t in set(tokens):
@@ -480,6 +500,14 @@ class _BotServicer(referee_pb2_grpc.RefereeServiceServicer):
         finally:
             task.cancel()
             await ref._notify(hello.token)
+        # tell the bot why, instead of a bare end of stream (status OK means "after Goodbye");
+        # first let a write in progress finish (no write starts once the connection is closed)
+        async with conn._lock:
+            pass
+        if conn.close_reason.startswith("flood"):
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, conn.close_reason)
+        if conn.close_reason.startswith("read failed"):
+            await context.abort(grpc.StatusCode.INTERNAL, f"unreadable message ({conn.close_reason})")
 
 
 class _AdminServicer(admin_pb2_grpc.AdminServiceServicer):
