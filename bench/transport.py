@@ -73,7 +73,7 @@ def wire_script(game: str, seed: int) -> list[tuple[list[tuple[pb.RefereeMessage
     seeded random playout of the match the ``MatchBench`` plays."""
     import random
 
-    from referee.protocol import decision_message, event_message
+    from referee.protocol import decision_request, event_pb  # plain builders (not timed here)
 
     n, params = GRPC_MATCH[game]
     g = engines.new_game(game, seed, params)
@@ -84,11 +84,12 @@ def wire_script(game: str, seed: int) -> list[tuple[list[tuple[pb.RefereeMessage
         evs = []
         for ev in g.pop_events():
             seq += 1
-            evs.append((event_message(game, "wire", seq, ev), list(range(n)) if ev.to is None else [ev.to]))
+            evs.append((pb.RefereeMessage(event=event_pb(game, "wire", seq, ev)),
+                        list(range(n)) if ev.to is None else [ev.to]))
         seat = g.to_act
         if seat is None:
             break
-        req = decision_message(g, "wire", d + 1, 5000, 0)
+        req = pb.RefereeMessage(decision_request=decision_request(g, "wire", d + 1, 5000, 0))
         steps.append((evs, seat, req))
         legal, _ = g.legal_actions()
         g.apply(seat, rng.choice(legal))
