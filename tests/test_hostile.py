@@ -440,3 +440,37 @@ def test_one_connection_never_holds_two_seats_of_a_match(tmp_logs: Path) -> None
     assert seats(got_alone[0]) == {0}
     assert pair.status == "complete" and not pair.faults
     assert sorted(len(seats(m)) for m in got_pair) == [1, 1] and set.union(*map(seats, got_pair)) == {0, 1}
+
+
+def test_keepalive_drops_a_frozen_bot_connection(tmp_logs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server's keepalive knobs (service.KEEPALIVE_OPTIONS), every one
+    scaled down tenfold, close the stream of a SIGSTOPped bot by themselves.
+    (gRPC's own ping timeout, 60 s by default, has to be lowered with them:
+    without it a frozen peer stayed connected for a minute.)"""
+    from referee import service
+
+    scaled = [(k, max(1, v // 10) if k.endswith("_ms") else v) for k, v in service.KEEPALIVE_OPTIONS]
+    assert ("grpc.http2.ping_timeout_ms", 1_000) in scaled
+    monkeypatch.setattr(service, "KEEPALIVE_OPTIONS", scaled)
+
+    async def body(ref: Referee):
+        tok = ref.new_token("frozen")
+        proc = BotProcess("python sample_bots/random_bot.py", "frozen", f"127.0.0.1:{ref.port}", tok, tmp_logs,
+                          cwd_for_relative=ROOT).start()
+        try:
+            conn = await ref.acquire(tok, 30, lambda: proc.poll() is not None)
+            assert conn is not None, proc.tail_stderr()
+            os.killpg(proc.proc.pid, signal.SIGSTOP)
+            deadline = time.monotonic() + 30  # generous: the scaled bound is ~2 s
+            while not conn.closed.is_set() and time.monotonic() < deadline:
+                await asyncio.sleep(0.1)
+            return conn.closed.is_set(), conn.close_reason, proc.poll()
+        finally:
+            if proc.proc is not None:
+                os.killpg(proc.proc.pid, signal.SIGCONT)
+            proc.stop()
+
+    closed, reason, rc = run(with_referee(tmp_logs, body))
+    assert rc is None  # the process was alive (frozen) the whole time
+    assert closed, "a frozen bot kept its connection"
+    assert reason  # e.g. "bot closed the stream": gRPC cancelled the call when the transport dropped
