@@ -114,11 +114,15 @@ async def bench_decision(quick: bool, reps: int, tmp: Path) -> dict[str, Any]:
                 e = engines.per_decision(g, eng_s, seed0=10_000 + rep * 1000)
                 script = transport.wire_script(g, seed=rep + 1)  # the very match mb plays next
                 rtts, rt_s = await echo.rtt(e["sample_request"], n_rtt)
+                ecpu = echo.last_cpu_s
                 wd, w_s = await echo.wire(script)
+                wcpu = echo.last_cpu_s
                 m = await mb.match(g, seed=rep + 1)
                 rtts2, rt_s2 = await echo.rtt(e["sample_request"], n_rtt)  # echo on both sides
+                ecpu += echo.last_cpu_s
                 echo_mean = (rt_s + rt_s2) * 1e6 / (2 * n_rtt)
                 raw[g].append({"engine": e, "echo_med": med(rtts + rtts2), "echo_mean": echo_mean,
+                               "echo_cpu_us": ecpu * 1e6 / (2 * n_rtt), "wire_cpu_us": wcpu * 1e6 / wd,
                                "wire_us": w_s * 1e6 / wd, "match": m})
     out: dict[str, Any] = {}
     for g, rs in raw.items():
@@ -144,6 +148,11 @@ async def bench_decision(quick: bool, reps: int, tmp: Path) -> dict[str, Any]:
             "referee_side_vs_echo": med([r["match"]["referee_side_us"] / r["echo_mean"] for r in rs]),
             "wire_vs_echo": med([r["wire_us"] / r["echo_mean"] for r in rs]),
             "referee_vs_wire": med([r["match"]["per_decision_us"] / r["wire_us"] for r in rs]),
+            "referee_cpu_us_per_decision": med([m["referee_cpu_us"] for m in M]),
+            "wire_cpu_us_per_decision": med([r["wire_cpu_us"] for r in rs]),
+            "echo_cpu_us_per_rtt": med([r["echo_cpu_us"] for r in rs]),
+            "referee_cpu_vs_echo_cpu": med([r["match"]["referee_cpu_us"] / r["echo_cpu_us"] for r in rs]),
+            "referee_cpu_vs_wire_cpu": med([r["match"]["referee_cpu_us"] / r["wire_cpu_us"] for r in rs]),
             "match_decisions": M[0]["decisions"],
             "match_params": transport.GRPC_MATCH[g][1],
         }
@@ -240,6 +249,11 @@ def print_report(rep: dict[str, Any]) -> None:
                 f"{fmt(r['referee_side_us_per_decision'], 0):>8} {fmt(r['wire_us_per_decision'], 0):>8} "
                 f"{fmt(r['echo_rtt_mean_us'], 0):>8} {fmt(r['referee_vs_echo'], 2):>10} "
                 f"{fmt(r['referee_side_vs_echo'], 2):>9} {fmt(r['wire_vs_echo'], 2):>9} {fmt(r['referee_vs_wire'], 2):>10}")
+        say(f"{'':<11} {'CPU of this process per decision: referee':>45} {'wire':>8} {'echo':>8} {'ref/echo':>9} {'ref/wire':>9}")
+        for g, r in rep["decision"].items():
+            say(f"{g:<11} {fmt(r['referee_cpu_us_per_decision'], 0):>45} {fmt(r['wire_cpu_us_per_decision'], 0):>8} "
+                f"{fmt(r['echo_cpu_us_per_rtt'], 0):>8} {fmt(r['referee_cpu_vs_echo_cpu'], 2):>9} "
+                f"{fmt(r['referee_cpu_vs_wire_cpu'], 2):>9}")
         say("   match = a refereed match (events to every seat, match log, clocks) / decisions; ref-side = the part"
             " not spent waiting for the acting bot's reply; wire = the same match's messages replayed with no"
             " referee logic (each event to its seats, the request, the reply); echo = one request and one reply")

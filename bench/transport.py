@@ -144,6 +144,7 @@ class EchoBench:
         ctx = self.servicer.ctxs[0]
         msg = pb.RefereeMessage(decision_request=pb.DecisionRequest.FromString(request))
         rtts: list[float] = []
+        self.last_cpu_s = time.process_time()
         t00 = time.perf_counter()
         for i in range(n):
             msg.decision_request.request_id = i + 1
@@ -153,11 +154,13 @@ class EchoBench:
             if r is grpc.aio.EOF:
                 raise RuntimeError("echo bot closed its stream")
             rtts.append((time.perf_counter() - t0) * 1e6)
+        self.last_cpu_s = time.process_time() - self.last_cpu_s  # server-side CPU of the block
         return rtts, time.perf_counter() - t00
 
     async def wire(self, script: list) -> tuple[int, float]:
         """Replay a :func:`wire_script`; returns (decisions, seconds)."""
         ctxs = self.servicer.ctxs
+        self.last_cpu_s = time.process_time()
         t0 = time.perf_counter()
         for evs, seat, req in script:
             for msg, seats in evs:
@@ -166,6 +169,7 @@ class EchoBench:
             r = await ctxs[seat].read()
             if r is grpc.aio.EOF:
                 raise RuntimeError("echo bot closed its stream")
+        self.last_cpu_s = time.process_time() - self.last_cpu_s
         return len(script), time.perf_counter() - t0
 
 
@@ -211,9 +215,11 @@ class MatchBench:
         spec = MatchSpec(game=game, players=n, seed=seed, seat_names=[f"random{i}" for i in range(n)],
                          params=dict(params), decision_ms=5000, match_id=f"bench-{game}-{self._n}")
         log = self.log_dir / f"{spec.match_id}.jsonl"
+        c0 = time.process_time()
         t0 = time.perf_counter()
         out = await self.ref.play(spec, self.tokens[:n], connect_timeout_s=60, close_after=False, log_path=log)
         wall = time.perf_counter() - t0
+        cpu = time.process_time() - c0  # this process: the referee (gRPC threads included)
         if out.status != "complete" or any(f.kind not in ("late_reply",) for f in out.faults):
             raise RuntimeError(f"bench match {spec.match_id}: {out.status}, faults {out.faults[:3]}")
         waited_ms = 0.0
@@ -225,6 +231,7 @@ class MatchBench:
         d = max(1, out.decisions)
         return {"decisions": out.decisions, "wall_s": wall, "per_decision_us": wall * 1e6 / d,
                 "referee_side_us": max(0.0, wall * 1e6 - waited_ms * 1e3) / d,
+                "referee_cpu_us": cpu * 1e6 / d,
                 "decisions_per_s": out.decisions / wall}
 
 
