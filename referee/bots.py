@@ -8,7 +8,11 @@ group, so the whole group can be killed), in its own working directory, with
 (open files), ``RLIMIT_FSIZE`` (bytes per written file, which also caps its
 stdout/stderr capture files) and ``RLIMIT_CORE = 0`` (no core dumps). On
 stop, the whole process group gets SIGTERM, then SIGKILL after a grace
-period, and is waited for.
+period, and is waited for, with every process left in its group: the
+referee makes itself the "child subreaper" of its descendants (Linux), so a
+bot's children orphaned by their leader's death are re-parented to the
+referee, not to an init process that may never reap them (a container's
+PID 1 often does not), and are reaped at stop.
 
 What it does NOT do (see docs/sandbox.md): no network isolation, no
 filesystem isolation beyond the working directory (a bot can read what the
@@ -108,6 +112,7 @@ class BotProcess:
         self.workdir = Path(workdir) if workdir else self.log_dir / f"{label}.wd"
         self.limits = limits or Limits()
         self.proc: subprocess.Popen | None = None
+        self.pgid: int | None = None
         self.returncode: int | None = None
 
     @property
@@ -126,10 +131,12 @@ class BotProcess:
         repo = str(Path(__file__).resolve().parent.parent)
         env["PYTHONPATH"] = repo + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         env["PYTHONUNBUFFERED"] = "1"
+        _become_subreaper()
         with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
             self.proc = subprocess.Popen(
                 self.argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=self.workdir, env=env,
                 start_new_session=True, preexec_fn=self.limits.apply, close_fds=True)
+        self.pgid = self.proc.pid  # start_new_session: the leader's pid is the group id
         with _LIVE_LOCK:
             _LIVE.add(self)
         return self
@@ -161,6 +168,7 @@ class BotProcess:
             p.wait(5)
         except subprocess.TimeoutExpired:  # pragma: no cover - unkillable (D state)
             pass
+        _reap_group(pgid, 5.0)
         self.returncode = p.returncode
         self.proc = None
         with _LIVE_LOCK:
@@ -212,7 +220,71 @@ def wait_all_reaped(procs: list[BotProcess], timeout_s: float = 5.0) -> bool:
 
 
 def _group_alive(p: BotProcess) -> bool:
-    return False if p.proc is None else _pgid_has_members(p.proc.pid)
+    """True while any process of the bot's group exists, zombies included."""
+    return p.pgid is not None and bool(group_members(p.pgid))
+
+
+_SUBREAPER = False
+
+
+def _become_subreaper() -> None:
+    """Linux: orphaned descendants of this process are re-parented to it (not
+    to init), so :func:`_reap_group` can reap a bot's leftover children."""
+    global _SUBREAPER
+    if _SUBREAPER:
+        return
+    _SUBREAPER = True
+    try:
+        import ctypes
+
+        PR_SET_CHILD_SUBREAPER = 36
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux
+        pass
+
+
+def group_members(pgid: int) -> list[tuple[int, int, str]]:
+    """``(pid, ppid, state)`` of every process of group ``pgid`` (Linux /proc;
+    zombies included, state ``"Z"``); empty where there is no /proc."""
+    out = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return out
+    for d in entries:
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat", "rb") as f:
+                stat = f.read().decode("ascii", "replace")
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[-1].split()
+        if len(fields) > 2 and fields[2] == str(pgid):
+            out.append((int(d), int(fields[1]), fields[0]))
+    return out
+
+
+def _reap_group(pgid: int, timeout_s: float) -> bool:
+    """SIGKILL and reap what is left of group ``pgid`` (after its leader was
+    waited for): members re-parented to this process are waited for. True once
+    nothing of the group is left that this process could reap or kill."""
+    me = os.getpid()
+    deadline = time.monotonic() + timeout_s
+    while True:
+        left = [(pid, ppid, st) for pid, ppid, st in group_members(pgid) if st != "Z" or ppid == me]
+        for pid, ppid, st in left:
+            if ppid == me:
+                try:
+                    os.waitpid(pid, os.WNOHANG)
+                except ChildProcessError:
+                    pass
+        if not left:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        _killpg(pgid, signal.SIGKILL)  # a member forked after the first kill
+        time.sleep(0.01)
 
 
 def _pgid_has_members(pgid: int) -> bool:

@@ -4,6 +4,7 @@ and by the tournament executor)."""
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,6 +53,10 @@ async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_d
         for s, plan in enumerate(seats):
             proc = own.get(s) or plan.process
             rc = proc.poll() if proc is not None else None
+            if rc is None and proc is not None and any(f.seat == s and f.kind == "disconnect" for f in outcome.faults):
+                # its stream closed as it died: the rest of the match can take less time than
+                # the kernel needs to turn the dying process into an exit status
+                rc = await asyncio.to_thread(_exit_status_within, proc, CRASH_GRACE_S)
             if rc not in (None, 0):
                 outcome.faults.append(FaultRecord(s, "crash", message=f"bot exited with status {rc}: "
                                                   + proc.tail_stderr(300).strip().replace("\n", " | ")))
@@ -65,6 +70,17 @@ async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_d
             raise
         for s in own:
             ref.tokens.pop(tokens[s], None)
+
+
+#: how long a disconnected bot process may take to exit before it is judged alive (not crashed)
+CRASH_GRACE_S = 1.5
+
+
+def _exit_status_within(proc: BotProcess, timeout_s: float) -> int | None:
+    deadline = time.monotonic() + timeout_s
+    while (rc := proc.poll()) is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return rc
 
 
 async def play_launched(ref: Referee, spec: MatchSpec, commands: list[str], log_dir: Path,
