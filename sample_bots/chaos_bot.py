@@ -106,22 +106,17 @@ def main() -> int:
         return 0
     if mode == "hang":
         # connect so the seat is occupied, then never answer
-        channel = grpc.insecure_channel(args.referee, options=botlib.CHANNEL_OPTIONS)
-        stub = referee_pb2_grpc.RefereeServiceStub(channel)
-        q: "queue.Queue[pb.BotMessage | None]" = queue.Queue()
-        q.put(pb.BotMessage(hello=pb.Hello(bot_name=args.name, token=args.token, protocol_version=1)))
-
-        def gen():
-            while (m := q.get()) is not None:
-                yield m
-
+        channel, stream, q = _connect(args)
         try:
             deadline = time.monotonic() + 600
-            for _ in stub.Connect(gen()):
+            for _ in stream:
                 if time.monotonic() > deadline:
                     break
         except grpc.RpcError:
             pass
+        finally:
+            q.put(None)
+            channel.close()
         return 0
 
     count = [0]
@@ -142,8 +137,9 @@ def main() -> int:
     return botlib.run(choose, args)
 
 
-def _misaddressed(args, rng: random.Random) -> int:
-    """Modes that answer with wrong addressing, or too often."""
+def _connect(args):
+    """Open the stream and queue a Hello: ``(channel, response stream, outbox queue)``;
+    put ``None`` in the queue to half-close."""
     channel = grpc.insecure_channel(args.referee, options=botlib.CHANNEL_OPTIONS)
     stub = referee_pb2_grpc.RefereeServiceStub(channel)
     q: "queue.Queue[pb.BotMessage | None]" = queue.Queue()
@@ -153,11 +149,18 @@ def _misaddressed(args, rng: random.Random) -> int:
         while (m := q.get()) is not None:
             yield m
 
+    return channel, stub.Connect(gen()), q
+
+
+def _misaddressed(args, rng: random.Random) -> int:
+    """Modes that answer with wrong addressing, or too often."""
+    channel, stream, q = _connect(args)
+
     def reply(match_id: str, rid: int, action: pb.Action) -> None:
         q.put(pb.BotMessage(action_reply=pb.ActionReply(match_id=match_id, request_id=rid, action=action)))
 
     try:
-        for msg in stub.Connect(gen()):
+        for msg in stream:
             if msg.WhichOneof("msg") == "goodbye":
                 break
             if msg.WhichOneof("msg") != "decision_request":
