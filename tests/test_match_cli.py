@@ -64,21 +64,29 @@ def test_ctrl_c_reaps_every_bot_process(tmp_path: Path) -> None:
                          cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     try:
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not _pids("chaos_bot.py --mode hang"):
+        while time.monotonic() < deadline and not _pids("chaos_bot.py --mode hang", tmp_path):
             time.sleep(0.1)
         time.sleep(1.5)  # let them connect
-        assert _pids("chaos_bot.py --mode hang")
+        assert _pids("chaos_bot.py --mode hang", tmp_path)
         os.kill(p.pid, signal.SIGINT)
         p.wait(30)
     finally:
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and _pids("chaos_bot.py --mode hang"):
+    while time.monotonic() < deadline and _pids("chaos_bot.py --mode hang", tmp_path):
         time.sleep(0.1)
-    assert not _pids("chaos_bot.py --mode hang")
+    assert not _pids("chaos_bot.py --mode hang", tmp_path)
 
 
-def _pids(pattern: str) -> list[str]:
+def _pids(pattern: str, under: Path | None = None) -> list[str]:
+    """Pids matching ``pattern`` whose working directory is below ``under`` (bots run in the log dir)."""
     r = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True)
-    return r.stdout.split()
+    return [p for p in r.stdout.split() if under is None or _cwd(p).startswith(str(under))]
+
+
+def _cwd(pid: str) -> str:
+    try:
+        return os.readlink(f"/proc/{pid}/cwd")
+    except OSError:
+        return ""
