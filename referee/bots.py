@@ -24,9 +24,11 @@ container or network namespace.
 
 from __future__ import annotations
 
+import errno
 import os
 import resource
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -64,6 +66,54 @@ class Limits:
         lim(resource.RLIMIT_NOFILE, self.open_files)
         lim(resource.RLIMIT_FSIZE, self.file_size_mb * 1024 * 1024)
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+    def rlimits(self) -> tuple[int, int, int, int, int]:
+        """CPU seconds, address-space bytes, processes, open files, file-size bytes (0 = unlimited)."""
+        mb = 1024 * 1024
+        return (self.cpu_seconds, self.memory_mb * mb, self.processes, self.open_files, self.file_size_mb * mb)
+
+
+#: Run by a fresh interpreter (``python -S -E -c``) between the referee and the
+#: bot: sets the bot's limits and parent-death signal, then execs the bot, so
+#: the limits hold from the bot's first instruction. Launching through it
+#: instead of a ``preexec_fn`` lets CPython spawn with vfork: a plain fork of
+#: the referee runs gRPC's fork handlers in the child, whose restarted poller
+#: thread crashed about one launch in six while the referee served gRPC traffic
+#: (SIGSEGV, or "epoll_wait error: Bad file descriptor" once close_fds had
+#: closed its epoll fd), before the bot even started.
+#: argv: referee pid, the five :meth:`Limits.rlimits`, then the bot's argv.
+_EXEC_LIMITED = r"""
+import os, resource, sys
+try:
+    import ctypes
+    ctypes.CDLL(None, use_errno=True).prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG, SIGKILL
+except (OSError, AttributeError):
+    pass
+if os.getppid() != int(sys.argv[1]):
+    os._exit(70)  # the referee died before the parent-death signal was armed
+for res, v in zip((resource.RLIMIT_CPU, resource.RLIMIT_AS, resource.RLIMIT_NPROC, resource.RLIMIT_NOFILE,
+                   resource.RLIMIT_FSIZE), map(int, sys.argv[2:7])):
+    if v > 0:
+        try:
+            resource.setrlimit(res, (v, v))
+        except (ValueError, OSError):
+            pass  # cannot raise a hard limit above the referee's; keep the referee's
+resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+os.execvp(sys.argv[7], sys.argv[7:])
+"""
+
+
+def _check_executable(prog: str, cwd: Path, env: dict[str, str]) -> None:
+    """Raise ``OSError`` as ``Popen`` would if ``prog`` cannot be executed
+    (the launch itself goes through an interpreter, which always exists)."""
+    if os.sep in prog:
+        path = prog if os.path.isabs(prog) else os.path.join(cwd, prog)
+        if not os.path.isfile(path):
+            raise FileNotFoundError(errno.ENOENT, "No such file or directory", prog)
+        if not os.access(path, os.X_OK):
+            raise PermissionError(errno.EACCES, "Permission denied", prog)
+    elif shutil.which(prog, path=env.get("PATH", os.defpath)) is None:
+        raise FileNotFoundError(errno.ENOENT, "No such file or directory", prog)
 
 
 def _die_with_parent() -> None:
@@ -132,10 +182,14 @@ class BotProcess:
         env["PYTHONPATH"] = repo + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         env["PYTHONUNBUFFERED"] = "1"
         _become_subreaper()
+        _check_executable(self.argv[0], self.workdir, env)
+        argv = [sys.executable, "-S", "-E", "-c", _EXEC_LIMITED, str(os.getpid()),
+                *map(str, self.limits.rlimits()), *self.argv]
         with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
+            # no preexec_fn: CPython can then vfork, which runs no fork handlers in the child
             self.proc = subprocess.Popen(
-                self.argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=self.workdir, env=env,
-                start_new_session=True, preexec_fn=self.limits.apply, close_fds=True)
+                argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=self.workdir, env=env,
+                start_new_session=True, close_fds=True)
         self.pgid = self.proc.pid  # start_new_session: the leader's pid is the group id
         with _LIVE_LOCK:
             _LIVE.add(self)
