@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import subprocess
+import sys
 import time
 import uuid
 from collections import defaultdict
@@ -130,6 +132,45 @@ def test_each_bot_runs_in_its_own_working_directory(tmp_path: Path) -> None:
     assert cwds == [str(tmp_path / "wd0.wd"), str(tmp_path / "wd1.wd")]
     assert [Path(cwd, "mine.txt").read_text() for cwd in cwds] == [str(pid) for pid in pids]
     assert not (ROOT / "mine.txt").exists() and not Path(os.getcwd(), "mine.txt").exists()
+
+
+def test_a_bot_dies_with_its_referee_even_on_kill_9(tmp_path: Path) -> None:
+    """PR_SET_PDEATHSIG: a launcher killed by SIGKILL (no cleanup runs) takes its bot with it."""
+    code = ("import sys, time\n"
+            "from pathlib import Path\n"
+            "from referee.bots import BotProcess\n"
+            "p = BotProcess(\"python -c 'import time; time.sleep(600)'\", 'orphan', '127.0.0.1:9', 't',"
+            " Path(sys.argv[1])).start()\n"
+            "print(p.proc.pid, flush=True)\n"
+            "time.sleep(600)\n")
+    launcher = subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], cwd=ROOT, stdout=subprocess.PIPE,
+                                text=True, start_new_session=True)
+    bot = 0
+    try:
+        bot = int(launcher.stdout.readline())
+        assert _state(bot) not in (None, "Z")  # running (sleeping)
+        os.kill(launcher.pid, signal.SIGKILL)
+        launcher.wait(10)
+        deadline = time.monotonic() + 20  # generous: the kernel signals at once
+        while _state(bot) not in (None, "Z") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _state(bot) in (None, "Z"), "the bot outlived its referee"
+    finally:
+        if launcher.poll() is None:
+            os.killpg(launcher.pid, signal.SIGKILL)
+            launcher.wait(5)
+        if bot:
+            try:  # re-parented to this process if it is a subreaper: reap it
+                os.waitpid(bot, os.WNOHANG)
+            except ChildProcessError:
+                pass
+
+
+def _state(pid: int) -> str | None:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return None
 
 
 def test_crash_mid_match_is_recorded_as_a_crash_and_nothing_is_left_running(tmp_path: Path) -> None:
