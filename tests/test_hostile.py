@@ -1,8 +1,10 @@
 """Hostile bots against a real in-process referee (loopback gRPC, port 0):
 every misbehaviour of the connection policy table in ``referee/service.py``
 that ``test_service.py`` does not already cover, each with an asserted
-outcome, and always with a clean match running beside it that must come out
-exactly as it does alone."""
+outcome; where a hostile bot sits in a match, a clean match runs beside it
+on the same referee and must come out exactly as it does alone. Also:
+request ids routed per connection, multiplexed connections, a frozen bot
+process (SIGSTOP) and the keepalive that drops it."""
 
 from __future__ import annotations
 
