@@ -81,6 +81,7 @@ def bench_engine(quick: bool, reps: int) -> dict[str, Any]:
             runs[g].append(engines.throughput(g, slice_s, seed0=rep * 100_000))
     for g, rs in runs.items():
         out[g] = {"rounds_per_s": med([r["rounds_per_s"] for r in rs]),
+                  "rounds_per_wall_s": med([r["rounds"] / r["seconds"] for r in rs]),
                   "decisions_per_s": med([r["decisions_per_s"] for r in rs]),
                   "decisions_per_round": sum(r["decisions"] for r in rs) / max(1, sum(r["rounds"] for r in rs)),
                   "full_matches_per_s": None, "rounds_per_full_match": None}
@@ -220,14 +221,17 @@ def print_report(rep: dict[str, Any]) -> None:
     say(f"== referee bench  ({'quick' if rep['quick'] else 'full'}, {rep['reps']} repetitions, "
         f"nproc {m['nproc']}, {m['cpu']}, Python {m['python']}, load at start {fmt(m['loadavg'][0], 2) if m['loadavg'] else '?'})")
     if "engine" in rep:
-        say("\n-- (a) engine-only seeded random playouts, one core (median of repetitions)")
-        say(f"{'game':<11} {'rounds/s':>10} {'decisions/s':>12} {'dec/round':>10} {'full matches/s':>15} {'rounds/match':>13}")
+        say("\n-- (a) engine-only seeded random playouts, per second of one core (CPU time of this single-threaded"
+            " process; median of repetitions)")
+        say(f"{'game':<11} {'rounds/s':>10} {'(wall)':>8} {'decisions/s':>12} {'dec/round':>10} {'full matches/s':>15}"
+            f" {'rounds/match':>13}")
         for g, r in rep["engine"].items():
-            say(f"{g:<11} {fmt(r['rounds_per_s']):>10} {fmt(r['decisions_per_s'], 0):>12} "
+            say(f"{g:<11} {fmt(r['rounds_per_s']):>10} {fmt(r['rounds_per_wall_s']):>8} {fmt(r['decisions_per_s'], 0):>12} "
                 f"{fmt(r['decisions_per_round']):>10} {fmt(r['full_matches_per_s'], 2):>15} "
                 f"{fmt(r['rounds_per_full_match']):>13}")
-        say("   rounds/s: one-round matches (deal + auction/declarations + all tricks + scoring);"
-            " full matches: the game's default match parameters")
+        say("   rounds/s: one-round matches (deal + auction/declarations + all tricks + scoring) per CPU second;"
+            " (wall): the same per wall-clock second, lower when other processes share the cores;"
+            " full matches: the game's default match parameters, per CPU second")
     if "decision" in rep:
         say("\n-- (b) legal actions and (c) engine time per refereed decision, in process (microseconds, medians)")
         say(f"{'game':<11} {'legal med':>9} {'legal p99':>9} {'obs med':>8} {'engine med':>10} {'engine p99':>10} "
@@ -259,7 +263,8 @@ def print_report(rep: dict[str, Any]) -> None:
             " referee logic (each event to its seats, the request, the reply); echo = one request and one reply")
     if "peers" in rep:
         p = rep["peers"]
-        say("\n-- Dou Dizhu, 3 players, random agents, full games per second (one round = one game), interleaved")
+        say("\n-- Dou Dizhu, 3 players, random agents, full games per second of one core (one round = one game),"
+            " interleaved")
         say(f"{'ours (engine only)':<48} {fmt(p['ours_games_per_s']):>10}")
         for key, r in p["peers"].items():
             say(f"{r['label']:<48} {fmt(r['games_per_s']):>10}   ours/theirs = {fmt(r['ours_over_theirs'], 2)}x")
