@@ -84,7 +84,13 @@ def test_legal_actions_encoding_matches_one_message_per_action() -> None:
 
     legal = [Action("PASS"), Action("PLAY", ("3C", "3D")), Action("BID", (), 3), Action("PLAY", ("RJ",), -1)]
     want = pb.DecisionRequest(legal_actions=[protocol.action_to_pb(a) for a in legal])
-    for actions in (legal, legal + legal, [Action("PLAY", ["4S", "4H"])] + legal):  # a list of cards is unhashable
+    for actions in (legal, legal * 20,  # longer than the merged path takes
+                    [Action("PLAY", ["4S", "4H"])] + legal,  # a list of cards is unhashable
+                    [Action("BID", (), 2**40)] + legal):  # not an int32: the message says so
+        if actions[0].amount == 2**40:
+            with pytest.raises(ValueError):
+                protocol._add_legal_actions(pb.DecisionRequest(), actions)
+            continue
         r = pb.DecisionRequest(match_id="m")
         protocol._add_legal_actions(r, actions)
         assert list(r.legal_actions) == [protocol.action_to_pb(a) for a in actions]
