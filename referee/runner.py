@@ -13,8 +13,10 @@ Per decision (``DecisionRequest``):
   announced like any other action; after ``max_faults`` faults the seat is
   forfeited. Policy ``forfeit``: the first fault forfeits the seat;
 * a forfeited or disconnected seat is no longer asked: the referee plays the
-  fallback action for it at once (a disconnection counts as one
-  ``disconnect`` fault, later decisions are not faults); a forfeited seat is
+  fallback action for it at once. A disconnected seat is treated as timing
+  out on every later request (a ``disconnect`` fault, then ``timeout``
+  faults, recorded without waiting the clock out), so the policy forfeits
+  it like any other; a forfeited seat is
   ranked last whatever its score, and its team loses in partnership games.
 
 Every match writes a JSON Lines log (see :class:`MatchLog`) from which the
@@ -290,9 +292,13 @@ async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | Non
             elapsed = 0.0
             request_id = 0
             if seat in forfeited or not link.connected:
-                if seat not in forfeited and seat not in disconnected_noted:
+                if seat not in forfeited:
+                    # a disconnected bot times out on every later request (without waiting
+                    # the clock out), so the fault policy forfeits it like any other
+                    first = seat not in disconnected_noted
                     disconnected_noted.add(seat)
-                    add_fault(FaultRecord(seat, "disconnect", message="bot is not connected"))
+                    add_fault(FaultRecord(seat, "disconnect" if first else "timeout",
+                                          message="bot is not connected"))
                 applied = game.fallback_action()
             else:
                 msg = decision_message(game, spec.match_id, 0, spec.decision_ms, bank[seat])

@@ -39,7 +39,7 @@ import secrets
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Collection
+from typing import Any, Callable
 
 import grpc
 from google.protobuf import json_format
@@ -96,6 +96,7 @@ class BotConnection:
 
     @property
     def free(self) -> bool:
+        """Can take one more match: counts matches it sits in and seats reserved for it."""
         return not self.closed.is_set() and len(self.seats) < self.capacity
 
     def next_request_id(self) -> int:
@@ -232,6 +233,12 @@ class MatchSeat:
             if got is _EXPIRED or got is None:
                 return None, (time.monotonic() - t0) * 1000.0
             reply, t1 = got
+            if t1 - t0 > timeout_s:
+                # read after the deadline although the timer had not fired yet (a busy
+                # event loop): it is late, whatever the order the loop ran the two in
+                self._expire(rid, loop.create_future())
+                conn._stray(reply, "late_reply", f"request {rid} had expired")
+                return None, (t1 - t0) * 1000.0
             return reply, max(0.0, (t1 - t0) * 1000.0)
         finally:
             if timer is not None:
@@ -315,18 +322,23 @@ class Referee:
 
     async def acquire(self, token: str, timeout_s: float,
                       gone: Callable[[], bool] | None = None,
-                      exclude: Collection[BotConnection] = ()) -> BotConnection | None:
+                      reserve: str | None = None) -> BotConnection | None:
         """A live connection of ``token`` with a free match slot, waiting up to
         ``timeout_s``; ``None`` if none came (the bot never connected or died).
         ``gone()`` returning true (e.g. the bot's process exited) stops the wait early.
-        Connections in ``exclude`` (already seated in the same match) are skipped."""
+        ``reserve``: a match id; the connection is reserved for that match in the
+        same step it is found free (so two matches starting at once cannot both
+        take a bot's last slot), and a connection already holding a seat of that
+        match is skipped (one connection never holds two seats of a match)."""
         slot = self.tokens[token]
         deadline = time.monotonic() + timeout_s
         async with slot.cond:
             while True:
                 slot.conns = [c for c in slot.conns if not c.closed.is_set()]
                 for c in slot.conns:
-                    if c.free and c not in exclude:
+                    if c.free and (reserve is None or reserve not in c.seats):
+                        if reserve is not None:
+                            c.seats[reserve] = None  # placeholder until its MatchSeat exists
                         return c
                 left = deadline - time.monotonic()
                 if left <= 0 or (gone is not None and gone()):
@@ -405,17 +417,13 @@ class Referee:
         """
         deadline = time.monotonic() + connect_timeout_s
 
-        async def seats_of(t: str) -> list[BotConnection | None]:
-            # one connection never holds two seats of a match (it would see both views):
-            # a token seated twice needs two connections
-            got: list[BotConnection | None] = []
-            for _ in range(tokens.count(t)):
-                got.append(await self.acquire(t, deadline - time.monotonic(), (gone or {}).get(t),
-                                              exclude=[c for c in got if c is not None]))
-            return got
-
-        distinct = list(dict.fromkeys(tokens))
-        by_token = dict(zip(distinct, await asyncio.gather(*(seats_of(t) for t in distinct))))
+        # One connection never holds two seats of a match (it would see both views): a
+        # token seated twice needs two connections. Tokens are acquired one at a time in
+        # sorted order, so two matches waiting for the same busy bots cannot deadlock.
+        by_token: dict[str, list[BotConnection | None]] = {}
+        for t in sorted(set(tokens)):
+            by_token[t] = [await self.acquire(t, deadline - time.monotonic(), (gone or {}).get(t),
+                                              reserve=spec.match_id) for _ in range(tokens.count(t))]
         conns = [by_token[t].pop(0) for t in tokens]
         links: list[Any] = []
         for s, (t, c) in enumerate(zip(tokens, conns)):

@@ -30,7 +30,9 @@ async def aio_bot(port: int, token: str, policy: Policy | None = None, name: str
                   first: pb.BotMessage | None = None, max_messages: int = 200_000) -> tuple[list[pb.RefereeMessage], Any]:
     """An in-process bot over real loopback gRPC. ``policy`` returns an Action
     (sent as the reply), a list of raw BotMessages (sent as is) or None (no
-    answer). Returns ``(messages received, final status code or None)``."""
+    answer), or a coroutine giving one of those. It shares the referee's event
+loop, so a slow policy must ``await asyncio.sleep``, never ``time.sleep``.
+Returns ``(messages received, final status code or None)``."""
     import random
 
     rng = random.Random(0)
@@ -52,6 +54,8 @@ async def aio_bot(port: int, token: str, policy: Policy | None = None, name: str
                 break
             if which == "decision_request":
                 out = policy(msg.decision_request)
+                if asyncio.iscoroutine(out):  # async policies may await (e.g. sleep) without blocking the referee
+                    out = await out
                 if isinstance(out, list):
                     for m in out:
                         await call.write(m)

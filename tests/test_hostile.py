@@ -29,6 +29,10 @@ from referee.service import Referee
 GAME = dict(game="doudizhu", players=3, params={"rounds": 1})
 CONNECT = "/cardgames.v1.RefereeService/Connect"
 
+#: faults of a seat whose bot went away: treated as timing out on every later
+#: request, forfeited after max_faults (5)
+DISCONNECTED = ["disconnect"] + ["timeout"] * 4 + ["forfeit"]
+
 
 async def with_referee(tmp: Path, body: Callable[[Referee], Awaitable[Any]], **kw: Any) -> Any:
     ref = Referee(tmp, **kw)
@@ -130,7 +134,7 @@ def test_garbage_bytes_drop_the_connection_and_the_seat_plays_fallbacks(tmp_logs
 
     out, got, code, clean, conns = run(with_referee(tmp_logs, body))
     only_seat0(out)
-    assert [f.kind for f in out.faults] == ["disconnect"]  # once; later decisions are silent fallbacks
+    assert [f.kind for f in out.faults] == DISCONNECTED  # later decisions time out at once, then forfeit
     assert got.count("decision_request") == 1 and "match_ended" not in got  # nothing after the garbage
     assert code == grpc.StatusCode.INTERNAL  # told why, not a bare end of stream
     assert conns and conns[0].closed.is_set() and conns[0].close_reason.startswith("read failed")
@@ -323,7 +327,7 @@ def test_a_flood_of_stray_messages_closes_the_connection(tmp_logs: Path, referen
     assert code == grpc.StatusCode.RESOURCE_EXHAUSTED
     assert conn.close_reason == "flood: more than 20 stray messages"
     kinds = [f.kind for f in out.faults]
-    assert kinds == ["unknown_request"] * 21 + ["disconnect"]
+    assert kinds == ["unknown_request"] * 21 + DISCONNECTED
     mine = [d for d in decisions(out) if d["seat"] == 0]
     assert mine[0]["reply"] is not None and mine[0]["fault"] is None  # answered before flooding
     assert all(d["reply"] is None for d in mine[1:])  # then fallbacks, played by the referee
@@ -344,7 +348,7 @@ def test_an_oversized_message_ends_only_that_stream_with_resource_exhausted(tmp_
     out, code, clean, conn = run(with_referee(tmp_logs, body, max_message_bytes=4096))
     only_seat0(out)
     assert code == grpc.StatusCode.RESOURCE_EXHAUSTED
-    assert [f.kind for f in out.faults] == ["disconnect"]
+    assert [f.kind for f in out.faults] == DISCONNECTED
     assert conn.closed.is_set()
     assert_unaffected(clean, reference)
 
@@ -438,7 +442,7 @@ def test_one_connection_never_holds_two_seats_of_a_match(tmp_logs: Path) -> None
         return out
 
     assert alone.status == "complete"
-    assert [(f.seat, f.kind) for f in alone.faults] == [(1, "disconnect")]
+    assert [(f.seat, f.kind) for f in alone.faults] == [(1, k) for k in DISCONNECTED]
     assert seats(got_alone[0]) == {0}
     assert pair.status == "complete" and not pair.faults
     assert sorted(len(seats(m)) for m in got_pair) == [1, 1] and set.union(*map(seats, got_pair)) == {0, 1}

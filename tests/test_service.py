@@ -238,10 +238,8 @@ def test_bot_that_never_answers_times_out_and_gets_fallbacks(tmp_logs: Path) -> 
 
 
 def test_late_reply_is_ignored_and_reported(tmp_logs: Path) -> None:
-    import time
-
-    def late(req):
-        time.sleep(0.12)  # blocks this in-process bot past the 60 ms clock
+    async def late(req):
+        await asyncio.sleep(0.12)  # past the 60 ms clock
         return req.legal_actions[0]
 
     outcome, _ = run(_with_referee(tmp_logs, lambda ref: _match(ref, [late, None, None], decision_ms=60,
@@ -251,10 +249,8 @@ def test_late_reply_is_ignored_and_reported(tmp_logs: Path) -> None:
 
 
 def test_time_bank_is_charged_only_for_the_excess(tmp_logs: Path) -> None:
-    import time
-
-    def slowish(req):
-        time.sleep(0.08)
+    async def slowish(req):
+        await asyncio.sleep(0.08)
         return req.legal_actions[0]
 
     outcome, got = run(_with_referee(tmp_logs, lambda ref: _match(ref, [slowish, None, None], decision_ms=50,
@@ -283,4 +279,6 @@ def test_disconnected_bot_gets_fallbacks_and_match_ends(tmp_logs: Path) -> None:
 
     outcome = run(_with_referee(tmp_logs, body))
     assert outcome.status == "complete"
-    assert [f.kind for f in outcome.faults if f.seat == 0] == ["disconnect"]
+    # treated as timing out on every later request: forfeited after max_faults (5)
+    assert [f.kind for f in outcome.faults if f.seat == 0] == ["disconnect"] + ["timeout"] * 4 + ["forfeit"]
+    assert outcome.forfeited == [0] and outcome.result.ranks[0] == 3
