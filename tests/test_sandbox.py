@@ -16,7 +16,6 @@ import uuid
 from collections import defaultdict
 from pathlib import Path
 
-import pytest
 
 from conftest import ROOT, run
 from referee.bots import BotProcess, Limits, group_members, wait_all_reaped

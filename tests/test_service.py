@@ -8,7 +8,6 @@ from collections import Counter
 from pathlib import Path
 
 import grpc
-import pytest
 
 from cardgames.v1 import referee_pb2 as pb
 from conftest import aio_bot, run
@@ -88,12 +87,8 @@ def test_full_match_each_seat_gets_its_own_view_and_log_replays(tmp_logs: Path) 
 def test_no_message_to_a_seat_names_a_card_hidden_in_another_hand(tmp_logs: Path) -> None:
     """3p Dou Dizhu has one copy of each code, so any code of another seat's
     current hand (other than the public marker) in a message is a leak."""
-    from referee import protocol
-    from referee.engine import seeded_rng
-    from referee.games import game_class
 
     sent: list[tuple[int, bytes, dict[int, set[str]], str]] = []
-    orig = protocol.decision_request
 
     # Record every message with the hands at the time it was built.
     async def body(ref: Referee):
@@ -143,7 +138,6 @@ def test_no_message_to_a_seat_names_a_card_hidden_in_another_hand(tmp_logs: Path
     assert len(sent) > 50
     for seat, raw, _, _ in sent:
         hidden = set().union(*(h for s, h in deal.items() if s != seat)) - {marker}
-        text = raw.decode("latin-1")
         msg = pb.RefereeMessage.FromString(raw)
         codes = _codes_in(msg)
         played = _played_before(lines, msg)

@@ -7,7 +7,6 @@ import os
 import random
 import signal
 import subprocess
-import sys
 import textwrap
 import time
 from collections import Counter
@@ -19,7 +18,7 @@ import trueskill
 
 from conftest import PY, ROOT
 from tournaments import spec as tspec
-from tournaments.rating import leaderboard, rate
+from tournaments.rating import rate
 from tournaments.schedule import build, seatings
 from tournaments.spec import TrueSkillParams
 from tournaments.store import MatchRow, Store

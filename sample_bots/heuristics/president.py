@@ -95,7 +95,6 @@ def _choose_play(obs, legal: list[pb.Action]) -> pb.Action:
         return (is_high, breaks, _strength(r, rev), -len(a.cards))
 
     best = min(plays, key=cost)
-    r = _rank(best.cards[0])
     if not obs.HasField("top"):
         # a lead: any play is fine; prefer whole low sets
         return best

@@ -5,10 +5,8 @@ Rule numbers in test names and messages are the spec's section numbers.
 
 from __future__ import annotations
 
-import os
 import random
 from collections import Counter
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -18,12 +16,12 @@ from cardgames.v1 import referee_pb2 as pb
 from referee.engine import BID, PASS, PLAY, Action, IllegalAction, seeded_rng
 from referee.games import game_class
 from referee.games.back_alley import GAME, rules as R
-from referee.games.back_alley.conformance import QUERIES
 from referee.local import play_local, random_policy
 from referee.protocol import action_from_pb, decision_request, MalformedAction
 
-VECTORS = Path(os.environ.get("REFEREE_VECTORS", Path(__file__).resolve().parents[3] / "shared" / "rules" / "vectors")
-               ) / "back_alley.json"
+from conftest import VECTORS as _VECTOR_DIR  # ../shared/rules/vectors beside the checkout, or $REFEREE_VECTORS
+
+VECTORS = _VECTOR_DIR / "back_alley.json"
 DECK = Counter(R.DECK)
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import random
 from itertools import combinations
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -29,9 +28,7 @@ from referee.games.president.play import RoundPlay
 from referee.local import play_local, random_policy
 from referee.protocol import decision_request, message_to_json
 
-VECTORS = Path("/work/shared/rules/vectors")
-if not VECTORS.exists():  # the repository's sibling checkout of shared/
-    VECTORS = Path(__file__).resolve().parents[3] / "shared" / "rules" / "vectors"
+from conftest import VECTORS  # ../shared/rules/vectors beside the checkout, or $REFEREE_VECTORS
 
 FLAGS = R.VARIANT_FLAGS
 PASS = Action("PASS")

@@ -9,8 +9,6 @@ is measured against random-legal players.
 
 from __future__ import annotations
 
-import json
-import os
 import random
 from collections import Counter
 from pathlib import Path
@@ -26,10 +24,10 @@ from referee.games import game_class
 from referee.games.smear import SmearGame
 from referee.games.smear import rules as R
 from referee.local import play_local, random_policy
-from referee.protocol import action_to_pb, decision_request, message_to_json
+from referee.protocol import action_to_pb, decision_request
 
 ROOT = Path(__file__).resolve().parents[2]
-VECTORS = Path(os.environ.get("REFEREE_VECTORS", ROOT.parent / "shared" / "rules" / "vectors"))
+from conftest import VECTORS  # ../shared/rules/vectors beside the checkout, or $REFEREE_VECTORS
 
 FLAGS = ("with_joker", "dealer_forced_bid", "low_to_taker", "strict_follow")
 

@@ -12,9 +12,8 @@ from referee.engine import (EXCHANGE, PASS, PLAY, Action, Game, IllegalAction, M
                             RatingOutcome)
 
 from .play import RoundPlay
-from .rules import (CARD_ORDER, LATER_LEADERS, VARIANT_FLAGS, Rules, deal, final_ranking,
-                    forced_gifts, lowest_cards, match_over, return_duties, roles, round_start,
-                    sort_cards)
+from .rules import (LATER_LEADERS, VARIANT_FLAGS, Rules, deal, final_ranking, forced_gifts,
+                    lowest_cards, match_over, return_duties, roles, round_start, sort_cards)
 
 _PASS_ACTION = Action(PASS)
 #: interned PLAY actions by card tuple (Action is immutable): legal lists are rebuilt often
