@@ -158,7 +158,8 @@ class MatchLog:
     rebuilt), ``{"type": "decision", "seq", "seat", "kind", "request_id",
     "reply": action|null, "applied": action, "fault": kind|null, "rule",
     "elapsed_ms"}``, and a final ``{"type": "result", ...}``. Each line is
-    flushed as written, so a crash loses at most the line being written.
+    flushed after every decision, so a crash of the referee loses at most the
+    lines of the decision being processed.
     """
 
     def __init__(self, path: Path | None):
@@ -176,6 +177,10 @@ class MatchLog:
     def write(self, obj: dict[str, Any]) -> None:
         if self._f is not None:
             self._f.write(json.dumps(obj, sort_keys=True, separators=(",", ":")) + "\n")
+
+    def flush(self) -> None:
+        """Push written lines to the OS (the runner calls it once per decision)."""
+        if self._f is not None:
             self._f.flush()
 
     def close(self) -> None:
@@ -241,6 +246,10 @@ async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | Non
     ]
     await asyncio.gather(*(links[s].send(started[s]) for s in range(n)))
 
+    # seats whose bot asked for events inside its requests (Hello.bundle_events)
+    bundled: list[list[pb.Event] | None] = [[] if getattr(links[s], "bundle_events", False) else None
+                                            for s in range(n)]
+
     async def flush_events() -> None:
         # Sends are awaited one after the other, in order: a service link only
         # queues the message (its connection's writer task puts it on the
@@ -253,7 +262,10 @@ async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | Non
                 log.write({"type": "event", "seq": seq, "to": ev.to, "event": message_to_json(ev.payload)})
             msg = event_message(spec.game, spec.match_id, seq, ev)
             for s in (range(n) if ev.to is None else (ev.to,)):
-                if links[s].connected:
+                if bundled[s] is not None:
+                    if links[s].connected:
+                        bundled[s].append(msg.event)  # delivered with the seat's next request
+                elif links[s].connected:
                     await links[s].send(msg)
 
     def add_fault(f: FaultRecord) -> None:
@@ -302,6 +314,10 @@ async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | Non
                 applied = game.fallback_action()
             else:
                 msg = decision_message(game, spec.match_id, 0, spec.decision_ms, bank[seat])
+                pending = bundled[seat]
+                if pending:
+                    msg.decision_request.events.extend(pending)
+                    pending.clear()
                 reply, elapsed = await link.ask(msg, (spec.decision_ms + bank[seat]) / 1000.0)
                 request_id = msg.decision_request.request_id
                 over = max(0.0, elapsed - spec.decision_ms)
@@ -342,6 +358,7 @@ async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | Non
                        "applied": applied.to_json(), "fault": fault.kind if fault else None,
                        "rule": fault.rule if fault else "", "elapsed_ms": round(elapsed, 3)})
             await flush_events()
+            log.flush()
     except Exception as e:  # an engine bug: record it, do not take the referee down
         status = f"aborted: {type(e).__name__}: {e}"
 
@@ -359,7 +376,8 @@ async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | Non
                      for s in range(n)] if result else []
     await asyncio.gather(*(links[s].send(pb.RefereeMessage(match_ended=pb.MatchEnded(
         match_id=spec.match_id, results=ended_results, status=status,
-        faults=[f.to_pb() for f in faults if f.seat == s]))) for s in range(n) if links[s].connected))
+        faults=[f.to_pb() for f in faults if f.seat == s], events=bundled[s] or ())))
+        for s in range(n) if links[s].connected))
     return outcome
 
 

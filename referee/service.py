@@ -207,6 +207,8 @@ class MatchSeat:
         self.match_id = match_id
         self.name = conn.name
         self.on_stray: Callable[[str, pb.ActionReply], None] | None = None
+        #: the bot asked for its events inside its requests (Hello.bundle_events)
+        self.bundle_events = conn.hello.bundle_events
 
     @property
     def connected(self) -> bool:

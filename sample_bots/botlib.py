@@ -36,6 +36,8 @@ def parse_args(default_name: str, argv: list[str] | None = None,
     ap.add_argument("--tls-ca", default=None, help="PEM file of the CA to trust (TLS referees)")
     ap.add_argument("--games", default="", help="comma-separated games played (default: all)")
     ap.add_argument("--max-matches", type=int, default=1, help="matches this connection may play at once")
+    ap.add_argument("--separate-events", action="store_true",
+                    help="receive each event as its own message (default: bundled into requests)")
     if extra:
         extra(ap)
     return ap.parse_args(argv)
@@ -46,7 +48,8 @@ def run(choose: Chooser, args: argparse.Namespace, version: str = "1") -> int:
     outbox: "queue.Queue[pb.BotMessage | None]" = queue.Queue()
     outbox.put(pb.BotMessage(hello=pb.Hello(
         bot_name=args.name, bot_version=version, token=args.token, protocol_version=1,
-        games=[g for g in args.games.split(",") if g], max_concurrent_matches=args.max_matches)))
+        games=[g for g in args.games.split(",") if g], max_concurrent_matches=args.max_matches,
+        bundle_events=not args.separate_events)))
 
     def requests() -> Iterator[pb.BotMessage]:
         while (m := outbox.get()) is not None:

@@ -27,7 +27,7 @@ Policy = Callable[[pb.DecisionRequest], "pb.Action | list[pb.BotMessage] | None"
 
 
 async def aio_bot(port: int, token: str, policy: Policy | None = None, name: str = "t", version: int = 1,
-                  first: pb.BotMessage | None = None, max_messages: int = 200_000) -> tuple[list[pb.RefereeMessage], Any]:
+                  first: pb.BotMessage | None = None, max_messages: int = 200_000, bundle_events: bool = False) -> tuple[list[pb.RefereeMessage], Any]:
     """An in-process bot over real loopback gRPC. ``policy`` returns an Action
     (sent as the reply), a list of raw BotMessages (sent as is) or None (no
     answer), or a coroutine giving one of those. It shares the referee's event
@@ -43,7 +43,8 @@ Returns ``(messages received, final status code or None)``."""
     got: list[pb.RefereeMessage] = []
     code = None
     try:
-        await call.write(first or pb.BotMessage(hello=pb.Hello(bot_name=name, token=token, protocol_version=version)))
+        await call.write(first or pb.BotMessage(hello=pb.Hello(bot_name=name, token=token, protocol_version=version,
+                                                                bundle_events=bundle_events)))
         for _ in range(max_messages):
             msg = await call.read()
             if msg is grpc.aio.EOF:

@@ -276,3 +276,37 @@ def test_disconnected_bot_gets_fallbacks_and_match_ends(tmp_logs: Path) -> None:
     # treated as timing out on every later request: forfeited after max_faults (5)
     assert [f.kind for f in outcome.faults if f.seat == 0] == ["disconnect"] + ["timeout"] * 4 + ["forfeit"]
     assert outcome.forfeited == [0] and outcome.result.ranks[0] == 3
+
+
+def test_bundled_events_are_the_same_events_in_fewer_messages(tmp_logs: Path) -> None:
+    """Hello.bundle_events: the events arrive inside the next DecisionRequest or
+    MatchEnded, in the same order and content as separate Event messages."""
+
+    def play(bundle: bool):
+        async def body(ref: Referee):
+            tokens = [ref.new_token(f"bot{i}") for i in range(3)]
+            spec = MatchSpec(**{**SPEC, "params": {"rounds": 2}}, seed=21, match_id="b")
+            bots = [asyncio.create_task(aio_bot(ref.port, t, name=f"bot{i}", bundle_events=bundle and i == 0))
+                    for i, t in enumerate(tokens)]
+            await ref.play(spec, tokens, connect_timeout_s=5)
+            return [msgs for msgs, _ in await asyncio.gather(*bots)]
+
+        return run(_with_referee(tmp_logs, body))
+
+    def events(msgs):
+        out = []
+        for m in msgs:
+            w = m.WhichOneof("msg")
+            if w == "event":
+                out.append(m.event.SerializeToString())
+            elif w == "decision_request":
+                out += [e.SerializeToString() for e in m.decision_request.events]
+            elif w == "match_ended":
+                out += [e.SerializeToString() for e in m.match_ended.events]
+        return out
+
+    separate, bundled = play(False), play(True)
+    assert events(bundled[0]) == events(separate[0]) and len(events(separate[0])) > 20
+    assert not any(m.WhichOneof("msg") == "event" for m in bundled[0])
+    assert len(bundled[0]) < len(separate[0]) / 2
+    assert events(bundled[1]) == events(separate[1])  # other seats unaffected

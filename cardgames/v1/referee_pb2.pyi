@@ -72,20 +72,22 @@ class RefereeMessage(_message.Message):
     def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ..., event: _Optional[_Union[Event, _Mapping]] = ..., decision_request: _Optional[_Union[DecisionRequest, _Mapping]] = ..., action_result: _Optional[_Union[ActionResult, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., goodbye: _Optional[_Union[Goodbye, _Mapping]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("bot_name", "bot_version", "token", "protocol_version", "games", "max_concurrent_matches")
+    __slots__ = ("bot_name", "bot_version", "token", "protocol_version", "games", "max_concurrent_matches", "bundle_events")
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
     BOT_VERSION_FIELD_NUMBER: _ClassVar[int]
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
     GAMES_FIELD_NUMBER: _ClassVar[int]
     MAX_CONCURRENT_MATCHES_FIELD_NUMBER: _ClassVar[int]
+    BUNDLE_EVENTS_FIELD_NUMBER: _ClassVar[int]
     bot_name: str
     bot_version: str
     token: str
     protocol_version: int
     games: _containers.RepeatedScalarFieldContainer[str]
     max_concurrent_matches: int
-    def __init__(self, bot_name: _Optional[str] = ..., bot_version: _Optional[str] = ..., token: _Optional[str] = ..., protocol_version: _Optional[int] = ..., games: _Optional[_Iterable[str]] = ..., max_concurrent_matches: _Optional[int] = ...) -> None: ...
+    bundle_events: bool
+    def __init__(self, bot_name: _Optional[str] = ..., bot_version: _Optional[str] = ..., token: _Optional[str] = ..., protocol_version: _Optional[int] = ..., games: _Optional[_Iterable[str]] = ..., max_concurrent_matches: _Optional[int] = ..., bundle_events: _Optional[bool] = ...) -> None: ...
 
 class Welcome(_message.Message):
     __slots__ = ("session_id", "protocol_version", "referee_version", "max_message_bytes")
@@ -150,7 +152,7 @@ class Action(_message.Message):
     def __init__(self, kind: _Optional[_Union[ActionKind, str]] = ..., cards: _Optional[_Iterable[str]] = ..., amount: _Optional[int] = ...) -> None: ...
 
 class DecisionRequest(_message.Message):
-    __slots__ = ("match_id", "request_id", "seat", "kind", "observation", "legal_actions", "legal_actions_complete", "time_left_ms", "bank_left_ms")
+    __slots__ = ("match_id", "request_id", "seat", "kind", "observation", "legal_actions", "legal_actions_complete", "time_left_ms", "bank_left_ms", "events")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -160,6 +162,7 @@ class DecisionRequest(_message.Message):
     LEGAL_ACTIONS_COMPLETE_FIELD_NUMBER: _ClassVar[int]
     TIME_LEFT_MS_FIELD_NUMBER: _ClassVar[int]
     BANK_LEFT_MS_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     request_id: int
     seat: int
@@ -169,7 +172,8 @@ class DecisionRequest(_message.Message):
     legal_actions_complete: bool
     time_left_ms: int
     bank_left_ms: int
-    def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[int] = ..., seat: _Optional[int] = ..., kind: _Optional[_Union[DecisionKind, str]] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., legal_actions_complete: _Optional[bool] = ..., time_left_ms: _Optional[int] = ..., bank_left_ms: _Optional[int] = ...) -> None: ...
+    events: _containers.RepeatedCompositeFieldContainer[Event]
+    def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[int] = ..., seat: _Optional[int] = ..., kind: _Optional[_Union[DecisionKind, str]] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., legal_actions_complete: _Optional[bool] = ..., time_left_ms: _Optional[int] = ..., bank_left_ms: _Optional[int] = ..., events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ...) -> None: ...
 
 class Observation(_message.Message):
     __slots__ = ("doudizhu", "tractor", "smear", "president", "back_alley")
@@ -262,16 +266,18 @@ class Fault(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., kind: _Optional[str] = ..., rule: _Optional[str] = ..., message: _Optional[str] = ..., request_id: _Optional[int] = ...) -> None: ...
 
 class MatchEnded(_message.Message):
-    __slots__ = ("match_id", "results", "faults", "status")
+    __slots__ = ("match_id", "results", "faults", "status", "events")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     RESULTS_FIELD_NUMBER: _ClassVar[int]
     FAULTS_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     results: _containers.RepeatedCompositeFieldContainer[SeatResult]
     faults: _containers.RepeatedCompositeFieldContainer[Fault]
     status: str
-    def __init__(self, match_id: _Optional[str] = ..., results: _Optional[_Iterable[_Union[SeatResult, _Mapping]]] = ..., faults: _Optional[_Iterable[_Union[Fault, _Mapping]]] = ..., status: _Optional[str] = ...) -> None: ...
+    events: _containers.RepeatedCompositeFieldContainer[Event]
+    def __init__(self, match_id: _Optional[str] = ..., results: _Optional[_Iterable[_Union[SeatResult, _Mapping]]] = ..., faults: _Optional[_Iterable[_Union[Fault, _Mapping]]] = ..., status: _Optional[str] = ..., events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ...) -> None: ...
 
 class Goodbye(_message.Message):
     __slots__ = ("reason",)
