@@ -731,3 +731,59 @@ def test_heuristic_beats_random_clearly(capsys):
     assert illegal == 0
     assert wins >= 0.85 * n
     assert margin / n > 50
+
+
+def _fresh_observation(g, seat: int) -> bpb.BackAlleyObservation:
+    """The observation built field by field from the state, without the engine's caches."""
+    h = g.h
+    over = g.phase == 2
+    dealer = (g.dealer - 1) & 3 if over else g.dealer
+    o = bpb.BackAlleyObservation(
+        seat=seat, phase={0: bpb.BACK_ALLEY_PHASE_BIDDING, 1: bpb.BACK_ALLEY_PHASE_PLAY,
+                          2: bpb.BACK_ALLEY_PHASE_OVER}[g.phase],
+        round_index=g.params["last_round"] if over else g.k, hand_size=h, last_round=g.params["last_round"],
+        dealer=dealer, passed_out_in_row=g.passouts, totals=g.totals, upcard=g.upcard, trump=g.trump or "",
+        exchange_seat=g.exchange_seat, laid_out_joker=g.laid_out, hand=g.hands[seat],
+        hand_counts=[len(x) for x in g.hands], opening_leader=g.leader, team_tricks=g.team_tricks,
+        trumps_broken=g.broken, to_act=-1 if g.to_act is None else g.to_act)
+    if g.contracts is not None:
+        for t, (m, b) in enumerate(g.contracts):
+            o.contracts.add(team=t, board=m > 0, board_level=m, tricks=h if m else b)
+    for i, b in enumerate(g.bids):
+        s = R.bid_seat(dealer, i)
+        if b == R.PASS:
+            o.bids.add(seat=s, kind=bpb.BACK_ALLEY_BID_KIND_PASS)
+        elif b == R.BOARD:
+            o.bids.add(seat=s, kind=bpb.BACK_ALLEY_BID_KIND_BOARD, tricks=h, board_level=g.levels[i])
+        else:
+            o.bids.add(seat=s, kind=bpb.BACK_ALLEY_BID_KIND_NUMBER, tricks=b)
+    for n, (lead, cards, win) in enumerate(g.done, 1):
+        t = o.completed_tricks.add(number=n, leader=lead, winner=win)
+        for i, c in enumerate(cards):
+            t.plays.add(seat=(lead + i) & 3, card=c, trick_number=n, position=i)
+    if g.phase == 1:
+        ct = o.current_trick
+        ct.number, ct.leader, ct.winner = g.trick_no, g.trick_leader, -1
+        for i, c in enumerate(g.trick):
+            ct.plays.add(seat=(g.trick_leader + i) & 3, card=c, trick_number=g.trick_no, position=i)
+    return o
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_cached_observation_and_legal_list_match_fresh_ones_over_a_match(seed):
+    """The observation (cached round part and completed tricks) and the
+    per-state legal list equal ones built from scratch at every decision of
+    a whole seeded match, for every seat, pass-outs and the match end included."""
+    g = new_game(seed, first_round=10, last_round=16)
+    rng = random.Random(seed)
+    while True:
+        for s in range(4):
+            want = _fresh_observation(g, s).SerializeToString(deterministic=True)
+            assert g.observation(s).SerializeToString(deterministic=True) == want
+        if g.to_act is None:
+            break
+        legal, _ = g.legal_actions()
+        g._legal = None
+        assert g.legal_actions()[0] == legal
+        g.apply(g.to_act, rng.choice(legal) if rng.random() < 0.8 else g.fallback_action())
+        g.pop_events()

@@ -24,6 +24,7 @@ _BID_ACTION: dict[int, Action] = {n: Action(BID, (), n) for n in range(1, 14)}
 
 _CANON = R.CANON
 _Ev = bpb.BackAlleyEvent
+_Play = bpb.BackAlleyPlay
 
 
 def _bid_pb(seat: int, bid: int, h: int, level: int) -> bpb.BackAlleyBid:
@@ -166,6 +167,12 @@ class BackAlley(Game):
         self.team_tricks = [0, 0]
         self.broken = False
         self._to_act: int | None = (self.dealer + 1) & 3
+        self._legal: tuple[list[Action], bool] | None = None
+        # observation caches: the per-round public part (scalars, bids,
+        # contracts; rebuilt after each bid and at round end) and the
+        # completed tricks (one encoded field appended per finished trick)
+        self._round_bytes: bytes | None = None
+        self._done_bytes = b""
 
     # ------------------------------------------------------------------
     # the turn
@@ -193,14 +200,22 @@ class BackAlley(Game):
 
         Bidding: pass (unless ``dealer_must_bid`` forbids it), ``BID`` 1..h-1,
         ``BID h`` (= board). Play: one ``PLAY`` per card of ``LegalSet`` (5.5).
+        Cached per state (the cache is dropped by every applied action); the
+        list returned is shared, callers must not modify it.
         """
+        res = self._legal
+        if res is not None:
+            return res
         if self.phase == _PLAY:
-            return [_PLAY_ACTION[c] for c in self._legal_cards()], True
-        if self.phase == _BIDDING:
+            res = [_PLAY_ACTION[c] for c in self._legal_cards()], True
+        elif self.phase == _BIDDING:
             h = self.h
-            return [_PASS_ACTION if b == R.PASS else _BID_ACTION[h if b == R.BOARD else b]
-                    for b in R.legal_bids(h, self.bids, self._dealer_must_bid)], True
-        return [], True
+            res = [_PASS_ACTION if b == R.PASS else _BID_ACTION[h if b == R.BOARD else b]
+                   for b in R.legal_bids(h, self.bids, self._dealer_must_bid)], True
+        else:
+            res = [], True
+        self._legal = res
+        return res
 
     def _parse(self, seat: int, action: Action) -> Any:
         """Validate ``action`` by ``seat`` without changing state; return the internal move."""
@@ -259,6 +274,7 @@ class BackAlley(Game):
         action (rule ``"TURN"``) or one the rules forbid.
         """
         move = self._parse(seat, action)
+        self._legal = None
         if self.phase == _BIDDING:
             self._bid(seat, move)
         else:
@@ -270,6 +286,7 @@ class BackAlley(Game):
     def _bid(self, seat: int, bid: int) -> None:
         bids = self.bids
         bids.append(bid)
+        self._round_bytes = None
         self.levels = R.board_levels(bids)
         level = self.levels[-1]
         self.emit(_Ev(bid=_bid_pb(seat, bid, self.h, level)))
@@ -312,6 +329,7 @@ class BackAlley(Game):
         if not self.broken and R.contains_trump(trump, trick):
             self.broken = True
         self.done.append((self.trick_leader, tuple(trick), winner))
+        self._done_bytes += self._trick_bytes(len(self.done), self.trick_leader, trick, winner)
         self.emit(_Ev(trick_end=bpb.BackAlleyTrickEnd(trick_number=self.trick_no, winner=winner,
                                                       winning_card=trick[wi], team_tricks=self.team_tricks,
                                                       trumps_broken=self.broken)))
@@ -328,6 +346,7 @@ class BackAlley(Game):
     # round and match end (sections 4.5, 7, 8)
 
     def _end_round(self, passed_out: bool, closed: bool, points: list[int]) -> None:
+        self._round_bytes = None
         self.totals[0] += points[0]
         self.totals[1] += points[1]
         self.emit(_Ev(round_end=bpb.BackAlleyRoundEnd(
@@ -372,29 +391,53 @@ class BackAlley(Game):
     # what a seat sees (section 9)
 
     def observation(self, seat: int) -> bpb.BackAlleyObservation:
-        """``BackAlleyObservation`` for ``seat``: its own hand plus the public state of section 9."""
-        h = self.h
+        """``BackAlleyObservation`` for ``seat``: its own hand plus the public state of section 9.
+
+        Built from one constructor call (the per-decision fields) merged with
+        the cached encoding of the per-round public part and of the completed
+        tricks (see :meth:`_public_bytes`)."""
+        phase = self.phase
+        if phase == _PLAY:
+            tl, tn = self.trick_leader, self.trick_no
+            ct = bpb.BackAlleyTrick(number=tn, leader=tl, winner=-1, plays=[
+                _Play(seat=(tl + i) & 3, card=c, trick_number=tn, position=i) for i, c in enumerate(self.trick)])
+        else:
+            ct = None
+        hands = self.hands
+        to_act = self._to_act
         o = bpb.BackAlleyObservation(
-            seat=seat, phase=_PHASE_PB[self.phase], round_index=self.k if self.phase != _OVER else self._last_round,
-            hand_size=h, last_round=self._last_round, dealer=self._obs_dealer(), passed_out_in_row=self.passouts,
-            totals=self.totals, upcard=self.upcard, trump=self.trump or "", exchange_seat=self.exchange_seat,
-            laid_out_joker=self.laid_out, hand=self.hands[seat], hand_counts=[len(x) for x in self.hands],
-            contracts=_contracts_pb(self.contracts, h), opening_leader=self.leader,
-            team_tricks=self.team_tricks, trumps_broken=self.broken,
-            to_act=-1 if self._to_act is None else self._to_act)
-        dealer = self._obs_dealer()
-        for i, b in enumerate(self.bids):
-            o.bids.append(_bid_pb(R.bid_seat(dealer, i), b, h, self.levels[i]))
-        for n, (lead, cards, win) in enumerate(self.done, 1):
-            t = o.completed_tricks.add(number=n, leader=lead, winner=win)
-            for i, c in enumerate(cards):
-                t.plays.add(seat=(lead + i) & 3, card=c, trick_number=n, position=i)
-        if self.phase == _PLAY:
-            ct = o.current_trick
-            ct.number, ct.leader, ct.winner = self.trick_no, self.trick_leader, -1
-            for i, c in enumerate(self.trick):
-                ct.plays.add(seat=(self.trick_leader + i) & 3, card=c, trick_number=self.trick_no, position=i)
+            seat=seat, phase=_PHASE_PB[phase], hand=hands[seat],
+            hand_counts=[len(hands[0]), len(hands[1]), len(hands[2]), len(hands[3])],
+            team_tricks=self.team_tricks, trumps_broken=self.broken, current_trick=ct,
+            to_act=-1 if to_act is None else to_act)
+        rb = self._round_bytes
+        if rb is None:
+            rb = self._round_bytes = self._build_round_bytes()
+        o.MergeFromString(rb + self._done_bytes if self._done_bytes else rb)
         return o
+
+    def _build_round_bytes(self) -> bytes:
+        """Encoded observation fields that change only with a bid or at a round
+        boundary: round scalars, totals, upcard/trump/exchange, bids, contracts
+        and the opening leader."""
+        h = self.h
+        dealer = self._obs_dealer()
+        levels = self.levels
+        return bpb.BackAlleyObservation(
+            round_index=self.k if self.phase != _OVER else self._last_round,
+            hand_size=h, last_round=self._last_round, dealer=dealer, passed_out_in_row=self.passouts,
+            totals=self.totals, upcard=self.upcard, trump=self.trump or "", exchange_seat=self.exchange_seat,
+            laid_out_joker=self.laid_out,
+            bids=[_bid_pb(R.bid_seat(dealer, i), b, h, levels[i]) for i, b in enumerate(self.bids)],
+            contracts=_contracts_pb(self.contracts, h), opening_leader=self.leader).SerializeToString()
+
+    @staticmethod
+    def _trick_bytes(n: int, lead: int, cards: list[str], win: int) -> bytes:
+        """One encoded ``completed_tricks`` entry (trick number ``n``)."""
+        return bpb.BackAlleyObservation(completed_tricks=[bpb.BackAlleyTrick(
+            number=n, leader=lead, winner=win,
+            plays=[_Play(seat=(lead + i) & 3, card=c, trick_number=n, position=i) for i, c in enumerate(cards)])
+        ]).SerializeToString()
 
     def _obs_dealer(self) -> int:
         # after the match, self.dealer has already moved on; show the last round's dealer
@@ -439,6 +482,7 @@ class BackAlley(Game):
         """Deep copy whose places named in ``zones`` (keys of :meth:`hidden_zones`)
         hold the given cards. Raises ``ValueError`` for an unknown zone or a size change."""
         g = copy.deepcopy(self)
+        g._legal = None  # the legal list depends on the hands
         for name, cards in zones.items():
             if name == "stock":
                 if len(cards) != len(g.stock):
