@@ -827,3 +827,66 @@ def test_property_play_sequence_matches_literal_reference_6_9(variant, n, seed):
     got = seq(hands, [{"seat": s, "play": a} for s, a in actions], leader=leader, variant=variant,
               finished=[s for s in range(n) if not hands[s]], revolution=revolution)
     assert got == want
+
+
+def _fresh_observation(g: PresidentGame, seat: int):
+    """The observation built field by field from the state, without the engine's caches."""
+    from cardgames.v1 import president_pb2 as ppb
+    obs = ppb.PresidentObservation(
+        players=g.players, seat=seat, rules=g._rules_msg(), round=g.round_no, dealer=g.dealer,
+        first_leader=g.first_leader, phase=g.phase, roles=g.roles_held, totals=g.totals,
+        last_order=g.prev_order or [], hand=R.sort_cards(g.hands[seat]),
+        hand_sizes=[len(h) + len(g.pending.get(s, ())) for s, h in enumerate(g.hands)],
+        return_to=-1, to_act=-1, trick_leader=-1, top_seat=-1)
+    for kind, giver, receiver, cards in g.exchange_log:
+        obs.exchange.add(kind=kind, from_seat=giver, to_seat=receiver, count=len(cards),
+                         cards=cards if seat in (giver, receiver) else ())
+    if g.to_act is not None:
+        obs.to_act = g.to_act
+    if g.phase == "exchange":
+        returner, receiver, k, optional = g.duties[g.duty_idx]
+        if returner == seat:
+            obs.return_to, obs.return_count, obs.return_optional = receiver, k, optional
+    play = g.play
+    if play is not None:
+        if g.phase == "play":
+            obs.trick_leader = play.leader
+            if play.top is not None:
+                obs.top.count, obs.top.rank = play.top
+                obs.top_seat = play.last
+            for (s, cs, auto, transparent, top, rev, size, place) in play.trick:
+                t = obs.trick.add(seat=s, cards=cs, auto=auto, transparent=transparent, revolution=rev,
+                                  hand_size=size, place=place)
+                if top is not None:
+                    t.top.count, t.top.rank = top
+            obs.passed.extend(play.passed)
+        obs.revolution = play.revolution
+        obs.played.extend(R.sort_cards(play.played))
+        obs.finished.extend(play.finished)
+    return obs
+
+
+@pytest.mark.parametrize("players,seed", [(4, 1), (5, 2)])
+def test_cached_observation_matches_a_fresh_one_over_a_match(players, seed):
+    """The observation (cached round part, exchange entries, trick entries,
+    sorted hand and played cards) equals one built from scratch at every
+    decision of a whole seeded match (exchanges and the match end included),
+    for every seat, also on a hidden-zone copy."""
+    g = new_game(players, seed, {"revolution": True, "double_exchange": players >= 5}, max_rounds=4)
+    rng = random.Random(seed)
+    while True:
+        for s in range(players):
+            want = _fresh_observation(g, s).SerializeToString(deterministic=True)
+            assert g.observation(s).SerializeToString(deterministic=True) == want
+        if g.to_act is None:
+            break
+        if rng.random() < 0.05:
+            seat = (g.to_act + 1) % players
+            zones = {k: list(reversed(v)) for k, v in g.hidden_zones(seat).items()}
+            alt = g.with_hidden_zones(zones)
+            for s in range(players):
+                assert (alt.observation(s).SerializeToString(deterministic=True)
+                        == _fresh_observation(alt, s).SerializeToString(deterministic=True))
+        legal, _ = g.legal_actions()
+        g.apply(g.to_act, rng.choice(legal))
+        g.pop_events()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import random
+from bisect import insort
 from itertools import combinations
 from typing import Any
 
@@ -14,6 +15,7 @@ from referee.engine import (EXCHANGE, PASS, PLAY, Action, Game, IllegalAction, M
 from .play import RoundPlay
 from .rules import (LATER_LEADERS, VARIANT_FLAGS, Rules, deal, final_ranking, forced_gifts,
                     lowest_cards, match_over, return_duties, roles, round_start, sort_cards)
+from .rules import CARD_ORDER
 
 _PASS_ACTION = Action(PASS)
 #: interned PLAY actions by card tuple (Action is immutable): legal lists are rebuilt often
@@ -383,49 +385,138 @@ class PresidentGame(Game):
 
     def observation(self, seat: int) -> ppb.PresidentObservation:
         """The :class:`PresidentObservation` of ``seat`` (spec 9): its own hand,
-        the cards of exchange transfers it took part in, and public state only."""
-        n = self.players
-        obs = ppb.PresidentObservation(
-            players=n, seat=seat, rules=self._rules_msg(),
-            round=self.round_no, dealer=self.dealer, first_leader=self.first_leader, phase=self.phase,
-            roles=self.roles_held, totals=self.totals,
-            last_order=self.prev_order or [],
-            hand=sort_cards(self.hands[seat]),
-            hand_sizes=[len(h) + len(self.pending.get(s, ())) for s, h in enumerate(self.hands)],
-            return_to=-1, to_act=-1, trick_leader=-1, top_seat=-1,
-        )
-        for kind, giver, receiver, cards in self.exchange_log:
-            obs.exchange.add(kind=kind, from_seat=giver, to_seat=receiver, count=len(cards),
-                             cards=cards if seat in (giver, receiver) else ())
+        the cards of exchange transfers it took part in, and public state only.
+
+        One constructor call for the fields that change every decision, merged
+        with cached encodings of what changes less often: the per-round
+        public part, the exchange transfers as ``seat`` sees them, the plays
+        of the trick in progress. Each cache is keyed by what it depends on
+        (see :meth:`_round_bytes`, :meth:`_exchange_bytes`, :meth:`_trick_bytes`)."""
+        phase = self.phase
+        hands = self.hands
+        pending = self.pending
         to_act = self.to_act
-        if to_act is not None:
-            obs.to_act = to_act
-        if self.phase == "exchange":
+        o = ppb.PresidentObservation(
+            seat=seat, phase=phase, hand=self._sorted_hand(seat),
+            hand_sizes=[len(h) + len(pending[s]) if s in pending else len(h) for s, h in enumerate(hands)],
+            to_act=-1 if to_act is None else to_act)
+        tail = self._round_bytes()
+        if self.exchange_log:
+            tail += self._exchange_bytes(seat)
+        return_to = trick_leader = top_seat = -1
+        if phase == "exchange":
             returner, receiver, k, optional = self.duties[self.duty_idx]
             if returner == seat:
-                obs.return_to = receiver
-                obs.return_count = k
-                obs.return_optional = optional
+                return_to = receiver
+                o.return_count = k
+                o.return_optional = optional
         play = self.play
         if play is not None:
-            if self.phase == "play":
-                obs.trick_leader = play.leader
-                if play.top is not None:
-                    obs.top.count, obs.top.rank = play.top
-                    obs.top_seat = play.last
-                add = obs.trick.add
-                for (s, cs, auto, transparent, top, rev, size, place) in play.trick:
-                    if top is None:
-                        add(seat=s, cards=cs, auto=auto, transparent=transparent,
-                            revolution=rev, hand_size=size, place=place)
-                    else:
-                        add(seat=s, cards=cs, auto=auto, transparent=transparent, revolution=rev,
-                            hand_size=size, place=place, top={"count": top[0], "rank": top[1]})
-                obs.passed.extend(play.passed)
-            obs.revolution = play.revolution
-            obs.played.extend(sort_cards(play.played))
-            obs.finished.extend(play.finished)
-        return obs
+            if phase == "play":
+                trick_leader = play.leader
+                top = play.top
+                if top is not None:
+                    o.top.count, o.top.rank = top
+                    top_seat = play.last
+                if play.trick:
+                    tail += self._trick_bytes(play)
+                if play.passed:
+                    o.passed.extend(play.passed)
+            if play.revolution:
+                o.revolution = True
+            if play.played:
+                o.played.extend(self._sorted_played(play))
+            if play.finished:
+                o.finished.extend(play.finished)
+        o.return_to = return_to
+        o.trick_leader = trick_leader
+        o.top_seat = top_seat
+        o.MergeFromString(tail)
+        return o
+
+    def _sorted_hand(self, seat: int) -> list[str]:
+        """``sort_cards`` of the seat's hand, reused while the hand is unchanged."""
+        hand = self.hands[seat]
+        c = self.__dict__.setdefault("_hand_cache", {})
+        key = tuple(hand)
+        hit = c.get(seat)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        out = sort_cards(hand)
+        c[seat] = (key, out)
+        return out
+
+    def _sorted_played(self, play: RoundPlay) -> list[str]:
+        """The round's played cards in card order, kept up to date by inserting
+        the cards played since the last call (``play.played`` only grows)."""
+        played = play.played
+        c = self.__dict__.get("_played_cache")
+        if c is None or c[0] is not played or c[1] > len(played):
+            out = sort_cards(played)
+        else:
+            out = c[2]
+            n = c[1]
+            if n < len(played):
+                out = out[:]
+                for card in played[n:]:
+                    insort(out, card, key=CARD_ORDER.__getitem__)
+        self._played_cache = (played, len(played), out)
+        return out
+
+    def _round_bytes(self) -> bytes:
+        """Encoded fields fixed for a round: players, rules, round, dealer,
+        first leader, roles, totals, last order (they change only in
+        ``_start_round`` / ``_end_round``, i.e. with ``round_no`` or ``orders``)."""
+        key = (self.round_no, len(self.orders))
+        c = self.__dict__.get("_round_cache")
+        if c is not None and c[0] == key:
+            return c[1]
+        b = ppb.PresidentObservation(
+            players=self.players, rules=self._rules_msg(), round=self.round_no, dealer=self.dealer,
+            first_leader=self.first_leader, roles=self.roles_held, totals=self.totals,
+            last_order=self.prev_order or []).SerializeToString()
+        self._round_cache = (key, b)
+        return b
+
+    def _exchange_bytes(self, seat: int) -> bytes:
+        """Encoded ``exchange`` entries as ``seat`` sees them (cards only for
+        its own transfers); keyed by the log (appended to, replaced per round)."""
+        log = self.exchange_log
+        c = self.__dict__.get("_exchange_cache")
+        if c is None or c[0] is not log or c[1] != len(log):
+            c = self._exchange_cache = (log, len(log), {})
+        per_seat = c[2]
+        b = per_seat.get(seat)
+        if b is None:
+            b = per_seat[seat] = ppb.PresidentObservation(exchange=[
+                ppb.PresidentTransfer(kind=kind, from_seat=giver, to_seat=receiver, count=len(cards),
+                                      cards=cards if seat in (giver, receiver) else ())
+                for kind, giver, receiver, cards in log]).SerializeToString()
+        return b
+
+    def _trick_bytes(self, play: RoundPlay) -> bytes:
+        """Encoded ``trick`` entries of the trick in progress, extended by the
+        entries added since the last call (``play.trick`` is appended to, and
+        replaced by a new list at each trick start)."""
+        trick = play.trick
+        c = self.__dict__.get("_trick_cache")
+        if c is None or c[0] is not trick or c[1] > len(trick):
+            n, b = 0, b""
+        else:
+            n, b = c[1], c[2]
+        if n < len(trick):
+            ps = []
+            for (s, cs, auto, transparent, top, rev, size, place) in trick[n:]:
+                if top is None:
+                    ps.append(ppb.PresidentPlay(seat=s, cards=cs, auto=auto, transparent=transparent,
+                                                revolution=rev, hand_size=size, place=place))
+                else:
+                    ps.append(ppb.PresidentPlay(seat=s, cards=cs, auto=auto, transparent=transparent,
+                                                revolution=rev, hand_size=size, place=place,
+                                                top=ppb.PresidentTop(count=top[0], rank=top[1])))
+            b += ppb.PresidentObservation(trick=ps).SerializeToString()
+            self._trick_cache = (trick, len(trick), b)
+        return b
 
     # -- the end -------------------------------------------------------------------
     def result(self) -> MatchResult:
