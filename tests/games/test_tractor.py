@@ -1089,3 +1089,51 @@ def test_heuristic_decisions_are_legal_for_every_kind():
         seen.add(g.decision_kind())
         g.apply(g.to_act, act)
     assert seen == {DECLARE, DISCARD, PLAY}
+
+
+def _fresh_observation(g: TractorGame, seat: int):
+    """The observation built field by field from the state, without the engine's caches."""
+    from cardgames.v1 import tractor_pb2 as tpb
+    over = g.phase == "over"
+    o = tpb.TractorObservation(
+        seat=seat, hand=g._sorted_hand(seat), phase=g.phase, round_number=g.round_number,
+        deal_number=g.deal_number, levels=[R.VALUE_RANK[x] for x in g.levels], trump_rank=g.trump_rank,
+        declarer_team=-1 if g.declarer_team is None else g.declarer_team,
+        starter=-1 if g.starter is None else g.starter, first_drawer=g.first_drawer,
+        cards_dealt=g.dealt, final_window=g.window and not g.trump_fixed, declaration_closed=g.trump_fixed,
+        trump_suit=("NT" if g.trump_suit is None else g.trump_suit) if g.trump_fixed else "",
+        kitty_flipped=g.flipped, hand_sizes=[0, 0, 0, 0] if over else g.hand_n,
+        defender_points=g.defender_points, notrump_rank_cards_trump=g._nrt, must_follow_tractor=g._mft,
+        kitty_multiplier_power=g._power, must_play_ace=g._mpa, no_throw_penalty=g._ntp,
+        max_rounds=g.params["max_rounds"], max_round1_deals=g.params["max_round1_deals"],
+        tricks=[g._trick_pb(*t) for t in g.tricks], declarations=[g._decl_pb(d) for d in g.declarations])
+    if seat == g.starter and g.trump_fixed and not over:
+        o.kitty_taken.extend(g.kitty_taken)
+        if g.buried:
+            o.kitty_buried.extend(g.kitty_buried)
+    if g.phase == "play":
+        lt = g.trick_lead
+        o.current_trick.CopyFrom(g._trick_pb(
+            len(g.tricks) + 1, g.trick_leader, g.trick_plays, lt.type if lt else "", lt.suit if lt else "",
+            g.trick_failure, g.current_winner(), sum(R.POINTS[c] for _, cs in g.trick_plays for c in cs)))
+    if g.last_round is not None:
+        o.last_round.CopyFrom(g.last_round)
+    return o
+
+
+@pytest.mark.parametrize("seed", [2, 3])
+def test_cached_observation_matches_a_fresh_one_over_a_match(seed):
+    """The observation (cached per-deal part, declarations, finished tricks,
+    trick in progress, sorted hands) equals one built from scratch at every
+    decision of a seeded two-round match, for every seat."""
+    g = new_game(seed, params={"max_rounds": 2})
+    rng = random.Random(seed)
+    while True:
+        for s in range(4):
+            want = _fresh_observation(g, s).SerializeToString(deterministic=True)
+            assert g.observation(s).SerializeToString(deterministic=True) == want
+        if g.to_act is None:
+            break
+        legal, _ = g.legal_actions()
+        g.apply(g.to_act, rng.choice(legal))
+        g.pop_events()

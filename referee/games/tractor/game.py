@@ -20,6 +20,7 @@ _PRE_TRUMP_KEY = {c: (4, R.JOKERS.index(c)) if c in R.JOKERS else ("SHDC".index(
 
 
 _PASS = Action(PASS)
+_ZERO4 = (0, 0, 0, 0)
 #: interned PLAY / DECLARE actions by card tuple (Actions are immutable), so hot legal lists do not rebuild them
 _PLAY_ACTIONS: dict[tuple[str, ...], Action] = {}
 _DECLARE_ACTIONS: dict[tuple[str, ...], Action] = {}
@@ -573,43 +574,98 @@ class TractorGame(Game):
 
     def observation(self, seat: int) -> Any:
         """The :class:`TractorObservation` of ``seat`` (spec 12): its hand,
-        the kitty cards it alone saw (starter), and the public state."""
+        the kitty cards it alone saw (starter), and the public state.
+
+        One constructor call for the fields that change every decision,
+        merged with cached encodings of the rest: the per-deal public part
+        (:meth:`_static_bytes`), the finished tricks, the declarations and the
+        trick in progress (each keyed by what it depends on)."""
+        phase = self.phase
+        over = phase == _OVER
+        fixed = self.trump_fixed
         o = tpb.TractorObservation(
-            seat=seat, hand=self._sorted_hand(seat), phase=self.phase, round_number=self.round_number,
-            deal_number=self.deal_number, levels=[R.VALUE_RANK[x] for x in self.levels], trump_rank=self.trump_rank,
-            declarer_team=-1 if self.declarer_team is None else self.declarer_team,
-            starter=-1 if self.starter is None else self.starter, first_drawer=self.first_drawer,
-            cards_dealt=self.dealt, final_window=self.window and not self.trump_fixed,
-            declaration_closed=self.trump_fixed,
-            trump_suit=_suit_name(self.trump_suit) if self.trump_fixed else "", kitty_flipped=self.flipped,
-            hand_sizes=self.hand_n, defender_points=self.defender_points,
-            notrump_rank_cards_trump=self._nrt, must_follow_tractor=self._mft, kitty_multiplier_power=self._power,
-            must_play_ace=self._mpa, no_throw_penalty=self._ntp, max_rounds=self.params["max_rounds"],
-            max_round1_deals=self.params["max_round1_deals"])
+            seat=seat, hand=self._hand_sorted(seat), phase=phase, cards_dealt=self.dealt,
+            final_window=self.window and not fixed, declaration_closed=fixed,
+            trump_suit=_suit_name(self.trump_suit) if fixed else "", kitty_flipped=self.flipped,
+            hand_sizes=_ZERO4 if over else self.hand_n, defender_points=self.defender_points)
         if self._tricks_done < len(self.tricks):
             self._tricks_bytes += tpb.TractorObservation(
                 tricks=[self._trick_pb(*t) for t in self.tricks[self._tricks_done:]]).SerializeToString()
             self._tricks_done = len(self.tricks)
-        if self._tricks_bytes:
-            o.MergeFromString(self._tricks_bytes)
-        if self.phase == _OVER:
-            o.ClearField("hand_sizes")
-            o.hand_sizes.extend([0, 0, 0, 0])
-        for d in self.declarations:
-            o.declarations.append(self._decl_pb(d))
-        if seat == self.starter and self.trump_fixed and self.phase != _OVER:
+        tail = self._static_bytes() + self._tricks_bytes
+        if self.declarations:
+            tail += self._decl_bytes()
+        if seat == self.starter and fixed and not over:
             o.kitty_taken.extend(self.kitty_taken)
             if self.buried:
                 o.kitty_buried.extend(self.kitty_buried)
-        if self.phase == _PLAY:
-            lt = self.trick_lead
-            o.current_trick.CopyFrom(self._trick_pb(
-                len(self.tricks) + 1, self.trick_leader, self.trick_plays, lt.type if lt else "",
-                lt.suit if lt else "", self.trick_failure, self.current_winner(),
-                sum(R.POINTS[c] for _, cs in self.trick_plays for c in cs)))
-        if self.last_round is not None:
-            o.last_round.CopyFrom(self.last_round)
+        if phase == _PLAY:
+            tail += self._current_trick_bytes()
+        o.MergeFromString(tail)
         return o
+
+    def _hand_sorted(self, seat: int) -> list[str]:
+        """:meth:`_sorted_hand`, reused while the hand and the trump context are unchanged."""
+        h = self.hands[seat]
+        key = tuple(h.items())
+        ctx = self.ctx
+        c = self.__dict__.setdefault("_hand_cache", {})
+        hit = c.get(seat)
+        if hit is not None and hit[0] is ctx and hit[1] == key:
+            return hit[2]
+        out = self._sorted_hand(seat)
+        c[seat] = (ctx, key, out)
+        return out
+
+    def _static_bytes(self) -> bytes:
+        """Encoded fields fixed for a deal or longer: round, deal, levels, trump
+        rank, declarer team, starter, first drawer, rule flags, match limits and
+        the last round's summary."""
+        key = (self.round_number, self.deal_number, self.levels[0], self.levels[1], self._rank,
+               self.declarer_team, self.starter, self.first_drawer)
+        lr = self.last_round
+        c = self.__dict__.get("_static_cache")
+        if c is not None and c[0] == key and c[1] is lr:
+            return c[2]
+        o = tpb.TractorObservation(
+            round_number=self.round_number, deal_number=self.deal_number,
+            levels=[R.VALUE_RANK[x] for x in self.levels], trump_rank=self.trump_rank,
+            declarer_team=-1 if self.declarer_team is None else self.declarer_team,
+            starter=-1 if self.starter is None else self.starter, first_drawer=self.first_drawer,
+            notrump_rank_cards_trump=self._nrt, must_follow_tractor=self._mft, kitty_multiplier_power=self._power,
+            must_play_ace=self._mpa, no_throw_penalty=self._ntp, max_rounds=self.params["max_rounds"],
+            max_round1_deals=self.params["max_round1_deals"])
+        if lr is not None:
+            o.last_round.CopyFrom(lr)
+        b = o.SerializeToString()
+        self._static_cache = (key, lr, b)
+        return b
+
+    def _decl_bytes(self) -> bytes:
+        """Encoded ``declarations`` (the list is appended to, replaced per deal)."""
+        ds = self.declarations
+        c = self.__dict__.get("_decl_cache")
+        if c is not None and c[0] is ds and c[1] == len(ds):
+            return c[2]
+        b = tpb.TractorObservation(declarations=[self._decl_pb(d) for d in ds]).SerializeToString()
+        self._decl_cache = (ds, len(ds), b)
+        return b
+
+    def _current_trick_bytes(self) -> bytes:
+        """Encoded ``current_trick`` (play phase), per state of the trick in progress."""
+        tp = self.trick_plays
+        lt = self.trick_lead
+        fail = self.trick_failure
+        n = len(self.tricks)
+        c = self.__dict__.get("_cur_cache")
+        if (c is not None and c[0] is tp and c[1] == len(tp) and c[2] is lt and c[3] is fail
+                and c[4] == n and c[5] == self.trick_leader):
+            return c[6]
+        b = tpb.TractorObservation(current_trick=self._trick_pb(
+            n + 1, self.trick_leader, tp, lt.type if lt else "", lt.suit if lt else "", fail,
+            self.current_winner(), sum(R.POINTS[c] for _, cs in tp for c in cs))).SerializeToString()
+        self._cur_cache = (tp, len(tp), lt, fail, n, self.trick_leader, b)
+        return b
 
     # ------------------------------------------------------------- result
     def _team_score(self, team: int) -> int:
