@@ -24,6 +24,44 @@ _RULE_PLAY = "6.2"
 _RULE_RETURN = "5.3"
 
 
+_B = [bytes([i]) for i in range(128)]
+
+
+def _trick_entry_bytes(entry: tuple) -> bytes:
+    """One ``PresidentObservation.trick`` field (a ``PresidentPlay``), encoded
+    directly: every number here is below 128 and every string short, so each
+    varint is one byte (anything else goes through protobuf)."""
+    s, cs, auto, transparent, top, rev, size, place = entry
+    B = _B
+    if s < 128 and size < 128 and place < 128 and len(cs) < 16 and (top is None or top[0] < 128):
+        parts = [b"\x08" + B[s]] if s else []
+        for c in cs:
+            raw = c.encode()
+            parts.append(b"\x12" + B[len(raw)] + raw)
+        if auto:
+            parts.append(b"\x18\x01")
+        if transparent:
+            parts.append(b"\x20\x01")
+        if top is not None:
+            count, rank = top
+            raw = rank.encode()
+            inner = (b"\x08" + B[count] if count else b"") + (b"\x12" + B[len(raw)] + raw if raw else b"")
+            parts.append(b"\x2a" + B[len(inner)] + inner)
+        if rev:
+            parts.append(b"\x30\x01")
+        if size:
+            parts.append(b"\x38" + B[size])
+        if place:
+            parts.append(b"\x40" + B[place])
+        body = b"".join(parts)
+        if len(body) < 128:
+            return b"\xb2\x01" + B[len(body)] + body  # field 22 (trick), length-delimited
+    top_pb = None if top is None else ppb.PresidentTop(count=top[0], rank=top[1])
+    return ppb.PresidentObservation(trick=[ppb.PresidentPlay(
+        seat=s, cards=cs, auto=auto, transparent=transparent, revolution=rev, hand_size=size, place=place,
+        top=top_pb)]).SerializeToString()
+
+
 class PresidentGame(Game):
     """One match of President / Scum for 4-7 seats (shared/rules/president.md).
 
@@ -505,16 +543,7 @@ class PresidentGame(Game):
         else:
             n, b = c[1], c[2]
         if n < len(trick):
-            ps = []
-            for (s, cs, auto, transparent, top, rev, size, place) in trick[n:]:
-                if top is None:
-                    ps.append(ppb.PresidentPlay(seat=s, cards=cs, auto=auto, transparent=transparent,
-                                                revolution=rev, hand_size=size, place=place))
-                else:
-                    ps.append(ppb.PresidentPlay(seat=s, cards=cs, auto=auto, transparent=transparent,
-                                                revolution=rev, hand_size=size, place=place,
-                                                top=ppb.PresidentTop(count=top[0], rank=top[1])))
-            b += ppb.PresidentObservation(trick=ps).SerializeToString()
+            b += b"".join([_trick_entry_bytes(e) for e in trick[n:]])
             self._trick_cache = (trick, len(trick), b)
         return b
 
