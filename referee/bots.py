@@ -140,6 +140,38 @@ def split_command(command: str) -> list[str]:
     return argv
 
 
+_INTERPRETERS = ("python", "python3", "node", "nodejs", "ruby", "perl", "bash", "sh", "java", "deno", "bun")
+
+
+def check_command(command: str, cwd: Path | None = None) -> str | None:
+    """A reason why ``command`` cannot start a bot, or ``None`` if it looks
+    runnable: the program must be found (on PATH or as a path), and for an
+    interpreter (``python``, ``node``, ...) a script argument that looks like a
+    file (``*.py``, ``*.js``, ...) must exist, relative to ``cwd``."""
+    try:
+        argv = split_command(command)
+    except ValueError as e:
+        return str(e)
+    base = Path(cwd or os.getcwd())
+    prog = argv[0]
+    if os.sep in prog:
+        p = Path(prog) if os.path.isabs(prog) else base / prog
+        if not p.is_file():
+            return f"program {prog!r} not found"
+        if not os.access(p, os.X_OK):
+            return f"program {prog!r} is not executable"
+    elif shutil.which(prog) is None:
+        return f"program {prog!r} not found on PATH"
+    name = Path(prog).name
+    if name in _INTERPRETERS or name.startswith("python"):
+        script = next((a for a in argv[1:] if not a.startswith("-")), None)
+        if script and Path(script).suffix in (".py", ".js", ".mjs", ".cjs", ".rb", ".pl", ".sh", ".ts"):
+            sp = Path(script) if os.path.isabs(script) else base / script
+            if not sp.is_file():
+                return f"script {script!r} not found (relative paths are taken from {base})"
+    return None
+
+
 class BotProcess:
     """One launched bot: ``command --referee ADDR --token TOKEN``.
 

@@ -113,6 +113,11 @@ def match(
     from referee.games import UnknownGame, game_class
 
     n = players or len(bot)
+    from referee.bots import check_command
+
+    for i, b in enumerate(bot):
+        if (why := check_command(b)) is not None:
+            _fail(f"--bot #{i + 1} {b!r}: {why}")
     if len(bot) != n:
         _fail(f"--players {n} but {len(bot)} --bot given (one --bot per seat)")
     try:
@@ -172,7 +177,7 @@ async def _match_local(spec, bots: list[str], log_dir: Path):
     await ref.start("127.0.0.1", 0)
     spec.match_id = ref.new_match_id(spec.game)
     try:
-        return await play_launched(ref, spec, bots, log_dir)
+        return await play_launched(ref, spec, bots, log_dir, hello_names=True)
     finally:
         await ref.stop(0.5)
 
@@ -271,10 +276,20 @@ def replay(log: Path = typer.Argument(..., help="A match log (.jsonl) written by
 
     try:
         spec, events, result = replay_log(log)
+    except json.JSONDecodeError:
+        _fail(f"{log}: not a match log (expected JSON Lines written by the referee)", 1)
     except (OSError, ValueError, KeyError) as e:
         _fail(str(e), 1)
     print(f"replayed {len(events)} events of {spec.game} match {spec.match_id}: identical to the log")
-    print(json.dumps({"scores": result.scores, "ranks": result.ranks}))
+    logged = next((d for d in map(json.loads, reversed(log.read_text().splitlines())) if d.get("type") == "result"),
+                  None)
+    if logged is not None and logged.get("scores") is not None and logged["scores"] != result.scores:
+        _fail(f"{log}: the logged scores {logged['scores']} differ from the replayed {result.scores}", 1)
+    out = {"scores": result.scores, "ranks": result.ranks}
+    if logged is not None and logged.get("forfeited"):
+        # forfeits are the runner's decision, not the engine's: take the ranks from the log
+        out.update(ranks=logged["ranks"], forfeited=logged["forfeited"])
+    print(json.dumps(out))
 
 
 # --------------------------------------------------------------------------- tournaments

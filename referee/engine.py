@@ -156,7 +156,7 @@ class Game(ABC):
         wrong type.
         """
         if players not in self.player_counts:
-            raise ValueError(f"{self.name}: {players} players not supported (allowed: {self.player_counts})")
+            raise ValueError(f"{self.name}: {players} players not supported (allowed: {', '.join(map(str, self.player_counts))})")
         self.players = players
         self.variant = _merge("variant flag", self.name, self.variant_defaults, variant or {})
         self.params = _merge("match parameter", self.name, self.param_defaults, params or {})

@@ -4,8 +4,9 @@ and by the tournament executor)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from referee.bots import BotProcess, Limits
@@ -25,31 +26,41 @@ class SeatPlan:
 
 
 async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_dir: Path,
-                     limits: Limits | None = None, connect_timeout_s: float = 15.0) -> MatchOutcome:
+                     limits: Limits | None = None, connect_timeout_s: float = 15.0,
+                     hello_names: bool = False) -> MatchOutcome:
     """Run ``spec`` on ``ref`` with the given seats; launch per-match bots
     first and always stop and reap them afterwards (also when cancelled).
 
     A bot process that exits with a non-zero status (or by a signal) during
-    the match gets a ``crash`` fault on its seat. Raises ``OSError`` only if a
-    command cannot be executed at all (no process is then left running).
+    the match, or whose command cannot be executed at all, gets a ``crash``
+    fault on its seat (with the reason and the end of its stderr); the match
+    goes on with the referee playing for that seat. Crash faults are also
+    appended to the match log.
     """
     addr = f"127.0.0.1:{ref.port}"
     tokens: list[str] = []
     own: dict[int, BotProcess] = {}
+    failed: dict[int, str] = {}  # seat -> why its command could not be started
+    log_path = log_dir / f"{spec.match_id}.jsonl"
     try:
         for s, plan in enumerate(seats):
             if plan.command is not None:
                 tok = ref.new_token(spec.seat_names[s])
                 tokens.append(tok)
-                own[s] = BotProcess(plan.command, f"{spec.match_id}.seat{s}", addr, tok, log_dir,
-                                    limits=limits).start()
+                try:
+                    own[s] = BotProcess(plan.command, f"{spec.match_id}.seat{s}", addr, tok, log_dir,
+                                        limits=limits).start()
+                except (OSError, ValueError) as e:
+                    failed[s] = f"bot command could not be started: {e}"
             else:
                 assert plan.token is not None, "a seat needs a command or a token"
                 tokens.append(plan.token)
-        outcome = await ref.play(spec, tokens, connect_timeout_s, close_after=False,
-                                 log_path=log_dir / f"{spec.match_id}.jsonl",
-                                 close_tokens={tokens[s] for s in own},
-                                 gone={tokens[s]: (lambda p=p: p.poll() is not None) for s, p in own.items()})
+        gone = {tokens[s]: (lambda p=p: p.poll() is not None) for s, p in own.items()}
+        gone.update({tokens[s]: (lambda: True) for s in failed})
+        outcome = await ref.play(spec, tokens, connect_timeout_s, close_after=False, log_path=log_path,
+                                 hello_names=hello_names,
+                                 close_tokens={tokens[s] for s in own}, gone=gone)
+        crashes = [FaultRecord(s, "crash", message=why) for s, why in failed.items()]
         for s, plan in enumerate(seats):
             proc = own.get(s) or plan.process
             rc = proc.poll() if proc is not None else None
@@ -58,8 +69,14 @@ async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_d
                 # the kernel needs to turn the dying process into an exit status
                 rc = await asyncio.to_thread(_exit_status_within, proc, CRASH_GRACE_S)
             if rc not in (None, 0):
-                outcome.faults.append(FaultRecord(s, "crash", message=f"bot exited with status {rc}: "
-                                                  + proc.tail_stderr(300).strip().replace("\n", " | ")))
+                crashes.append(FaultRecord(s, "crash", message=f"bot exited with status {rc}: "
+                                           + proc.tail_stderr(300).strip().replace("\n", " | ")
+                                           + f" (stderr: {proc.stderr_path})"))
+        outcome.faults.extend(crashes)
+        if crashes and log_path.exists():
+            with log_path.open("a", encoding="utf-8") as f:  # the runner closed the log before exit codes existed
+                for c in crashes:
+                    f.write(json.dumps({"type": "fault", **asdict(c)}, sort_keys=True, separators=(",", ":")) + "\n")
         return outcome
     finally:
         try:
@@ -68,7 +85,7 @@ async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_d
             for p in own.values():
                 p.stop(0.2)
             raise
-        for s in own:
+        for s in list(own) + list(failed):
             ref.tokens.pop(tokens[s], None)
 
 
@@ -84,6 +101,8 @@ def _exit_status_within(proc: BotProcess, timeout_s: float) -> int | None:
 
 
 async def play_launched(ref: Referee, spec: MatchSpec, commands: list[str], log_dir: Path,
-                        limits: Limits | None = None, connect_timeout_s: float = 15.0) -> MatchOutcome:
+                        limits: Limits | None = None, connect_timeout_s: float = 15.0,
+                        hello_names: bool = False) -> MatchOutcome:
     """:func:`play_match` with one freshly launched process per seat."""
-    return await play_match(ref, spec, [SeatPlan(command=c) for c in commands], log_dir, limits, connect_timeout_s)
+    return await play_match(ref, spec, [SeatPlan(command=c) for c in commands], log_dir, limits, connect_timeout_s,
+                            hello_names)

@@ -407,7 +407,8 @@ class Referee:
     async def play(self, spec: MatchSpec, tokens: list[str], connect_timeout_s: float = 10.0,
                    close_after: bool = True, log_path: Path | None = None,
                    close_tokens: set[str] | None = None,
-                   gone: dict[str, Callable[[], bool]] | None = None) -> MatchOutcome:
+                   gone: dict[str, Callable[[], bool]] | None = None,
+                   hello_names: bool = False) -> MatchOutcome:
         """Seat the bots of ``tokens`` (seat order) and run ``spec`` to the end.
 
         A seat whose bot does not connect within ``connect_timeout_s`` is a
@@ -415,7 +416,8 @@ class Referee:
         ``close_after``: send Goodbye and close every seat's connection
         afterwards; ``close_tokens``: close only those of these tokens (bots
         launched for this match); ``gone``: per token, a check that the bot
-        cannot connect any more (its process exited). Never raises for bot faults.
+        cannot connect any more (its process exited); ``hello_names``: rename the
+        seats ``"<Hello.bot_name>#<seat>"``. Never raises for bot faults.
         """
         deadline = time.monotonic() + connect_timeout_s
 
@@ -437,6 +439,8 @@ class Referee:
                 links.append(seat)
         if not spec.seat_names or len(spec.seat_names) != len(tokens):
             spec.seat_names = [ln.name for ln in links]
+        elif hello_names:  # name the seats after what the bots call themselves
+            spec.seat_names = [f"{c.name}#{s}" if c is not None else spec.seat_names[s] for s, c in enumerate(conns)]
         path = log_path or (self.log_dir / f"{spec.match_id}.jsonl")
         self.active_matches += 1
         try:

@@ -72,6 +72,11 @@ def print_summary(outcome: MatchOutcome, console: Console | None = None) -> None
         fs = ", ".join(f"{k}×{v}" for (seat, k), v in sorted(faults.items()) if seat == s) or "-"
         t.add_row(str(s), spec.seat_names[s], f"{r.scores[s]:g}" if r else "-", str(r.ranks[s]) if r else "-", fs)
     con.print(t)
+    shown: set[tuple[int, str]] = set()
+    for f in outcome.faults:  # the first reason of each kind of fault, per seat
+        if (f.seat, f.kind) not in shown and f.message and f.kind not in ("timeout", "forfeit"):
+            shown.add((f.seat, f.kind))
+            con.print(f"  seat {f.seat} {f.kind}: {f.message}", soft_wrap=True)
     if r and r.summary:
         brief = {k: v for k, v in r.summary.items() if len(json.dumps(v)) <= 120}
         if brief:

@@ -116,3 +116,21 @@ def test_every_game_end_to_end_with_bot_processes(game: str, tmp_path: Path) -> 
     assert not d["faults"], d["faults"]
     rp = subprocess.run([PY, "-m", "referee.cli", "replay", d["log_path"]], cwd=ROOT, capture_output=True, text=True)
     assert rp.returncode == 0 and "identical to the log" in rp.stdout, rp.stderr
+
+
+def test_missing_bot_program_is_a_clear_error_before_anything_starts(tmp_path: Path) -> None:
+    r = _match(tmp_path, bots=(RANDOM, "nosuchprogram --x", RANDOM))
+    assert r.returncode == 2 and "--bot #2 'nosuchprogram --x': program 'nosuchprogram' not found" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_a_crash_is_explained_and_written_to_the_log(tmp_path: Path) -> None:
+    crash = "python sample_bots/chaos_bot.py --mode crash-mid-match"
+    r = _match(tmp_path, "--rounds", "1", bots=(crash, RANDOM, RANDOM))
+    assert r.returncode == 0, r.stderr
+    assert "seat 0 crash: bot exited with status 4: chaos: crashing mid-match" in r.stdout
+    log = r.stdout.split("log:")[1].split()[0]
+    faults = [json.loads(ln) for ln in Path(log).read_text().splitlines() if '"type":"fault"' in ln]
+    assert [(f["seat"], f["kind"]) for f in faults] == [(0, "crash")]
+    rp = subprocess.run([PY, "-m", "referee.cli", "replay", log], cwd=ROOT, capture_output=True, text=True)
+    assert rp.returncode == 0 and '"forfeited": [0]' in rp.stdout, rp.stdout + rp.stderr

@@ -279,3 +279,15 @@ def _cwd(pid: str) -> str:
         return os.readlink(f"/proc/{pid}/cwd")
     except OSError:
         return ""
+
+
+def test_bot_commands_that_cannot_run_are_reported_before_any_match(tmp_path: Path) -> None:
+    bots = ('[[bots]]\nname = "a"\ncommand = "python sample_bots/nosuch.py"\n'
+            '[[bots]]\nname = "b"\ncommand = "nosuchprogram --x"\n'
+            '[[bots]]\nname = "c"\ncommand = "python sample_bots/random_bot.py"\n')
+    f = _write(tmp_path, "badcmd", bots=bots)
+    r = _cli("tournament", "run", str(f), "--quiet")
+    assert r.returncode == 2
+    assert "bots[0].command: script 'sample_bots/nosuch.py' not found" in r.stderr
+    assert "bots[1].command: program 'nosuchprogram' not found on PATH" in r.stderr
+    assert not (tmp_path / "badcmd.sqlite").exists()  # nothing started, nothing stored

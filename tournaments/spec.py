@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee.bots import Limits
+from referee.bots import Limits, check_command
 from referee.games import GAME_IDS, UnknownGame, game_class
 from referee.runner import FAULT_POLICIES
 
@@ -305,13 +305,16 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
                 bad(f"{key}.command", "an external bot has no command (it connects on its own)")
         elif not command.strip():
             bad(f"{key}.command", "missing (or set external = true with a token)")
+        elif (why := check_command(command)) is not None:
+            bad(f"{key}.command", why)
         bots.append(BotEntry(bname, command, external, token, persistent))
     if cls is not None and players and len(bots) < players:
-        bad("bots", f"{len(bots)} bot(s) for {players}-player matches: need at least {players}")
+        bad("bots[0]" if bots else "bots", f"{len(bots)} bot(s) for {players}-player matches: need at least {players}")
     if any(b.external for b in bots) and port == 0:
         bad("port", "external bots need a fixed port to connect to")
 
     if problems:
+        problems.sort(key=lambda p: (p[1] is None, p[1] or 0))
         raise SpecError(path, problems)
     return TournamentSpec(
         name=name, game=game, players=players, bots=bots, schedule=schedule, games=games, seed=seed,
