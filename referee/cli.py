@@ -18,8 +18,18 @@ app = typer.Typer(
 console = Console(stderr=True, soft_wrap=True)  # messages carry paths: never wrap them
 
 
+def _version(value: bool) -> None:
+    if value:
+        from referee import __version__
+        from referee.protocol import PROTOCOL_VERSION
+
+        print(f"referee {__version__} (protocol cardgames.v{PROTOCOL_VERSION})")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Print the version and exit.")) -> None:
     """Referee and tournament harness for card-game bots."""
 
 
@@ -33,7 +43,7 @@ def conformance(
 
     Prints one line per failing case (id, expected, actual), then
     'N passed, N failed, N skipped'. Exit status 1 on any failure. Cases of
-    games not implemented yet are skipped, never passed.
+    a game the referee does not know are skipped, never passed.
     """
     import json
 
