@@ -381,6 +381,7 @@ def tournament_status(
     """Show a tournament's progress: matches done/total, status, faults."""
     from tournaments.store import Store
 
+    _need_db(db)
     store = Store(db)
     t = store.tournament(name) if name else store.latest_tournament()
     if t is None:
@@ -392,6 +393,12 @@ def tournament_status(
           f"aborted {aborted}")
     for bot, kinds in sorted(fc.items()):
         print(f"  faults of {bot}: " + ", ".join(f"{k}×{v}" for k, v in sorted(kinds.items())))
+
+
+def _need_db(db: str) -> None:
+    """Reading commands never create a database: a missing file is an error."""
+    if "://" not in db and not Path(db).exists():
+        _fail(f"no results database at {db} (run a tournament first, or pass --db PATH)", 1)
 
 
 @app.command()
@@ -406,6 +413,7 @@ def leaderboard(
 
     if fmt not in FORMATS:
         _fail(f"--format must be one of {', '.join(FORMATS)}")
+    _need_db(db)
     try:
         t, board = board_from_store(Store(db), tournament)
     except LookupError as e:
