@@ -367,7 +367,6 @@ def _follow(req: pb.DecisionRequest, o, m: Model, hand: list[str]) -> pb.Action:
     partner = (me + 2) % 4
     t = o.current_trick
     lead = list(t.plays[0].cards)
-    last = len(t.plays) == 3
     plays = {p.seat: list(p.cards) for p in t.plays}
     win_seat = t.winner
     win_play = plays[win_seat]

@@ -302,7 +302,7 @@ def test_5_1_default_exchange_gift_and_optional_return():
 def test_5_1_president_may_return_nothing():
     g = new_game(5, seed=11)
     reach_exchange(g, random.Random(2))
-    pres, scum = g.prev_order[0], g.prev_order[-1]
+    pres = g.prev_order[0]
     before = [len(h) for h in g.hands]
     g.apply(pres, PASS)
     assert [len(h) for h in g.hands] == before and g.phase == "play"
@@ -314,7 +314,7 @@ def test_5_2_double_exchange_hidden_pending_returns_and_sizes():
     g = new_game(4, seed=5, variant={"double_exchange": True})
     reach_exchange(g, random.Random(3))
     o = g.prev_order
-    pres, vp, vs, last = o[0], o[1], o[-2], o[-1]
+    pres, vp, last = o[0], o[1], o[-1]
     assert g.to_act == pres
     acts, complete = g.legal_actions()
     assert complete and all(a.kind == "EXCHANGE" and len(a.cards) == 2 for a in acts)
