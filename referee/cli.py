@@ -152,8 +152,17 @@ def match(
     except ValueError as e:
         _fail(str(e))
     if referee_addr:
-        out = _match_remote(spec, bot, referee_addr, admin_token, log_dir)
-        print(json.dumps(out, indent=2))
+        out = _ints(_match_remote(spec, bot, referee_addr, admin_token, log_dir))
+        if json_out:
+            print(json.dumps(out, indent=2))
+            return
+        res = out.get("result", {})
+        print(f"{spec.game} match {out.get('match_id')} on {referee_addr}: {out.get('status')}")
+        for s_ in range(spec.players):
+            fs = [f["kind"] for f in res.get("faults", []) if f.get("seat") == s_]
+            print(f"  seat {s_}: score {res.get('scores', ['-'] * spec.players)[s_]}, "
+                  f"place {res.get('ranks', ['-'] * spec.players)[s_]}, faults: {', '.join(fs) or '-'}")
+        print(f"log (on the referee's machine): {out.get('log_path')}")
         return
     outcome = asyncio.run(_match_local(spec, bot, log_dir))
     if json_out:
@@ -164,6 +173,15 @@ def match(
         print_summary(outcome)
     if outcome.status != "complete":
         raise typer.Exit(1)
+
+
+def _ints(v):
+    """JSON that went through a protobuf Struct: integral floats back to ints."""
+    if isinstance(v, dict):
+        return {k: _ints(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_ints(x) for x in v]
+    return int(v) if isinstance(v, float) and v.is_integer() else v
 
 
 def _bot_label(cmd: str, seat: int) -> str:

@@ -134,3 +134,31 @@ def test_a_crash_is_explained_and_written_to_the_log(tmp_path: Path) -> None:
     assert [(f["seat"], f["kind"]) for f in faults] == [(0, "crash")]
     rp = subprocess.run([PY, "-m", "referee.cli", "replay", log], cwd=ROOT, capture_output=True, text=True)
     assert rp.returncode == 0 and '"forfeited": [0]' in rp.stdout, rp.stdout + rp.stderr
+
+
+def test_match_on_a_running_referee_through_the_admin_service(tmp_path: Path) -> None:
+    import re
+
+    serve = subprocess.Popen([PY, "-m", "referee.cli", "serve", "--port", "0", "--admin-token", "adm",
+                              "--log-dir", str(tmp_path / "srv")], cwd=ROOT, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        m = re.search(r"listening on 127\.0\.0\.1:(\d+)", serve.stdout.readline())
+        assert m, serve.stderr.read() if serve.poll() is not None else "no listening line"
+        addr = f"127.0.0.1:{m.group(1)}"
+        common = ["--referee", addr, "--rounds", "1", "--seed", "4"]
+        r = _match(tmp_path, *common, "--admin-token", "adm")
+        assert r.returncode == 0, r.stderr
+        assert "complete" in r.stdout and "seat 2: score" in r.stdout and str(tmp_path / "srv") in r.stdout
+        d = json.loads(_match(tmp_path, *common, "--admin-token", "adm", "--json").stdout)
+        assert d["status"] == "complete" and sum(d["result"]["scores"]) == 0
+        assert all(isinstance(x, int) for x in d["result"]["scores"])
+        bad = _match(tmp_path, *common, "--admin-token", "wrong")
+        assert bad.returncode == 2 and "PERMISSION_DENIED" in bad.stderr
+    finally:
+        os.killpg(serve.pid, signal.SIGINT)
+        try:
+            serve.wait(10)
+        except subprocess.TimeoutExpired:
+            os.killpg(serve.pid, signal.SIGKILL)
+            serve.wait(5)
