@@ -291,3 +291,50 @@ def test_bot_commands_that_cannot_run_are_reported_before_any_match(tmp_path: Pa
     assert "bots[0].command: script 'sample_bots/nosuch.py' not found" in r.stderr
     assert "bots[1].command: program 'nosuchprogram' not found on PATH" in r.stderr
     assert not (tmp_path / "badcmd.sqlite").exists()  # nothing started, nothing stored
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_persistent_and_external_bots_play_many_matches_on_one_connection(tmp_path: Path) -> None:
+    port = _free_port()
+    bots = ('[[bots]]\nname = "launched"\ncommand = "python sample_bots/random_bot.py --seed 1"\n'
+            '[[bots]]\nname = "kept"\ncommand = "python sample_bots/random_bot.py --seed 2 --max-matches 2"\n'
+            'persistent = true\n'
+            '[[bots]]\nname = "visitor"\nexternal = true\ntoken = "visitor-secret"\n')
+    f = _write(tmp_path, "mixed", extra=f"port = {port}\n", bots=bots)
+    run = subprocess.Popen([PY, "-m", "referee.cli", "tournament", "run", str(f), "--quiet", "--format", "json"],
+                           cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           start_new_session=True)
+    visitor = None
+    try:
+        import socket
+
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # wait until the referee listens, then the visitor connects
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+        visitor = subprocess.Popen([PY, "sample_bots/random_bot.py", "--referee", f"127.0.0.1:{port}",
+                                    "--token", "visitor-secret", "--name", "visitor", "--max-matches", "2"],
+                                   cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        out, err = run.communicate(timeout=300)
+        assert run.returncode == 0, err
+        board = {row["bot"]: row for row in json.loads(out)}
+        assert {b: row["matches"] for b, row in board.items()} == {"launched": 3, "kept": 3, "visitor": 3}
+        assert all(row["timeouts"] == row["illegal"] == row["crashes"] == 0 for row in board.values())
+        assert visitor.wait(30) == 0  # told Goodbye when the tournament ended
+        kept_runs = list((tmp_path / "logs" / "mixed").glob("kept.persistent*.stderr"))
+        assert len(kept_runs) == 1  # launched once for all its matches
+    finally:
+        for p in (run, visitor):
+            if p is not None and p.poll() is None:
+                p.kill()
+                p.wait(5)
