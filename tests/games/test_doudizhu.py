@@ -672,3 +672,60 @@ def test_heuristic_beats_random():
     h4, r4, f4 = margin(4, 20, 1)
     print(f"4p: heuristic {h4:+.2f} money/match vs random {r4:+.2f}; heuristic first in {f4:.0%}")
     assert h4 > r4
+
+
+def _fresh_observation(g: DouDizhu, seat: int):
+    """The observation built field by field from the state, without the engine's caches."""
+    from cardgames.v1 import doudizhu_pb2 as dpb
+    from referee.games.doudizhu.game import _play_pb, _round_end_pb
+    p = g.playp if g.phase != "auction" else None
+    o = dpb.DouDizhuObservation(
+        players=g.n, round=g.round, rounds=g.params["rounds"], scores=g.scores, hand=g.hands[seat],
+        hand_sizes=[len(h) for h in g.hands], phase=g.phase, marker=g.marker, first_bidder=g.first_bidder,
+        seat=seat, spring=g._spring_on, high_bid=g.auction.high, landlord=-1, top_seat=-1, multiplier=1,
+        calls=[dpb.DouDizhuCall(seat=s, amount=a) for s, a in g.auction.calls],
+        history=[_play_pb(*h) for h in g.history], results=[_round_end_pb(r) for r in g.results])
+    if p is not None:
+        o.landlord = p.landlord
+        o.bid = g.auction.bid
+        o.kitty.extend(g.kitty)
+        o.top.extend(p.top_cards)
+        o.top_seat = p.top_seat
+        o.passes = p.passes
+        o.doublings = p.doublings
+        o.multiplier = 1 << p.doublings
+        o.played.extend(g.played)
+        o.trick.extend(_play_pb(*t) for t in p.trick)
+    return o
+
+
+@pytest.mark.parametrize("n,seed", [(3, 1), (3, 2), (4, 3), (4, 4)])
+def test_cached_observation_matches_a_fresh_one_over_a_match(n, seed):
+    """The observation (cached per-round part, per-state shared part, per-seat
+    hand, incremental calls/history/trick/played encodings) serialises to the
+    same bytes as one built from scratch, for every seat at every decision,
+    across rounds (redeals included) and after the match ends."""
+    g = new(n, seed, rounds=4, spring=seed % 2 == 0)
+    rng = random.Random(seed)
+    while True:
+        for s in range(n):
+            want = _fresh_observation(g, s).SerializeToString(deterministic=True)
+            assert g.observation(s).SerializeToString(deterministic=True) == want
+            assert g.observation(s).SerializeToString(deterministic=True) == want  # cache hit
+        if g.to_act is None:
+            break
+        if rng.random() < 0.1:  # a resampled copy (same hand sizes, other cards) rebuilds its caches
+            zones = g.hidden_zones(0)
+            pool = [c for z in zones.values() for c in z]
+            rng.shuffle(pool)
+            it = iter(pool)
+            g2 = g.with_hidden_zones({k: [next(it) for _ in z] for k, z in zones.items()})
+            for s in range(n):
+                assert g2.observation(s) == _fresh_observation(g2, s)
+        legal, _ = g.legal_actions()
+        g.apply(g.to_act, rng.choice(legal))
+        g.pop_events()
+    h = g.hidden_zones(0)
+    g2 = g.with_hidden_zones(h)
+    for s in range(n):
+        assert g2.observation(s) == _fresh_observation(g2, s)

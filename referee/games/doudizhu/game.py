@@ -17,6 +17,29 @@ from referee.engine import (BID, PASS, PLAY, Action, Event, Game, IllegalAction,
 from referee.games.doudizhu import rules as R
 
 _PASS_ACTION = Action(PASS)
+_OBS_FROM = dpb.DouDizhuObservation.FromString
+#: encoded ``seat`` field per seat (seat 0 is the default, so empty)
+_SEAT_BYTES = [dpb.DouDizhuObservation(seat=s).SerializeToString() for s in range(4)]
+#: encoded one-entry repeated-string fields per card code (a repeated string field
+#: encodes as the concatenation of its entries)
+_HAND_B = {c: dpb.DouDizhuObservation(hand=[c]).SerializeToString() for c in R.CANON_CODES}
+_TOP_B = {c: dpb.DouDizhuObservation(top=[c]).SerializeToString() for c in R.CANON_CODES}
+_PLAYED_B = {c: dpb.DouDizhuObservation(played=[c]).SerializeToString() for c in R.CANON_CODES}
+#: field keys of the length-delimited ``history`` (22) and ``trick`` (14) entries
+_HISTORY_KEY = bytes([22 << 3 | 2, 1])
+_TRICK_KEY = bytes([14 << 3 | 2])
+#: encoded per-state scalars + hand sizes, by (phase, high bid, top seat, passes, doublings, sizes)
+_DYN_MEMO: dict[tuple, bytes] = {}
+
+
+def _len_prefix(n: int) -> bytes:
+    """Protobuf varint of a length."""
+    out = bytearray()
+    while n > 0x7F:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
 _BID_ACTIONS = {b: Action(BID, (), b) for b in (1, 2, 3)}
 #: realised legal plays per rank-level move and code groups (see rules.legal_plays_grouped)
 _ACTION_MEMO: dict = {}
@@ -102,8 +125,15 @@ class DouDizhu(Game):
         self._raw: list[tuple] = []  # pending events, (to, kind, data...), materialised by pop_events
         self._version = 0
         self._legal_cache: tuple[int, tuple[list[Action], bool]] | None = None
-        self._obs_cache: list | None = None  # see _public_lists_bytes
+        self._reset_obs_caches()
         self._start_round()
+
+    def _reset_obs_caches(self) -> None:
+        self._obs_cache: list | None = None  # see _public_lists_bytes
+        self._shared_cache: tuple | None = None  # see _shared_bytes
+        self._static_cache: tuple | None = None  # see _static_bytes
+        self._played_cache: list | None = None  # see _played_bytes
+        self._hand_cache: list = [None] * self.n  # see _hand_bytes
 
     # ------------------------------------------------------------------ rounds
     def _start_round(self) -> None:
@@ -313,41 +343,90 @@ class DouDizhu(Game):
     def observation(self, seat: int) -> dpb.DouDizhuObservation:
         """The seat's ``DouDizhuObservation`` (§10): its own hand plus the public state.
 
-        The growing public lists (calls, history, current trick, round
-        results) are serialised once per entry and merged in as bytes, so an
-        observation costs about the same late in a round as early."""
-        n = self.n
-        p = self.playp if self.phase != "auction" else None
+        Parsed from cached encodings: the part shared by every seat is built
+        once per state (:meth:`_shared_bytes`), the seat's hand is re-encoded
+        only when it changes, so an observation costs about the same late in
+        a round as early."""
+        return _OBS_FROM(self._shared_bytes() + self._hand_bytes(seat) + _SEAT_BYTES[seat])
+
+    def _hand_bytes(self, seat: int) -> bytes:
+        """Encoded ``hand`` of ``seat`` (hands only shrink in place within a round,
+        or are replaced: keyed by the list and its length)."""
+        h = self.hands[seat]
+        c = self._hand_cache
+        hit = c[seat]
+        if hit is not None and hit[0] is h and hit[1] == len(h):
+            return hit[2]
+        b = b"".join(map(_HAND_B.__getitem__, h))
+        c[seat] = (h, len(h), b)
+        return b
+
+    def _static_bytes(self, p: R.PlayPhase | None) -> bytes:
+        """Encoded fields fixed within a round phase: players, round, rounds,
+        scores, marker, first bidder, spring, landlord, bid, kitty and the
+        results of the finished rounds."""
+        key = (self.round, p is not None, len(self.results))
+        c = self._static_cache
+        if c is not None and c[0] == key:
+            return c[1]
         o = dpb.DouDizhuObservation(
-            players=n, round=self.round, rounds=self.params["rounds"], scores=self.scores,
-            hand=self.hands[seat], hand_sizes=[len(h) for h in self.hands], phase=self.phase,
-            marker=self.marker, first_bidder=self.first_bidder, seat=seat, spring=self._spring_on,
-            high_bid=self.auction.high, landlord=-1, top_seat=-1, multiplier=1,
-        )
+            players=self.n, round=self.round, rounds=self.params["rounds"], scores=self.scores,
+            marker=self.marker, first_bidder=self.first_bidder, spring=self._spring_on, landlord=-1)
         if p is not None:
             o.landlord = p.landlord
             o.bid = self.auction.bid
             o.kitty.extend(self.kitty)
-            o.top.extend(p.top_cards)
-            o.top_seat = p.top_seat
-            o.passes = p.passes
-            o.doublings = p.doublings
-            o.multiplier = 1 << p.doublings
-            o.played.extend(self.played)
-        o.MergeFromString(self._public_lists_bytes(len(p.trick) if p is not None else 0))
-        return o
+        if self.results:
+            o.results.extend(_round_end_pb(r) for r in self.results)
+        b = o.SerializeToString()
+        self._static_cache = (key, b)
+        return b
+
+    def _played_bytes(self) -> bytes:
+        """Encoded ``played`` of this round, extended incrementally."""
+        pl = self.played
+        c = self._played_cache
+        if c is None or c[0] is not pl:
+            c = self._played_cache = [pl, 0, b""]
+        if c[1] < len(pl):
+            c[2] += b"".join(map(_PLAYED_B.__getitem__, pl[c[1]:]))
+            c[1] = len(pl)
+        return c[2]
+
+    def _shared_bytes(self) -> bytes:
+        """Encoded observation fields common to every seat, once per state."""
+        c = self._shared_cache
+        if c is not None and c[0] == self._version:
+            return c[1]
+        p = self.playp if self.phase != "auction" else None
+        sizes = tuple([len(h) for h in self.hands])
+        if p is not None:
+            key = (self.phase, self.auction.high, p.top_seat, p.passes, p.doublings, sizes)
+        else:
+            key = (self.phase, self.auction.high, -1, 0, 0, sizes)
+        dyn = _DYN_MEMO.get(key)
+        if dyn is None:
+            dyn = dpb.DouDizhuObservation(
+                phase=key[0], high_bid=key[1], top_seat=key[2], passes=key[3], doublings=key[4],
+                multiplier=1 << key[4], hand_sizes=sizes).SerializeToString()
+            if len(_DYN_MEMO) > 200_000:
+                _DYN_MEMO.clear()
+            _DYN_MEMO[key] = dyn
+        if p is not None:
+            b = (self._static_bytes(p) + dyn + b"".join(map(_TOP_B.__getitem__, p.top_cards))
+                 + self._played_bytes() + self._public_lists_bytes(len(p.trick)))
+        else:
+            b = self._static_bytes(None) + dyn + self._public_lists_bytes(0)
+        self._shared_cache = (self._version, b)
+        return b
 
     def _public_lists_bytes(self, trick_len: int) -> bytes:
-        """Serialised ``calls``, ``history``, ``trick`` (its last ``trick_len``
-        history entries) and ``results`` fields, extended incrementally."""
+        """Serialised ``calls``, ``history`` and ``trick`` (its last ``trick_len``
+        history entries) fields of this round, extended incrementally."""
         c = self._obs_cache
         if c is None or c[0] != self.round:
-            # (round, calls encoded, calls bytes, history entries as trick bytes, history bytes,
-            #  results encoded, results bytes)
-            old = c
-            c = [self.round, 0, b"", [], b"", 0, b""]
-            if old is not None:
-                c[5], c[6] = old[5], old[6]
+            # (round, calls encoded, calls bytes, history entries as trick bytes, history bytes)
+            c = [self.round, 0, b"", [], b""]
             self._obs_cache = c
         calls = self.auction.calls
         if c[1] < len(calls):
@@ -356,15 +435,16 @@ class DouDizhu(Game):
             c[1] = len(calls)
         entries = c[3]
         if len(entries) < len(self.history):
-            new = [_play_pb(s, cards, cb) for s, cards, cb in self.history[len(entries):]]
-            c[4] += dpb.DouDizhuObservation(history=new).SerializeToString()
-            entries.extend(dpb.DouDizhuObservation(trick=[m]).SerializeToString() for m in new)
-        if c[5] < len(self.results):
-            c[6] += dpb.DouDizhuObservation(
-                results=[_round_end_pb(r) for r in self.results[c[5]:]]).SerializeToString()
-            c[5] = len(self.results)
-        trick = b"".join(entries[len(entries) - trick_len:]) if trick_len else b""
-        return c[2] + c[4] + trick + c[6]
+            hist = c[4]
+            for s, cards, cb in self.history[len(entries):]:
+                m = _play_pb(s, cards, cb).SerializeToString()
+                m = _len_prefix(len(m)) + m
+                hist += _HISTORY_KEY + m
+                entries.append(_TRICK_KEY + m)
+            c[4] = hist
+        if trick_len:
+            return c[2] + c[4] + b"".join(entries[len(entries) - trick_len:])
+        return c[2] + c[4]
 
     def result(self) -> MatchResult:
         """Money per seat (§9), ranks by money (ties share), one
@@ -442,6 +522,7 @@ class DouDizhu(Game):
         if "kitty" in zones:
             g.kitty = R.sort_cards(zones["kitty"])
         g._legal_cache = None
+        g._reset_obs_caches()
         return g
 
 
