@@ -28,8 +28,17 @@ _PLAYED_B = {c: dpb.DouDizhuObservation(played=[c]).SerializeToString() for c in
 #: field keys of the length-delimited ``history`` (22) and ``trick`` (14) entries
 _HISTORY_KEY = bytes([22 << 3 | 2, 1])
 _TRICK_KEY = bytes([14 << 3 | 2])
-#: encoded per-state scalars + hand sizes, by (phase, high bid, top seat, passes, doublings, sizes)
+#: encoded ``DouDizhuPlay`` parts (fields seat=1, cards=2, then type/rank/length 3-5, so an
+#: entry is their concatenation in that order)
+_PLAY_SEAT_B = [dpb.DouDizhuPlay(seat=s).SerializeToString() for s in range(4)]
+_PLAY_CARD_B = {c: dpb.DouDizhuPlay(cards=[c]).SerializeToString() for c in R.CANON_CODES}
+_COMBO_B: dict[tuple, bytes] = {}
+_EVENT_FROM = dpb.DouDizhuEvent.FromString
+_EVENT_PLAY_KEY = bytes([4 << 3 | 2])  # DouDizhuEvent.play
+#: encoded per-state scalars, by (phase, high bid, top seat, passes, doublings)
 _DYN_MEMO: dict[tuple, bytes] = {}
+#: key and length of the packed ``hand_sizes`` field (6) for n seats
+_HAND_SIZES_KEY = {n: bytes([6 << 3 | 2, n]) for n in (3, 4)}
 
 
 def _len_prefix(n: int) -> bytes:
@@ -399,19 +408,17 @@ class DouDizhu(Game):
         if c is not None and c[0] == self._version:
             return c[1]
         p = self.playp if self.phase != "auction" else None
-        sizes = tuple([len(h) for h in self.hands])
         if p is not None:
-            key = (self.phase, self.auction.high, p.top_seat, p.passes, p.doublings, sizes)
+            key = (self.phase, self.auction.high, p.top_seat, p.passes, p.doublings)
         else:
-            key = (self.phase, self.auction.high, -1, 0, 0, sizes)
+            key = (self.phase, self.auction.high, -1, 0, 0)
         dyn = _DYN_MEMO.get(key)
         if dyn is None:
-            dyn = dpb.DouDizhuObservation(
+            dyn = _DYN_MEMO[key] = dpb.DouDizhuObservation(
                 phase=key[0], high_bid=key[1], top_seat=key[2], passes=key[3], doublings=key[4],
-                multiplier=1 << key[4], hand_sizes=sizes).SerializeToString()
-            if len(_DYN_MEMO) > 200_000:
-                _DYN_MEMO.clear()
-            _DYN_MEMO[key] = dyn
+                multiplier=1 << key[4]).SerializeToString()
+        # hand_sizes: packed, n one-byte varints (every size < 128)
+        dyn += _HAND_SIZES_KEY[self.n] + bytes([len(h) for h in self.hands])
         if p is not None:
             b = (self._static_bytes(p) + dyn + b"".join(map(_TOP_B.__getitem__, p.top_cards))
                  + self._played_bytes() + self._public_lists_bytes(len(p.trick)))
@@ -437,7 +444,7 @@ class DouDizhu(Game):
         if len(entries) < len(self.history):
             hist = c[4]
             for s, cards, cb in self.history[len(entries):]:
-                m = _play_pb(s, cards, cb).SerializeToString()
+                m = _play_bytes(s, cards, cb)
                 m = _len_prefix(len(m)) + m
                 hist += _HISTORY_KEY + m
                 entries.append(_TRICK_KEY + m)
@@ -534,6 +541,17 @@ def _play_pb(seat: int, cards: tuple[str, ...], combo: tuple | None) -> dpb.DouD
     return dpb.DouDizhuPlay(seat=seat, cards=cards, type=combo[0], rank=R.RANK_NAMES[combo[1]], length=combo[2])
 
 
+def _play_bytes(seat: int, cards: tuple[str, ...], combo: tuple | None) -> bytes:
+    """``_play_pb(seat, cards, combo).SerializeToString()`` from precomputed parts."""
+    if combo is None:
+        return _PLAY_SEAT_B[seat]
+    cb = _COMBO_B.get(combo)
+    if cb is None:
+        cb = _COMBO_B[combo] = dpb.DouDizhuPlay(
+            type=combo[0], rank=R.RANK_NAMES[combo[1]], length=combo[2]).SerializeToString()
+    return _PLAY_SEAT_B[seat] + b"".join(map(_PLAY_CARD_B.__getitem__, cards)) + cb
+
+
 def _round_end_pb(rec: tuple) -> dpb.DouDizhuRoundEnd:
     rnd, winner, lw, m, spring, deltas, scores, redeal, landlord, bid, d = rec
     return dpb.DouDizhuRoundEnd(round=rnd, winner=winner, landlord_won=lw, multiplier=m, spring=spring,
@@ -544,7 +562,8 @@ def _round_end_pb(rec: tuple) -> dpb.DouDizhuRoundEnd:
 def _event_pb(r: tuple) -> dpb.DouDizhuEvent:
     kind = r[1]
     if kind == "play":
-        return dpb.DouDizhuEvent(play=_play_pb(r[2], r[3], r[4]))
+        m = _play_bytes(r[2], r[3], r[4])
+        return _EVENT_FROM(_EVENT_PLAY_KEY + _len_prefix(len(m)) + m)
     if kind == "call":
         return dpb.DouDizhuEvent(call=dpb.DouDizhuCall(seat=r[2], amount=r[3]))
     if kind == "trick_end":
