@@ -72,6 +72,19 @@ Returns ``(messages received, final status code or None)``."""
     return got, code
 
 
+async def with_referee(tmp: Path, body: Callable[[Any], Awaitable[Any]], **kw: Any) -> Any:
+    """Run ``body(referee)`` against a fresh in-process Referee on 127.0.0.1:0
+    (``kw`` go to ``Referee``); the referee is always stopped."""
+    from referee.service import Referee
+
+    ref = Referee(tmp, **kw)
+    await ref.start("127.0.0.1", 0)
+    try:
+        return await body(ref)
+    finally:
+        await ref.stop(0.2)
+
+
 @pytest.fixture
 def tmp_logs(tmp_path: Path) -> Path:
     d = tmp_path / "logs"

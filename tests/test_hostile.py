@@ -21,7 +21,7 @@ import grpc
 import pytest
 
 from cardgames.v1 import referee_pb2 as pb, referee_pb2_grpc
-from conftest import ROOT, aio_bot, run
+from conftest import ROOT, aio_bot, run, with_referee
 from referee.bots import BotProcess
 from referee.runner import MatchOutcome, MatchSpec
 from referee.service import Referee
@@ -32,15 +32,6 @@ CONNECT = "/cardgames.v1.RefereeService/Connect"
 #: faults of a seat whose bot went away: treated as timing out on every later
 #: request, forfeited after max_faults (5)
 DISCONNECTED = ["disconnect"] + ["timeout"] * 4 + ["forfeit"]
-
-
-async def with_referee(tmp: Path, body: Callable[[Referee], Awaitable[Any]], **kw: Any) -> Any:
-    ref = Referee(tmp, **kw)
-    await ref.start("127.0.0.1", 0)
-    try:
-        return await body(ref)
-    finally:
-        await ref.stop(0.2)
 
 
 def spec(match_id: str, seed: int, **kw: Any) -> MatchSpec:

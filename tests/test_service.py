@@ -10,20 +10,11 @@ from pathlib import Path
 import grpc
 
 from cardgames.v1 import referee_pb2 as pb
-from conftest import aio_bot, run
+from conftest import aio_bot, run, with_referee
 from referee.runner import MatchSpec, replay_log
 from referee.service import Referee
 
 SPEC = dict(game="doudizhu", players=3, seat_names=["a", "b", "c"], params={"rounds": 1})
-
-
-async def _with_referee(tmp: Path, body, **kw):
-    ref = Referee(tmp, **kw)
-    await ref.start("127.0.0.1", 0)
-    try:
-        return await body(ref)
-    finally:
-        await ref.stop(0.2)
 
 
 async def _match(ref: Referee, policies, seed=5, **spec_kw):
@@ -44,7 +35,7 @@ def test_connection_refusals_use_grpc_status_codes(tmp_logs: Path) -> None:
         _, not_hello = await aio_bot(ref.port, "good", first=pb.BotMessage(action_reply=pb.ActionReply()))
         return bad_token, bad_version, not_hello
 
-    bad_token, bad_version, not_hello = run(_with_referee(tmp_logs, body))
+    bad_token, bad_version, not_hello = run(with_referee(tmp_logs, body))
     assert bad_token == grpc.StatusCode.UNAUTHENTICATED
     assert bad_version == grpc.StatusCode.FAILED_PRECONDITION
     assert not_hello == grpc.StatusCode.INVALID_ARGUMENT
@@ -63,11 +54,11 @@ def test_silent_bot_is_refused_after_hello_timeout(tmp_logs: Path) -> None:
         finally:
             await ch.close()
 
-    assert run(_with_referee(tmp_logs, body, hello_timeout_s=0.3)) == grpc.StatusCode.DEADLINE_EXCEEDED
+    assert run(with_referee(tmp_logs, body, hello_timeout_s=0.3)) == grpc.StatusCode.DEADLINE_EXCEEDED
 
 
 def test_full_match_each_seat_gets_its_own_view_and_log_replays(tmp_logs: Path) -> None:
-    outcome, got = run(_with_referee(tmp_logs, lambda ref: _match(ref, [None, None, None])))
+    outcome, got = run(with_referee(tmp_logs, lambda ref: _match(ref, [None, None, None])))
     assert outcome.status == "complete" and not outcome.faults
     assert sum(outcome.result.scores) == 0
     for seat, msgs in enumerate(got):
@@ -123,7 +114,7 @@ def test_no_message_to_a_seat_names_a_card_hidden_in_another_hand(tmp_logs: Path
         finally:
             service.run_match = real_run
 
-    outcome, _ = run(_with_referee(tmp_logs, body))
+    outcome, _ = run(with_referee(tmp_logs, body))
     assert outcome.status == "complete"
     # Rebuild each seat's hand over time from the full log and check every message.
     import json
@@ -178,7 +169,7 @@ def _played_before(lines, msg) -> set[str]:
 
 def test_illegal_actions_are_rejected_with_rule_and_match_finishes(tmp_logs: Path) -> None:
     bad = pb.Action(kind=pb.ACTION_KIND_PLAY, cards=["AS"] * 5)
-    outcome, got = run(_with_referee(tmp_logs, lambda ref: _match(ref, [lambda r: bad, None, None],
+    outcome, got = run(with_referee(tmp_logs, lambda ref: _match(ref, [lambda r: bad, None, None],
                                                                    max_faults=10_000)))
     assert outcome.status == "complete"
     ill = [f for f in outcome.faults if f.kind == "illegal"]
@@ -192,14 +183,14 @@ def test_illegal_actions_are_rejected_with_rule_and_match_finishes(tmp_logs: Pat
 
 def test_malformed_card_code_is_an_illegal_action(tmp_logs: Path) -> None:
     junk = pb.Action(kind=pb.ACTION_KIND_PLAY, cards=["1X"])
-    outcome, _ = run(_with_referee(tmp_logs, lambda ref: _match(ref, [lambda r: junk, None, None], max_faults=10_000)))
+    outcome, _ = run(with_referee(tmp_logs, lambda ref: _match(ref, [lambda r: junk, None, None], max_faults=10_000)))
     f = next(f for f in outcome.faults if f.kind == "illegal")
     assert "malformed card code" in f.message
 
 
 def test_forfeit_policy_ranks_the_faulty_seat_last(tmp_logs: Path) -> None:
     bad = pb.Action(kind=pb.ACTION_KIND_BID, amount=999)
-    outcome, _ = run(_with_referee(tmp_logs, lambda ref: _match(ref, [lambda r: bad, None, None],
+    outcome, _ = run(with_referee(tmp_logs, lambda ref: _match(ref, [lambda r: bad, None, None],
                                                                    fault_policy="forfeit")))
     assert outcome.status == "complete" and outcome.forfeited == [0]
     assert outcome.result.ranks[0] == 3
@@ -214,7 +205,7 @@ def test_unknown_request_id_is_ignored_and_recorded(tmp_logs: Path) -> None:
                 pb.BotMessage(action_reply=pb.ActionReply(match_id=req.match_id, request_id=req.request_id,
                                                           action=act))]
 
-    outcome, got = run(_with_referee(tmp_logs, lambda ref: _match(ref, [wrong_id, None, None])))
+    outcome, got = run(with_referee(tmp_logs, lambda ref: _match(ref, [wrong_id, None, None])))
     assert outcome.status == "complete"
     kinds = Counter(f.kind for f in outcome.faults)
     assert kinds["unknown_request"] >= 1 and kinds["timeout"] == 0 and not outcome.forfeited
@@ -222,7 +213,7 @@ def test_unknown_request_id_is_ignored_and_recorded(tmp_logs: Path) -> None:
 
 
 def test_bot_that_never_answers_times_out_and_gets_fallbacks(tmp_logs: Path) -> None:
-    outcome, got = run(_with_referee(tmp_logs, lambda ref: _match(ref, [lambda r: None, None, None],
+    outcome, got = run(with_referee(tmp_logs, lambda ref: _match(ref, [lambda r: None, None, None],
                                                                    decision_ms=50, max_faults=10_000)))
     assert outcome.status == "complete"
     t = [f for f in outcome.faults if f.kind == "timeout"]
@@ -236,7 +227,7 @@ def test_late_reply_is_ignored_and_reported(tmp_logs: Path) -> None:
         await asyncio.sleep(0.12)  # past the 60 ms clock
         return req.legal_actions[0]
 
-    outcome, _ = run(_with_referee(tmp_logs, lambda ref: _match(ref, [late, None, None], decision_ms=60,
+    outcome, _ = run(with_referee(tmp_logs, lambda ref: _match(ref, [late, None, None], decision_ms=60,
                                                                    max_faults=10_000)))
     kinds = Counter(f.kind for f in outcome.faults)
     assert outcome.status == "complete" and kinds["timeout"] >= 1 and kinds["late_reply"] >= 1
@@ -247,7 +238,7 @@ def test_time_bank_is_charged_only_for_the_excess(tmp_logs: Path) -> None:
         await asyncio.sleep(0.08)
         return req.legal_actions[0]
 
-    outcome, got = run(_with_referee(tmp_logs, lambda ref: _match(ref, [slowish, None, None], decision_ms=50,
+    outcome, got = run(with_referee(tmp_logs, lambda ref: _match(ref, [slowish, None, None], decision_ms=50,
                                                                    bank_ms=100_000)))
     assert outcome.status == "complete" and not [f for f in outcome.faults if f.kind == "timeout"]
     banks = [m.decision_request.bank_left_ms for m in got[0] if m.WhichOneof("msg") == "decision_request"]
@@ -271,7 +262,7 @@ def test_disconnected_bot_gets_fallbacks_and_match_ends(tmp_logs: Path) -> None:
         await asyncio.gather(*bots)
         return outcome
 
-    outcome = run(_with_referee(tmp_logs, body))
+    outcome = run(with_referee(tmp_logs, body))
     assert outcome.status == "complete"
     # treated as timing out on every later request: forfeited after max_faults (5)
     assert [f.kind for f in outcome.faults if f.seat == 0] == ["disconnect"] + ["timeout"] * 4 + ["forfeit"]
@@ -291,7 +282,7 @@ def test_bundled_events_are_the_same_events_in_fewer_messages(tmp_logs: Path) ->
             await ref.play(spec, tokens, connect_timeout_s=5)
             return [msgs for msgs, _ in await asyncio.gather(*bots)]
 
-        return run(_with_referee(tmp_logs, body))
+        return run(with_referee(tmp_logs, body))
 
     def events(msgs):
         out = []
