@@ -157,14 +157,20 @@ class MatchLog:
     (every event, private ones with their seat, so every seat's view can be
     rebuilt), ``{"type": "decision", "seq", "seat", "kind", "request_id",
     "reply": action|null, "applied": action, "fault": kind|null, "rule",
-    "elapsed_ms"}``, and a final ``{"type": "result", ...}``. Each line is
-    flushed after every decision, so a crash of the referee loses at most the
-    lines of the decision being processed.
+    "elapsed_ms"}``, and a final ``{"type": "result", ...}``.
+
+    Lines are kept in memory in order and serialised and written by
+    :meth:`flush`, which the runner calls once per decision while the acting
+    bot is thinking (scheduled right after the request is handed to gRPC), so
+    the JSON work is off the path between a reply and the next request. A
+    crash of the referee loses at most the lines of the decision being
+    processed.
     """
 
     def __init__(self, path: Path | None):
         self.path = path
         self._f = None
+        self._lines: list[Any] = []  # dicts, or (seq, to, event payload) for event lines
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._f = path.open("w", encoding="utf-8")
@@ -175,16 +181,34 @@ class MatchLog:
         return self._f is not None
 
     def write(self, obj: dict[str, Any]) -> None:
+        """Queue one line (a JSON-able dict); written in order by the next :meth:`flush`."""
         if self._f is not None:
-            self._f.write(json.dumps(obj, sort_keys=True, separators=(",", ":")) + "\n")
+            self._lines.append(obj)
+
+    def event(self, seq: int, to: int | None, payload: Any) -> None:
+        """Queue an event line; ``payload`` (the engine's event message, never
+        mutated after it is emitted) is converted to JSON at :meth:`flush`."""
+        if self._f is not None:
+            self._lines.append((seq, to, payload))
 
     def flush(self) -> None:
-        """Push written lines to the OS (the runner calls it once per decision)."""
-        if self._f is not None:
-            self._f.flush()
+        """Serialise the queued lines, write them and push them to the OS."""
+        if self._f is None or not self._lines:
+            return
+        lines, self._lines = self._lines, []
+        dumps = json.dumps
+        out = []
+        for ln in lines:
+            if type(ln) is tuple:
+                ln = {"event": message_to_json(ln[2]), "seq": ln[0], "to": ln[1], "type": "event"}
+            out.append(dumps(ln, sort_keys=True, separators=(",", ":")))
+        out.append("")
+        self._f.write("\n".join(out))
+        self._f.flush()
 
     def close(self) -> None:
         if self._f is not None:
+            self.flush()
             self._f.close()
             self._f = None
 
@@ -255,11 +279,9 @@ async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | Non
         # queues the message (its connection's writer task puts it on the
         # stream), so no task per send is needed; per seat, order is what counts.
         nonlocal seq
-        logging = log.enabled
         for ev in game.pop_events():
             seq += 1
-            if logging:
-                log.write({"type": "event", "seq": seq, "to": ev.to, "event": message_to_json(ev.payload)})
+            log.event(seq, ev.to, ev.payload)
             msg = event_message(spec.game, spec.match_id, seq, ev)
             for s in (range(n) if ev.to is None else (ev.to,)):
                 if bundled[s] is not None:
@@ -289,6 +311,7 @@ async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | Non
             link.on_stray = (lambda kind, reply, s=s: on_stray(s, kind, reply))  # type: ignore[attr-defined]
 
     disconnected_noted: set[int] = set()
+    loop = asyncio.get_running_loop()
     status = "complete"
     try:
         await flush_events()
@@ -303,6 +326,7 @@ async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | Non
             reply_action: Action | None = None
             elapsed = 0.0
             request_id = 0
+            asked: asyncio.Handle | None = None
             if seat in forfeited or not link.connected:
                 if seat not in forfeited:
                     # a disconnected bot times out on every later request (without waiting
@@ -318,7 +342,12 @@ async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | Non
                 if pending:
                     msg.decision_request.events.extend(pending)
                     pending.clear()
+                # the previous decision's log lines are serialised and written while
+                # this seat thinks: the first time the event loop is free after the
+                # request has been handed to gRPC
+                asked = loop.call_soon(log.flush)
                 reply, elapsed = await link.ask(msg, (spec.decision_ms + bank[seat]) / 1000.0)
+                asked.cancel()
                 request_id = msg.decision_request.request_id
                 over = max(0.0, elapsed - spec.decision_ms)
                 if reply is None:
@@ -358,7 +387,8 @@ async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | Non
                        "applied": applied.to_json(), "fault": fault.kind if fault else None,
                        "rule": fault.rule if fault else "", "elapsed_ms": round(elapsed, 3)})
             await flush_events()
-            log.flush()
+            if asked is None:
+                log.flush()  # no request went out (fallback): flush now
     except Exception as e:  # an engine bug: record it, do not take the referee down
         status = f"aborted: {type(e).__name__}: {e}"
 

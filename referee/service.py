@@ -109,6 +109,18 @@ class BotConnection:
     async def write(self, msg: pb.RefereeMessage) -> bool:
         """Write one message, after every message queued before it; False (and
         the connection is closed) on failure, or if it closed before the message went out."""
+        if not self._outbox and not self._lock.locked() and not self.closed.is_set():
+            # Nothing queued and nothing being written: write from this task, which
+            # saves a hop through the writer task on every request. The writer pops
+            # a message and takes the lock without yielding in between, so "queue
+            # empty and lock free" means no earlier message is still to be written.
+            async with self._lock:
+                try:
+                    await self.ctx.write(msg)
+                except Exception as e:  # stream gone
+                    self.close(f"write failed: {type(e).__name__}")
+                    return False
+            return True
         fut = asyncio.get_running_loop().create_future()
         if not self._enqueue(msg, fut):
             return False
