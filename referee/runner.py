@@ -32,6 +32,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+import orjson
+
 from cardgames.v1 import referee_pb2 as pb
 from referee.engine import Action, Game, IllegalAction, MatchResult, RatingOutcome, seeded_rng
 from referee.games import game_class
@@ -149,6 +151,15 @@ class SeatLink(Protocol):
         The clock starts once the request is written and stops when the reply is read."""
 
 
+def _json_line(obj: dict[str, Any]) -> bytes:
+    """One log line: compact JSON with sorted keys, UTF-8 (orjson; the standard
+    library for what orjson refuses: integers beyond 64 bits, non-string keys)."""
+    try:
+        return orjson.dumps(obj, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
 class MatchLog:
     """JSON Lines match log.
 
@@ -173,7 +184,7 @@ class MatchLog:
         self._lines: list[Any] = []  # dicts, or (seq, to, event payload) for event lines
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._f = path.open("w", encoding="utf-8")
+            self._f = path.open("wb")  # UTF-8 JSON lines
 
     @property
     def enabled(self) -> bool:
@@ -196,14 +207,13 @@ class MatchLog:
         if self._f is None or not self._lines:
             return
         lines, self._lines = self._lines, []
-        dumps = json.dumps
         out = []
         for ln in lines:
             if type(ln) is tuple:
                 ln = {"event": message_to_json(ln[2]), "seq": ln[0], "to": ln[1], "type": "event"}
-            out.append(dumps(ln, sort_keys=True, separators=(",", ":")))
-        out.append("")
-        self._f.write("\n".join(out))
+            out.append(_json_line(ln))
+        out.append(b"")
+        self._f.write(b"\n".join(out))
         self._f.flush()
 
     def close(self) -> None:
