@@ -68,9 +68,12 @@ class EchoServicer(referee_pb2_grpc.RefereeServiceServicer):
 
 def wire_script(game: str, seed: int) -> list[tuple[list[tuple[pb.RefereeMessage, list[int]]], int, pb.RefereeMessage]]:
     """What a refereed match puts on the wire, decision by decision, without
-    the referee: for each decision, the events since the previous one (with
-    the seats they go to) and the request to the seat to act. Built from a
-    seeded random playout of the match the ``MatchBench`` plays."""
+    the referee: for each decision, the messages to send first (with the seats
+    they go to), the seat to act and its request. Built from a seeded random
+    playout of the match the ``MatchBench`` plays next, with the same seats and
+    the same messages the referee sends the sample bots: they ask for
+    ``Hello.bundle_events``, so a seat's events ride inside its next request
+    and nothing else goes out between decisions."""
     import random
 
     from referee.protocol import decision_request, event_pb  # plain builders (not timed here)
@@ -80,17 +83,20 @@ def wire_script(game: str, seed: int) -> list[tuple[list[tuple[pb.RefereeMessage
     rng = random.Random(seed)
     steps = []
     seq = 0
+    pending: list[list[pb.Event]] = [[] for _ in range(n)]
     for d in range(engines.MAX_DECISIONS):
-        evs = []
         for ev in g.pop_events():
             seq += 1
-            evs.append((pb.RefereeMessage(event=event_pb(game, "wire", seq, ev)),
-                        list(range(n)) if ev.to is None else [ev.to]))
+            e = event_pb(game, "wire", seq, ev)
+            for s in (range(n) if ev.to is None else (ev.to,)):
+                pending[s].append(e)
         seat = g.to_act
         if seat is None:
             break
         req = pb.RefereeMessage(decision_request=decision_request(g, "wire", d + 1, 5000, 0))
-        steps.append((evs, seat, req))
+        req.decision_request.events.extend(pending[seat])
+        pending[seat] = []
+        steps.append(([], seat, req))
         legal, _ = g.legal_actions()
         g.apply(seat, rng.choice(legal))
     return steps
