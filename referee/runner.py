@@ -43,6 +43,7 @@ from referee.protocol import (
     action_to_pb,
     decision_message,
     event_message,
+    event_pb,
     message_to_json,
     to_struct,
 )
@@ -283,21 +284,33 @@ async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | Non
     # seats whose bot asked for events inside its requests (Hello.bundle_events)
     bundled: list[list[pb.Event] | None] = [[] if getattr(links[s], "bundle_events", False) else None
                                             for s in range(n)]
+    all_seats = range(n)
 
     async def flush_events() -> None:
-        # Sends are awaited one after the other, in order: a service link only
-        # queues the message (its connection's writer task puts it on the
-        # stream), so no task per send is needed; per seat, order is what counts.
+        # Each event is built once: as an ``Event`` kept for the seats that get
+        # their events inside their next request (copied into it then), and
+        # wrapped in a ``RefereeMessage`` only if a seat without bundling is
+        # connected. Sends are awaited one after the other, in order: a service
+        # link only queues the message (its connection's writer task puts it on
+        # the stream), so no task per send is needed; per seat, order is what counts.
         nonlocal seq
         for ev in game.pop_events():
             seq += 1
             log.event(seq, ev.to, ev.payload)
-            msg = event_message(spec.game, spec.match_id, seq, ev)
-            for s in (range(n) if ev.to is None else (ev.to,)):
-                if bundled[s] is not None:
-                    if links[s].connected:
-                        bundled[s].append(msg.event)  # delivered with the seat's next request
-                elif links[s].connected:
+            seats = all_seats if ev.to is None else (ev.to,)
+            msg = None
+            e = None
+            for s in seats:
+                if not links[s].connected:
+                    continue
+                b = bundled[s]
+                if b is not None:
+                    if e is None:
+                        e = event_pb(spec.game, spec.match_id, seq, ev)
+                    b.append(e)  # delivered with the seat's next request (or MatchEnded)
+                else:
+                    if msg is None:
+                        msg = event_message(spec.game, spec.match_id, seq, ev)
                     await links[s].send(msg)
 
     def add_fault(f: FaultRecord) -> None:
