@@ -7,6 +7,11 @@
   ``sample_bots/random_bot.py`` (sync grpcio, separate process), so the
   transport, the stubs and the bot's work per message are exactly those of a
   refereed match. One round trip = write request -> read reply, timed here.
+* The same echo with a match's process layout ("layout echo"): the
+  messages of a match of the same game replayed by that server with no
+  referee logic, each request to the bot process in the seat to act (the
+  sample bots take turns as in a match, requests carry their events), so the
+  only difference from a refereed match is the referee.
 * Refereed match: the real :class:`referee.service.Referee` in this process,
   random bots (``random_bot.py``) in separate processes, full matches
   through :func:`referee.runner.run_match` (match log written, events sent to
@@ -106,9 +111,10 @@ class EchoBench:
     """An echo server on 127.0.0.1 with ``bots`` random_bot.py processes connected to it.
 
     :meth:`rtt`: the bare round trip (write one DecisionRequest, read the
-    reply) on one stream. :meth:`wire`: a match's messages replayed from a
-    :func:`wire_script` (each event written to its seats at once, then the
-    request, then the reply read): the wire cost of a decision without the referee."""
+    reply) on one stream. :meth:`wire`: the echo with a match's process layout,
+    a match's messages replayed from a :func:`wire_script` (what goes out
+    before the request, then the request to the seat's bot, then its reply
+    read): the transport's cost of a decision without the referee."""
 
     def __init__(self, log_dir: Path, bots: int = 4):
         self.log_dir = log_dir
