@@ -279,7 +279,8 @@ async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | Non
             ruleset=game.ruleset, fault_policy=spec.fault_policy))
         for s in range(n)
     ]
-    await asyncio.gather(*(links[s].send(started[s]) for s in range(n)))
+    for s in range(n):  # a send only queues the message (see flush_events): no task per seat
+        await links[s].send(started[s])
 
     # seats whose bot asked for events inside its requests (Hello.bundle_events)
     bundled: list[list[pb.Event] | None] = [[] if getattr(links[s], "bundle_events", False) else None
@@ -427,10 +428,11 @@ async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | Non
     log.close()
     ended_results = [pb.SeatResult(seat=s, score=result.scores[s], rank=result.ranks[s], forfeited=s in forfeited)
                      for s in range(n)] if result else []
-    await asyncio.gather(*(links[s].send(pb.RefereeMessage(match_ended=pb.MatchEnded(
-        match_id=spec.match_id, results=ended_results, status=status,
-        faults=[f.to_pb() for f in faults if f.seat == s], events=bundled[s] or ())))
-        for s in range(n) if links[s].connected))
+    for s in range(n):
+        if links[s].connected:
+            await links[s].send(pb.RefereeMessage(match_ended=pb.MatchEnded(
+                match_id=spec.match_id, results=ended_results, status=status,
+                faults=[f.to_pb() for f in faults if f.seat == s], events=bundled[s] or ())))
     return outcome
 
 
