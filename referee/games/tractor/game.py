@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import copy
 import random
+from bisect import insort
 from typing import Any
 
 from cardgames.v1 import tractor_pb2 as tpb
-from referee.engine import (DECLARE, DISCARD, PASS, PLAY, Action, Game, IllegalAction, MatchResult, RatingOutcome,
-                            ranks_from_scores)
+from referee.engine import (DECLARE, DISCARD, PASS, PLAY, Action, Event, Game, IllegalAction, MatchResult,
+                            RatingOutcome, ranks_from_scores)
+from referee.games import _wire as W
 from referee.games.tractor import rules as R
 
 #: most actions listed in one DecisionRequest; larger legal sets are sampled (see TractorGame doc)
@@ -17,10 +19,134 @@ LIST_LIMIT = 100
 _DECLARE, _BURY, _PLAY, _OVER = "declare", "bury", "play", "over"
 _PRE_TRUMP_KEY = {c: (4, R.JOKERS.index(c)) if c in R.JOKERS else ("SHDC".index(c[1]), R.RANKS.index(c[0]))
                   for c in R.ALL_CODES}
+#: the same order as ints (faster sort keys): code -> position
+_PRE_TRUMP_ORDER = {c: i for i, c in enumerate(sorted(R.ALL_CODES, key=_PRE_TRUMP_KEY.__getitem__))}
+
+# Observation encoding tables (see TractorGame.observation): TractorObservation fields
+# seat (1), hand (2), cards_dealt (11), kitty_taken (17), kitty_buried (18),
+# hand_sizes (19), current_trick (21), defender_points (22).
+_OBS_FROM = tpb.TractorObservation.FromString
+_SEAT_B = [W.int_field(1, s) for s in range(4)]
+_HAND_B = W.repeated_str_entries(2, R.ALL_CODES)
+_KITTY_TAKEN_B = W.repeated_str_entries(17, R.ALL_CODES)
+_KITTY_BURIED_B = W.repeated_str_entries(18, R.ALL_CODES)
+_DEALT_B = [W.int_field(11, k) for k in range(109)]
+_HAND_SIZES_KEY = W.key(19, 2) + bytes([4])
+_HAND_SIZES_ZERO = _HAND_SIZES_KEY + bytes(4)
+#: encoded defender_points by value (memo)
+_DP_B: dict[int, bytes] = {}
+#: encoded phase / final_window / declaration_closed / trump_suit / kitty_flipped by their values (memo)
+_PHASE_MEMO: dict[tuple, bytes] = {}
+# TractorTrick fields: plays (3) entries of TractorPlay(seat=1, cards=2), lead_type (4), lead_suit (5), winner (7)
+_PLAY_ENTRY: dict[tuple[int, tuple[str, ...]], bytes] = {}
+_LEAD_B: dict[tuple[str, str], bytes] = {
+    (t, s): W.str_field(4, t) + W.str_field(5, s)
+    for t in ("single", "pair", "tractor", "throw") for s in ("S", "H", "D", "C", R.TRUMP)}
+_WINNER_B = {w: W.int_field(7, w) for w in range(-1, 4)}
+#: encoded number (1) and leader (2) of a TractorTrick, by (number, leader) (memo)
+_TRICK_HEAD: dict[tuple[int, int], bytes] = {}
+
+
+def _trick_head(number: int, leader: int) -> bytes:
+    """Encoded ``number`` and ``leader`` fields of a ``TractorTrick`` (memoised)."""
+    b = _TRICK_HEAD.get((number, leader))
+    if b is None:
+        b = W.int_field(1, number) + W.int_field(2, leader)
+        if len(_TRICK_HEAD) < 4096:
+            _TRICK_HEAD[number, leader] = b
+    return b
+
+
+_CUR_KEY = W.key(21, 2)
+#: encoded points (8) of a TractorTrick, by value
+_POINTS_B = [W.int_field(8, p) for p in range(256)]
+
+
+def _trick_body(number: int, leader: int, plays: bytes, lead_type: str, lead_suit: str, failure: tuple | None,
+                winner: int, points: int) -> bytes:
+    """Encoded ``TractorTrick`` (what :meth:`TractorGame._trick_pb` builds, serialised),
+    with ``plays`` its already encoded ``plays`` entries (see :func:`_play_entry`)."""
+    b = _trick_head(number, leader) + plays
+    if lead_type or lead_suit:
+        b += _LEAD_B.get((lead_type, lead_suit)) or W.str_field(4, lead_type) + W.str_field(5, lead_suit)
+    if failure is not None:
+        fs, att, forced, pen, delta = failure
+        b += W.len_field(6, tpb.TractorThrowFailure(seat=fs, attempted=att, forced=forced, penalty=pen,
+                                                    defender_points_delta=delta).SerializeToString())
+    return (b + (_WINNER_B.get(winner) or W.int_field(7, winner))
+            + (_POINTS_B[points] if 0 <= points < 256 else W.int_field(8, points)))
+
+
+def _play_entry(seat: int, cards: tuple[str, ...]) -> bytes:
+    """Encoded ``plays`` entry (field 3 of ``TractorTrick``) of one play (memoised)."""
+    b = _PLAY_ENTRY.get((seat, cards))
+    if b is None:
+        b = W.len_field(3, tpb.TractorPlay(seat=seat, cards=cards).SerializeToString())
+        if len(_PLAY_ENTRY) >= 100_000:
+            _PLAY_ENTRY.clear()
+        _PLAY_ENTRY[seat, cards] = b
+    return b
+
+
+# Hot events (one per decision) parsed from their encoding: TractorEvent fields
+# card_dealt (2), declare_pass (3), played (10); TractorPlayed fields trick (1),
+# lead (2), play (3, same encoding as a TractorTrick ``plays`` entry), lead_type (4), lead_suit (5).
+_EV_FROM = tpb.TractorEvent.FromString
+# TractorCardDealt fields index (1), seat (2), card (3), by value
+_IDX_B = [W.int_field(1, k) for k in range(108)]
+_DEALT_SEAT_B = [W.int_field(2, s) for s in range(4)]
+_DEALT_CARD_B = {c: W.str_field(3, c) for c in R.ALL_CODES}
+_CARD_DEALT_KEY = W.key(2, 2)
+#: encoded declare_pass events by their fields (memo; at most 4 x 101 entries)
+_PASS_EV: dict[tuple[int, int], bytes] = {}
+_PLAYED_KEY = W.key(10, 2)
+_LEAD_TRUE = W.int_field(2, 1)
+
+
+def _card_dealt_event(index: int, seat: int, card: str) -> Any:
+    """``TractorEvent(card_dealt=TractorCardDealt(index, seat, card))``."""
+    body = (_IDX_B[index] if 0 <= index < len(_IDX_B) else W.int_field(1, index)) + _DEALT_SEAT_B[seat] \
+        + _DEALT_CARD_B[card]
+    return _EV_FROM(_CARD_DEALT_KEY + W.SMALL[len(body)] + body)
+
+
+def _declare_pass_event(seat: int, dealt: int) -> Any:
+    """``TractorEvent(declare_pass=TractorDeclarePass(seat, cards_dealt))``."""
+    b = _PASS_EV.get((seat, dealt))
+    if b is None:
+        b = tpb.TractorEvent(declare_pass=tpb.TractorDeclarePass(seat=seat, cards_dealt=dealt)).SerializeToString()
+        if len(_PASS_EV) < 4096:
+            _PASS_EV[seat, dealt] = b
+    return _EV_FROM(b)
+
+
+def _played_event(trick: int, lead: bool, seat: int, cards: tuple[str, ...], lead_type: str, lead_suit: str) -> Any:
+    """``TractorEvent(played=TractorPlayed(trick, lead, TractorPlay(seat, cards), lead_type, lead_suit))``."""
+    body = (_IDX_B[trick] if 0 < trick < len(_IDX_B) else W.int_field(1, trick)) + (_LEAD_TRUE if lead else b"") \
+        + _play_entry(seat, cards)
+    if lead_type or lead_suit:
+        body += _LEAD_B.get((lead_type, lead_suit)) or W.str_field(4, lead_type) + W.str_field(5, lead_suit)
+    n = len(body)
+    return _EV_FROM(_PLAYED_KEY + (W.SMALL[n] if n < 128 else W.varint(n)) + body)
+
+
+# TractorTrickEnd fields trick (1), winner (2), points (3), defenders_won (4), defender_points (5)
+_TRICK_END_KEY = W.key(11, 2)
+_TE_WINNER_B = [W.int_field(2, s) for s in range(4)]
+_TE_WON_B = W.int_field(4, 1)
+_TE_POINTS_B = [W.int_field(3, p) for p in range(256)]
+
+
+def _trick_end_event(trick: int, winner: int, points: int, defenders_won: bool, defender_points: int) -> Any:
+    """``TractorEvent(trick_end=TractorTrickEnd(trick, winner, points, defenders_won, defender_points))``."""
+    body = ((_IDX_B[trick] if 0 < trick < len(_IDX_B) else W.int_field(1, trick)) + _TE_WINNER_B[winner]
+            + (_TE_POINTS_B[points] if 0 <= points < len(_TE_POINTS_B) else W.int_field(3, points))
+            + (_TE_WON_B if defenders_won else b"") + W.int_field(5, defender_points))
+    n = len(body)
+    return _EV_FROM(_TRICK_END_KEY + (W.SMALL[n] if n < 128 else W.varint(n)) + body)
 
 
 _PASS = Action(PASS)
-_ZERO4 = (0, 0, 0, 0)
 #: interned PLAY / DECLARE actions by card tuple (Actions are immutable), so hot legal lists do not rebuild them
 _PLAY_ACTIONS: dict[tuple[str, ...], Action] = {}
 _DECLARE_ACTIONS: dict[tuple[str, ...], Action] = {}
@@ -127,6 +253,7 @@ class TractorGame(Game):
         self.first_drawer = 0 if self.round_number == 1 else self.starter
         self._rank = R.VALUE_RANK[self.levels[self.declarer_team if self.declarer_team is not None else 0]]
         self.hands: list[dict[str, int]] = [{}, {}, {}, {}]
+        self._hand_enc: list[list | None] = [None] * 4  # see _hand_bytes
         self.hand_n = [0, 0, 0, 0]
         self.phase = _DECLARE
         self.declarations: list[tuple[int, tuple[str, ...], R.DeclKind, bool, int]] = []
@@ -175,8 +302,14 @@ class TractorGame(Game):
         h = self.hands[seat]
         h[c] = h.get(c, 0) + 1
         self.hand_n[seat] += 1
+        e = self._hand_enc[seat]
+        if e is not None:  # keep the seat's hand encoding in step (see _hand_bytes)
+            snap = e[1]
+            snap[c] = snap.get(c, 0) + 1
+            insort(e[2], c, key=(_PRE_TRUMP_ORDER if e[0] is None else e[0].order_of).__getitem__)
+            e[3] = None
         self.dealt = k + 1
-        self.emit(tpb.TractorEvent(card_dealt=tpb.TractorCardDealt(index=k, seat=seat, card=c)), to=seat)
+        self._events.append(Event(_card_dealt_event(k, seat, c), seat))
         self._to_act = seat
 
     def _standing(self) -> tuple[int, tuple[str, ...]] | None:
@@ -348,7 +481,8 @@ class TractorGame(Game):
             if action.kind == PASS:
                 if cards:
                     raise IllegalAction("2.4", "PASS shows no cards; use DECLARE to show cards")
-                self._check_codes(action)
+                if action.amount != 0:
+                    self._check_codes(action)  # raises
                 return None
             if action.kind != DECLARE:
                 raise IllegalAction("2.4", f"a declaration prompt is answered with PASS or DECLARE, not {action.kind}")
@@ -375,7 +509,8 @@ class TractorGame(Game):
         lead_turn = not self.trick_plays
         if action.kind != PLAY:
             raise IllegalAction("6.3" if lead_turn else "7.1", f"play cards with PLAY, not {action.kind}")
-        self._check_codes(action)
+        if action.amount != 0 or not R.ALL_CODES.issuperset(cards):
+            self._check_codes(action)  # raises
         h = self.hands[seat]
         if lead_turn:
             if not cards:
@@ -410,10 +545,12 @@ class TractorGame(Game):
         plan = self._plan(seat, action)
         self._legal = None
         cards = tuple(action.cards)
-        if self.phase == _DECLARE:
+        phase = self.phase
+        if phase == _PLAY:
+            self._apply_play(seat, cards, plan)
+        elif phase == _DECLARE:
             if action.kind == PASS:
-                self.emit(tpb.TractorEvent(declare_pass=tpb.TractorDeclarePass(seat=seat, cards_dealt=self.dealt)),
-                          to=seat)
+                self._events.append(Event(_declare_pass_event(seat, self.dealt), seat))
                 self._after_prompt(False)
             else:
                 st = self._standing()
@@ -422,7 +559,7 @@ class TractorGame(Game):
                 self.declarations.append(d)
                 self.emit(tpb.TractorEvent(declaration=self._decl_pb(d)))
                 self._after_prompt(True)
-        elif self.phase == _BURY:
+        elif phase == _BURY:
             h = self.hands[seat]
             for c in cards:
                 h[c] -= 1
@@ -435,8 +572,6 @@ class TractorGame(Game):
             self.emit(tpb.TractorEvent(kitty_buried=tpb.TractorKittyBuried(seat=seat, cards=cards)), to=seat)
             self.phase = _PLAY
             self._new_trick(seat)
-        else:
-            self._apply_play(seat, cards, plan)
 
     def _new_trick(self, leader: int) -> None:
         self.trick_leader = leader
@@ -453,6 +588,21 @@ class TractorGame(Game):
                 del h[c]
         self.hand_n[seat] -= len(cards)
         self.played.extend(cards)
+        e = self._hand_enc[seat]
+        if e is not None:  # keep the seat's hand encoding in step (see _hand_bytes)
+            snap, codes = e[1], e[2]
+            try:
+                for c in cards:
+                    k = snap[c] - 1
+                    if k:
+                        snap[c] = k
+                    else:
+                        del snap[c]
+                    codes.remove(c)
+            except (KeyError, ValueError):  # the entry was already out of step: drop it
+                self._hand_enc[seat] = None
+            else:
+                e[3] = None
 
     def _apply_play(self, seat: int, cards: tuple[str, ...], lead: R.Lead | None) -> None:
         ctx = self.ctx
@@ -474,30 +624,29 @@ class TractorGame(Game):
             self.trick_lead = lead
             self._remove(seat, cards)
             self.trick_plays.append((seat, cards))
-            self.emit(tpb.TractorEvent(played=tpb.TractorPlayed(
-                trick=tno, lead=True, play=tpb.TractorPlay(seat=seat, cards=cards), lead_type=lead.type,
-                lead_suit=lead.suit)))
+            self._events.append(Event(_played_event(tno, True, seat, cards, lead.type, lead.suit)))
         else:
             self._remove(seat, cards)
             self.trick_plays.append((seat, cards))
-            self.emit(tpb.TractorEvent(played=tpb.TractorPlayed(
-                trick=tno, lead=False, play=tpb.TractorPlay(seat=seat, cards=cards))))
-        if len(self.trick_plays) < 4:
+            self._events.append(Event(_played_event(tno, False, seat, cards, "", "")))
+        tp = self.trick_plays
+        if len(tp) < 4:
             self._to_act = (seat + 1) % 4
             return
         tl = self.trick_lead
         assert tl is not None
-        w = R.trick_winner(tl, [p[1] for p in self.trick_plays[1:]], ctx)
-        winner = self.trick_plays[w][0]
-        pts = sum(R.POINTS[c] for _, cs in self.trick_plays for c in cs)
+        winner = tp[self._trick_winner_index(tp, tl, ctx)][0]
+        POINTS = R.POINTS
+        pts = 0
+        for _, cs in tp:
+            for c in cs:
+                pts += POINTS[c]
         dwon = winner % 2 != self.declarer_team
         if dwon:
             self.defender_points += pts
             self.trick_points += pts
-        self.tricks.append((tno, self.trick_leader, self.trick_plays, tl.type, tl.suit, self.trick_failure, winner,
-                            pts))
-        self.emit(tpb.TractorEvent(trick_end=tpb.TractorTrickEnd(
-            trick=tno, winner=winner, points=pts, defenders_won=dwon, defender_points=self.defender_points)))
+        self.tricks.append((tno, self.trick_leader, tp, tl.type, tl.suit, self.trick_failure, winner, pts))
+        self._events.append(Event(_trick_end_event(tno, winner, pts, dwon, self.defender_points)))
         if self.hand_n[winner] == 0:
             self._end_round(winner, tl)
         else:
@@ -572,50 +721,127 @@ class TractorGame(Game):
         w = R.trick_winner(self.trick_lead, [p[1] for p in self.trick_plays[1:]], self.ctx)
         return self.trick_plays[w][0]
 
+    def _trick_winner_index(self, tp: list, tl: R.Lead, ctx: R.Ctx) -> int:
+        """``rules.trick_winner(tl, follows of tp, ctx)``, continuing the running
+        fold of the observation's trick cache (``_cur_cache``, see
+        :meth:`_current_trick_bytes`) when it is for this very trick."""
+        c = self.__dict__.get("_cur_cache")
+        if (c is None or c[0] is not tp or c[1] is not tl or c[2] is not self.trick_failure
+                or c[3] != len(self.tricks) or c[4] != self.trick_leader or c[5] is not ctx or c[6] > len(tp)):
+            return R.trick_winner(tl, [p[1] for p in tp[1:]], ctx)
+        best, win = c[9], c[10]
+        for i in range(max(c[6], 1), len(tp)):
+            st = R.play_strength(tl, tp[i][1], ctx)
+            if st is not None and st > best:
+                best, win = st, i
+        return win
+
     def observation(self, seat: int) -> Any:
         """The :class:`TractorObservation` of ``seat`` (spec 12): its hand,
         the kitty cards it alone saw (starter), and the public state.
 
-        One constructor call for the fields that change every decision,
-        merged with cached encodings of the rest: the per-deal public part
-        (:meth:`_static_bytes`), the finished tricks, the declarations and the
-        trick in progress (each keyed by what it depends on)."""
+        Parsed once from the concatenation of encoded parts, each cached on
+        what it depends on: the per-deal public part (:meth:`_static_bytes`),
+        the finished tricks, the declarations, the phase fields, the trick in
+        progress and the seat's sorted hand; only the per-decision counters
+        (cards dealt, hand sizes, defender points) are encoded every call."""
         phase = self.phase
         over = phase == _OVER
         fixed = self.trump_fixed
-        o = tpb.TractorObservation(
-            seat=seat, hand=self._hand_sorted(seat), phase=phase, cards_dealt=self.dealt,
-            final_window=self.window and not fixed, declaration_closed=fixed,
-            trump_suit=_suit_name(self.trump_suit) if fixed else "", kitty_flipped=self.flipped,
-            hand_sizes=_ZERO4 if over else self.hand_n, defender_points=self.defender_points)
-        if self._tricks_done < len(self.tricks):
-            self._tricks_bytes += tpb.TractorObservation(
-                tricks=[self._trick_pb(*t) for t in self.tricks[self._tricks_done:]]).SerializeToString()
-            self._tricks_done = len(self.tricks)
-        tail = self._static_bytes() + self._tricks_bytes
-        if self.declarations:
-            tail += self._decl_bytes()
+        hn = self.hand_n
+        if over:
+            sizes = _HAND_SIZES_ZERO
+        elif max(hn) < 128:
+            sizes = _HAND_SIZES_KEY + bytes(hn)  # four one-byte varints
+        else:
+            sizes = W.len_field(19, b"".join(map(W.varint, hn)))
+        dp = self.defender_points
+        dpb = _DP_B.get(dp)
+        if dpb is None:
+            dpb = W.int_field(22, dp)
+            if len(_DP_B) < 4096:
+                _DP_B[dp] = dpb
+        dealt = self.dealt
+        parts = [self._public_bytes(),
+                 _DEALT_B[dealt] if 0 <= dealt < len(_DEALT_B) else W.int_field(11, dealt),
+                 sizes, dpb, self._hand_bytes(seat), _SEAT_B[seat]]
         if seat == self.starter and fixed and not over:
-            o.kitty_taken.extend(self.kitty_taken)
+            kb = _KITTY_TAKEN_B
+            parts += [kb[c] for c in self.kitty_taken]
             if self.buried:
-                o.kitty_buried.extend(self.kitty_buried)
+                kb = _KITTY_BURIED_B
+                parts += [kb[c] for c in self.kitty_buried]
         if phase == _PLAY:
-            tail += self._current_trick_bytes()
-        o.MergeFromString(tail)
-        return o
+            parts.append(self._current_trick_bytes())
+        return _OBS_FROM(b"".join(parts))
 
-    def _hand_sorted(self, seat: int) -> list[str]:
-        """:meth:`_sorted_hand`, reused while the hand and the trump context are unchanged."""
+    def _public_bytes(self) -> bytes:
+        """Encoded public fields that change a few times per deal at most: the
+        per-deal part (:meth:`_static_bytes`), the finished tricks, the phase
+        fields (:meth:`_phase_bytes`) and the declarations. Cached on one key
+        of everything they are built from (lists by identity and length: the
+        engine only appends to them, and replaces them per deal)."""
+        lv = self.levels
+        key = (self.round_number, self.deal_number, lv[0], lv[1], self._rank, self.declarer_team, self.starter,
+               self.first_drawer, self.last_round, self.phase, self.window, self.trump_fixed, self.trump_suit,
+               self.flipped, len(self.flipped), self.tricks, len(self.tricks), self.declarations,
+               len(self.declarations))
+        c = self.__dict__.get("_public_cache")
+        if c is not None and c[0] == key:
+            return c[1]
+        if self._tricks_done < len(self.tricks):
+            self._tricks_bytes += b"".join([
+                W.len_field(20, _trick_body(tno, leader, b"".join([_play_entry(s, cs) for s, cs in plays]),
+                                            lead_type, lead_suit, failure, winner, points))
+                for tno, leader, plays, lead_type, lead_suit, failure, winner, points
+                in self.tricks[self._tricks_done:]])
+            self._tricks_done = len(self.tricks)
+        b = self._static_bytes() + self._tricks_bytes + self._phase_bytes(self.phase, self.trump_fixed)
+        if self.declarations:
+            b += self._decl_bytes()
+        self._public_cache = (key, b)
+        return b
+
+    def _phase_bytes(self, phase: str, fixed: bool) -> bytes:
+        """Encoded ``phase``, ``final_window``, ``declaration_closed``,
+        ``trump_suit`` and ``kitty_flipped`` (they change a few times per
+        deal): memoised module-wide on their values."""
+        fw = self.window and not fixed
+        ts = _suit_name(self.trump_suit) if fixed else ""
+        k = (phase, fw, fixed, ts, tuple(self.flipped))
+        b = _PHASE_MEMO.get(k)
+        if b is None:
+            b = tpb.TractorObservation(phase=phase, final_window=fw, declaration_closed=fixed, trump_suit=ts,
+                                       kitty_flipped=k[4]).SerializeToString()
+            if len(_PHASE_MEMO) < 4096:
+                _PHASE_MEMO[k] = b
+        return b
+
+    def _hand_bytes(self, seat: int) -> bytes:
+        """Encoded ``hand`` of ``seat``, in :meth:`_sorted_hand` order.
+
+        ``_hand_enc[seat]`` is ``[ctx, snapshot, codes, encoding or None]``:
+        the trump context and a copy of the hand multiset it was built for,
+        the hand's codes in display order, and their encoding. Dealing a card
+        and playing cards update the entry in step with the hand
+        (:meth:`_deal_next`, :meth:`_remove`), so the seat to act, whose hand
+        has just changed, does not sort again. The entry is used only while
+        its context is the current one and its snapshot equals the hand (a
+        C-level ``dict`` comparison), else rebuilt: it can never be stale."""
         h = self.hands[seat]
-        key = tuple(h.items())
         ctx = self.ctx
-        c = self.__dict__.setdefault("_hand_cache", {})
-        hit = c.get(seat)
-        if hit is not None and hit[0] is ctx and hit[1] == key:
-            return hit[2]
-        out = self._sorted_hand(seat)
-        c[seat] = (ctx, key, out)
-        return out
+        e = self._hand_enc[seat]
+        if e is not None and e[0] is ctx and e[1] == h:
+            b = e[3]
+            if b is None:
+                b = e[3] = b"".join(map(_HAND_B.__getitem__, e[2]))
+            return b
+        order = _PRE_TRUMP_ORDER if ctx is None else ctx.order_of
+        codes = R.expand(h)
+        codes.sort(key=order.__getitem__)
+        b = b"".join(map(_HAND_B.__getitem__, codes))
+        self._hand_enc[seat] = [ctx, dict(h), codes, b]
+        return b
 
     def _static_bytes(self) -> bytes:
         """Encoded fields fixed for a deal or longer: round, deal, levels, trump
@@ -652,19 +878,51 @@ class TractorGame(Game):
         return b
 
     def _current_trick_bytes(self) -> bytes:
-        """Encoded ``current_trick`` (play phase), per state of the trick in progress."""
+        """Encoded ``current_trick`` (play phase).
+
+        A trick in progress only grows (plays are appended to ``trick_plays``;
+        a new trick is a new list), so ``_cur_cache`` holds, for one plays
+        list, lead, throw failure, trick number, leader and trump context:
+        how many plays it has taken in, their encoded ``plays`` entries, the
+        points so far, the running best strength and winning index (the fold
+        of :func:`rules.trick_winner`) and the encoding. A call that finds
+        more plays extends it, any other change of those keys rebuilds it."""
         tp = self.trick_plays
         lt = self.trick_lead
         fail = self.trick_failure
         n = len(self.tricks)
+        leader = self.trick_leader
+        ctx = self.ctx
         c = self.__dict__.get("_cur_cache")
-        if (c is not None and c[0] is tp and c[1] == len(tp) and c[2] is lt and c[3] is fail
-                and c[4] == n and c[5] == self.trick_leader):
-            return c[6]
-        b = tpb.TractorObservation(current_trick=self._trick_pb(
-            n + 1, self.trick_leader, tp, lt.type if lt else "", lt.suit if lt else "", fail,
-            self.current_winner(), sum(R.POINTS[c] for _, cs in tp for c in cs))).SerializeToString()
-        self._cur_cache = (tp, len(tp), lt, fail, n, self.trick_leader, b)
+        if (c is None or c[0] is not tp or c[1] is not lt or c[2] is not fail or c[3] != n or c[4] != leader
+                or c[5] is not ctx or c[6] > len(tp)):
+            # [plays, lead, failure, trick count, leader, ctx, plays taken in, plays bytes, points,
+            #  best strength, winning index, encoding or None]
+            best = None if lt is None else (2 if lt.suit == R.TRUMP else 1, lt.top)
+            c = self._cur_cache = [tp, lt, fail, n, leader, ctx, 0, b"", 0, best, 0, None]
+        k = c[6]
+        if k < len(tp):
+            POINTS = R.POINTS
+            pb, pts, best, win = c[7], c[8], c[9], c[10]
+            for i in range(k, len(tp)):
+                seat, cards = tp[i]
+                pb += _play_entry(seat, cards)
+                for x in cards:
+                    pts += POINTS[x]
+                if i and lt is not None and ctx is not None:
+                    st = R.play_strength(lt, cards, ctx)
+                    if st is not None and st > best:
+                        best, win = st, i
+            c[6], c[7], c[8], c[9], c[10], c[11] = len(tp), pb, pts, best, win, None
+        b = c[11]
+        if b is None:
+            w = -1 if not tp or ctx is None or lt is None else tp[c[10]][0]
+            if lt is None:
+                body = _trick_body(n + 1, leader, c[7], "", "", fail, w, c[8])
+            else:
+                body = _trick_body(n + 1, leader, c[7], lt.type, lt.suit, fail, w, c[8])
+            k = len(body)
+            b = c[11] = _CUR_KEY + (W.SMALL[k] if k < 128 else W.varint(k)) + body
         return b
 
     # ------------------------------------------------------------- result

@@ -723,6 +723,10 @@ def declaration_error(standing: tuple[int, tuple[str, ...]] | None, seat: int, c
     return "2.3", "you hold the standing declaration: you may only reinforce your own single into its pair"
 
 
+#: per rank char, its four natural-suit codes in S, H, D, C order
+_RANK_CODES = {r: tuple(r + x for x in NATURAL_SUITS) for r in RANKS}
+
+
 def legal_declarations(standing: tuple[int, tuple[str, ...]] | None, seat: int, hand: dict[str, int],
                        trump_rank: str) -> list[tuple[str, ...]]:
     """Every legal declaration (2.2-2.3) of ``seat`` with ``hand``, in a fixed order
@@ -743,8 +747,7 @@ def legal_declarations(standing: tuple[int, tuple[str, ...]] | None, seat: int, 
     out: list[tuple[str, ...]] = []
     if floor_strength >= 3:
         return out
-    r = trump_rank
-    codes = [r + x for x in NATURAL_SUITS if r + x in hand]
+    codes = [c for c in _RANK_CODES.get(trump_rank) or [trump_rank + x for x in NATURAL_SUITS] if c in hand]
     if floor_strength < 1:
         out.extend((c,) for c in codes)
     if floor_strength < 2:

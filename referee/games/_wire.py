@@ -1,0 +1,75 @@
+"""Protobuf wire-format pieces for the engines' hot observation/event paths.
+
+Engines build a message as the concatenation of encoded fields and parse it
+once (``Message.FromString``), instead of constructing nested messages field
+by field: a parsed message equals the constructed one (field order on the
+wire does not matter to a parser; repeated fields concatenate; a scalar field
+must appear at most once). Only proto3 semantics are handled: a scalar equal
+to its default is not encoded, a sub-message field is always encoded when
+given (so it is present after parsing, even empty).
+
+Everything here is pure and small; the per-value tables an engine needs are
+built from these helpers at import time.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+
+#: one-byte varints, by value (0..127)
+SMALL = [bytes((i,)) for i in range(128)]
+
+
+def varint(n: int) -> bytes:
+    """Varint of ``n``; a negative int32/int64 as its 64-bit two's complement
+    (10 bytes), as protobuf encodes it."""
+    if 0 <= n < 128:
+        return SMALL[n]
+    n &= 0xFFFFFFFFFFFFFFFF
+    out = bytearray()
+    while n > 0x7F:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def key(field: int, wire_type: int) -> bytes:
+    """Encoded field key (tag): ``field << 3 | wire_type``."""
+    return varint(field << 3 | wire_type)
+
+
+def int_field(field: int, n: int) -> bytes:
+    """An int32/uint32/int64/bool/enum field (varint); ``b""`` for 0."""
+    return varint(field << 3) + varint(int(n)) if n else b""
+
+
+def str_field(field: int, s: str) -> bytes:
+    """A singular string field; ``b""`` for the empty string."""
+    if not s:
+        return b""
+    raw = s.encode()
+    return varint(field << 3 | 2) + varint(len(raw)) + raw
+
+
+def len_field(field: int, payload: bytes) -> bytes:
+    """A length-delimited field (sub-message, or one entry of a repeated
+    string/message field), always encoded, even when ``payload`` is empty."""
+    n = len(payload)
+    return varint(field << 3 | 2) + (SMALL[n] if n < 128 else varint(n)) + payload
+
+
+def repeated_str_entries(field: int, codes: Iterable[str]) -> dict[str, bytes]:
+    """Per code, the encoding of a one-entry repeated string field ``field``
+    (a repeated string field encodes as the concatenation of its entries)."""
+    return {c: len_field(field, c.encode()) for c in codes}
+
+
+def packed_small_uints(field: int, values: Iterable[int]) -> bytes:
+    """A packed repeated uint32/int32 field of values (any size; one-byte
+    values are the common case). Always encoded, even with no value:
+    callers pass a non-empty list (an empty packed field would also parse
+    as empty)."""
+    body = b"".join([varint(v) for v in values])
+    return len_field(field, body)
