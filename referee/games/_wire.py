@@ -40,9 +40,16 @@ def key(field: int, wire_type: int) -> bytes:
     return varint(field << 3 | wire_type)
 
 
+#: encoded keys of varint (wire type 0) and length-delimited (wire type 2) fields 0..63
+_VARINT_KEYS = [varint(f << 3) for f in range(64)]
+_LEN_KEYS = [varint(f << 3 | 2) for f in range(64)]
+
+
 def int_field(field: int, n: int) -> bytes:
     """An int32/uint32/int64/bool/enum field (varint); ``b""`` for 0."""
-    return varint(field << 3) + varint(int(n)) if n else b""
+    if not n:
+        return b""
+    return (_VARINT_KEYS[field] if field < 64 else varint(field << 3)) + varint(int(n))
 
 
 def str_field(field: int, s: str) -> bytes:
@@ -57,7 +64,8 @@ def len_field(field: int, payload: bytes) -> bytes:
     """A length-delimited field (sub-message, or one entry of a repeated
     string/message field), always encoded, even when ``payload`` is empty."""
     n = len(payload)
-    return varint(field << 3 | 2) + (SMALL[n] if n < 128 else varint(n)) + payload
+    return ((_LEN_KEYS[field] if field < 64 else varint(field << 3 | 2)) + (SMALL[n] if n < 128 else varint(n))
+            + payload)
 
 
 def repeated_str_entries(field: int, codes: Iterable[str]) -> dict[str, bytes]:

@@ -8,6 +8,7 @@ from typing import Any
 
 from cardgames.v1 import smear_pb2 as spb
 from referee.engine import BID, PASS, PLAY, Action, Event, Game, IllegalAction, MatchResult, RatingOutcome
+from referee.games import _wire as W
 
 from . import rules as R
 
@@ -17,20 +18,70 @@ _PASS_ACTION = Action(PASS)
 _BID_ACTIONS = {b: Action(BID, (), b) for b in range(R.MIN_BID, R.MAX_BID + 1)}
 _PLAY_ACTIONS = {c: Action(PLAY, (c,)) for c in R.DECK53}
 
+# Observation encoding tables (see SmearGame.observation): SmearObservation fields
+# seat (1), hand (10), hand_sizes (11, packed), trick (17: SmearPlay seat 1, card 2, trick 3).
+_OBS_FROM = spb.SmearObservation.FromString
+_SEAT_B = [W.int_field(1, s) for s in range(4)]
+_HAND_B = W.repeated_str_entries(10, R.DECK53)
+_HAND_SIZES_KEY = {n: W.key(11, 2) + bytes([n]) for n in (2, 3)}
+#: encoded phase, bidder, bid, trump, leader and winner by their values (memo)
+_SCALARS: dict[tuple, bytes] = {}
+#: per play (seat, card, trick index): (its ``SmearObservation.trick`` field, its ``SmearEvent``), memo
+_TRICK_ENTRY: dict[tuple[int, str, int], tuple[bytes, bytes]] = {}
+_PLAY_EVENT_FIELD = spb.SmearEvent.DESCRIPTOR.fields_by_name["play"].number
+
+
+def _trick_entry(play: tuple[int, str, int]) -> tuple[bytes, bytes]:
+    """A play ``(seat, card, trick index)`` encoded as one ``trick`` field of the
+    observation and as a ``SmearEvent(play=...)`` (memoised)."""
+    e = _TRICK_ENTRY.get(play)
+    if e is None:
+        body = spb.SmearPlay(seat=play[0], card=play[1], trick=play[2]).SerializeToString()
+        e = (W.len_field(17, body), W.len_field(_PLAY_EVENT_FIELD, body))
+        if len(_TRICK_ENTRY) >= 10_000:
+            _TRICK_ENTRY.clear()
+        _TRICK_ENTRY[play] = e
+    return e
+
 # Compact event records kept on the hot path; turned into SmearEvent protobufs
 # only by pop_events(). Record = (to, kind, *fields); to is None for public.
 _RS, _DEAL, _CALL, _AE, _PLAY_EV, _TRUMP, _TE, _RE, _ME = range(9)
+
+
+_EV_FROM = spb.SmearEvent.FromString
+#: encoded call events by (seat, call) (at most 4 x 5 entries)
+_CALL_EV: dict[tuple[int, int], bytes] = {}
+# SmearTrick fields index (1), leader (2), cards (3), winner (4)
+_TRICK_END_FIELD = spb.SmearEvent.DESCRIPTOR.fields_by_name["trick_end"].number
+_TE_INDEX_B = [W.int_field(1, i) for i in range(R.TRICKS + 1)]
+_TE_LEADER_B = [W.int_field(2, s) for s in range(4)]
+_TE_CARD_B = W.repeated_str_entries(3, R.DECK53)
+_TE_WINNER_B = [W.int_field(4, s) for s in range(4)]
+
+
+def _trick_end_bytes(index: int, leader: int, cards: tuple[str, ...], winner: int) -> bytes:
+    """Encoded ``SmearEvent(trick_end=SmearTrick(index, leader, cards, winner))``."""
+    try:
+        body = (_TE_INDEX_B[index] + _TE_LEADER_B[leader] + b"".join(map(_TE_CARD_B.__getitem__, cards))
+                + _TE_WINNER_B[winner])
+    except (IndexError, KeyError):
+        return spb.SmearEvent(trick_end=spb.SmearTrick(index=index, leader=leader, cards=cards,
+                                                       winner=winner)).SerializeToString()
+    return W.len_field(_TRICK_END_FIELD, body)
 
 
 def _build_event(rec: tuple) -> spb.SmearEvent:
     """One compact event record -> its ``SmearEvent`` protobuf."""
     k = rec[1]
     if k == _PLAY_EV:
-        return spb.SmearEvent(play=spb.SmearPlay(seat=rec[2], card=rec[3], trick=rec[4]))
+        return _EV_FROM(_trick_entry(rec[2:5])[1])
     if k == _TE:
-        return spb.SmearEvent(trick_end=spb.SmearTrick(index=rec[2], leader=rec[3], cards=rec[4], winner=rec[5]))
+        return _EV_FROM(_trick_end_bytes(rec[2], rec[3], rec[4], rec[5]))
     if k == _CALL:
-        return spb.SmearEvent(call=spb.SmearCall(seat=rec[2], bid=rec[3]))
+        b = _CALL_EV.get(rec[2:4])
+        if b is None:
+            b = _CALL_EV[rec[2:4]] = spb.SmearEvent(call=spb.SmearCall(seat=rec[2], bid=rec[3])).SerializeToString()
+        return _EV_FROM(b)
     if k == _TRUMP:
         return spb.SmearEvent(trump=spb.SmearTrump(suit=rec[2], seat=rec[3]))
     if k == _AE:
@@ -378,27 +429,87 @@ class SmearGame(Game):
 
     # ------------------------------------------------------------ what a seat sees (9)
     def observation(self, seat: int) -> spb.SmearObservation:
-        """``SmearObservation`` for ``seat``: its own hand plus the public state of spec section 9."""
+        """``SmearObservation`` for ``seat``: its own hand plus the public state of spec section 9.
+
+        Parsed once from the concatenation of encoded parts: the per-round
+        part (:meth:`_round_bytes`), the calls and the finished tricks (each
+        extended as its list grows), the turn scalars (memoised on their
+        values) and the per-decision hand, hand sizes and trick in progress
+        (from per-card encodings)."""
+        hands = self.hands
         n = self.players
-        o = spb.SmearObservation(
-            seat=seat, players=n,
-            variant=spb.SmearVariant(with_joker=self._joker, dealer_forced_bid=self._forced,
-                                     low_to_taker=self._low_to_taker, strict_follow=self._strict),
-            target=R.TARGET, max_rounds=self._max_rounds, round=self.round_no, dealer=self.dealer,
-            scores=self.scores, phase=_PHASE_PB[self.phase], hand=self.hands[seat],
-            hand_sizes=[len(h) for h in self.hands],
-            calls=[spb.SmearCall(seat=(self.dealer + 1 + i) % n, bid=c) for i, c in enumerate(self.calls)],
-            bidder=-1 if self.bidder is None else self.bidder, bid=self.bid, trump=self.trump or "",
-            leader=-1 if self.leader is None else self.leader,
-            winner=-1 if self.winner is None else self.winner,
-        )
+        try:
+            hand = b"".join(map(_HAND_B.__getitem__, hands[seat]))
+        except KeyError:  # not a card code of the deck: let protobuf encode (or reject) it
+            hand = spb.SmearObservation(hand=hands[seat]).SerializeToString()
+        sizes = bytes(map(len, hands))  # one-byte varints: a hand holds at most 6 cards
+        parts = [self._round_bytes(), _SEAT_B[seat] if seat < len(_SEAT_B) else W.int_field(1, seat), hand,
+                 _HAND_SIZES_KEY[n] + sizes]
+        if self.calls:
+            parts.append(self._calls_bytes())
+        key = (self.phase, self.bidder, self.bid, self.trump, self.leader, self.winner)
+        b = _SCALARS.get(key)
+        if b is None:
+            b = spb.SmearObservation(
+                phase=_PHASE_PB[self.phase], bidder=-1 if self.bidder is None else self.bidder, bid=self.bid,
+                trump=self.trump or "", leader=-1 if self.leader is None else self.leader,
+                winner=-1 if self.winner is None else self.winner).SerializeToString()
+            if len(_SCALARS) >= 10_000:
+                _SCALARS.clear()
+            _SCALARS[key] = b
+        parts.append(b)
         if self.trick:
             ld = self.leader
             idx = len(self.tricks)
-            o.trick.extend(spb.SmearPlay(seat=(ld + i) % n, card=c, trick=idx) for i, c in enumerate(self.trick))
-        o.tricks.extend(spb.SmearTrick(index=i, leader=ld, cards=cards, winner=w)
-                        for i, (ld, cards, w) in enumerate(self.tricks))
-        return o
+            parts += [_trick_entry(((ld + i) % n, c, idx))[0] for i, c in enumerate(self.trick)]
+        if self.tricks:
+            parts.append(self._tricks_bytes())
+        return _OBS_FROM(b"".join(parts))
+
+    def _round_bytes(self) -> bytes:
+        """Encoded fields fixed within a round: players, variant, target, max
+        rounds, round, dealer, scores. Cached on (round, dealer, scores)."""
+        key = (self.round_no, self.dealer, tuple(self.scores))
+        c = self.__dict__.get("_round_cache")
+        if c is not None and c[0] == key:
+            return c[1]
+        b = spb.SmearObservation(
+            players=self.players,
+            variant=spb.SmearVariant(with_joker=self._joker, dealer_forced_bid=self._forced,
+                                     low_to_taker=self._low_to_taker, strict_follow=self._strict),
+            target=R.TARGET, max_rounds=self._max_rounds, round=self.round_no, dealer=self.dealer,
+            scores=self.scores).SerializeToString()
+        self._round_cache = (key, b)
+        return b
+
+    def _calls_bytes(self) -> bytes:
+        """Encoded ``calls`` of this round (the list is appended to, replaced
+        per round): cached on the list, its length and the dealer."""
+        calls = self.calls
+        c = self.__dict__.get("_calls_cache")
+        if c is not None and c[0] is calls and c[1] == len(calls) and c[2] == self.dealer:
+            return c[3]
+        n = self.players
+        b = spb.SmearObservation(calls=[spb.SmearCall(seat=(self.dealer + 1 + i) % n, bid=x)
+                                        for i, x in enumerate(calls)]).SerializeToString()
+        self._calls_cache = (calls, len(calls), self.dealer, b)
+        return b
+
+    def _tricks_bytes(self) -> bytes:
+        """Encoded ``tricks`` (finished tricks of this round), extended by the
+        tricks finished since the last call (``tricks`` is appended to, and
+        replaced per round)."""
+        tricks = self.tricks
+        c = self.__dict__.get("_tricks_cache")
+        if c is None or c[0] is not tricks or c[1] > len(tricks):
+            c = (tricks, 0, b"")
+        if c[1] < len(tricks):
+            b = c[2] + spb.SmearObservation(tricks=[
+                spb.SmearTrick(index=i, leader=ld, cards=cards, winner=w)
+                for i, (ld, cards, w) in enumerate(tricks[c[1]:], c[1])]).SerializeToString()
+            c = (tricks, len(tricks), b)
+        self._tricks_cache = c
+        return c[2]
 
     # ------------------------------------------------------------ the end
     def result(self) -> MatchResult:
