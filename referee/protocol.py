@@ -15,6 +15,7 @@ from google.protobuf.struct_pb2 import Struct
 from cardgames.v1 import referee_pb2 as pb
 from referee.cards import ALL_CODES
 from referee.engine import Action, Event, Game
+from referee.games._wire import varint
 
 PROTOCOL_VERSION = 1
 
@@ -102,22 +103,11 @@ _CARD_FIELD: dict[str, bytes] = {}
 _LEGAL_MERGE_MAX = 64  # longer legal lists are built one message per action
 
 
-def _varint(n: int) -> bytes:
-    """Protobuf varint of ``n`` (a negative int32 as its 64-bit two's complement, as protobuf does)."""
-    n &= 0xFFFFFFFFFFFFFFFF
-    out = bytearray()
-    while n > 0x7F:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
 def _card_field(c: str) -> bytes:
     b = _CARD_FIELD.get(c)
     if b is None:
         raw = c.encode()
-        b = _CARDS_TAG + _varint(len(raw)) + raw
+        b = _CARDS_TAG + varint(len(raw)) + raw
         if len(_CARD_FIELD) < 1024:
             _CARD_FIELD[c] = b
     return b
@@ -131,8 +121,8 @@ def _legal_field_bytes(a: Action) -> bytes:
         if a.amount:
             if type(a.amount) is not int or not -2**31 <= a.amount < 2**31:
                 raise TypeError("amount is not an int32")
-            body += _AMOUNT_TAG + _varint(a.amount)
-        b = _LEGAL_ACTIONS_TAG + _varint(len(body)) + body
+            body += _AMOUNT_TAG + varint(a.amount)
+        b = _LEGAL_ACTIONS_TAG + varint(len(body)) + body
         if len(_LEGAL_FIELD_BYTES) >= _LEGAL_FIELD_BYTES_MAX:
             _LEGAL_FIELD_BYTES.clear()
         _LEGAL_FIELD_BYTES[a] = b
