@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import copy
 import random
-from bisect import insort
+from bisect import bisect_right
 from itertools import combinations
 from typing import Any
 
 from cardgames.v1 import president_pb2 as ppb
-from referee.engine import (EXCHANGE, PASS, PLAY, Action, Game, IllegalAction, MatchResult,
+from referee.engine import (EXCHANGE, PASS, PLAY, Action, Event, Game, IllegalAction, MatchResult,
                             RatingOutcome)
+from referee.games import _wire as W
 
 from .play import RoundPlay
 from .rules import (LATER_LEADERS, VARIANT_FLAGS, Rules, deal, final_ranking, forced_gifts,
@@ -24,42 +25,84 @@ _RULE_PLAY = "6.2"
 _RULE_RETURN = "5.3"
 
 
-_B = [bytes([i]) for i in range(128)]
+# Observation encoding tables (see PresidentGame.observation): PresidentObservation
+# fields seat (2), hand (11), hand_sizes (12, packed), passed (23, packed),
+# played (24), finished (25, packed).
+_OBS_FROM = ppb.PresidentObservation.FromString
+_SEAT_B = [W.int_field(2, s) for s in range(8)]
+_HAND_B = W.repeated_str_entries(11, CARD_ORDER)
+_PLAYED_B = W.repeated_str_entries(24, CARD_ORDER)
+#: every ``played`` entry has this size (two-character codes)
+_PLAYED_ENTRY_SIZE = 5
+assert all(len(b) == _PLAYED_ENTRY_SIZE for b in _PLAYED_B.values())
+_HAND_SIZES_KEY = {n: W.key(12, 2) + bytes([n]) for n in range(1, 8)}  # with the packed length
+#: encoded phase, return_*, to_act, trick_leader, top, top_seat and revolution, by their values (memo)
+_SCALARS: dict[tuple, bytes] = {}
 
 
-def _trick_entry_bytes(entry: tuple) -> bytes:
-    """One ``PresidentObservation.trick`` field (a ``PresidentPlay``), encoded
-    directly: every number here is below 128 and every string short, so each
-    varint is one byte (anything else goes through protobuf)."""
+_PASSED_KEY = W.key(23, 2)
+_FINISHED_KEY = W.key(25, 2)
+
+
+# PresidentPlay fields: seat (1), cards (2), auto (3), transparent (4), top (5: PresidentTop
+# count (1), rank (2)), revolution (6), hand_size (7), place (8)
+_PP_SEAT = [W.int_field(1, i) for i in range(128)]
+_PP_CARD = W.repeated_str_entries(2, CARD_ORDER)
+_PP_SIZE = [W.int_field(7, i) for i in range(128)]
+_PP_PLACE = [W.int_field(8, i) for i in range(128)]
+#: encoded ``top`` field by (count, rank) (memo)
+_PP_TOP: dict[tuple[int, str], bytes] = {}
+
+
+def _entry_encodings(entry: tuple) -> tuple[bytes, bytes]:
+    """A trick entry ``(seat, cards, auto, transparent, top, revolution,
+    hand_size, place)`` encoded as a ``PresidentEvent`` (its ``play``) and as
+    one ``PresidentObservation.trick`` field (memoised on the entry)."""
+    e = _ENTRY_MEMO.get(entry)
+    if e is None:
+        body = _play_body(entry)
+        e = (W.len_field(5, body), W.len_field(22, body))
+        if len(_ENTRY_MEMO) >= 100_000:
+            _ENTRY_MEMO.clear()
+        _ENTRY_MEMO[entry] = e
+    return e
+
+
+def _play_body(entry: tuple) -> bytes:
+    """The encoded ``PresidentPlay`` of a trick entry: from per-value pieces
+    when every number is below 128 and every card a known code, else through
+    protobuf."""
     s, cs, auto, transparent, top, rev, size, place = entry
-    B = _B
-    if s < 128 and size < 128 and place < 128 and len(cs) < 16 and (top is None or top[0] < 128):
-        parts = [b"\x08" + B[s]] if s else []
-        for c in cs:
-            raw = c.encode()
-            parts.append(b"\x12" + B[len(raw)] + raw)
-        if auto:
-            parts.append(b"\x18\x01")
-        if transparent:
-            parts.append(b"\x20\x01")
-        if top is not None:
-            count, rank = top
-            raw = rank.encode()
-            inner = (b"\x08" + B[count] if count else b"") + (b"\x12" + B[len(raw)] + raw if raw else b"")
-            parts.append(b"\x2a" + B[len(inner)] + inner)
-        if rev:
-            parts.append(b"\x30\x01")
-        if size:
-            parts.append(b"\x38" + B[size])
-        if place:
-            parts.append(b"\x40" + B[place])
-        body = b"".join(parts)
-        if len(body) < 128:
-            return b"\xb2\x01" + B[len(body)] + body  # field 22 (trick), length-delimited
-    top_pb = None if top is None else ppb.PresidentTop(count=top[0], rank=top[1])
-    return ppb.PresidentObservation(trick=[ppb.PresidentPlay(
+    if 0 <= s < 128 and 0 <= size < 128 and 0 <= place < 128:
+        try:
+            b = _PP_SEAT[s] + b"".join(map(_PP_CARD.__getitem__, cs))
+        except (KeyError, TypeError):
+            pass
+        else:
+            if auto:
+                b += b"\x18\x01"
+            if transparent:
+                b += b"\x20\x01"
+            if top is not None:
+                tb = _PP_TOP.get(top)
+                if tb is None:
+                    tb = W.len_field(5, ppb.PresidentTop(count=top[0], rank=top[1]).SerializeToString())
+                    if len(_PP_TOP) < 1024:
+                        _PP_TOP[top] = tb
+                b += tb
+            if rev:
+                b += b"\x30\x01"
+            return b + _PP_SIZE[size] + _PP_PLACE[place]
+    return ppb.PresidentPlay(
         seat=s, cards=cs, auto=auto, transparent=transparent, revolution=rev, hand_size=size, place=place,
-        top=top_pb)]).SerializeToString()
+        top=None if top is None else ppb.PresidentTop(count=top[0], rank=top[1])).SerializeToString()
+
+
+_EV_FROM = ppb.PresidentEvent.FromString
+#: (event, observation trick field) encodings by trick entry (memo), see _entry_encodings
+_ENTRY_MEMO: dict[tuple, tuple[bytes, bytes]] = {}
+#: encoded trick_end events by (last player, leader) (memo)
+_TRICK_END_EV: dict[tuple[int, int], bytes] = {}
 
 
 class PresidentGame(Game):
@@ -139,6 +182,10 @@ class PresidentGame(Game):
         self.pending: dict[int, list[str]] = {}    # returner -> chosen, not yet delivered cards
         self.ranking: list[int] | None = None
         self._legal: tuple[list[Action], bool] | None = None
+        # observation caches (see observation and the helpers it names)
+        self._hand_enc: list[list | None] = [None] * n
+        self._trick_cache: tuple | None = None
+        self._played_cache: tuple | None = None
         self._start_round()
 
     # -- round flow --------------------------------------------------------------
@@ -263,7 +310,7 @@ class PresidentGame(Game):
         phase = self.phase
         if phase == "over":
             raise IllegalAction("TURN", "the match is over")
-        to_act = self.to_act
+        to_act = self.play.to_act if phase == "play" else self.to_act  # type: ignore[union-attr]
         if seat != to_act:
             raise IllegalAction("TURN", f"it is seat {to_act}'s turn, not seat {seat}'s")
         if phase == "play":
@@ -309,7 +356,7 @@ class PresidentGame(Game):
             cards = tuple(action.cards)
         else:
             raise IllegalAction(_RULE_PLAY, f"{kind} is not a play action: send PLAY with cards, or PASS")
-        why = play.check(seat, cards)
+        why = play.rules.check_action(play.hands[seat], play.top, cards, play.revolution)  # play.check
         if why is not None:
             raise IllegalAction(_RULE_PLAY, why)
         return cards
@@ -320,26 +367,30 @@ class PresidentGame(Game):
         assert play is not None
         play.act(seat, cards)
         self._legal = None
-        emit = self.emit
-        for (s, cs, auto, transparent, top, rev, size, place) in play.ev_entries:
-            # only non-default fields are passed: building protobufs is the slow part of a step
-            kw: dict[str, Any] = {"seat": s, "hand_size": size}
-            if cs:
-                kw["cards"] = cs
-            if auto:
-                kw["auto"] = True
-            if transparent:
-                kw["transparent"] = True
-            if top is not None:
-                kw["top"] = {"count": top[0], "rank": top[1]}
-            if rev:
-                kw["revolution"] = True
-            if place:
-                kw["place"] = place
-            emit(ppb.PresidentEvent(play=kw))
-        if play.ev_trick_end is not None:
-            last, leader = play.ev_trick_end
-            emit(ppb.PresidentEvent(trick_end=ppb.PresidentTrickEnd(last_player=last, leader=leader)))
+        if cards is not None:
+            e = self._hand_enc[seat]
+            if e is not None:  # keep the seat's hand encoding in step (see _hand_bytes)
+                snap = e[0]
+                try:
+                    for c in cards:
+                        snap.remove(c)
+                        e[1] = e[1].replace(_HAND_B[c], b"", 1)
+                except (ValueError, KeyError):  # not in step: drop it
+                    self._hand_enc[seat] = None
+        # each entry encoded once, for its event and (memoised) for the observation's trick
+        events = self._events
+        for entry in play.ev_entries:
+            enc = _ENTRY_MEMO.get(entry) or _entry_encodings(entry)
+            events.append(Event(_EV_FROM(enc[0])))
+        te = play.ev_trick_end
+        if te is not None:
+            b = _TRICK_END_EV.get(te)
+            if b is None:
+                b = ppb.PresidentEvent(trick_end=ppb.PresidentTrickEnd(last_player=te[0], leader=te[1])
+                                       ).SerializeToString()
+                if len(_TRICK_END_EV) < 1024:
+                    _TRICK_END_EV[te] = b
+            events.append(Event(_EV_FROM(b)))
         if play.ev_round_over and settle:
             self._end_round()
 
@@ -425,81 +476,124 @@ class PresidentGame(Game):
         """The :class:`PresidentObservation` of ``seat`` (spec 9): its own hand,
         the cards of exchange transfers it took part in, and public state only.
 
-        One constructor call for the fields that change every decision, merged
-        with cached encodings of what changes less often: the per-round
-        public part, the exchange transfers as ``seat`` sees them, the plays
-        of the trick in progress. Each cache is keyed by what it depends on
-        (see :meth:`_round_bytes`, :meth:`_exchange_bytes`, :meth:`_trick_bytes`)."""
+        Parsed once from the concatenation of encoded parts, each cached on
+        what it depends on: the per-round public part (:meth:`_round_bytes`),
+        the exchange transfers as ``seat`` sees them (:meth:`_exchange_bytes`),
+        the plays of the trick in progress (:meth:`_trick_bytes`), the played
+        cards (:meth:`_played_bytes`), the seat's sorted hand
+        (:meth:`_hand_bytes`) and the turn scalars (memoised on their values)."""
         phase = self.phase
         hands = self.hands
         pending = self.pending
-        to_act = self.to_act
-        o = ppb.PresidentObservation(
-            seat=seat, phase=phase, hand=self._sorted_hand(seat),
-            hand_sizes=[len(h) + len(pending[s]) if s in pending else len(h) for s, h in enumerate(hands)],
-            to_act=-1 if to_act is None else to_act)
-        tail = self._round_bytes()
+        play = self.play
+        to_act = play.to_act if phase == "play" else self.to_act  # type: ignore[union-attr]
+        # the caches' hit paths are inlined (this runs once per decision)
+        c = self.__dict__.get("_round_cache")
+        rb = c[1] if c is not None and c[0] == (self.round_no, len(self.orders)) else self._round_bytes()
+        e = self._hand_enc[seat]
+        hand = hands[seat]
+        hb = e[1] if e is not None and e[0] == hand else self._hand_bytes(seat)
+        if pending:
+            sizes = bytes([len(h) + len(pending[s]) if s in pending else len(h) for s, h in enumerate(hands)])
+        else:
+            sizes = bytes(map(len, hands))  # one-byte varints: a hand holds at most 54 cards
+        parts = [rb, _SEAT_B[seat] if seat < len(_SEAT_B) else W.int_field(2, seat), hb,
+                 _HAND_SIZES_KEY[len(sizes)], sizes]
         if self.exchange_log:
-            tail += self._exchange_bytes(seat)
+            parts.append(self._exchange_bytes(seat))
         return_to = trick_leader = top_seat = -1
+        return_count = 0
+        return_optional = revolution = False
+        top = None
         if phase == "exchange":
             returner, receiver, k, optional = self.duties[self.duty_idx]
             if returner == seat:
-                return_to = receiver
-                o.return_count = k
-                o.return_optional = optional
-        play = self.play
+                return_to, return_count, return_optional = receiver, k, optional
         if play is not None:
             if phase == "play":
                 trick_leader = play.leader
                 top = play.top
                 if top is not None:
-                    o.top.count, o.top.rank = top
                     top_seat = play.last
-                if play.trick:
-                    tail += self._trick_bytes(play)
-                if play.passed:
-                    o.passed.extend(play.passed)
-            if play.revolution:
-                o.revolution = True
-            if play.played:
-                o.played.extend(self._sorted_played(play))
-            if play.finished:
-                o.finished.extend(play.finished)
-        o.return_to = return_to
-        o.trick_leader = trick_leader
-        o.top_seat = top_seat
-        o.MergeFromString(tail)
-        return o
+                trick = play.trick
+                if trick:
+                    c = self._trick_cache
+                    if c is not None and c[0] is trick and c[1] == len(trick):
+                        parts.append(c[2])
+                    else:
+                        parts.append(self._trick_bytes(play))
+                passed = play.passed
+                if passed:
+                    parts += (_PASSED_KEY, W.SMALL[len(passed)], bytes(passed))  # seats < 8: one byte each
+            revolution = play.revolution
+            played = play.played
+            if played:
+                c = self._played_cache
+                if c is not None and c[0] is played and c[1] == len(played):
+                    parts.append(c[3])
+                else:
+                    parts.append(self._played_bytes(play))
+            finished = play.finished
+            if finished:
+                parts += (_FINISHED_KEY, W.SMALL[len(finished)], bytes(finished))
+        key = (phase, return_to, return_count, return_optional, -1 if to_act is None else to_act, trick_leader,
+               top, top_seat, revolution)
+        b = _SCALARS.get(key)
+        if b is None:
+            m = ppb.PresidentObservation(
+                phase=phase, return_to=return_to, return_count=return_count,
+                return_optional=return_optional, to_act=key[4], trick_leader=trick_leader, top_seat=top_seat,
+                revolution=revolution)
+            if top is not None:
+                m.top.count, m.top.rank = top
+            b = m.SerializeToString()
+            if len(_SCALARS) >= 50_000:
+                _SCALARS.clear()
+            _SCALARS[key] = b
+        parts.append(b)
+        return _OBS_FROM(b"".join(parts))
+
+    def _hand_bytes(self, seat: int) -> bytes:
+        """Encoded ``hand`` of ``seat`` (sorted by card order).
+
+        ``_hand_enc[seat]`` is ``[copy of the hand list, encoding]``, used only
+        while the copy equals the hand (a C-level list comparison). Plays keep
+        it in step (:meth:`_apply_play` drops the played cards' entries, each a
+        fixed 5-byte pattern that cannot occur across entries), so the seat to
+        act does not sort its hand again."""
+        hand = self.hands[seat]
+        e = self._hand_enc[seat]
+        if e is not None and e[0] == hand:
+            return e[1]
+        b = b"".join(map(_HAND_B.__getitem__, sort_cards(hand)))
+        self._hand_enc[seat] = [hand[:], b]
+        return b
 
     def _sorted_hand(self, seat: int) -> list[str]:
-        """``sort_cards`` of the seat's hand, reused while the hand is unchanged."""
-        hand = self.hands[seat]
-        c = self.__dict__.setdefault("_hand_cache", {})
-        key = tuple(hand)
-        hit = c.get(seat)
-        if hit is not None and hit[0] == key:
-            return hit[1]
-        out = sort_cards(hand)
-        c[seat] = (key, out)
-        return out
+        """``sort_cards`` of the seat's hand."""
+        return sort_cards(self.hands[seat])
 
-    def _sorted_played(self, play: RoundPlay) -> list[str]:
-        """The round's played cards in card order, kept up to date by inserting
-        the cards played since the last call (``play.played`` only grows)."""
+    def _played_bytes(self, play: RoundPlay) -> bytes:
+        """Encoded ``played`` (every card played this round, in card order), kept
+        up to date by inserting the cards played since the last call
+        (``play.played`` only grows; a new round has a new list). Entries have
+        a fixed size, so a card goes in at its sorted index times that size."""
         played = play.played
-        c = self.__dict__.get("_played_cache")
+        c = self._played_cache
         if c is None or c[0] is not played or c[1] > len(played):
-            out = sort_cards(played)
+            srt = sort_cards(played)
+            b = b"".join(map(_PLAYED_B.__getitem__, srt))
         else:
-            out = c[2]
+            srt, b = c[2], c[3]
             n = c[1]
             if n < len(played):
-                out = out[:]
                 for card in played[n:]:
-                    insort(out, card, key=CARD_ORDER.__getitem__)
-        self._played_cache = (played, len(played), out)
-        return out
+                    i = bisect_right(srt, CARD_ORDER[card], key=CARD_ORDER.__getitem__)
+                    srt.insert(i, card)
+                    j = i * _PLAYED_ENTRY_SIZE
+                    b = b[:j] + _PLAYED_B[card] + b[j:]
+        self._played_cache = (played, len(played), srt, b)
+        return b
 
     def _round_bytes(self) -> bytes:
         """Encoded fields fixed for a round: players, rules, round, dealer,
@@ -535,15 +629,17 @@ class PresidentGame(Game):
     def _trick_bytes(self, play: RoundPlay) -> bytes:
         """Encoded ``trick`` entries of the trick in progress, extended by the
         entries added since the last call (``play.trick`` is appended to, and
-        replaced by a new list at each trick start)."""
+        replaced by a new list at each trick start); ``_trick_cache`` is
+        ``(trick list, entries encoded, encoding)``. A new entry's encoding
+        usually comes from the memo filled by its event (:func:`_entry_encodings`)."""
         trick = play.trick
-        c = self.__dict__.get("_trick_cache")
+        c = self._trick_cache
         if c is None or c[0] is not trick or c[1] > len(trick):
             n, b = 0, b""
         else:
             n, b = c[1], c[2]
         if n < len(trick):
-            b += b"".join([_trick_entry_bytes(e) for e in trick[n:]])
+            b += b"".join([_entry_encodings(e)[1] for e in trick[n:]])
             self._trick_cache = (trick, len(trick), b)
         return b
 

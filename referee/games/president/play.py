@@ -170,7 +170,7 @@ class RoundPlay:
             c, r = len(cards), RANK_OF[cards[0]]
             groups = self.groups[seat]
             if groups is not None:  # keep the cached rank groups in step: only rank r changed
-                rest = tuple(x for x in groups[r][0] if x not in cards)
+                rest = tuple([x for x in groups[r][0] if x not in cards])
                 if rest:
                     groups[r] = _group_entry(rest)
                 else:

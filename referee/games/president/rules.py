@@ -9,7 +9,6 @@ all call these same functions.
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any, Iterable, Sequence
 
 from referee.cards import JOKERS, RANKS, SUITS
@@ -186,12 +185,14 @@ class Rules:
             if play[0] not in hand:
                 return f"{play[0]} is not in your hand (6.2 step 2)"
         else:
-            need = Counter(play)
-            have = Counter(hand)
+            need: dict[str, int] = {}  # code -> copies wanted, in first-occurrence order
+            for code in play:
+                need[code] = need.get(code, 0) + 1
             for code, k in need.items():
-                if have[code] < k:
-                    return (f"{code} is not in your hand (6.2 step 2)" if have[code] == 0 else
-                            f"{code} is used {k} times but you hold it {have[code]} time(s) (6.2 step 2)")
+                have = hand.count(code)
+                if have < k:
+                    return (f"{code} is not in your hand (6.2 step 2)" if have == 0 else
+                            f"{code} is used {k} times but you hold it {have} time(s) (6.2 step 2)")
         r = RANK_OF[play[0]]
         for code in play:
             if RANK_OF[code] != r:
