@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import random
-from bisect import insort
+from bisect import bisect_right
 from typing import Any
 
 from cardgames.v1 import tractor_pb2 as tpb
@@ -28,6 +28,9 @@ _PRE_TRUMP_ORDER = {c: i for i, c in enumerate(sorted(R.ALL_CODES, key=_PRE_TRUM
 _OBS_FROM = tpb.TractorObservation.FromString
 _SEAT_B = [W.int_field(1, s) for s in range(4)]
 _HAND_B = W.repeated_str_entries(2, R.ALL_CODES)
+#: every ``hand`` entry has this size (two-character codes), so the i-th card's entry starts at i times it
+_HAND_ENTRY_SIZE = 4
+assert all(len(b) == _HAND_ENTRY_SIZE for b in _HAND_B.values())
 _KITTY_TAKEN_B = W.repeated_str_entries(17, R.ALL_CODES)
 _KITTY_BURIED_B = W.repeated_str_entries(18, R.ALL_CODES)
 _DEALT_B = [W.int_field(11, k) for k in range(109)]
@@ -150,6 +153,8 @@ _PASS = Action(PASS)
 #: interned PLAY / DECLARE actions by card tuple (Actions are immutable), so hot legal lists do not rebuild them
 _PLAY_ACTIONS: dict[tuple[str, ...], Action] = {}
 _DECLARE_ACTIONS: dict[tuple[str, ...], Action] = {}
+#: the one-card PLAY action of each code
+_SINGLE_PLAY = {c: Action(PLAY, (c,)) for c in R.ALL_CODES}
 
 
 def _actions(kind: str, cache: dict[tuple[str, ...], Action], plays: list[tuple[str, ...]]) -> list[Action]:
@@ -306,8 +311,14 @@ class TractorGame(Game):
         if e is not None:  # keep the seat's hand encoding in step (see _hand_bytes)
             snap = e[1]
             snap[c] = snap.get(c, 0) + 1
-            insort(e[2], c, key=(_PRE_TRUMP_ORDER if e[0] is None else e[0].order_of).__getitem__)
-            e[3] = None
+            order = _PRE_TRUMP_ORDER if e[0] is None else e[0].order_of
+            codes = e[2]
+            i = bisect_right(codes, order[c], key=order.__getitem__)
+            codes.insert(i, c)
+            b = e[3]
+            if b is not None:
+                i *= _HAND_ENTRY_SIZE
+                e[3] = b[:i] + _HAND_B[c] + b[i:]
         self.dealt = k + 1
         self._events.append(Event(_card_dealt_event(k, seat, c), seat))
         self._to_act = seat
@@ -435,8 +446,14 @@ class TractorGame(Game):
             if not self.trick_plays:
                 plays, complete = R.legal_leads(self.hands[seat], ctx, LIST_LIMIT)
             else:
-                assert self.trick_lead is not None
-                plays, complete = R.legal_follows(self.trick_lead, self.hands[seat], ctx, self._mft, LIST_LIMIT)
+                lead = self.trick_lead
+                assert lead is not None
+                if lead.n == 1:  # R.legal_follows of a single lead, with the cards' interned actions
+                    pool = R.single_follows(lead, self.hands[seat], ctx)
+                    self._legal = res = (list(map(_SINGLE_PLAY.__getitem__, pool[:LIST_LIMIT])),
+                                         len(pool) <= LIST_LIMIT)
+                    return res
+                plays, complete = R.legal_follows(lead, self.hands[seat], ctx, self._mft, LIST_LIMIT)
             res = (_actions(PLAY, _PLAY_ACTIONS, plays), complete)
         self._legal = res
         return res
@@ -590,7 +607,7 @@ class TractorGame(Game):
         self.played.extend(cards)
         e = self._hand_enc[seat]
         if e is not None:  # keep the seat's hand encoding in step (see _hand_bytes)
-            snap, codes = e[1], e[2]
+            snap, codes, b = e[1], e[2], e[3]
             try:
                 for c in cards:
                     k = snap[c] - 1
@@ -598,11 +615,15 @@ class TractorGame(Game):
                         snap[c] = k
                     else:
                         del snap[c]
-                    codes.remove(c)
+                    i = codes.index(c)
+                    del codes[i]
+                    if b is not None:
+                        i *= _HAND_ENTRY_SIZE
+                        b = b[:i] + b[i + _HAND_ENTRY_SIZE:]
             except (KeyError, ValueError):  # the entry was already out of step: drop it
                 self._hand_enc[seat] = None
             else:
-                e[3] = None
+                e[3] = b
 
     def _apply_play(self, seat: int, cards: tuple[str, ...], lead: R.Lead | None) -> None:
         ctx = self.ctx
@@ -824,8 +845,9 @@ class TractorGame(Game):
         the trump context and a copy of the hand multiset it was built for,
         the hand's codes in display order, and their encoding. Dealing a card
         and playing cards update the entry in step with the hand
-        (:meth:`_deal_next`, :meth:`_remove`), so the seat to act, whose hand
-        has just changed, does not sort again. The entry is used only while
+        (:meth:`_deal_next`, :meth:`_remove`: a card's entry goes in or out at
+        its index in ``codes``, entries having a fixed size), so the seat to
+        act, whose hand has just changed, does not sort or encode again. The entry is used only while
         its context is the current one and its snapshot equals the hand (a
         C-level ``dict`` comparison), else rebuilt: it can never be stale."""
         h = self.hands[seat]
@@ -885,8 +907,10 @@ class TractorGame(Game):
         list, lead, throw failure, trick number, leader and trump context:
         how many plays it has taken in, their encoded ``plays`` entries, the
         points so far, the running best strength and winning index (the fold
-        of :func:`rules.trick_winner`) and the encoding. A call that finds
-        more plays extends it, any other change of those keys rebuilds it."""
+        of :func:`rules.trick_winner`), the encoded fields fixed for the trick
+        (number and leader; lead type, suit and throw failure) and the
+        encoding. A call that finds more plays extends it, any other change of
+        those keys rebuilds it."""
         tp = self.trick_plays
         lt = self.trick_lead
         fail = self.trick_failure
@@ -896,17 +920,22 @@ class TractorGame(Game):
         c = self.__dict__.get("_cur_cache")
         if (c is None or c[0] is not tp or c[1] is not lt or c[2] is not fail or c[3] != n or c[4] != leader
                 or c[5] is not ctx or c[6] > len(tp)):
-            # [plays, lead, failure, trick count, leader, ctx, plays taken in, plays bytes, points,
-            #  best strength, winning index, encoding or None]
             best = None if lt is None else (2 if lt.suit == R.TRUMP else 1, lt.top)
-            c = self._cur_cache = [tp, lt, fail, n, leader, ctx, 0, b"", 0, best, 0, None]
+            # the trick's fixed fields, in TractorTrick order around the plays (3): number (1),
+            # leader (2) before; lead type (4), lead suit (5), throw failure (6) after
+            tail = _trick_body(0, 0, b"", "", "", fail, 0, 0) if lt is None else \
+                _trick_body(0, 0, b"", lt.type, lt.suit, fail, 0, 0)
+            # [plays, lead, failure, trick count, leader, ctx, plays taken in, plays bytes, points,
+            #  best strength, winning index, encoding or None, number+leader bytes, lead+failure bytes]
+            c = self._cur_cache = [tp, lt, fail, n, leader, ctx, 0, b"", 0, best, 0, None,
+                                   _trick_head(n + 1, leader), tail]
         k = c[6]
         if k < len(tp):
             POINTS = R.POINTS
             pb, pts, best, win = c[7], c[8], c[9], c[10]
             for i in range(k, len(tp)):
                 seat, cards = tp[i]
-                pb += _play_entry(seat, cards)
+                pb += _PLAY_ENTRY.get((seat, cards)) or _play_entry(seat, cards)
                 for x in cards:
                     pts += POINTS[x]
                 if i and lt is not None and ctx is not None:
@@ -917,10 +946,9 @@ class TractorGame(Game):
         b = c[11]
         if b is None:
             w = -1 if not tp or ctx is None or lt is None else tp[c[10]][0]
-            if lt is None:
-                body = _trick_body(n + 1, leader, c[7], "", "", fail, w, c[8])
-            else:
-                body = _trick_body(n + 1, leader, c[7], lt.type, lt.suit, fail, w, c[8])
+            pts = c[8]
+            body = b"".join((c[12], c[7], c[13], _WINNER_B.get(w) or W.int_field(7, w),
+                             _POINTS_B[pts] if 0 <= pts < 256 else W.int_field(8, pts)))
             k = len(body)
             b = c[11] = _CUR_KEY + (W.SMALL[k] if k < 128 else W.varint(k)) + body
         return b

@@ -427,6 +427,16 @@ def _all_choices(items: list[tuple[str, int]], k: int, m: int) -> list[tuple[str
     return out
 
 
+def single_follows(lead: Lead, hand: dict[str, int], ctx: Ctx) -> list[str]:
+    """The cards that may follow a single lead (section 7): those of the led
+    play-suit, or every card when void in it; distinct codes, in section 16's
+    "lowest" order (``legal_follows`` of a single lead lists them as plays)."""
+    so, S = ctx.suit_of, lead.suit
+    pool = [c for c in hand if so[c] == S] or list(hand)
+    pool.sort(key=ctx.key_of.__getitem__)
+    return pool
+
+
 def legal_follows(lead: Lead, hand: dict[str, int], ctx: Ctx, must_follow_tractor: bool = False,
                   limit: int = 100) -> tuple[list[tuple[str, ...]], bool]:
     """Legal follows (section 7) of ``lead`` from ``hand``: ``(plays, complete)``.
@@ -440,8 +450,7 @@ def legal_follows(lead: Lead, hand: dict[str, int], ctx: Ctx, must_follow_tracto
     so, key = ctx.suit_of, ctx.key_of
     S, n = lead.suit, lead.n
     if n == 1:  # a single lead: one card of the led play-suit, or any card when void
-        pool = [c for c in hand if so[c] == S] or list(hand)
-        pool.sort(key=key.__getitem__)
+        pool = single_follows(lead, hand, ctx)
         return [(c,) for c in pool[:limit]], len(pool) <= limit
     hs = sorted(((c, k) for c, k in hand.items() if so[c] == S), key=lambda ck: key[ck[0]])
     nhs = sum(k for _, k in hs)
