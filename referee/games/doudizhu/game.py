@@ -14,6 +14,7 @@ from typing import Any
 from cardgames.v1 import doudizhu_pb2 as dpb
 from referee.engine import (BID, PASS, PLAY, Action, Event, Game, IllegalAction, MatchResult, RatingOutcome,
                             ranks_from_scores)
+from referee.games import _wire as W
 from referee.games.doudizhu import rules as R
 
 _PASS_ACTION = Action(PASS)
@@ -35,20 +36,17 @@ _PLAY_CARD_B = {c: dpb.DouDizhuPlay(cards=[c]).SerializeToString() for c in R.CA
 _COMBO_B: dict[tuple, bytes] = {}
 _EVENT_FROM = dpb.DouDizhuEvent.FromString
 _EVENT_PLAY_KEY = bytes([4 << 3 | 2])  # DouDizhuEvent.play
+#: encoded call events by (seat, amount) and trick_end events by leader (a few entries each)
+_CALL_EV: dict[tuple[int, int], bytes] = {}
+_TRICK_END_EV: dict[int, bytes] = {}
 #: encoded per-state scalars, by (phase, high bid, top seat, passes, doublings)
 _DYN_MEMO: dict[tuple, bytes] = {}
 #: key and length of the packed ``hand_sizes`` field (6) for n seats
 _HAND_SIZES_KEY = {n: bytes([6 << 3 | 2, n]) for n in (3, 4)}
 
 
-def _len_prefix(n: int) -> bytes:
-    """Protobuf varint of a length."""
-    out = bytearray()
-    while n > 0x7F:
-        out.append(n & 0x7F | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
+#: protobuf varint of a length
+_len_prefix = W.varint
 _BID_ACTIONS = {b: Action(BID, (), b) for b in (1, 2, 3)}
 #: realised legal plays per rank-level move and code groups (see rules.legal_plays_grouped)
 _ACTION_MEMO: dict = {}
@@ -143,6 +141,7 @@ class DouDizhu(Game):
         self._static_cache: tuple | None = None  # see _static_bytes
         self._played_cache: list | None = None  # see _played_bytes
         self._hand_cache: list = [None] * self.n  # see _hand_bytes
+        self._last_play: tuple | None = None  # see pop_events
 
     # ------------------------------------------------------------------ rounds
     def _start_round(self) -> None:
@@ -310,21 +309,32 @@ class DouDizhu(Game):
 
     def _apply_pass(self, seat: int) -> None:
         p = self.playp
-        self.history.append((seat, (), None))
-        self._raw.append((None, "play", seat, (), None))
+        h = self.history
+        h.append((seat, (), None))
+        self._raw.append((None, "play", seat, (), None, self.round, len(h) - 1))
         if p.pass_(seat):
             self._raw.append((None, "trick_end", p.to_act))
         self._to_act = p.to_act
 
     def _apply_play(self, seat: int, cards: tuple[str, ...], combo: tuple) -> None:
         p = self.playp
-        self.history.append((seat, cards, combo))
+        h = self.history
+        h.append((seat, cards, combo))
         self.played.extend(cards)
-        self._raw.append((None, "play", seat, cards, combo))
+        self._raw.append((None, "play", seat, cards, combo, self.round, len(h) - 1))
+        hand = self.hands[seat]
+        hc = self._hand_cache[seat]
         if p.play(seat, cards, combo):
             self._end_round(redeal=False)
         else:
             self._to_act = p.to_act
+            if hc is not None and hc[0] is hand and hc[1] == len(hand) + len(cards):
+                # keep the seat's hand encoding in step (see _hand_bytes): drop the played cards'
+                # entries (a fixed 4-byte pattern each, which cannot straddle two entries)
+                b = hc[2]
+                for c in cards:
+                    b = b.replace(_HAND_B[c], b"", 1)
+                self._hand_cache[seat] = (hand, len(hand), b)
 
     def fallback_action(self) -> Action:
         """§7.3: PASS in the auction and when there is a top; when leading,
@@ -345,7 +355,14 @@ class DouDizhu(Game):
         out = self._events
         self._events = []
         for r in raw:
-            out.append(Event(_event_pb(r), r[0]))
+            if r[1] == "play":
+                # (None, "play", seat, cards, combo, round, history index): the encoded play is
+                # kept for the observation's history entry (see _public_lists_bytes)
+                m = _play_bytes(r[2], r[3], r[4])
+                self._last_play = (r[5], r[6], m)
+                out.append(Event(_EVENT_FROM(_EVENT_PLAY_KEY + _len_prefix(len(m)) + m)))
+            else:
+                out.append(Event(_event_pb(r), r[0]))
         return out
 
     # ------------------------------------------------------------------ views
@@ -360,7 +377,8 @@ class DouDizhu(Game):
 
     def _hand_bytes(self, seat: int) -> bytes:
         """Encoded ``hand`` of ``seat`` (hands only shrink in place within a round,
-        or are replaced: keyed by the list and its length)."""
+        or are replaced: keyed by the list and its length; :meth:`_apply_play`
+        drops a play's cards from the cached encoding)."""
         h = self.hands[seat]
         c = self._hand_cache
         hit = c[seat]
@@ -418,18 +436,21 @@ class DouDizhu(Game):
                 phase=key[0], high_bid=key[1], top_seat=key[2], passes=key[3], doublings=key[4],
                 multiplier=1 << key[4]).SerializeToString()
         # hand_sizes: packed, n one-byte varints (every size < 128)
-        dyn += _HAND_SIZES_KEY[self.n] + bytes([len(h) for h in self.hands])
+        parts = [self._static_bytes(p), dyn, _HAND_SIZES_KEY[self.n], bytes(map(len, self.hands))]
         if p is not None:
-            b = (self._static_bytes(p) + dyn + b"".join(map(_TOP_B.__getitem__, p.top_cards))
-                 + self._played_bytes() + self._public_lists_bytes(len(p.trick)))
+            parts += map(_TOP_B.__getitem__, p.top_cards)
+            parts.append(self._played_bytes())
+            parts += self._public_lists_bytes(len(p.trick))
         else:
-            b = self._static_bytes(None) + dyn + self._public_lists_bytes(0)
+            parts += self._public_lists_bytes(0)
+        b = b"".join(parts)
         self._shared_cache = (self._version, b)
         return b
 
-    def _public_lists_bytes(self, trick_len: int) -> bytes:
+    def _public_lists_bytes(self, trick_len: int) -> list[bytes]:
         """Serialised ``calls``, ``history`` and ``trick`` (its last ``trick_len``
-        history entries) fields of this round, extended incrementally."""
+        history entries) fields of this round, extended incrementally, as parts
+        to concatenate."""
         c = self._obs_cache
         if c is None or c[0] != self.round:
             # (round, calls encoded, calls bytes, history entries as trick bytes, history bytes)
@@ -443,15 +464,19 @@ class DouDizhu(Game):
         entries = c[3]
         if len(entries) < len(self.history):
             hist = c[4]
-            for s, cards, cb in self.history[len(entries):]:
-                m = _play_bytes(s, cards, cb)
+            last = self._last_play  # (round, history index, encoding) of the last play event built
+            for i, (s, cards, cb) in enumerate(self.history[len(entries):], len(entries)):
+                if last is not None and last[1] == i and last[0] == self.round:
+                    m = last[2]
+                else:
+                    m = _play_bytes(s, cards, cb)
                 m = _len_prefix(len(m)) + m
                 hist += _HISTORY_KEY + m
                 entries.append(_TRICK_KEY + m)
             c[4] = hist
         if trick_len:
-            return c[2] + c[4] + b"".join(entries[len(entries) - trick_len:])
-        return c[2] + c[4]
+            return [c[2], c[4], *entries[len(entries) - trick_len:]]
+        return [c[2], c[4]]
 
     def result(self) -> MatchResult:
         """Money per seat (§9), ranks by money (ties share), one
@@ -565,9 +590,17 @@ def _event_pb(r: tuple) -> dpb.DouDizhuEvent:
         m = _play_bytes(r[2], r[3], r[4])
         return _EVENT_FROM(_EVENT_PLAY_KEY + _len_prefix(len(m)) + m)
     if kind == "call":
-        return dpb.DouDizhuEvent(call=dpb.DouDizhuCall(seat=r[2], amount=r[3]))
+        b = _CALL_EV.get(r[2:4])
+        if b is None:
+            b = _CALL_EV[r[2:4]] = dpb.DouDizhuEvent(
+                call=dpb.DouDizhuCall(seat=r[2], amount=r[3])).SerializeToString()
+        return _EVENT_FROM(b)
     if kind == "trick_end":
-        return dpb.DouDizhuEvent(trick_end=dpb.DouDizhuTrickEnd(leader=r[2]))
+        b = _TRICK_END_EV.get(r[2])
+        if b is None:
+            b = _TRICK_END_EV[r[2]] = dpb.DouDizhuEvent(
+                trick_end=dpb.DouDizhuTrickEnd(leader=r[2])).SerializeToString()
+        return _EVENT_FROM(b)
     if kind == "deal":
         _, _, rnd, marker, fb, sizes, hand = r
         return dpb.DouDizhuEvent(deal=dpb.DouDizhuDeal(round=rnd, marker=marker, first_bidder=fb, hand_sizes=sizes,
