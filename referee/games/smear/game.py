@@ -169,6 +169,10 @@ class SmearGame(Game):
         self.winner: int | None = None
         # §2.1: first dealer from the seeded RNG unless the match fixes it
         self.dealer: int = fd if fd is not None else self.rng.randrange(n)
+        # observation caches: see _round_bytes and observation (trick in progress: list, length,
+        # leader, encoding)
+        self._round_cache: tuple | None = None
+        self._trick_cache: tuple | None = None
         self._start_round()
 
     # ------------------------------------------------------------ round set-up
@@ -444,9 +448,7 @@ class SmearGame(Game):
             hand = spb.SmearObservation(hand=hands[seat]).SerializeToString()
         sizes = bytes(map(len, hands))  # one-byte varints: a hand holds at most 6 cards
         parts = [self._round_bytes(), _SEAT_B[seat] if seat < len(_SEAT_B) else W.int_field(1, seat), hand,
-                 _HAND_SIZES_KEY[n] + sizes]
-        if self.calls:
-            parts.append(self._calls_bytes())
+                 _HAND_SIZES_KEY[n], sizes]
         key = (self.phase, self.bidder, self.bid, self.trump, self.leader, self.winner)
         b = _SCALARS.get(key)
         if b is None:
@@ -458,22 +460,32 @@ class SmearGame(Game):
                 _SCALARS.clear()
             _SCALARS[key] = b
         parts.append(b)
-        if self.trick:
-            ld = self.leader
-            idx = len(self.tricks)
-            parts += [_trick_entry(((ld + i) % n, c, idx))[0] for i, c in enumerate(self.trick)]
+        trick = self.trick
+        if trick:
+            c = self._trick_cache
+            if c is not None and c[0] is trick and c[1] == len(trick) and c[2] == self.leader:
+                parts.append(c[3])
+            else:
+                ld = self.leader
+                idx = len(self.tricks)
+                tb = b"".join([_trick_entry(((ld + i) % n, c, idx))[0] for i, c in enumerate(trick)])
+                self._trick_cache = (trick, len(trick), ld, tb)
+                parts.append(tb)
         if self.tricks:
             parts.append(self._tricks_bytes())
         return _OBS_FROM(b"".join(parts))
 
     def _round_bytes(self) -> bytes:
-        """Encoded fields fixed within a round: players, variant, target, max
-        rounds, round, dealer, scores. Cached on (round, dealer, scores)."""
-        key = (self.round_no, self.dealer, tuple(self.scores))
-        c = self.__dict__.get("_round_cache")
+        """Encoded fields fixed within a round and the calls: players, variant,
+        target, max rounds, round, dealer, scores, calls (:meth:`_calls_bytes`).
+        Cached on (round, dealer, scores, the calls list and its length: it is
+        appended to, and replaced per round)."""
+        calls = self.calls
+        key = (self.round_no, self.dealer, tuple(self.scores), calls, len(calls))
+        c = self._round_cache
         if c is not None and c[0] == key:
             return c[1]
-        b = spb.SmearObservation(
+        b = (self._calls_bytes() if calls else b"") + spb.SmearObservation(
             players=self.players,
             variant=spb.SmearVariant(with_joker=self._joker, dealer_forced_bid=self._forced,
                                      low_to_taker=self._low_to_taker, strict_follow=self._strict),
@@ -483,17 +495,10 @@ class SmearGame(Game):
         return b
 
     def _calls_bytes(self) -> bytes:
-        """Encoded ``calls`` of this round (the list is appended to, replaced
-        per round): cached on the list, its length and the dealer."""
-        calls = self.calls
-        c = self.__dict__.get("_calls_cache")
-        if c is not None and c[0] is calls and c[1] == len(calls) and c[2] == self.dealer:
-            return c[3]
+        """Encoded ``calls`` of this round."""
         n = self.players
-        b = spb.SmearObservation(calls=[spb.SmearCall(seat=(self.dealer + 1 + i) % n, bid=x)
-                                        for i, x in enumerate(calls)]).SerializeToString()
-        self._calls_cache = (calls, len(calls), self.dealer, b)
-        return b
+        return spb.SmearObservation(calls=[spb.SmearCall(seat=(self.dealer + 1 + i) % n, bid=x)
+                                           for i, x in enumerate(self.calls)]).SerializeToString()
 
     def _tricks_bytes(self) -> bytes:
         """Encoded ``tricks`` (finished tricks of this round), extended by the
