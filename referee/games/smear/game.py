@@ -73,8 +73,8 @@ def _trick_end_bytes(index: int, leader: int, cards: tuple[str, ...], winner: in
 def _build_event(rec: tuple) -> spb.SmearEvent:
     """One compact event record -> its ``SmearEvent`` protobuf."""
     k = rec[1]
-    if k == _PLAY_EV:
-        return _EV_FROM(_trick_entry(rec[2:5])[1])
+    if k == _PLAY_EV:  # (None, _PLAY_EV, (seat, card, trick index))
+        return _EV_FROM((_TRICK_ENTRY.get(rec[2]) or _trick_entry(rec[2]))[1])
     if k == _TE:
         return _EV_FROM(_trick_end_bytes(rec[2], rec[3], rec[4], rec[5]))
     if k == _CALL:
@@ -172,6 +172,7 @@ class SmearGame(Game):
         # observation caches: see _round_bytes and observation (trick in progress: list, length,
         # leader, encoding)
         self._round_cache: tuple | None = None
+        self._turn_cache: tuple | None = None
         self._trick_cache: tuple | None = None
         self._start_round()
 
@@ -329,7 +330,7 @@ class SmearGame(Game):
         idx = len(self.tricks)
         self.trick.append(card)
         log = self._log
-        log.append((None, _PLAY_EV, seat, card, idx))
+        log.append((None, _PLAY_EV, (seat, card, idx)))
         if self.trump is None:  # §6.1 the first card fixes trump
             self.trump = card[1]
             log.append((None, _TRUMP, self.trump, seat))
@@ -449,17 +450,7 @@ class SmearGame(Game):
         sizes = bytes(map(len, hands))  # one-byte varints: a hand holds at most 6 cards
         parts = [self._round_bytes(), _SEAT_B[seat] if seat < len(_SEAT_B) else W.int_field(1, seat), hand,
                  _HAND_SIZES_KEY[n], sizes]
-        key = (self.phase, self.bidder, self.bid, self.trump, self.leader, self.winner)
-        b = _SCALARS.get(key)
-        if b is None:
-            b = spb.SmearObservation(
-                phase=_PHASE_PB[self.phase], bidder=-1 if self.bidder is None else self.bidder, bid=self.bid,
-                trump=self.trump or "", leader=-1 if self.leader is None else self.leader,
-                winner=-1 if self.winner is None else self.winner).SerializeToString()
-            if len(_SCALARS) >= 10_000:
-                _SCALARS.clear()
-            _SCALARS[key] = b
-        parts.append(b)
+        parts.append(self._turn_bytes())
         trick = self.trick
         if trick:
             c = self._trick_cache
@@ -471,9 +462,32 @@ class SmearGame(Game):
                 tb = b"".join([_trick_entry(((ld + i) % n, c, idx))[0] for i, c in enumerate(trick)])
                 self._trick_cache = (trick, len(trick), ld, tb)
                 parts.append(tb)
-        if self.tricks:
-            parts.append(self._tricks_bytes())
         return _OBS_FROM(b"".join(parts))
+
+    def _turn_bytes(self) -> bytes:
+        """Encoded phase, bidder, bid, trump, leader, winner (memoised module-wide
+        on their values) and finished tricks (:meth:`_tricks_bytes`): they change
+        a few times per round. Cached on those values and the tricks list and
+        its length (it is appended to, and replaced per round)."""
+        tricks = self.tricks
+        key = (self.phase, self.bidder, self.bid, self.trump, self.leader, self.winner, tricks, len(tricks))
+        c = self._turn_cache
+        if c is not None and c[0] == key:
+            return c[1]
+        sk = key[:6]
+        b = _SCALARS.get(sk)
+        if b is None:
+            b = spb.SmearObservation(
+                phase=_PHASE_PB[self.phase], bidder=-1 if self.bidder is None else self.bidder, bid=self.bid,
+                trump=self.trump or "", leader=-1 if self.leader is None else self.leader,
+                winner=-1 if self.winner is None else self.winner).SerializeToString()
+            if len(_SCALARS) >= 10_000:
+                _SCALARS.clear()
+            _SCALARS[sk] = b
+        if tricks:
+            b += self._tricks_bytes()
+        self._turn_cache = (key, b)
+        return b
 
     def _round_bytes(self) -> bytes:
         """Encoded fields fixed within a round and the calls: players, variant,
