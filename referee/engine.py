@@ -205,6 +205,13 @@ class Game(ABC):
         """The game's observation protobuf message for ``seat``: its own
         hidden information and the public state only (spec's visibility section)."""
 
+    def observation_bytes(self, seat: int) -> bytes | None:
+        """The encoded :meth:`observation` of ``seat`` (protobuf wire format),
+        for an engine that assembles it as bytes and can hand them over
+        without parsing them first (the referee then parses them once, inside
+        the request); ``None`` (the default) = use :meth:`observation`."""
+        return None
+
     def pop_events(self) -> list[Event]:
         """Events produced since the last call (construction included), in order."""
         ev, self._events = self._events, []

@@ -84,8 +84,16 @@ def _fill_decision_request(r: pb.DecisionRequest, game: Game, match_id: str, req
     r.request_id = request_id
     r.seat = seat
     r.kind = _DECISION_KIND_TO_PB[game.decision_kind()]
-    getattr(r.observation, game.name).CopyFrom(game.observation(seat))
-    _add_legal_actions(r, legal)
+    ob = game.observation_bytes(seat)
+    if ob is None:
+        getattr(r.observation, game.name).CopyFrom(game.observation(seat))
+        _add_legal_actions(r, legal)
+    else:
+        # the engine's encoded observation goes into the request's bytes as the
+        # game's field of ``observation``: parsed once, here, with the legal actions
+        key = _OBS_GAME_KEY.get(game.name) or _obs_game_key(game.name)
+        inner = key + varint(len(ob)) + ob
+        _add_legal_actions(r, legal, _OBSERVATION_KEY + varint(len(inner)) + inner)
     r.legal_actions_complete = complete
     r.time_left_ms = time_left_ms
     r.bank_left_ms = bank_left_ms
@@ -129,16 +137,33 @@ def _legal_field_bytes(a: Action) -> bytes:
     return b
 
 
-def _add_legal_actions(r: pb.DecisionRequest, legal: list[Action]) -> None:
+#: encoded key of DecisionRequest.observation, and of each game's field of Observation
+_OBSERVATION_KEY = bytes([(pb.DecisionRequest.OBSERVATION_FIELD_NUMBER << 3) | 2])
+_OBS_GAME_KEY: dict[str, bytes] = {}
+
+
+def _obs_game_key(name: str) -> bytes:
+    """Encoded key of the ``Observation`` field named after the game (KeyError if none)."""
+    k = varint(pb.Observation.DESCRIPTOR.fields_by_name[name].number << 3 | 2)
+    _OBS_GAME_KEY[name] = k
+    return k
+
+
+def _add_legal_actions(r: pb.DecisionRequest, legal: list[Action], prefix: bytes = b"") -> None:
     """Append ``legal`` to ``r.legal_actions``: their wire encoding (cached per
     action, else assembled from per-card pieces) parsed in one call, instead of
-    one message per action (the upb ``add`` is ~1 us per action)."""
+    one message per action (the upb ``add`` is ~1 us per action). ``prefix``:
+    other encoded ``DecisionRequest`` fields to merge in the same parse."""
     if len(legal) <= _LEGAL_MERGE_MAX:
         try:
-            r.MergeFromString(b"".join([_legal_field_bytes(a) for a in legal]))
-            return
+            enc = [_legal_field_bytes(a) for a in legal]
         except (TypeError, KeyError, AttributeError, ValueError):
             pass  # not a plain action (unhashable cards, unknown kind, odd amount): the loop below
+        else:
+            r.MergeFromString(prefix + b"".join(enc))
+            return
+    if prefix:
+        r.MergeFromString(prefix)
     # long lists (a Dou Dizhu lead: mostly combinations not seen before, so the cache would
     # mostly miss) and odd actions: one message per action, raising what it always did
     add = r.legal_actions.add

@@ -449,7 +449,10 @@ def test_no_message_names_a_card_the_seat_may_not_see(game_name: str, players: i
 def test_negative_control_the_message_scan_detects_a_hidden_card(game_name: str,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     cls = game_class(game_name)
-    monkeypatch.setattr(cls, "observation", _leaky_observation(cls.observation))
+    leaky = _leaky_observation(cls.observation)
+    monkeypatch.setattr(cls, "observation", leaky)
+    # engines that hand the referee their observation as bytes: leak through that path too
+    monkeypatch.setattr(cls, "observation_bytes", lambda self, seat: leaky(self, seat).SerializeToString())
     leaks, counts, outcome = record_match(game_name, cls.player_counts[0], 22)
     assert outcome.status == "complete"
     assert any("in decision_request" in x for x in leaks), leaks[:3]

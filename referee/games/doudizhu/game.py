@@ -375,6 +375,10 @@ class DouDizhu(Game):
         a round as early."""
         return _OBS_FROM(self._shared_bytes() + self._hand_bytes(seat) + _SEAT_BYTES[seat])
 
+    def observation_bytes(self, seat: int) -> bytes:
+        """:meth:`observation` encoded (the bytes it parses)."""
+        return self._shared_bytes() + self._hand_bytes(seat) + _SEAT_BYTES[seat]
+
     def _hand_bytes(self, seat: int) -> bytes:
         """Encoded ``hand`` of ``seat`` (hands only shrink in place within a round,
         or are replaced: keyed by the list and its length; :meth:`_apply_play`
