@@ -449,10 +449,25 @@ def test_no_message_names_a_card_the_seat_may_not_see(game_name: str, players: i
 def test_negative_control_the_message_scan_detects_a_hidden_card(game_name: str,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     cls = game_class(game_name)
-    leaky = _leaky_observation(cls.observation)
-    monkeypatch.setattr(cls, "observation", leaky)
-    # engines that hand the referee their observation as bytes: leak through that path too
-    monkeypatch.setattr(cls, "observation_bytes", lambda self, seat: leaky(self, seat).SerializeToString())
+    # engines that hand the referee their observation as bytes (their observation()
+    # parses those bytes): leak through that path, else through observation()
+    real_bytes = cls.observation_bytes
+    obs_cls = type(getattr(pb.Observation(), game_name))
+
+    def leaky_bytes(self: Game, seat: int) -> bytes | None:
+        b = real_bytes(self, seat)
+        if b is None:
+            return None
+        o = obs_cls.FromString(b)
+        other = [c for k, cards in sorted(self.hidden_zones(seat).items()) for c in cards]
+        if other:
+            o.hand.append(other[0])
+        return o.SerializeToString()
+
+    if real_bytes is Game.observation_bytes:
+        monkeypatch.setattr(cls, "observation", _leaky_observation(cls.observation))
+    else:
+        monkeypatch.setattr(cls, "observation_bytes", leaky_bytes)
     leaks, counts, outcome = record_match(game_name, cls.player_counts[0], 22)
     assert outcome.status == "complete"
     assert any("in decision_request" in x for x in leaks), leaks[:3]

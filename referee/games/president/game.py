@@ -482,6 +482,10 @@ class PresidentGame(Game):
         the plays of the trick in progress (:meth:`_trick_bytes`), the played
         cards (:meth:`_played_bytes`), the seat's sorted hand
         (:meth:`_hand_bytes`) and the turn scalars (memoised on their values)."""
+        return _OBS_FROM(self.observation_bytes(seat))
+
+    def observation_bytes(self, seat: int) -> bytes:
+        """:meth:`observation` encoded (the bytes it parses)."""
         phase = self.phase
         hands = self.hands
         pending = self.pending
@@ -551,7 +555,7 @@ class PresidentGame(Game):
                 _SCALARS.clear()
             _SCALARS[key] = b
         parts.append(b)
-        return _OBS_FROM(b"".join(parts))
+        return b"".join(parts)
 
     def _hand_bytes(self, seat: int) -> bytes:
         """Encoded ``hand`` of ``seat`` (sorted by card order).

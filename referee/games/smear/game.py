@@ -441,6 +441,10 @@ class SmearGame(Game):
         extended as its list grows), the turn scalars (memoised on their
         values) and the per-decision hand, hand sizes and trick in progress
         (from per-card encodings)."""
+        return _OBS_FROM(self.observation_bytes(seat))
+
+    def observation_bytes(self, seat: int) -> bytes:
+        """:meth:`observation` encoded (the bytes it parses)."""
         hands = self.hands
         n = self.players
         try:
@@ -462,7 +466,7 @@ class SmearGame(Game):
                 tb = b"".join([_trick_entry(((ld + i) % n, c, idx))[0] for i, c in enumerate(trick)])
                 self._trick_cache = (trick, len(trick), ld, tb)
                 parts.append(tb)
-        return _OBS_FROM(b"".join(parts))
+        return b"".join(parts)
 
     def _turn_bytes(self) -> bytes:
         """Encoded phase, bidder, bid, trump, leader, winner (memoised module-wide

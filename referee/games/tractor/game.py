@@ -766,6 +766,10 @@ class TractorGame(Game):
         the finished tricks, the declarations, the phase fields, the trick in
         progress and the seat's sorted hand; only the per-decision counters
         (cards dealt, hand sizes, defender points) are encoded every call."""
+        return _OBS_FROM(self.observation_bytes(seat))
+
+    def observation_bytes(self, seat: int) -> bytes:
+        """:meth:`observation` encoded (the bytes it parses)."""
         phase = self.phase
         over = phase == _OVER
         fixed = self.trump_fixed
@@ -794,7 +798,7 @@ class TractorGame(Game):
                 parts += [kb[c] for c in self.kitty_buried]
         if phase == _PLAY:
             parts.append(self._current_trick_bytes())
-        return _OBS_FROM(b"".join(parts))
+        return b"".join(parts)
 
     def _public_bytes(self) -> bytes:
         """Encoded public fields that change a few times per deal at most: the
