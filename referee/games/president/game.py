@@ -105,6 +105,11 @@ _ENTRY_MEMO: dict[tuple, tuple[bytes, bytes]] = {}
 _TRICK_END_EV: dict[tuple[int, int], bytes] = {}
 
 
+
+def _packed_seats(key: bytes, seats: list[int]) -> bytes:
+    """A packed repeated seat field (``key``, length, one byte per seat: seats < 8)."""
+    return key + W.SMALL[len(seats)] + bytes(seats)
+
 class PresidentGame(Game):
     """One match of President / Scum for 4-7 seats (shared/rules/president.md).
 
@@ -491,7 +496,6 @@ class PresidentGame(Game):
         pending = self.pending
         play = self.play
         to_act = play.to_act if phase == "play" else self.to_act  # type: ignore[union-attr]
-        # the caches' hit paths are inlined (this runs once per decision)
         c = self.__dict__.get("_round_cache")
         rb = c[1] if c is not None and c[0] == (self.round_no, len(self.orders)) else self._round_bytes()
         e = self._hand_enc[seat]
@@ -519,27 +523,15 @@ class PresidentGame(Game):
                 top = play.top
                 if top is not None:
                     top_seat = play.last
-                trick = play.trick
-                if trick:
-                    c = self._trick_cache
-                    if c is not None and c[0] is trick and c[1] == len(trick):
-                        parts.append(c[2])
-                    else:
-                        parts.append(self._trick_bytes(play))
-                passed = play.passed
-                if passed:
-                    parts += (_PASSED_KEY, W.SMALL[len(passed)], bytes(passed))  # seats < 8: one byte each
+                if play.trick:
+                    parts.append(self._trick_bytes(play))
+                if play.passed:
+                    parts.append(_packed_seats(_PASSED_KEY, play.passed))
             revolution = play.revolution
-            played = play.played
-            if played:
-                c = self._played_cache
-                if c is not None and c[0] is played and c[1] == len(played):
-                    parts.append(c[3])
-                else:
-                    parts.append(self._played_bytes(play))
-            finished = play.finished
-            if finished:
-                parts += (_FINISHED_KEY, W.SMALL[len(finished)], bytes(finished))
+            if play.played:
+                parts.append(self._played_bytes(play))
+            if play.finished:
+                parts.append(_packed_seats(_FINISHED_KEY, play.finished))
         key = (phase, return_to, return_count, return_optional, -1 if to_act is None else to_act, trick_leader,
                top, top_seat, revolution)
         b = _SCALARS.get(key)
