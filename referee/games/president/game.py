@@ -105,10 +105,10 @@ _ENTRY_MEMO: dict[tuple, tuple[bytes, bytes]] = {}
 _TRICK_END_EV: dict[tuple[int, int], bytes] = {}
 
 
-
 def _packed_seats(key: bytes, seats: list[int]) -> bytes:
     """A packed repeated seat field (``key``, length, one byte per seat: seats < 8)."""
     return key + W.SMALL[len(seats)] + bytes(seats)
+
 
 class PresidentGame(Game):
     """One match of President / Scum for 4-7 seats (shared/rules/president.md).
