@@ -350,7 +350,7 @@ async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | Non
             reply_action: Action | None = None
             elapsed = 0.0
             request_id = 0
-            asked: asyncio.Handle | None = None
+            asked = False  # a request went out (its call_soon flushes the log)
             if seat in forfeited or not link.connected:
                 if seat not in forfeited:
                     # a disconnected bot times out on every later request (without waiting
@@ -368,10 +368,11 @@ async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | Non
                     pending.clear()
                 # the previous decision's log lines are serialised and written while
                 # this seat thinks: the first time the event loop is free after the
-                # request has been handed to gRPC
-                asked = loop.call_soon(log.flush)
+                # request has been handed to gRPC (or just after, for a link that
+                # answers without yielding)
+                loop.call_soon(log.flush)
+                asked = True
                 reply, elapsed = await link.ask(msg, (spec.decision_ms + bank[seat]) / 1000.0)
-                asked.cancel()
                 request_id = msg.decision_request.request_id
                 over = max(0.0, elapsed - spec.decision_ms)
                 if reply is None:
@@ -411,7 +412,7 @@ async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | Non
                        "applied": applied.to_json(), "fault": fault.kind if fault else None,
                        "rule": fault.rule if fault else "", "elapsed_ms": round(elapsed, 3)})
             await flush_events()
-            if asked is None:
+            if not asked:
                 log.flush()  # no request went out (fallback): flush now
     except Exception as e:  # an engine bug: record it, do not take the referee down
         status = f"aborted: {type(e).__name__}: {e}"
