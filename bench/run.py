@@ -114,7 +114,7 @@ async def bench_decision(quick: bool, reps: int, tmp: Path) -> dict[str, Any]:
         for rep in range(reps):
             for g in gl:
                 e = engines.per_decision(g, eng_s, seed0=10_000 + rep * 1000)
-                script = transport.wire_script(g, seed=rep + 1)  # the very match mb plays next
+                script = transport.wire_script(g, seed=rep + 1)  # same game, seed and deal as the match mb plays next
                 rtts, rt_s = await echo.rtt(e["sample_request"], n_rtt)
                 ecpu = echo.last_cpu_s
                 wd, w_s = await echo.wire(script)

@@ -71,11 +71,10 @@ class EchoServicer(referee_pb2_grpc.RefereeServiceServicer):
         await context.write(pb.RefereeMessage(goodbye=pb.Goodbye(reason="bench over")))
 
 
-def wire_script(game: str, seed: int) -> list[tuple[list[tuple[pb.RefereeMessage, list[int]]], int, pb.RefereeMessage]]:
+def wire_script(game: str, seed: int) -> list[tuple[int, pb.RefereeMessage]]:
     """What a refereed match puts on the wire, decision by decision, without
-    the referee: for each decision, the messages to send first (with the seats
-    they go to), the seat to act and its request. Built from a seeded random
-    playout of the match the ``MatchBench`` plays next, with the same seats and
+    the referee: for each decision, the seat to act and its request. Built
+    from a seeded random playout of a match like the one ``MatchBench`` plays, with the same seats and
     the same messages the referee sends the sample bots: they ask for
     ``Hello.bundle_events``, so a seat's events ride inside its next request
     and nothing else goes out between decisions."""
@@ -101,7 +100,7 @@ def wire_script(game: str, seed: int) -> list[tuple[list[tuple[pb.RefereeMessage
         req = pb.RefereeMessage(decision_request=decision_request(g, "wire", d + 1, 5000, 0))
         req.decision_request.events.extend(pending[seat])
         pending[seat] = []
-        steps.append(([], seat, req))
+        steps.append((seat, req))
         legal, _ = g.legal_actions()
         g.apply(seat, rng.choice(legal))
     return steps
@@ -112,9 +111,9 @@ class EchoBench:
 
     :meth:`rtt`: the bare round trip (write one DecisionRequest, read the
     reply) on one stream. :meth:`wire`: the echo with a match's process layout,
-    a match's messages replayed from a :func:`wire_script` (what goes out
-    before the request, then the request to the seat's bot, then its reply
-    read): the transport's cost of a decision without the referee."""
+    a match's messages replayed from a :func:`wire_script` (each request to
+    the bot in its seat, then its reply read): the transport's cost of a
+    decision without the referee."""
 
     def __init__(self, log_dir: Path, bots: int = 4):
         self.log_dir = log_dir
@@ -174,9 +173,7 @@ class EchoBench:
         ctxs = self.servicer.ctxs
         self.last_cpu_s = time.process_time()
         t0 = time.perf_counter()
-        for evs, seat, req in script:
-            for msg, seats in evs:
-                await asyncio.gather(*(ctxs[s].write(msg) for s in seats))
+        for seat, req in script:
             await ctxs[seat].write(req)
             r = await ctxs[seat].read()
             if r is grpc.aio.EOF:
