@@ -219,7 +219,7 @@ def fmt(x: Any, nd: int = 1) -> str:
 def print_report(rep: dict[str, Any]) -> None:
     m = rep["machine"]
     say("")
-    say(f"== referee bench  ({'quick' if rep['quick'] else 'full'}, {rep['reps']} repetitions, "
+    say(f"== referee bench  ({'quick' if rep['quick'] else 'full'}, {rep['reps']} repetition{'s' if rep['reps'] != 1 else ''}, "
         f"nproc {m['nproc']}, {m['cpu']}, Python {m['python']}, load at start {fmt(m['loadavg'][0], 2) if m['loadavg'] else '?'})")
     if "engine" in rep:
         say("\n-- (a) engine-only seeded random playouts, per second of one core (CPU time of this single-threaded"
@@ -283,8 +283,12 @@ def print_report(rep: dict[str, Any]) -> None:
         r = rep["memory"]
         say(f"\n-- memory: referee process with {r['matches']} concurrent Dou Dizhu matches "
             f"({r['bot_processes']} bot processes, not counted)")
-        say(f"RSS before matches {fmt(r['rss_base_mb'])} MB; max RSS while all {r['matches']} ran "
-            f"{fmt(r['rss_8_active_mb'])} MB; peak (VmHWM) {fmt(r['peak_hwm_mb'])} MB")
+        if r["samples_all_active"]:
+            say(f"RSS before matches {fmt(r['rss_base_mb'])} MB; max RSS while all {r['matches']} ran "
+                f"{fmt(r['rss_8_active_mb'])} MB; peak {fmt(r['peak_hwm_mb'])} MB")
+        else:
+            say(f"RSS before matches {fmt(r['rss_base_mb'])} MB; the {r['matches']} matches never all ran at once "
+                f"(quick run): max RSS {fmt(r['rss_max_mb'])} MB; peak {fmt(r['peak_hwm_mb'])} MB")
     if rep.get("targets"):
         say("\n-- targets")
         for t in rep["targets"]:
@@ -336,8 +340,11 @@ async def _async_sections(sel: set[str], quick: bool, reps: int, tmp: Path, rep:
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    ap = argparse.ArgumentParser(prog="bench/run.py", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="tiny time budgets (a smoke run, figures are rough)")
+    ap = argparse.ArgumentParser(prog="bench/run.py", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true",
+                    help="a smoke run (figures are rough): tiny time budgets, no full-match playouts, no "
+                         "launched-bot tournament rows, 3 shared bots in the memory run")
     ap.add_argument("--reps", type=int, default=None, help="repetitions (default 5, quick 1)")
     ap.add_argument("--only", default="", help=f"comma-separated sections of {','.join(SECTIONS)}")
     ap.add_argument("--json", dest="json_path", default=None, help="also write the report as JSON here")

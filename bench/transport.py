@@ -331,7 +331,9 @@ async def _memory_worker(matches: int, rounds: int, multiplex: bool, log_dir: Pa
     bad = [o.status for o in outs if o.status != "complete"]
     return {"matches": matches, "bot_processes": 3 if multiplex else 3 * matches,
             "rss_base_mb": base / 1024, "rss_8_active_mb": (max(full) if full else 0) / 1024,
-            "rss_max_mb": (max(samples) if samples else 0) / 1024, "peak_hwm_mb": _rss_kb("VmHWM") / 1024,
+            "rss_max_mb": (max(samples) if samples else 0) / 1024,
+            # the kernel updates VmHWM lazily: it can trail a sampled VmRSS by a few pages
+            "peak_hwm_mb": max(_rss_kb("VmHWM"), max(samples, default=0)) / 1024,
             "samples_all_active": len(full), "aborted": len(bad)}
 
 
