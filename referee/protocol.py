@@ -46,12 +46,30 @@ def action_to_pb(a: Action) -> pb.Action:
     return pb.Action(kind=_ACTION_KIND_TO_PB[a.kind], cards=a.cards, amount=a.amount)
 
 
+#: an action's wire encoding -> its engine Action, for replies seen before (bots
+#: answer from a small set of actions); cleared when full
+_ACTION_MEMO: dict[bytes, Action] = {}
+_ACTION_MEMO_MAX = 50_000
+
+
 def action_from_pb(m: pb.Action) -> Action:
     """Protocol ``Action`` -> engine :class:`Action`.
 
     Raises :class:`MalformedAction` for an unspecified/unknown kind or a card
-    code that is not one of CONVENTIONS.md's codes.
+    code that is not one of CONVENTIONS.md's codes. Actions already converted
+    once come from a memo keyed by their encoding (a third of the cost).
     """
+    key = m.SerializeToString()
+    a = _ACTION_MEMO.get(key)
+    if a is None:
+        a = _action_from_pb(m)  # raises before anything is memoised
+        if len(_ACTION_MEMO) >= _ACTION_MEMO_MAX:
+            _ACTION_MEMO.clear()
+        _ACTION_MEMO[key] = a
+    return a
+
+
+def _action_from_pb(m: pb.Action) -> Action:
     kind = _ACTION_KIND_FROM_PB.get(m.kind)
     if kind is None:
         raise MalformedAction(f"action kind {m.kind} is not a valid ActionKind")

@@ -182,7 +182,7 @@ class MatchLog:
     def __init__(self, path: Path | None):
         self.path = path
         self._f = None
-        self._lines: list[Any] = []  # dicts, or (seq, to, event payload) for event lines
+        self._lines: list[Any] = []  # dicts, or (line builder, its arguments...)
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._f = path.open("wb")  # UTF-8 JSON lines
@@ -201,7 +201,13 @@ class MatchLog:
         """Queue an event line; ``payload`` (the engine's event message, never
         mutated after it is emitted) is converted to JSON at :meth:`flush`."""
         if self._f is not None:
-            self._lines.append((seq, to, payload))
+            self._lines.append((_event_line, seq, to, payload))
+
+    def decision(self, seat: int, kind: str, request_id: int, reply: Action | None, applied: Action,
+                 fault: "FaultRecord | None", elapsed_ms: float) -> None:
+        """Queue a decision line (built at :meth:`flush`: actions are immutable)."""
+        if self._f is not None:
+            self._lines.append((_decision_line, seat, kind, request_id, reply, applied, fault, elapsed_ms))
 
     def flush(self) -> None:
         """Serialise the queued lines, write them and push them to the OS."""
@@ -210,8 +216,8 @@ class MatchLog:
         lines, self._lines = self._lines, []
         out = []
         for ln in lines:
-            if type(ln) is tuple:
-                ln = {"event": message_to_json(ln[2]), "seq": ln[0], "to": ln[1], "type": "event"}
+            if type(ln) is tuple:  # (line builder, its arguments...)
+                ln = ln[0](*ln[1:])
             out.append(_json_line(ln))
         out.append(b"")
         self._f.write(b"\n".join(out))
@@ -222,6 +228,18 @@ class MatchLog:
             self.flush()
             self._f.close()
             self._f = None
+
+
+def _event_line(seq: int, to: int | None, payload: Any) -> dict[str, Any]:
+    return {"event": message_to_json(payload), "seq": seq, "to": to, "type": "event"}
+
+
+def _decision_line(seat: int, kind: str, request_id: int, reply: Action | None, applied: Action,
+                   fault: "FaultRecord | None", elapsed_ms: float) -> dict[str, Any]:
+    return {"type": "decision", "seat": seat, "kind": kind, "request_id": request_id,
+            "reply": reply.to_json() if reply else None, "applied": applied.to_json(),
+            "fault": fault.kind if fault else None, "rule": fault.rule if fault else "",
+            "elapsed_ms": round(elapsed_ms, 3)}
 
 
 def _forfeit_outcomes(res: MatchResult, forfeited: set[int], players: int) -> list[RatingOutcome]:
@@ -407,10 +425,7 @@ async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | Non
                         fault=fault.kind if fault else "", elapsed_ms=int(elapsed))))
             if applied is not reply_action:
                 game.apply(seat, applied)  # the fallback action is legal by construction
-            log.write({"type": "decision", "seat": seat, "kind": kind, "request_id": request_id,
-                       "reply": reply_action.to_json() if reply_action else None,
-                       "applied": applied.to_json(), "fault": fault.kind if fault else None,
-                       "rule": fault.rule if fault else "", "elapsed_ms": round(elapsed, 3)})
+            log.decision(seat, kind, request_id, reply_action, applied, fault, elapsed)
             await flush_events()
             if not asked:
                 log.flush()  # no request went out (fallback): flush now

@@ -176,24 +176,26 @@ class BotConnection:
             if self._wake is not None and not self._wake.done():
                 self._wake.set_result(None)  # the writer task sees the close and ends
 
-    def on_message(self, msg: pb.BotMessage) -> None:
-        """Route one message read from the stream (never raises)."""
+    def on_message(self, msg: pb.BotMessage) -> bool:
+        """Route one message read from the stream (never raises); True if it
+        answered a pending request (whose asker was woken)."""
         now = time.monotonic()
-        which = msg.WhichOneof("msg")
-        if which != "action_reply":
+        if not msg.HasField("action_reply"):
+            which = msg.WhichOneof("msg")
             self._stray(None, "unexpected_message", f"unexpected {which or 'empty'} message")
-            return
+            return False
         r = msg.action_reply
         p = self.pending.get(r.request_id)
         if p is not None and p[0] == r.match_id and not p[1].done():
             p[1].set_result((r, now))
-            return
+            return True
         if self.expired.get(r.request_id) == r.match_id:
             self._stray(r, "late_reply", f"request {r.request_id} had expired")
         elif p is not None and p[1].done():
             self._stray(r, "unknown_request", f"request {r.request_id} was already answered")
         else:
             self._stray(r, "unknown_request", f"no pending request {r.request_id} in match {r.match_id!r}")
+        return False
 
     def _stray(self, r: pb.ActionReply | None, kind: str, detail: str) -> None:
         self.strays += 1
@@ -516,7 +518,11 @@ class _BotServicer(referee_pb2_grpc.RefereeServiceServicer):
                     if msg is grpc.aio.EOF:
                         conn.close("bot closed the stream")
                         return
-                    conn.on_message(msg)
+                    if conn.on_message(msg):
+                        # a reply woke the match waiting for it: let the match run up to
+                        # its next request before this task arms the next read (the read
+                        # is then set up while the bot thinks, not between reply and request)
+                        await asyncio.sleep(0)
             except Exception as e:
                 conn.close(f"read failed: {type(e).__name__}")
 

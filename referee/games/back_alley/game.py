@@ -11,6 +11,7 @@ from referee.cards import ALL_CODES
 from referee.engine import (BID, PASS, PLAY, Action, Game, IllegalAction, MatchResult, RatingOutcome,
                             ranks_from_scores)
 
+from .. import _wire as W
 from . import rules as R
 
 _BIDDING, _PLAY, _OVER = 0, 1, 2
@@ -25,6 +26,25 @@ _BID_ACTION: dict[int, Action] = {n: Action(BID, (), n) for n in range(1, 14)}
 _CANON = R.CANON
 _Ev = bpb.BackAlleyEvent
 _Play = bpb.BackAlleyPlay
+_OBS_FROM = bpb.BackAlleyObservation.FromString
+
+# encoded BackAlleyObservation pieces (field numbers in back_alley.proto), see referee/games/_wire.py
+_HAND_B = W.repeated_str_entries(13, ALL_CODES)
+_PHASE_B = {ph: W.int_field(2, v) for ph, v in _PHASE_PB.items()}
+_HAND_COUNTS_KEY = W.key(14, 2) + bytes((4,))  # packed, four values
+_TO_ACT_NONE = W.int_field(22, -1)
+_WINNER_NONE = W.int_field(4, -1)  # BackAlleyTrick.winner of the trick in progress
+_PLAY_ENTRY: dict[tuple[int, str, int, int], bytes] = {}
+
+
+def _play_entry(seat: int, card: str, trick_number: int, position: int) -> bytes:
+    """One encoded ``BackAlleyTrick.plays`` entry (memoised: a few thousand at most)."""
+    k = (seat, card, trick_number, position)
+    b = _PLAY_ENTRY.get(k)
+    if b is None:
+        b = _PLAY_ENTRY[k] = W.len_field(3, _Play(seat=seat, card=card, trick_number=trick_number,
+                                                   position=position).SerializeToString())
+    return b
 
 
 def _bid_pb(seat: int, bid: int, h: int, level: int) -> bpb.BackAlleyBid:
@@ -391,30 +411,34 @@ class BackAlley(Game):
     # what a seat sees (section 9)
 
     def observation(self, seat: int) -> bpb.BackAlleyObservation:
-        """``BackAlleyObservation`` for ``seat``: its own hand plus the public state of section 9.
+        """``BackAlleyObservation`` for ``seat``: its own hand plus the public state of section 9
+        (parsed from :meth:`observation_bytes`)."""
+        return _OBS_FROM(self.observation_bytes(seat))
 
-        Built from one constructor call (the per-decision fields) merged with
-        the cached encoding of the per-round public part and of the completed
-        tricks (see :meth:`_public_bytes`)."""
-        phase = self.phase
-        if phase == _PLAY:
-            tl, tn = self.trick_leader, self.trick_no
-            ct = bpb.BackAlleyTrick(number=tn, leader=tl, winner=-1, plays=[
-                _Play(seat=(tl + i) & 3, card=c, trick_number=tn, position=i) for i, c in enumerate(self.trick)])
-        else:
-            ct = None
-        hands = self.hands
-        to_act = self._to_act
-        o = bpb.BackAlleyObservation(
-            seat=seat, phase=_PHASE_PB[phase], hand=hands[seat],
-            hand_counts=[len(hands[0]), len(hands[1]), len(hands[2]), len(hands[3])],
-            team_tricks=self.team_tricks, trumps_broken=self.broken, current_trick=ct,
-            to_act=-1 if to_act is None else to_act)
+    def observation_bytes(self, seat: int) -> bytes:
+        """:meth:`observation` encoded: the cached encoding of the per-round
+        public part (:meth:`_build_round_bytes`) and of the completed tricks,
+        then the per-decision fields, each from a per-value table."""
         rb = self._round_bytes
         if rb is None:
             rb = self._round_bytes = self._build_round_bytes()
-        o.MergeFromString(rb + self._done_bytes if self._done_bytes else rb)
-        return o
+        hands = self.hands
+        try:
+            hand = b"".join(map(_HAND_B.__getitem__, hands[seat]))
+        except KeyError:  # not a card code: let protobuf encode (or reject) it
+            hand = bpb.BackAlleyObservation(hand=hands[seat]).SerializeToString()
+        to_act = self._to_act
+        tt = self.team_tricks
+        parts = [rb, self._done_bytes, W.int_field(1, seat), _PHASE_B[self.phase], hand,
+                 _HAND_COUNTS_KEY, bytes(map(len, hands)),  # four one-byte varints: a hand holds < 128 cards
+                 W.packed_small_uints(20, tt), W.int_field(21, self.broken),
+                 _TO_ACT_NONE if to_act is None else W.int_field(22, to_act)]
+        if self.phase == _PLAY:
+            tl, tn = self.trick_leader, self.trick_no
+            head = W.int_field(1, tn) + W.int_field(2, tl) + _WINNER_NONE
+            plays = [_play_entry((tl + i) & 3, c, tn, i) for i, c in enumerate(self.trick)]
+            parts.append(W.len_field(19, head + b"".join(plays)))
+        return b"".join(parts)
 
     def _build_round_bytes(self) -> bytes:
         """Encoded observation fields that change only with a bid or at a round
