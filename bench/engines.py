@@ -5,9 +5,10 @@
 * ``legal_actions()`` time per decision (first call of each decision, so no
   per-state cache helps);
 * engine time per decision of what a refereed match does for one decision:
-  ``legal_actions()`` + the seat's ``DecisionRequest`` (observation protobuf
-  + legal actions as protobufs) + ``action_from_pb`` + ``apply`` (which
-  validates) + ``pop_events()``. The bot's choice is not timed.
+  ``legal_actions()`` + the seat's ``DecisionRequest`` encoded as the referee
+  sends it (observation + legal actions, wire bytes:
+  ``protocol.decision_body``/``decision_wire``) + ``action_from_pb`` +
+  ``apply`` (which validates) + ``pop_events()``. The bot's choice is not timed.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from typing import Any
 
 from referee.engine import Game
 from referee.games import game_class, implemented
-from referee.protocol import action_from_pb, decision_request
+from cardgames.v1 import referee_pb2 as pb
+from referee.protocol import action_from_pb, action_to_pb, decision_body, decision_wire
 
 #: per game: (players, match parameters of a one-round match)
 ONE_ROUND: dict[str, tuple[int, dict[str, Any]]] = {
@@ -97,8 +99,8 @@ def per_decision(game: str, seconds: float, seed0: int = 10_000) -> dict[str, An
     """Per-decision timings (microseconds) over one-round playouts for ``seconds``.
 
     ``legal_us``: first ``legal_actions()`` call of the decision.
-    ``refereed_us``: legal + DecisionRequest + action_from_pb + apply + pop_events.
-    Also the parts and the median serialised DecisionRequest size. Even
+    ``refereed_us``: legal + encoded DecisionRequest + action_from_pb + apply + pop_events.
+    Also the parts and the median encoded request size (bytes on the wire). Even
     decisions are timed as the referee runs them (nothing called before);
     ``observation_us`` comes from the odd ones, so no figure is helped by a
     cache the bench itself warmed.
@@ -130,11 +132,11 @@ def per_decision(game: str, seconds: float, seed0: int = 10_000) -> dict[str, An
                 d += 1
                 continue
             a = ns()
-            g.legal_actions()
+            legal_list = g.legal_actions()[0]
             b = ns()
-            req = decision_request(g, "bench", d + 1, 1000, 0)
+            wire = decision_wire(decision_body(g, "bench", 1000, 0), d + 1)  # as the referee sends it
             c = ns()
-            choice = rng.choice(req.legal_actions)  # the bot's part: not timed
+            choice = action_to_pb(rng.choice(legal_list))  # the bot's part: not timed
             e = ns()
             g.apply(s, action_from_pb(choice))
             g.pop_events()
@@ -144,9 +146,10 @@ def per_decision(game: str, seconds: float, seed0: int = 10_000) -> dict[str, An
             apply_t.append((f - e) / 1e3)
             total.append((b - a + c - b + f - e) / 1e3)
             if len(sizes) < 5000:
-                sizes.append(req.ByteSize())
                 if d % 7 == 0 and len(sample_reqs) < 200:
+                    req = pb.RefereeMessage.FromString(wire).decision_request
                     sample_reqs.append((req.ByteSize(), req.SerializeToString()))
+                sizes.append(len(wire))
             d += 1
             if d > MAX_DECISIONS:
                 raise RuntimeError(f"{game}: playout did not end within {MAX_DECISIONS} decisions")

@@ -96,7 +96,8 @@ def bench_engine(quick: bool, reps: int) -> dict[str, Any]:
 
 async def bench_decision(quick: bool, reps: int, tmp: Path) -> dict[str, Any]:
     """(b), (c), refereed matches over gRPC, the same matches' messages replayed
-    without the referee ("wire") and a bare echo, interleaved per repetition.
+    without the referee ("wire", the layout echo) and a bare echo, interleaved
+    per repetition: echo, layout echo, match, layout echo, echo.
 
     Per-decision times over gRPC are totals / decisions (so a hiccup of the
     machine counts the same in every figure); ratios are taken within each
@@ -120,7 +121,9 @@ async def bench_decision(quick: bool, reps: int, tmp: Path) -> dict[str, Any]:
                 wd, w_s = await echo.wire(script)
                 wcpu = echo.last_cpu_s
                 m = await mb.match(g, seed=rep + 1)
-                rtts2, rt_s2 = await echo.rtt(e["sample_request"], n_rtt)  # echo on both sides
+                wd2, w_s2 = await echo.wire(script)  # layout echo and echo on both sides of the match
+                wcpu, w_s, wd = wcpu + echo.last_cpu_s, w_s + w_s2, wd + wd2
+                rtts2, rt_s2 = await echo.rtt(e["sample_request"], n_rtt)
                 ecpu += echo.last_cpu_s
                 echo_mean = (rt_s + rt_s2) * 1e6 / (2 * n_rtt)
                 raw[g].append({"engine": e, "echo_med": med(rtts + rtts2), "echo_mean": echo_mean,
@@ -243,7 +246,7 @@ def print_report(rep: dict[str, Any]) -> None:
                 f"{fmt(r['engine_us_p99']):>10} {r['request_bytes_median']:>9} {fmt(r['echo_rtt_us']):>9} "
                 f"{fmt(100 * r['engine_vs_echo']):>10}%")
         say("   obs = the engine's observation() alone (part of engine); engine = legal_actions + DecisionRequest"
-            " (observation + legal actions as protobufs) + apply (validates) + pop_events;"
+            " (observation + legal actions, encoded as the referee sends it) + apply (validates) + pop_events;"
             " echo RTT = median bare round trip (write the DecisionRequest, read the reply) on the same transport")
         say("\n-- full matches over loopback gRPC, random_bot.py processes (microseconds per decision = total time /"
             " decisions; ratios per repetition, medians)")

@@ -71,9 +71,10 @@ class EchoServicer(referee_pb2_grpc.RefereeServiceServicer):
         await context.write(pb.RefereeMessage(goodbye=pb.Goodbye(reason="bench over")))
 
 
-def wire_script(game: str, seed: int) -> list[tuple[int, pb.RefereeMessage]]:
+def wire_script(game: str, seed: int) -> list[tuple[int, bytes]]:
     """What a refereed match puts on the wire, decision by decision, without
-    the referee: for each decision, the seat to act and its request. Built
+    the referee: for each decision, the seat to act and its request (an encoded
+    ``RefereeMessage``). Built
     from a seeded random playout of a match like the one ``MatchBench`` plays, with the same seats and
     the same messages the referee sends the sample bots: they ask for
     ``Hello.bundle_events``, so a seat's events ride inside its next request
@@ -100,7 +101,7 @@ def wire_script(game: str, seed: int) -> list[tuple[int, pb.RefereeMessage]]:
         req = pb.RefereeMessage(decision_request=decision_request(g, "wire", d + 1, 5000, 0))
         req.decision_request.events.extend(pending[seat])
         pending[seat] = []
-        steps.append((seat, req))
+        steps.append((seat, req.SerializeToString()))  # written as bytes, as the referee writes its requests
         legal, _ = g.legal_actions()
         g.apply(seat, rng.choice(legal))
     return steps
@@ -124,12 +125,12 @@ class EchoBench:
 
     async def __aenter__(self) -> "EchoBench":
         from referee.bots import BotProcess
-        from referee.service import DEFAULT_MAX_MESSAGE_BYTES, KEEPALIVE_OPTIONS
+        from referee.service import DEFAULT_MAX_MESSAGE_BYTES, KEEPALIVE_OPTIONS, add_referee_service
 
         self.server = grpc.aio.server(options=[
             ("grpc.max_receive_message_length", DEFAULT_MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", 64 * 1024 * 1024), *KEEPALIVE_OPTIONS])
-        referee_pb2_grpc.add_RefereeServiceServicer_to_server(self.servicer, self.server)
+        add_referee_service(self.servicer, self.server)  # writes bytes as they are, like the referee
         port = self.server.add_insecure_port("127.0.0.1:0")
         await self.server.start()
         for i in range(self.nbots):
@@ -154,13 +155,16 @@ class EchoBench:
         """``n`` round trips: (each in microseconds, total seconds)."""
         ctx = self.servicer.ctxs[0]
         msg = pb.RefereeMessage(decision_request=pb.DecisionRequest.FromString(request))
+        wires = []  # encoded before the clock starts: the echo writes bytes, as the referee does
+        for i in range(n):
+            msg.decision_request.request_id = i + 1
+            wires.append(msg.SerializeToString())
         rtts: list[float] = []
         self.last_cpu_s = time.process_time()
         t00 = time.perf_counter()
-        for i in range(n):
-            msg.decision_request.request_id = i + 1
+        for w in wires:
             t0 = time.perf_counter()
-            await ctx.write(msg)
+            await ctx.write(w)
             r = await ctx.read()
             if r is grpc.aio.EOF:
                 raise RuntimeError("echo bot closed its stream")

@@ -15,7 +15,7 @@ from google.protobuf.struct_pb2 import Struct
 from cardgames.v1 import referee_pb2 as pb
 from referee.cards import ALL_CODES
 from referee.engine import Action, Event, Game
-from referee.games._wire import varint
+from referee.games._wire import int_field, key as _key, len_field, str_field, varint
 
 PROTOCOL_VERSION = 1
 
@@ -139,7 +139,10 @@ def _card_field(c: str) -> bytes:
     return b
 
 
-def _legal_field_bytes(a: Action) -> bytes:
+def _legal_field_bytes(a: Action, keep: bool = True) -> bytes:
+    """``a`` as one encoded ``DecisionRequest.legal_actions`` entry; cached
+    unless ``keep`` is false (long lists: mostly combinations not seen before,
+    which would push the common ones out)."""
     b = _LEGAL_FIELD_BYTES.get(a)
     if b is None:
         card = _CARD_FIELD.get
@@ -149,6 +152,8 @@ def _legal_field_bytes(a: Action) -> bytes:
                 raise TypeError("amount is not an int32")
             body += _AMOUNT_TAG + varint(a.amount)
         b = _LEGAL_ACTIONS_TAG + varint(len(body)) + body
+        if not keep:
+            return b
         if len(_LEGAL_FIELD_BYTES) >= _LEGAL_FIELD_BYTES_MAX:
             _LEGAL_FIELD_BYTES.clear()
         _LEGAL_FIELD_BYTES[a] = b
@@ -203,6 +208,87 @@ def decision_message(game: Game, match_id: str, request_id: int, time_left_ms: i
     m = pb.RefereeMessage()
     _fill_decision_request(m.decision_request, game, match_id, request_id, time_left_ms, bank_left_ms)
     return m
+
+
+# ----------------------------------------------------------------------------- encoded fast path
+# What the referee puts on a bundling bot's stream per decision, built as wire
+# bytes: the engine's encoded observation, the cached encodings of the legal
+# actions and of the events, joined once. No message object is built, parsed or
+# serialised on the way (the bot stream's serializer passes bytes through,
+# see referee/service.py). A parser reads these bytes as the same message the
+# plain calls build (field order on the wire does not matter; tests compare).
+_DR = pb.DecisionRequest
+_DECISION_REQUEST_KEY = _key(pb.RefereeMessage.DECISION_REQUEST_FIELD_NUMBER, 2)
+_REQUEST_ID_KEY = _key(_DR.REQUEST_ID_FIELD_NUMBER, 0)
+_DR_EVENTS_KEY = _key(_DR.EVENTS_FIELD_NUMBER, 2)
+_ME_EVENTS_KEY = _key(pb.MatchEnded.EVENTS_FIELD_NUMBER, 2)
+_SEAT_FIELD = [int_field(_DR.SEAT_FIELD_NUMBER, s) for s in range(8)]
+_KIND_FIELD_DR = {k: int_field(_DR.KIND_FIELD_NUMBER, v) for k, v in _DECISION_KIND_TO_PB.items()}
+_COMPLETE_FIELD = {True: int_field(_DR.LEGAL_ACTIONS_COMPLETE_FIELD_NUMBER, 1), False: b""}
+_EV_SEQ_KEY = _key(pb.Event.SEQ_FIELD_NUMBER, 0)
+_EV_PRIVATE = int_field(pb.Event.PRIVATE_FIELD_NUMBER, 1)
+_EV_GAME_KEY: dict[str, bytes] = {}
+
+
+def decision_body(game: Game, match_id: str, time_left_ms: int, bank_left_ms: int,
+                  events: list[bytes] = ()) -> bytes:
+    """The ``DecisionRequest`` for the seat to act, encoded, without its
+    ``request_id`` (the link numbers it: :func:`decision_wire`); ``events``:
+    encoded ``Event`` messages (:func:`event_bytes`) to bundle, in order.
+    Parses as :func:`decision_request` (plus the events) builds it. Raises what
+    the plain path raises for an action it cannot encode."""
+    seat = game.to_act
+    assert seat is not None, "no decision pending: the match is over"
+    legal, complete = game.legal_actions()
+    ob = game.observation_bytes(seat)
+    if ob is None:
+        ob = game.observation(seat).SerializeToString()
+    inner = (_OBS_GAME_KEY.get(game.name) or _obs_game_key(game.name)) + varint(len(ob)) + ob
+    get = _LEGAL_FIELD_BYTES.get
+    try:
+        keep = len(legal) <= _LEGAL_MERGE_MAX
+        acts = b"".join([get(a) or _legal_field_bytes(a, keep) for a in legal])
+    except (TypeError, KeyError, AttributeError, ValueError):
+        # not a plain action (unhashable cards, unknown kind, odd amount): protobuf
+        # encodes it or raises what the plain path raises
+        r = pb.DecisionRequest()
+        _add_legal_actions(r, legal)
+        acts = r.SerializeToString()
+    parts = [str_field(_DR.MATCH_ID_FIELD_NUMBER, match_id),
+             _SEAT_FIELD[seat] if seat < 8 else int_field(_DR.SEAT_FIELD_NUMBER, seat),
+             _KIND_FIELD_DR[game.decision_kind()],
+             _OBSERVATION_KEY, varint(len(inner)), inner, acts, _COMPLETE_FIELD[bool(complete)],
+             int_field(_DR.TIME_LEFT_MS_FIELD_NUMBER, time_left_ms),
+             int_field(_DR.BANK_LEFT_MS_FIELD_NUMBER, bank_left_ms)]
+    for e in events:
+        parts += (_DR_EVENTS_KEY, varint(len(e)), e)
+    return b"".join(parts)
+
+
+def decision_wire(body: bytes, request_id: int) -> bytes:
+    """The ``RefereeMessage`` bytes of a :func:`decision_body` numbered ``request_id``."""
+    inner = body + _REQUEST_ID_KEY + varint(request_id)
+    return _DECISION_REQUEST_KEY + varint(len(inner)) + inner
+
+
+def event_bytes(game_name: str, match_id: str, seq: int, ev: Event) -> bytes:
+    """:func:`event_pb`, encoded."""
+    payload = ev.payload.SerializeToString()
+    k = _EV_GAME_KEY.get(game_name)
+    if k is None:
+        k = _EV_GAME_KEY[game_name] = _key(pb.Event.DESCRIPTOR.fields_by_name[game_name].number, 2)
+    return b"".join((str_field(pb.Event.MATCH_ID_FIELD_NUMBER, match_id), _EV_SEQ_KEY, varint(seq),
+                     _EV_PRIVATE if ev.to is not None else b"", k, varint(len(payload)), payload))
+
+
+def match_ended_events(events: list[bytes]) -> bytes:
+    """Encoded ``MatchEnded.events`` entries of :func:`event_bytes` results (merge into a MatchEnded)."""
+    return b"".join([_ME_EVENTS_KEY + varint(len(e)) + e for e in events])
+
+
+def decision_request_events(events: list[bytes]) -> bytes:
+    """Encoded ``DecisionRequest.events`` entries (merge into a DecisionRequest)."""
+    return b"".join([_DR_EVENTS_KEY + varint(len(e)) + e for e in events])
 
 
 def event_pb(game_name: str, match_id: str, seq: int, ev: Event) -> pb.Event:

@@ -41,9 +41,12 @@ from referee.protocol import (
     MalformedAction,
     action_from_pb,
     action_to_pb,
+    decision_body,
     decision_message,
+    decision_request_events,
+    event_bytes,
     event_message,
-    event_pb,
+    match_ended_events,
     message_to_json,
     to_struct,
 )
@@ -149,7 +152,16 @@ class SeatLink(Protocol):
 
     async def ask(self, msg: pb.RefereeMessage, timeout_s: float) -> tuple[pb.ActionReply | None, float]:
         """Send a decision request; return ``(reply or None on timeout/disconnect, elapsed ms)``.
-        The clock starts once the request is written and stops when the reply is read."""
+        The clock starts once the request is written and stops when the reply is read.
+
+        A link may also have ``bundle_events`` (True: the runner puts the seat's
+        events inside its next request, ``DecisionRequest.events``, or into
+        ``MatchEnded.events``, instead of sending them) and an ``async
+        ask_encoded(body: bytes, timeout_s) -> (reply or None, elapsed ms,
+        request_id)``, which the runner then uses instead of :meth:`ask`:
+        ``body`` is :func:`referee.protocol.decision_body` (the request encoded,
+        without its ``request_id``, which the link assigns:
+        :func:`referee.protocol.decision_wire`)."""
 
 
 def _json_line(obj: dict[str, Any]) -> bytes:
@@ -306,7 +318,7 @@ async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | Non
     all_seats = range(n)
 
     async def flush_events() -> None:
-        # Each event is built once: as an ``Event`` kept for the seats that get
+        # Each event is built once: as an encoded ``Event`` kept for the seats that get
         # their events inside their next request (copied into it then), and
         # wrapped in a ``RefereeMessage`` only if a seat without bundling is
         # connected. Sends are awaited one after the other, in order: a service
@@ -325,7 +337,7 @@ async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | Non
                 b = bundled[s]
                 if b is not None:
                     if e is None:
-                        e = event_pb(spec.game, spec.match_id, seq, ev)
+                        e = event_bytes(spec.game, spec.match_id, seq, ev)
                     b.append(e)  # delivered with the seat's next request (or MatchEnded)
                 else:
                     if msg is None:
@@ -379,10 +391,16 @@ async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | Non
                                           message="bot is not connected"))
                 applied = game.fallback_action()
             else:
-                msg = decision_message(game, spec.match_id, 0, spec.decision_ms, bank[seat])
                 pending = bundled[seat]
+                ask_encoded = getattr(link, "ask_encoded", None)
+                if ask_encoded is not None:
+                    # the request as wire bytes, events bundled (see protocol.decision_body)
+                    body = decision_body(game, spec.match_id, spec.decision_ms, bank[seat], pending or ())
+                else:
+                    msg = decision_message(game, spec.match_id, 0, spec.decision_ms, bank[seat])
+                    if pending:
+                        msg.decision_request.MergeFromString(decision_request_events(pending))
                 if pending:
-                    msg.decision_request.events.extend(pending)
                     pending.clear()
                 # the previous decision's log lines are serialised and written while
                 # this seat thinks: the first time the event loop is free after the
@@ -390,8 +408,12 @@ async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | Non
                 # answers without yielding)
                 loop.call_soon(log.flush)
                 asked = True
-                reply, elapsed = await link.ask(msg, (spec.decision_ms + bank[seat]) / 1000.0)
-                request_id = msg.decision_request.request_id
+                timeout_s = (spec.decision_ms + bank[seat]) / 1000.0
+                if ask_encoded is not None:
+                    reply, elapsed, request_id = await ask_encoded(body, timeout_s)
+                else:
+                    reply, elapsed = await link.ask(msg, timeout_s)
+                    request_id = msg.decision_request.request_id
                 over = max(0.0, elapsed - spec.decision_ms)
                 if reply is None:
                     if link.connected:
@@ -446,9 +468,12 @@ async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | Non
                      for s in range(n)] if result else []
     for s in range(n):
         if links[s].connected:
-            await links[s].send(pb.RefereeMessage(match_ended=pb.MatchEnded(
+            ended = pb.RefereeMessage(match_ended=pb.MatchEnded(
                 match_id=spec.match_id, results=ended_results, status=status,
-                faults=[f.to_pb() for f in faults if f.seat == s], events=bundled[s] or ())))
+                faults=[f.to_pb() for f in faults if f.seat == s]))
+            if bundled[s]:
+                ended.match_ended.MergeFromString(match_ended_events(bundled[s]))
+            await links[s].send(ended)
     return outcome
 
 

@@ -48,7 +48,7 @@ from grpc_reflection.v1alpha import reflection
 
 from cardgames.v1 import admin_pb2, admin_pb2_grpc, referee_pb2 as pb, referee_pb2_grpc
 from referee import __version__
-from referee.protocol import PROTOCOL_VERSION
+from referee.protocol import PROTOCOL_VERSION, decision_wire
 from referee.runner import MatchOutcome, MatchSpec, run_match
 
 DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024
@@ -102,11 +102,11 @@ class BotConnection:
     def next_request_id(self) -> int:
         return next(self._ids)
 
-    def post(self, msg: pb.RefereeMessage) -> bool:
+    def post(self, msg: pb.RefereeMessage | bytes) -> bool:
         """Queue one message for the stream without waiting (order kept); False if closed."""
         return self._enqueue(msg, None)
 
-    async def write(self, msg: pb.RefereeMessage) -> bool:
+    async def write(self, msg: pb.RefereeMessage | bytes) -> bool:
         """Write one message, after every message queued before it; False (and
         the connection is closed) on failure, or if it closed before the message went out."""
         if not self._outbox and not self._lock.locked() and not self.closed.is_set():
@@ -233,9 +233,21 @@ class MatchSeat:
         self.conn.post(msg)
 
     async def ask(self, msg: pb.RefereeMessage, timeout_s: float) -> tuple[pb.ActionReply | None, float]:
-        conn = self.conn
-        rid = conn.next_request_id()
+        """:meth:`referee.runner.SeatLink.ask` (numbers the request)."""
+        rid = self.conn.next_request_id()
         msg.decision_request.request_id = rid
+        return await self._ask(rid, msg, timeout_s)
+
+    async def ask_encoded(self, body: bytes, timeout_s: float) -> tuple[pb.ActionReply | None, float, int]:
+        """:meth:`ask` for a request already encoded (:func:`referee.protocol.decision_body`):
+        it goes on the stream as bytes. Returns (reply or None, elapsed ms, request id)."""
+        rid = self.conn.next_request_id()
+        reply, ms = await self._ask(rid, decision_wire(body, rid), timeout_s)
+        return reply, ms, rid
+
+    async def _ask(self, rid: int, msg: pb.RefereeMessage | bytes,
+                   timeout_s: float) -> tuple[pb.ActionReply | None, float]:
+        conn = self.conn
         loop = asyncio.get_running_loop()
         fut: asyncio.Future = loop.create_future()
         conn.pending[rid] = (self.match_id, fut)
@@ -379,7 +391,7 @@ class Referee:
             ("grpc.max_send_message_length", 64 * 1024 * 1024),
             *KEEPALIVE_OPTIONS,
         ])
-        referee_pb2_grpc.add_RefereeServiceServicer_to_server(_BotServicer(self), self.server)
+        add_referee_service(_BotServicer(self), self.server)
         admin_pb2_grpc.add_AdminServiceServicer_to_server(_AdminServicer(self), self.server)
         hs = health.aio.HealthServicer() if hasattr(health, "aio") else health.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(hs, self.server)
@@ -471,6 +483,26 @@ class Referee:
             for t in set(tokens):
                 await self._notify(t)
         return outcome
+
+
+def _serialize_referee_message(m: pb.RefereeMessage | bytes) -> bytes:
+    """The bot stream's serializer: a message is serialised, bytes (a message
+    the referee encoded itself, see :func:`referee.protocol.decision_body`) go as they are."""
+    return m if m.__class__ is bytes else m.SerializeToString()
+
+
+def add_referee_service(servicer: referee_pb2_grpc.RefereeServiceServicer, server: grpc.aio.Server) -> None:
+    """Register ``RefereeService`` as the generated ``add_RefereeServiceServicer_to_server``
+    does, but with :func:`_serialize_referee_message` for what the servicer writes
+    (a ``RefereeMessage``, or its encoding as bytes)."""
+    name = pb.DESCRIPTOR.services_by_name["RefereeService"].full_name
+    handlers = {
+        "Connect": grpc.stream_stream_rpc_method_handler(
+            servicer.Connect, request_deserializer=pb.BotMessage.FromString,
+            response_serializer=_serialize_referee_message),
+    }
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(name, handlers),))
+    server.add_registered_method_handlers(name, handlers)
 
 
 class _BotServicer(referee_pb2_grpc.RefereeServiceServicer):

@@ -418,7 +418,21 @@ class RecordingLink:
                               action=self.rng.choice(list(req.legal_actions))), 1.0
 
 
-def record_match(game_name: str, players: int, seed: int) -> tuple[list[str], Counter, Any]:
+class EncodedRecordingLink(RecordingLink):
+    """The same, taking requests the way the service's links do: encoded
+    (``ask_encoded``); what is checked is what the wire bytes parse to."""
+
+    async def ask_encoded(self, body: bytes, timeout_s: float) -> tuple[pb.ActionReply, float, int]:
+        rid = self.counts["decision_request"] + 1
+        msg = pb.RefereeMessage.FromString(protocol.decision_wire(body, rid))
+        self._record(msg)
+        req = msg.decision_request
+        assert req.request_id == rid
+        return pb.ActionReply(match_id=req.match_id, request_id=rid,
+                              action=self.rng.choice(list(req.legal_actions))), 1.0, rid
+
+
+def record_match(game_name: str, players: int, seed: int, encoded: bool = False) -> tuple[list[str], Counter, Any]:
     spec = MatchSpec(game=game_name, players=players, seed=seed, seat_names=[f"rec{s}" for s in range(players)],
                      params=PARAMS.get(game_name, {}), match_id=f"{game_name}-{seed}")
     holder: dict[str, Watch] = {}
@@ -432,21 +446,24 @@ def record_match(game_name: str, players: int, seed: int) -> tuple[list[str], Co
     leaks: list[str] = []
     counts: Counter = Counter()
     rng = random.Random(seed)
-    links = [RecordingLink(s, holder, rng, leaks, counts) for s in range(players)]
+    link_class = EncodedRecordingLink if encoded else RecordingLink
+    links = [link_class(s, holder, rng, leaks, counts) for s in range(players)]
     outcome = asyncio.run(run_match(spec, links, None))
     return leaks, counts, outcome
 
 
+@pytest.mark.parametrize("encoded", [False, True], ids=["messages", "encoded"])
 @pytest.mark.parametrize("game_name,players", CONFIGS, ids=[f"{g}-{n}p" for g, n in CONFIGS])
-def test_no_message_names_a_card_the_seat_may_not_see(game_name: str, players: int) -> None:
-    leaks, counts, outcome = record_match(game_name, players, 21)
+def test_no_message_names_a_card_the_seat_may_not_see(game_name: str, players: int, encoded: bool) -> None:
+    leaks, counts, outcome = record_match(game_name, players, 21, encoded)
     assert outcome.status == "complete" and not outcome.faults
     assert counts["decision_request"] == outcome.decisions and counts["event"] > outcome.decisions
     assert not leaks, f"{len(leaks)} leak(s): " + "; ".join(leaks[:8])
 
 
+@pytest.mark.parametrize("encoded", [False, True], ids=["messages", "encoded"])
 @pytest.mark.parametrize("game_name", implemented())
-def test_negative_control_the_message_scan_detects_a_hidden_card(game_name: str,
+def test_negative_control_the_message_scan_detects_a_hidden_card(game_name: str, encoded: bool,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     cls = game_class(game_name)
     # engines that hand the referee their observation as bytes (their observation()
@@ -468,6 +485,6 @@ def test_negative_control_the_message_scan_detects_a_hidden_card(game_name: str,
         monkeypatch.setattr(cls, "observation", _leaky_observation(cls.observation))
     else:
         monkeypatch.setattr(cls, "observation_bytes", leaky_bytes)
-    leaks, counts, outcome = record_match(game_name, cls.player_counts[0], 22)
+    leaks, counts, outcome = record_match(game_name, cls.player_counts[0], 22, encoded)
     assert outcome.status == "complete"
     assert any("in decision_request" in x for x in leaks), leaks[:3]

@@ -44,13 +44,19 @@ def test_fast_paths_equal_the_plain_protobuf_calls(game_name: str) -> None:
         rng = random.Random(seed)
         seq = 0
         for _ in range(20_000):
+            events, want_events = [], []  # this decision's events (bundled into the encoded request below)
             for ev in g.pop_events():
                 seq += 1
                 assert protocol.message_to_json(ev.payload) == _dict(ev.payload)
-                want = pb.RefereeMessage(event=protocol.event_pb(game_name, "m", seq, ev))
+                want_ev = protocol.event_pb(game_name, "m", seq, ev)
+                want = pb.RefereeMessage(event=want_ev)
                 got = protocol.event_message(game_name, "m", seq, ev)
                 assert got.SerializeToString(deterministic=True) == want.SerializeToString(deterministic=True)
                 assert protocol.message_to_json(got) == _dict(got)
+                events.append(protocol.event_bytes(game_name, "m", seq, ev))
+                assert pb.Event.FromString(events[-1]) == want_ev
+                assert want_ev.private == (ev.to is not None)
+                want_events.append(want_ev)
             seat = g.to_act
             if seat is None:
                 break
@@ -60,6 +66,10 @@ def test_fast_paths_equal_the_plain_protobuf_calls(game_name: str) -> None:
             assert req.SerializeToString(deterministic=True) == want.SerializeToString(deterministic=True)
             assert msg.decision_request.SerializeToString(deterministic=True) == want.SerializeToString(deterministic=True)
             assert protocol.message_to_json(msg) == _dict(msg)
+            # the encoded path (what a bundling bot gets): same request, plus the events in order
+            wire = protocol.decision_wire(protocol.decision_body(g, "m", 900, 50, events), seq + 1)
+            want.events.extend(want_events)
+            assert pb.RefereeMessage.FromString(wire) == pb.RefereeMessage(decision_request=want)
             checked += 1
             g.apply(seat, protocol.action_from_pb(rng.choice(req.legal_actions)))
         assert g.over
