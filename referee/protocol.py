@@ -228,6 +228,7 @@ _COMPLETE_FIELD = {True: int_field(_DR.LEGAL_ACTIONS_COMPLETE_FIELD_NUMBER, 1), 
 _EV_SEQ_KEY = _key(pb.Event.SEQ_FIELD_NUMBER, 0)
 _EV_PRIVATE = int_field(pb.Event.PRIVATE_FIELD_NUMBER, 1)
 _EV_GAME_KEY: dict[str, bytes] = {}
+_MATCH_ID_FIELD: dict[str, bytes] = {}  # match id -> encoded DecisionRequest.match_id
 
 
 def decision_body(game: Game, match_id: str, time_left_ms: int, bank_left_ms: int,
@@ -254,7 +255,12 @@ def decision_body(game: Game, match_id: str, time_left_ms: int, bank_left_ms: in
         r = pb.DecisionRequest()
         _add_legal_actions(r, legal)
         acts = r.SerializeToString()
-    parts = [str_field(_DR.MATCH_ID_FIELD_NUMBER, match_id),
+    mid = _MATCH_ID_FIELD.get(match_id)
+    if mid is None:
+        if len(_MATCH_ID_FIELD) >= 10_000:
+            _MATCH_ID_FIELD.clear()
+        mid = _MATCH_ID_FIELD[match_id] = str_field(_DR.MATCH_ID_FIELD_NUMBER, match_id)
+    parts = [mid,
              _SEAT_FIELD[seat] if seat < 8 else int_field(_DR.SEAT_FIELD_NUMBER, seat),
              _KIND_FIELD_DR[game.decision_kind()],
              _OBSERVATION_KEY, varint(len(inner)), inner, acts, _COMPLETE_FIELD[bool(complete)],

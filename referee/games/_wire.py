@@ -26,6 +26,8 @@ def varint(n: int) -> bytes:
     (10 bytes), as protobuf encodes it."""
     if 0 <= n < 128:
         return SMALL[n]
+    if 0 < n < 16384:  # two bytes (message lengths, milliseconds): no loop
+        return bytes((n & 0x7F | 0x80, n >> 7))
     n &= 0xFFFFFFFFFFFFFFFF
     out = bytearray()
     while n > 0x7F:
