@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterable
+from typing import Any, Callable, ClassVar, Iterable
 
 # Action kinds (the protocol's ActionKind without the prefix).
 PASS = "PASS"
@@ -78,14 +78,55 @@ class IllegalAction(Exception):
         self.message = message
 
 
-@dataclass(slots=True)
 class Event:
     """Something that happened. ``payload`` is the game's event protobuf
     message (e.g. ``DouDizhuEvent``); ``to`` is ``None`` for a public event
-    or the seat number of the only seat allowed to see it."""
+    or the seat number of the only seat allowed to see it.
 
-    payload: Any
-    to: int | None = None
+    An engine that assembles an event as bytes may pass ``encoded`` (the
+    payload's wire encoding) and ``parse`` (the message type's
+    ``FromString``) instead of ``payload``: the message is parsed the first
+    time :attr:`payload` is read, and :attr:`encoded` hands the bytes over
+    without a parse and a serialisation (the referee sends events encoded).
+    A payload is never changed after it is emitted; should a caller change
+    the message anyway, :attr:`encoded` follows it (once :attr:`payload` has
+    been read it is what gets encoded). Raises ``TypeError`` without a payload
+    or an encoding and its parser."""
+
+    __slots__ = ("_payload", "to", "_encoded", "_parse")
+
+    def __init__(self, payload: Any = None, to: int | None = None, *, encoded: bytes | None = None,
+                 parse: Callable[[bytes], Any] | None = None):
+        if payload is None and (encoded is None or parse is None):
+            raise TypeError("Event needs a payload, or its encoding and a parser")
+        self._payload = payload
+        self.to = to
+        self._encoded = encoded
+        self._parse = parse
+
+    @property
+    def payload(self) -> Any:
+        p = self._payload
+        if p is None:
+            p = self._payload = self._parse(self._encoded)  # type: ignore[misc]
+        return p
+
+    @property
+    def encoded(self) -> bytes:
+        """The payload's wire encoding."""
+        if self._payload is None:
+            return self._encoded  # type: ignore[return-value]
+        return self._payload.SerializeToString()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Event):
+            return NotImplemented
+        return self.to == other.to and self.payload == other.payload
+
+    __hash__ = None  # type: ignore[assignment]  # mutable payload, as the dataclass it replaces
+
+    def __repr__(self) -> str:
+        return f"Event(payload={self.payload!r}, to={self.to!r})"
 
 
 @dataclass(slots=True)

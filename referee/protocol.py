@@ -279,7 +279,7 @@ def decision_wire(body: bytes, request_id: int) -> bytes:
 
 def event_bytes(game_name: str, match_id: str, seq: int, ev: Event) -> bytes:
     """:func:`event_pb`, encoded."""
-    payload = ev.payload.SerializeToString()
+    payload = ev.encoded
     k = _EV_GAME_KEY.get(game_name)
     if k is None:
         k = _EV_GAME_KEY[game_name] = _key(pb.Event.DESCRIPTOR.fields_by_name[game_name].number, 2)

@@ -35,7 +35,7 @@ from typing import Any, Protocol
 import orjson
 
 from cardgames.v1 import referee_pb2 as pb
-from referee.engine import Action, Game, IllegalAction, MatchResult, RatingOutcome, seeded_rng
+from referee.engine import Action, Event, Game, IllegalAction, MatchResult, RatingOutcome, seeded_rng
 from referee.games import game_class
 from referee.protocol import (
     MalformedAction,
@@ -209,11 +209,11 @@ class MatchLog:
         if self._f is not None:
             self._lines.append(obj)
 
-    def event(self, seq: int, to: int | None, payload: Any) -> None:
-        """Queue an event line; ``payload`` (the engine's event message, never
-        mutated after it is emitted) is converted to JSON at :meth:`flush`."""
+    def event(self, seq: int, ev: Event) -> None:
+        """Queue an event line; the event (its payload is never changed after
+        it is emitted) is converted to JSON at :meth:`flush`."""
         if self._f is not None:
-            self._lines.append((_event_line, seq, to, payload))
+            self._lines.append((_event_line, seq, ev))
 
     def decision(self, seat: int, kind: str, request_id: int, reply: Action | None, applied: Action,
                  fault: "FaultRecord | None", elapsed_ms: float) -> None:
@@ -242,8 +242,8 @@ class MatchLog:
             self._f = None
 
 
-def _event_line(seq: int, to: int | None, payload: Any) -> dict[str, Any]:
-    return {"event": message_to_json(payload), "seq": seq, "to": to, "type": "event"}
+def _event_line(seq: int, ev: Event) -> dict[str, Any]:
+    return {"event": message_to_json(ev.payload), "seq": seq, "to": ev.to, "type": "event"}
 
 
 def _decision_line(seat: int, kind: str, request_id: int, reply: Action | None, applied: Action,
@@ -327,7 +327,7 @@ async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | Non
         nonlocal seq
         for ev in game.pop_events():
             seq += 1
-            log.event(seq, ev.to, ev.payload)
+            log.event(seq, ev)
             seats = all_seats if ev.to is None else (ev.to,)
             msg = None
             e = None

@@ -47,13 +47,14 @@ def test_fast_paths_equal_the_plain_protobuf_calls(game_name: str) -> None:
             events, want_events = [], []  # this decision's events (bundled into the encoded request below)
             for ev in g.pop_events():
                 seq += 1
+                # encoded first: an engine's own encoding is used only while nobody has read the payload
+                events.append(protocol.event_bytes(game_name, "m", seq, ev))
                 assert protocol.message_to_json(ev.payload) == _dict(ev.payload)
                 want_ev = protocol.event_pb(game_name, "m", seq, ev)
                 want = pb.RefereeMessage(event=want_ev)
                 got = protocol.event_message(game_name, "m", seq, ev)
                 assert got.SerializeToString(deterministic=True) == want.SerializeToString(deterministic=True)
                 assert protocol.message_to_json(got) == _dict(got)
-                events.append(protocol.event_bytes(game_name, "m", seq, ev))
                 assert pb.Event.FromString(events[-1]) == want_ev
                 assert want_ev.private == (ev.to is not None)
                 want_events.append(want_ev)
@@ -107,3 +108,19 @@ def test_legal_actions_encoding_matches_one_message_per_action() -> None:
     r = pb.DecisionRequest()
     protocol._add_legal_actions(r, legal)
     assert r.SerializeToString(deterministic=True) == want.SerializeToString(deterministic=True)
+
+
+def test_event_with_an_encoded_payload() -> None:
+    from cardgames.v1 import doudizhu_pb2 as dpb
+    from referee.engine import Event
+
+    msg = dpb.DouDizhuEvent(call=dpb.DouDizhuCall(seat=2, amount=3))
+    raw = msg.SerializeToString()
+    ev = Event(None, 1, encoded=raw, parse=dpb.DouDizhuEvent.FromString)
+    assert ev.encoded is raw  # handed over as is while the message is not read
+    assert ev.payload == msg and ev.to == 1
+    assert ev == Event(msg, 1) and ev != Event(msg, None)
+    ev.payload.call.amount = 1  # a changed payload is what gets encoded from then on
+    assert dpb.DouDizhuEvent.FromString(ev.encoded).call.amount == 1
+    with pytest.raises(TypeError):
+        Event(None, None, encoded=raw)

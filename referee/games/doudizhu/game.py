@@ -360,9 +360,10 @@ class DouDizhu(Game):
                 # kept for the observation's history entry (see _public_lists_bytes)
                 m = _play_bytes(r[2], r[3], r[4])
                 self._last_play = (r[5], r[6], m)
-                out.append(Event(_EVENT_FROM(_EVENT_PLAY_KEY + _len_prefix(len(m)) + m)))
+                out.append(Event(encoded=_EVENT_PLAY_KEY + _len_prefix(len(m)) + m, parse=_EVENT_FROM))
             else:
-                out.append(Event(_event_pb(r), r[0]))
+                b = _event_bytes(r)
+                out.append(Event(_event_pb(r), r[0]) if b is None else Event(None, r[0], encoded=b, parse=_EVENT_FROM))
         return out
 
     # ------------------------------------------------------------------ views
@@ -588,23 +589,34 @@ def _round_end_pb(rec: tuple) -> dpb.DouDizhuRoundEnd:
                                 doublings=d)
 
 
-def _event_pb(r: tuple) -> dpb.DouDizhuEvent:
+def _event_bytes(r: tuple) -> bytes | None:
+    """The encoded ``DouDizhuEvent`` of a raw event of the frequent kinds
+    (play, call, trick end; the latter two memoised), else ``None``."""
     kind = r[1]
     if kind == "play":
         m = _play_bytes(r[2], r[3], r[4])
-        return _EVENT_FROM(_EVENT_PLAY_KEY + _len_prefix(len(m)) + m)
+        return _EVENT_PLAY_KEY + _len_prefix(len(m)) + m
     if kind == "call":
         b = _CALL_EV.get(r[2:4])
         if b is None:
             b = _CALL_EV[r[2:4]] = dpb.DouDizhuEvent(
                 call=dpb.DouDizhuCall(seat=r[2], amount=r[3])).SerializeToString()
-        return _EVENT_FROM(b)
+        return b
     if kind == "trick_end":
         b = _TRICK_END_EV.get(r[2])
         if b is None:
             b = _TRICK_END_EV[r[2]] = dpb.DouDizhuEvent(
                 trick_end=dpb.DouDizhuTrickEnd(leader=r[2])).SerializeToString()
+        return b
+    return None
+
+
+def _event_pb(r: tuple) -> dpb.DouDizhuEvent:
+    """The ``DouDizhuEvent`` of a raw event (see :meth:`DouDizhu.pop_events`)."""
+    b = _event_bytes(r)
+    if b is not None:
         return _EVENT_FROM(b)
+    kind = r[1]
     if kind == "deal":
         _, _, rnd, marker, fb, sizes, hand = r
         return dpb.DouDizhuEvent(deal=dpb.DouDizhuDeal(round=rnd, marker=marker, first_bidder=fb, hand_sizes=sizes,

@@ -106,31 +106,31 @@ _PLAYED_KEY = W.key(10, 2)
 _LEAD_TRUE = W.int_field(2, 1)
 
 
-def _card_dealt_event(index: int, seat: int, card: str) -> Any:
-    """``TractorEvent(card_dealt=TractorCardDealt(index, seat, card))``."""
+def _card_dealt_event(index: int, seat: int, card: str) -> bytes:
+    """Encoded ``TractorEvent(card_dealt=TractorCardDealt(index, seat, card))``."""
     body = (_IDX_B[index] if 0 <= index < len(_IDX_B) else W.int_field(1, index)) + _DEALT_SEAT_B[seat] \
         + _DEALT_CARD_B[card]
-    return _EV_FROM(_CARD_DEALT_KEY + W.SMALL[len(body)] + body)
+    return _CARD_DEALT_KEY + W.SMALL[len(body)] + body
 
 
-def _declare_pass_event(seat: int, dealt: int) -> Any:
-    """``TractorEvent(declare_pass=TractorDeclarePass(seat, cards_dealt))``."""
+def _declare_pass_event(seat: int, dealt: int) -> bytes:
+    """Encoded ``TractorEvent(declare_pass=TractorDeclarePass(seat, cards_dealt))``."""
     b = _PASS_EV.get((seat, dealt))
     if b is None:
         b = tpb.TractorEvent(declare_pass=tpb.TractorDeclarePass(seat=seat, cards_dealt=dealt)).SerializeToString()
         if len(_PASS_EV) < 4096:
             _PASS_EV[seat, dealt] = b
-    return _EV_FROM(b)
+    return b
 
 
-def _played_event(trick: int, lead: bool, seat: int, cards: tuple[str, ...], lead_type: str, lead_suit: str) -> Any:
-    """``TractorEvent(played=TractorPlayed(trick, lead, TractorPlay(seat, cards), lead_type, lead_suit))``."""
+def _played_event(trick: int, lead: bool, seat: int, cards: tuple[str, ...], lead_type: str, lead_suit: str) -> bytes:
+    """Encoded ``TractorEvent(played=TractorPlayed(trick, lead, TractorPlay(seat, cards), lead_type, lead_suit))``."""
     body = (_IDX_B[trick] if 0 < trick < len(_IDX_B) else W.int_field(1, trick)) + (_LEAD_TRUE if lead else b"") \
         + _play_entry(seat, cards)
     if lead_type or lead_suit:
         body += _LEAD_B.get((lead_type, lead_suit)) or W.str_field(4, lead_type) + W.str_field(5, lead_suit)
     n = len(body)
-    return _EV_FROM(_PLAYED_KEY + (W.SMALL[n] if n < 128 else W.varint(n)) + body)
+    return _PLAYED_KEY + (W.SMALL[n] if n < 128 else W.varint(n)) + body
 
 
 # TractorTrickEnd fields trick (1), winner (2), points (3), defenders_won (4), defender_points (5)
@@ -140,13 +140,13 @@ _TE_WON_B = W.int_field(4, 1)
 _TE_POINTS_B = [W.int_field(3, p) for p in range(256)]
 
 
-def _trick_end_event(trick: int, winner: int, points: int, defenders_won: bool, defender_points: int) -> Any:
-    """``TractorEvent(trick_end=TractorTrickEnd(trick, winner, points, defenders_won, defender_points))``."""
+def _trick_end_event(trick: int, winner: int, points: int, defenders_won: bool, defender_points: int) -> bytes:
+    """Encoded ``TractorEvent(trick_end=TractorTrickEnd(trick, winner, points, defenders_won, defender_points))``."""
     body = ((_IDX_B[trick] if 0 < trick < len(_IDX_B) else W.int_field(1, trick)) + _TE_WINNER_B[winner]
             + (_TE_POINTS_B[points] if 0 <= points < len(_TE_POINTS_B) else W.int_field(3, points))
             + (_TE_WON_B if defenders_won else b"") + W.int_field(5, defender_points))
     n = len(body)
-    return _EV_FROM(_TRICK_END_KEY + (W.SMALL[n] if n < 128 else W.varint(n)) + body)
+    return _TRICK_END_KEY + (W.SMALL[n] if n < 128 else W.varint(n)) + body
 
 
 _PASS = Action(PASS)
@@ -320,7 +320,7 @@ class TractorGame(Game):
                 i *= _HAND_ENTRY_SIZE
                 e[3] = b[:i] + _HAND_B[c] + b[i:]
         self.dealt = k + 1
-        self._events.append(Event(_card_dealt_event(k, seat, c), seat))
+        self._events.append(Event(None, seat, encoded=_card_dealt_event(k, seat, c), parse=_EV_FROM))
         self._to_act = seat
 
     def _standing(self) -> tuple[int, tuple[str, ...]] | None:
@@ -567,7 +567,7 @@ class TractorGame(Game):
             self._apply_play(seat, cards, plan)
         elif phase == _DECLARE:
             if action.kind == PASS:
-                self._events.append(Event(_declare_pass_event(seat, self.dealt), seat))
+                self._events.append(Event(None, seat, encoded=_declare_pass_event(seat, self.dealt), parse=_EV_FROM))
                 self._after_prompt(False)
             else:
                 st = self._standing()
@@ -645,11 +645,11 @@ class TractorGame(Game):
             self.trick_lead = lead
             self._remove(seat, cards)
             self.trick_plays.append((seat, cards))
-            self._events.append(Event(_played_event(tno, True, seat, cards, lead.type, lead.suit)))
+            self._events.append(Event(encoded=_played_event(tno, True, seat, cards, lead.type, lead.suit), parse=_EV_FROM))
         else:
             self._remove(seat, cards)
             self.trick_plays.append((seat, cards))
-            self._events.append(Event(_played_event(tno, False, seat, cards, "", "")))
+            self._events.append(Event(encoded=_played_event(tno, False, seat, cards, "", ""), parse=_EV_FROM))
         tp = self.trick_plays
         if len(tp) < 4:
             self._to_act = (seat + 1) % 4
@@ -667,7 +667,7 @@ class TractorGame(Game):
             self.defender_points += pts
             self.trick_points += pts
         self.tricks.append((tno, self.trick_leader, tp, tl.type, tl.suit, self.trick_failure, winner, pts))
-        self._events.append(Event(_trick_end_event(tno, winner, pts, dwon, self.defender_points)))
+        self._events.append(Event(encoded=_trick_end_event(tno, winner, pts, dwon, self.defender_points), parse=_EV_FROM))
         if self.hand_n[winner] == 0:
             self._end_round(winner, tl)
         else:
