@@ -41,13 +41,14 @@ from cardgames.v1 import referee_pb2 as pb, referee_pb2_grpc
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM_BOT = f"python {ROOT / 'sample_bots' / 'random_bot.py'}"
 
-#: per game: (players, match parameters) of the refereed matches (>= ~100 decisions each)
+#: per game: (players, match parameters) of the refereed matches: ~300-450 decisions
+#: each (a few tenths of a second), so that a hiccup of a shared machine weighs little
 GRPC_MATCH: dict[str, tuple[int, dict[str, Any]]] = {
-    "doudizhu": (3, {"rounds": 2}),
-    "tractor": (4, {"max_rounds": 1}),
-    "smear": (3, {"max_rounds": 5}),
-    "president": (4, {"max_rounds": 1}),
-    "back_alley": (4, {"last_round": 2}),
+    "doudizhu": (3, {"rounds": 6}),
+    "tractor": (4, {"max_rounds": 2}),
+    "smear": (3, {"max_rounds": 20}),
+    "president": (4, {"max_rounds": 4}),
+    "back_alley": (4, {"last_round": 9}),
 }
 
 
