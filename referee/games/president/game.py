@@ -386,7 +386,7 @@ class PresidentGame(Game):
         events = self._events
         for entry in play.ev_entries:
             enc = _ENTRY_MEMO.get(entry) or _entry_encodings(entry)
-            events.append(Event(_EV_FROM(enc[0])))
+            events.append(Event(encoded=enc[0], parse=_EV_FROM))
         te = play.ev_trick_end
         if te is not None:
             b = _TRICK_END_EV.get(te)
@@ -395,7 +395,7 @@ class PresidentGame(Game):
                                        ).SerializeToString()
                 if len(_TRICK_END_EV) < 1024:
                     _TRICK_END_EV[te] = b
-            events.append(Event(_EV_FROM(b)))
+            events.append(Event(encoded=b, parse=_EV_FROM))
         if play.ev_round_over and settle:
             self._end_round()
 

@@ -70,18 +70,36 @@ def _trick_end_bytes(index: int, leader: int, cards: tuple[str, ...], winner: in
     return W.len_field(_TRICK_END_FIELD, body)
 
 
-def _build_event(rec: tuple) -> spb.SmearEvent:
-    """One compact event record -> its ``SmearEvent`` protobuf."""
+def _event_bytes(rec: tuple) -> bytes | None:
+    """The encoded ``SmearEvent`` of a record of the frequent kinds (play,
+    trick end, call), else ``None``."""
     k = rec[1]
     if k == _PLAY_EV:  # (None, _PLAY_EV, (seat, card, trick index))
-        return _EV_FROM((_TRICK_ENTRY.get(rec[2]) or _trick_entry(rec[2]))[1])
+        return (_TRICK_ENTRY.get(rec[2]) or _trick_entry(rec[2]))[1]
     if k == _TE:
-        return _EV_FROM(_trick_end_bytes(rec[2], rec[3], rec[4], rec[5]))
+        return _trick_end_bytes(rec[2], rec[3], rec[4], rec[5])
     if k == _CALL:
         b = _CALL_EV.get(rec[2:4])
         if b is None:
             b = _CALL_EV[rec[2:4]] = spb.SmearEvent(call=spb.SmearCall(seat=rec[2], bid=rec[3])).SerializeToString()
+        return b
+    return None
+
+
+def _event(rec: tuple) -> Event:
+    """One compact event record -> its :class:`Event` (encoded when :func:`_event_bytes` has it)."""
+    b = _event_bytes(rec)
+    if b is not None:
+        return Event(None, rec[0], encoded=b, parse=_EV_FROM)
+    return Event(_build_event(rec), rec[0])
+
+
+def _build_event(rec: tuple) -> spb.SmearEvent:
+    """One compact event record -> its ``SmearEvent`` protobuf."""
+    b = _event_bytes(rec)
+    if b is not None:
         return _EV_FROM(b)
+    k = rec[1]
     if k == _TRUMP:
         return spb.SmearEvent(trump=spb.SmearTrump(suit=rec[2], seat=rec[3]))
     if k == _AE:
@@ -426,7 +444,7 @@ class SmearGame(Game):
         here, off the hot path.
         """
         log, self._log = self._log, []
-        out = [Event(_build_event(r), r[0]) for r in log]
+        out = [_event(r) for r in log]
         if self._events:  # anything emitted through Game.emit (nothing in this engine)
             out = self._events + out
             self._events = []
