@@ -125,8 +125,11 @@ def test_missing_bot_program_is_a_clear_error_before_anything_starts(tmp_path: P
 
 
 def test_a_crash_is_explained_and_written_to_the_log(tmp_path: Path) -> None:
-    crash = "python sample_bots/chaos_bot.py --mode crash-mid-match"
-    r = _match(tmp_path, "--rounds", "1", bots=(crash, RANDOM, RANDOM))
+    # every RNG seeded (the deal and each bot), so the crash always comes after the
+    # bot's 5th answer (an unseeded one-round match could end in a redeal, 3 decisions)
+    crash = "python sample_bots/chaos_bot.py --mode crash-mid-match --seed 1"
+    r = _match(tmp_path, "--rounds", "2", "--seed", "5",
+               bots=(crash, RANDOM + " --seed 2", RANDOM + " --seed 3"))
     assert r.returncode == 0, r.stderr
     assert "seat 0 crash: bot exited with status 4: chaos: crashing mid-match" in r.stdout
     log = r.stdout.split("log:")[1].split()[0]
