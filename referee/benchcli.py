@@ -15,13 +15,20 @@ import typer
 
 def bench(
     quick: bool = typer.Option(False, "--quick", help="Tiny time budgets: a smoke run, rough figures."),
-    reps: Optional[int] = typer.Option(None, "--reps", help="Repetitions (default 5, quick 1); ratios are medians."),
-    only: str = typer.Option("", "--only", help="Comma-separated sections: engine,decision,peers,tournament,memory."),
+    reps: Optional[int] = typer.Option(None, "--reps", min=1,
+                                       help="Repetitions, at least 1 (default 5, quick 1); ratios are medians."),
+    only: str = typer.Option("", "--only", help=(
+        "Comma-separated sections (default: all, about 3-4 minutes): engine (random playouts per game, "
+        "one core), decision (engine time per decision, bare gRPC echo, layout echo and refereed matches "
+        "with bot processes), peers (Dou Dizhu vs RLCard and OpenSpiel), tournament (matches per "
+        "minute at concurrency 1 and 2), memory (RSS with 8 concurrent matches).")),
     json_path: Optional[Path] = typer.Option(None, "--json", help="Also write the report as JSON to this file."),
 ) -> None:
     """Benchmark the engines, the referee over loopback gRPC, tournaments and
     memory, side by side with RLCard and OpenSpiel when installed
-    (the optional 'bench' extra of pyproject.toml). Prints figures and which targets are met."""
+    (the optional 'bench' extra of pyproject.toml). Prints figures and which targets are met.
+    Needs a source checkout (the bench lives in bench/, beside referee/); docs/performance.md
+    explains every figure."""
     root = Path(__file__).resolve().parent.parent
     if not (root / "bench" / "run.py").is_file():
         typer.echo(f"error: no bench/run.py beside {root / 'referee'}; run it from a source checkout", err=True)
