@@ -15,7 +15,7 @@ from google.protobuf.struct_pb2 import Struct
 from cardgames.v1 import referee_pb2 as pb
 from referee.cards import ALL_CODES
 from referee.engine import Action, Event, Game
-from referee.games._wire import int_field, key as _key, len_field, str_field, varint
+from referee.games._wire import int_field, key as _key, str_field, varint
 
 PROTOCOL_VERSION = 1
 
@@ -107,11 +107,8 @@ def _fill_decision_request(r: pb.DecisionRequest, game: Game, match_id: str, req
         getattr(r.observation, game.name).CopyFrom(game.observation(seat))
         _add_legal_actions(r, legal)
     else:
-        # the engine's encoded observation goes into the request's bytes as the
-        # game's field of ``observation``: parsed once, here, with the legal actions
-        key = _OBS_GAME_KEY.get(game.name) or _obs_game_key(game.name)
-        inner = key + varint(len(ob)) + ob
-        _add_legal_actions(r, legal, _OBSERVATION_KEY + varint(len(inner)) + inner)
+        # the engine's encoded observation, parsed once, here, with the legal actions
+        _add_legal_actions(r, legal, _observation_field(game.name, ob))
     r.legal_actions_complete = complete
     r.time_left_ms = time_left_ms
     r.bank_left_ms = bank_left_ms
@@ -172,6 +169,12 @@ def _obs_game_key(name: str) -> bytes:
     return k
 
 
+def _observation_field(game_name: str, ob: bytes) -> bytes:
+    """``DecisionRequest.observation`` encoded, holding the game's encoded observation ``ob``."""
+    inner = (_OBS_GAME_KEY.get(game_name) or _obs_game_key(game_name)) + varint(len(ob)) + ob
+    return _OBSERVATION_KEY + varint(len(inner)) + inner
+
+
 def _add_legal_actions(r: pb.DecisionRequest, legal: list[Action], prefix: bytes = b"") -> None:
     """Append ``legal`` to ``r.legal_actions``: their wire encoding (cached per
     action, else assembled from per-card pieces) parsed in one call, instead of
@@ -228,7 +231,8 @@ _COMPLETE_FIELD = {True: int_field(_DR.LEGAL_ACTIONS_COMPLETE_FIELD_NUMBER, 1), 
 _EV_SEQ_KEY = _key(pb.Event.SEQ_FIELD_NUMBER, 0)
 _EV_PRIVATE = int_field(pb.Event.PRIVATE_FIELD_NUMBER, 1)
 _EV_GAME_KEY: dict[str, bytes] = {}
-_MATCH_ID_FIELD: dict[str, bytes] = {}  # match id -> encoded DecisionRequest.match_id
+_MATCH_ID_FIELD: dict[str, bytes] = {}  # match id -> its encoded match_id field (see _match_id_field)
+assert pb.Event.MATCH_ID_FIELD_NUMBER == _DR.MATCH_ID_FIELD_NUMBER
 
 
 def decision_body(game: Game, match_id: str, time_left_ms: int, bank_left_ms: int,
@@ -244,7 +248,6 @@ def decision_body(game: Game, match_id: str, time_left_ms: int, bank_left_ms: in
     ob = game.observation_bytes(seat)
     if ob is None:
         ob = game.observation(seat).SerializeToString()
-    inner = (_OBS_GAME_KEY.get(game.name) or _obs_game_key(game.name)) + varint(len(ob)) + ob
     get = _LEGAL_FIELD_BYTES.get
     try:
         keep = len(legal) <= _LEGAL_MERGE_MAX
@@ -255,20 +258,22 @@ def decision_body(game: Game, match_id: str, time_left_ms: int, bank_left_ms: in
         r = pb.DecisionRequest()
         _add_legal_actions(r, legal)
         acts = r.SerializeToString()
-    mid = _MATCH_ID_FIELD.get(match_id)
-    if mid is None:
+    return b"".join((_match_id_field(match_id),
+                     _SEAT_FIELD[seat] if seat < 8 else int_field(_DR.SEAT_FIELD_NUMBER, seat),
+                     _KIND_FIELD_DR[game.decision_kind()], _observation_field(game.name, ob), acts,
+                     _COMPLETE_FIELD[bool(complete)], int_field(_DR.TIME_LEFT_MS_FIELD_NUMBER, time_left_ms),
+                     int_field(_DR.BANK_LEFT_MS_FIELD_NUMBER, bank_left_ms),
+                     decision_request_events(events) if events else b""))
+
+
+def _match_id_field(match_id: str) -> bytes:
+    """Encoded ``match_id`` field, memoised per match (field 1 of both ``DecisionRequest`` and ``Event``)."""
+    b = _MATCH_ID_FIELD.get(match_id)
+    if b is None:
         if len(_MATCH_ID_FIELD) >= 10_000:
             _MATCH_ID_FIELD.clear()
-        mid = _MATCH_ID_FIELD[match_id] = str_field(_DR.MATCH_ID_FIELD_NUMBER, match_id)
-    parts = [mid,
-             _SEAT_FIELD[seat] if seat < 8 else int_field(_DR.SEAT_FIELD_NUMBER, seat),
-             _KIND_FIELD_DR[game.decision_kind()],
-             _OBSERVATION_KEY, varint(len(inner)), inner, acts, _COMPLETE_FIELD[bool(complete)],
-             int_field(_DR.TIME_LEFT_MS_FIELD_NUMBER, time_left_ms),
-             int_field(_DR.BANK_LEFT_MS_FIELD_NUMBER, bank_left_ms)]
-    for e in events:
-        parts += (_DR_EVENTS_KEY, varint(len(e)), e)
-    return b"".join(parts)
+        b = _MATCH_ID_FIELD[match_id] = str_field(_DR.MATCH_ID_FIELD_NUMBER, match_id)
+    return b
 
 
 def decision_wire(body: bytes, request_id: int) -> bytes:
@@ -283,18 +288,23 @@ def event_bytes(game_name: str, match_id: str, seq: int, ev: Event) -> bytes:
     k = _EV_GAME_KEY.get(game_name)
     if k is None:
         k = _EV_GAME_KEY[game_name] = _key(pb.Event.DESCRIPTOR.fields_by_name[game_name].number, 2)
-    return b"".join((str_field(pb.Event.MATCH_ID_FIELD_NUMBER, match_id), _EV_SEQ_KEY, varint(seq),
+    return b"".join((_match_id_field(match_id), _EV_SEQ_KEY, varint(seq),
                      _EV_PRIVATE if ev.to is not None else b"", k, varint(len(payload)), payload))
+
+
+def _entries(key: bytes, items: list[bytes]) -> bytes:
+    """Encoded entries of a repeated message field whose key is ``key``."""
+    return b"".join([key + varint(len(e)) + e for e in items])
 
 
 def match_ended_events(events: list[bytes]) -> bytes:
     """Encoded ``MatchEnded.events`` entries of :func:`event_bytes` results (merge into a MatchEnded)."""
-    return b"".join([_ME_EVENTS_KEY + varint(len(e)) + e for e in events])
+    return _entries(_ME_EVENTS_KEY, events)
 
 
 def decision_request_events(events: list[bytes]) -> bytes:
-    """Encoded ``DecisionRequest.events`` entries (merge into a DecisionRequest)."""
-    return b"".join([_DR_EVENTS_KEY + varint(len(e)) + e for e in events])
+    """Encoded ``DecisionRequest.events`` entries of :func:`event_bytes` results (merge into a DecisionRequest)."""
+    return _entries(_DR_EVENTS_KEY, events)
 
 
 def event_pb(game_name: str, match_id: str, seq: int, ev: Event) -> pb.Event:

@@ -313,13 +313,14 @@ async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | Non
         await links[s].send(started[s])
 
     # seats whose bot asked for events inside its requests (Hello.bundle_events)
-    bundled: list[list[pb.Event] | None] = [[] if getattr(links[s], "bundle_events", False) else None
-                                            for s in range(n)]
+    # (their events kept encoded, protocol.event_bytes, until that request or MatchEnded)
+    bundled: list[list[bytes] | None] = [[] if getattr(links[s], "bundle_events", False) else None
+                                         for s in range(n)]
     all_seats = range(n)
 
     async def flush_events() -> None:
         # Each event is built once: as an encoded ``Event`` kept for the seats that get
-        # their events inside their next request (copied into it then), and
+        # their events inside their next request (joined into it then), and
         # wrapped in a ``RefereeMessage`` only if a seat without bundling is
         # connected. Sends are awaited one after the other, in order: a service
         # link only queues the message (its connection's writer task puts it on

@@ -430,9 +430,8 @@ def test_observation_leaks_nothing_and_hidden_zones_round_trip(n):
 
 
 def _peek_events(g: DouDizhu):
-    from referee.games.doudizhu.game import _event_pb
-    from referee.engine import Event
-    return [Event(_event_pb(r), r[0]) for r in g._raw]
+    from referee.games.doudizhu.game import _event
+    return [_event(r) for r in g._raw]
 
 
 def _reference_observation(g: DouDizhu, seat: int):

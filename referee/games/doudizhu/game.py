@@ -362,8 +362,7 @@ class DouDizhu(Game):
                 self._last_play = (r[5], r[6], m)
                 out.append(Event(encoded=_EVENT_PLAY_KEY + _len_prefix(len(m)) + m, parse=_EVENT_FROM))
             else:
-                b = _event_bytes(r)
-                out.append(Event(_event_pb(r), r[0]) if b is None else Event(None, r[0], encoded=b, parse=_EVENT_FROM))
+                out.append(_event(r))
         return out
 
     # ------------------------------------------------------------------ views
@@ -611,11 +610,17 @@ def _event_bytes(r: tuple) -> bytes | None:
     return None
 
 
-def _event_pb(r: tuple) -> dpb.DouDizhuEvent:
-    """The ``DouDizhuEvent`` of a raw event (see :meth:`DouDizhu.pop_events`)."""
+def _event(r: tuple) -> Event:
+    """The :class:`Event` of a raw event (see :meth:`DouDizhu.pop_events`): carrying
+    its encoding for the kinds :func:`_event_bytes` has, else the message."""
     b = _event_bytes(r)
     if b is not None:
-        return _EVENT_FROM(b)
+        return Event(None, r[0], encoded=b, parse=_EVENT_FROM)
+    return Event(_event_pb(r), r[0])
+
+
+def _event_pb(r: tuple) -> dpb.DouDizhuEvent:
+    """The ``DouDizhuEvent`` of a raw event of the kinds :func:`_event_bytes` has not."""
     kind = r[1]
     if kind == "deal":
         _, _, rnd, marker, fb, sizes, hand = r

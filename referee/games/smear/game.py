@@ -95,10 +95,7 @@ def _event(rec: tuple) -> Event:
 
 
 def _build_event(rec: tuple) -> spb.SmearEvent:
-    """One compact event record -> its ``SmearEvent`` protobuf."""
-    b = _event_bytes(rec)
-    if b is not None:
-        return _EV_FROM(b)
+    """One compact event record of the kinds :func:`_event_bytes` has not -> its ``SmearEvent``."""
     k = rec[1]
     if k == _TRUMP:
         return spb.SmearEvent(trump=spb.SmearTrump(suit=rec[2], seat=rec[3]))
