@@ -26,6 +26,7 @@ match can be replayed exactly (:func:`replay_log`).
 from __future__ import annotations
 
 import asyncio
+import enum
 import json
 import time
 from dataclasses import asdict, dataclass, field
@@ -110,24 +111,46 @@ class FaultRecord:
                         request_id=self.request_id)
 
 
+class MatchStatus(enum.StrEnum):
+    """How a match ended (stored and logged as its value)."""
+
+    #: played to the end: there is a result
+    COMPLETE = "complete"
+    #: stopped by a referee-side failure (an engine error, the decision bound): no result
+    ABORTED = "aborted"
+
+
+#: fault kinds recorded but not counted towards forfeit
+IGNORED_FAULTS = frozenset({"late_reply", "unknown_request"})
+
+
 @dataclass
 class MatchOutcome:
-    """What a finished match produced. ``result`` is ``None`` if aborted."""
+    """What a finished match produced. ``result`` is ``None`` if aborted;
+    ``reason`` says why (empty for a complete match); ``elapsed_s`` in seconds."""
 
     spec: MatchSpec
-    status: str
+    status: MatchStatus
     result: MatchResult | None
     faults: list[FaultRecord]
     forfeited: list[int]
     decisions: int
     log_path: str | None
     elapsed_s: float
+    reason: str = ""
+
+    @property
+    def status_text(self) -> str:
+        """The status as the protocol states it (``MatchEnded.status``,
+        ``RunMatchResponse.status``): ``"complete"`` or ``"aborted: <reason>"``."""
+        return f"{self.status.value}: {self.reason}" if self.reason else self.status.value
 
     def to_json(self) -> dict[str, Any]:
         r = self.result
         return {
             "match_id": self.spec.match_id,
-            "status": self.status,
+            "status": self.status.value,
+            "reason": self.reason,
             "scores": r.scores if r else None,
             "ranks": r.ranks if r else None,
             "outcomes": [asdict(o) for o in r.outcomes] if r else [],
@@ -139,10 +162,42 @@ class MatchOutcome:
         }
 
 
+class StrayReporter:
+    """What the runner hands each seat's link (:meth:`SeatLink.attach`): the
+    link reports through it a reply that answers no pending request of this
+    match (``late_reply``, ``unknown_request``). The report is recorded as a
+    fault of the seat (not counted towards forfeit) and as a ``stray`` log line."""
+
+    __slots__ = ("_runner", "seat")
+
+    def __init__(self, runner: "MatchRunner", seat: int):
+        self._runner = runner
+        self.seat = seat
+
+    def stray(self, kind: str, request_id: int) -> None:
+        """Record a stray reply of kind ``kind`` to request ``request_id``."""
+        self._runner.stray(self.seat, kind, request_id)
+
+
 class SeatLink(Protocol):
-    """How the runner talks to the bot in one seat (implemented by the service)."""
+    """How the runner talks to the bot in one seat (implemented by the service).
+
+    Every link declares its optional capabilities (:class:`BasicSeatLink`
+    gives the defaults: none of them):
+
+    * ``bundle_events`` -- the bot asked for its events inside its requests
+      (``Hello.bundle_events``): the runner puts the seat's events inside its
+      next ``DecisionRequest.events`` (or ``MatchEnded.events``) instead of
+      sending them;
+    * ``encoded_requests`` -- the runner calls :meth:`ask_encoded` with the
+      request already encoded instead of :meth:`ask`;
+    * stray reporting -- :meth:`attach` is handed a :class:`StrayReporter` once,
+      before the match starts; a link without strays ignores it.
+    """
 
     name: str
+    bundle_events: bool
+    encoded_requests: bool
 
     @property
     def connected(self) -> bool: ...
@@ -151,17 +206,33 @@ class SeatLink(Protocol):
         """Best effort: a closed link drops the message."""
 
     async def ask(self, msg: pb.RefereeMessage, timeout_s: float) -> tuple[pb.ActionReply | None, float]:
-        """Send a decision request; return ``(reply or None on timeout/disconnect, elapsed ms)``.
-        The clock starts once the request is written and stops when the reply is read.
+        """Send a decision request (the link sets its ``request_id``); return
+        ``(reply or None on timeout/disconnect, elapsed ms)``. The clock starts
+        once the request is written and stops when the reply is read."""
 
-        A link may also have ``bundle_events`` (True: the runner puts the seat's
-        events inside its next request, ``DecisionRequest.events``, or into
-        ``MatchEnded.events``, instead of sending them) and an ``async
-        ask_encoded(body: bytes, timeout_s) -> (reply or None, elapsed ms,
-        request_id)``, which the runner then uses instead of :meth:`ask`:
-        ``body`` is :func:`referee.protocol.decision_body` (the request encoded,
-        without its ``request_id``, which the link assigns:
-        :func:`referee.protocol.decision_wire`)."""
+    async def ask_encoded(self, body: bytes, timeout_s: float) -> tuple[pb.ActionReply | None, float, int]:
+        """:meth:`ask` for a request given encoded (only called when
+        ``encoded_requests``): ``body`` is :func:`referee.protocol.decision_body`,
+        the request without its ``request_id``, which the link assigns
+        (:func:`referee.protocol.decision_wire`). Returns ``(reply or None,
+        elapsed ms, request id)``."""
+
+    def attach(self, reporter: StrayReporter) -> None:
+        """Take the reporter of this seat's stray replies (see :class:`StrayReporter`)."""
+
+
+class BasicSeatLink:
+    """Defaults for a :class:`SeatLink` without the optional capabilities:
+    events sent one by one, requests as messages, no stray reports."""
+
+    bundle_events: bool = False
+    encoded_requests: bool = False
+
+    async def ask_encoded(self, body: bytes, timeout_s: float) -> tuple[pb.ActionReply | None, float, int]:
+        raise NotImplementedError(f"{type(self).__name__} does not take encoded requests")
+
+    def attach(self, reporter: StrayReporter) -> None:
+        return None
 
 
 def _json_line(obj: dict[str, Any]) -> bytes:
@@ -276,206 +347,260 @@ def _forfeit_ranks(ranks: list[int], forfeited: set[int]) -> list[int]:
     return [1 + sum(1 for o in key if o < k) for k in key]
 
 
-async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | None = None,
-                    max_decisions: int = 2_000_000) -> MatchOutcome:
-    """Play one match to the end over ``links`` (one per seat, seat order).
+class MatchRunner:
+    """Plays one match over ``links`` (one per seat, seat order); :meth:`run`
+    does it, in named steps:
+
+    * :meth:`start` -- ``MatchStarted`` to every seat, the opening events;
+    * per decision, :meth:`decide`: :meth:`ask` the seat (or play its fallback
+      when it is forfeited or disconnected), :meth:`apply` the answer or
+      :meth:`fault` and the fallback, then the events (:meth:`flush_events`);
+    * :meth:`fault` records a fault and, by the fault policy, forfeits the
+      seat (:meth:`forfeit`);
+    * :meth:`finish` -- the result (forfeits applied), the log's last line,
+      ``MatchEnded`` to every seat.
 
     Never raises for bot misbehaviour: faults are recorded. Raises
     ``ValueError`` for a bad spec. ``max_decisions`` bounds the loop (an
-    engine bug cannot spin forever; the match is then "aborted").
+    engine bug cannot spin forever; the match is then aborted), and an
+    exception of the engine aborts the match instead of the referee.
     """
-    spec.check()
-    t0 = time.monotonic()
-    game = spec.new_game()
-    log = MatchLog(log_path)
-    n = spec.players
-    log.write({"type": "header", "format": LOG_FORMAT, "spec": asdict(spec), "ruleset": game.ruleset,
-               "variant": game.variant, "params": game.params})
-    faults: list[FaultRecord] = []
-    fault_count = [0] * n
-    forfeited: set[int] = set()
-    bank = [spec.bank_ms] * n
-    seq = 0
-    decisions = 0
-    partnership = spec.game in PARTNERSHIP_GAMES
 
-    started = [
-        pb.RefereeMessage(match_started=pb.MatchStarted(
-            match_id=spec.match_id, game=spec.game, seat=s,
-            seats=[pb.SeatInfo(seat=i, name=spec.seat_names[i],
-                               team=(i % 2 if partnership else -1)) for i in range(n)],
-            variant=to_struct(game.variant), params=to_struct(game.params),
-            clock=pb.Clock(decision_ms=spec.decision_ms, bank_ms=spec.bank_ms),
-            ruleset=game.ruleset, fault_policy=spec.fault_policy))
-        for s in range(n)
-    ]
-    for s in range(n):  # a send only queues the message (see flush_events): no task per seat
-        await links[s].send(started[s])
+    def __init__(self, spec: MatchSpec, links: list[SeatLink], log_path: Path | None = None,
+                 max_decisions: int = 2_000_000):
+        spec.check()
+        self.spec = spec
+        self.links = links
+        self.log_path = log_path
+        self.max_decisions = max_decisions
+        self.t0 = time.monotonic()
+        self.game = spec.new_game()
+        self.log = MatchLog(log_path)
+        n = spec.players
+        self.faults: list[FaultRecord] = []
+        self.fault_count = [0] * n
+        self.forfeited: set[int] = set()
+        self.bank = [spec.bank_ms] * n  # ms left in each seat's time bank
+        self.seq = 0  # number of the last event
+        self.decisions = 0
+        self.status = MatchStatus.COMPLETE
+        self.reason = ""
+        # per seat whose bot bundles events: its events (encoded, protocol.event_bytes)
+        # until its next request or MatchEnded; None for a seat that gets them one by one
+        self.bundled: list[list[bytes] | None] = [[] if ln.bundle_events else None for ln in links]
+        self.disconnected_noted: set[int] = set()  # seats whose disconnection is recorded
+        for s, link in enumerate(links):
+            link.attach(StrayReporter(self, s))
 
-    # seats whose bot asked for events inside its requests (Hello.bundle_events)
-    # (their events kept encoded, protocol.event_bytes, until that request or MatchEnded)
-    bundled: list[list[bytes] | None] = [[] if getattr(links[s], "bundle_events", False) else None
-                                         for s in range(n)]
-    all_seats = range(n)
+    # -- the match -------------------------------------------------------------
+    async def run(self) -> MatchOutcome:
+        """Play the match to the end; the :class:`MatchOutcome`."""
+        await self.start()
+        try:
+            await self.flush_events()
+            while (seat := self.game.to_act) is not None:
+                self.decisions += 1
+                if self.decisions > self.max_decisions:
+                    self.abort(f"more than {self.max_decisions} decisions")
+                    break
+                await self.decide(seat)
+        except Exception as e:  # an engine bug: record it, do not take the referee down
+            self.abort(f"{type(e).__name__}: {e}")
+        return await self.finish()
 
-    async def flush_events() -> None:
-        # Each event is built once: as an encoded ``Event`` kept for the seats that get
-        # their events inside their next request (joined into it then), and
-        # wrapped in a ``RefereeMessage`` only if a seat without bundling is
-        # connected. Sends are awaited one after the other, in order: a service
-        # link only queues the message (its connection's writer task puts it on
-        # the stream), so no task per send is needed; per seat, order is what counts.
-        nonlocal seq
-        for ev in game.pop_events():
-            seq += 1
-            log.event(seq, ev)
-            seats = all_seats if ev.to is None else (ev.to,)
+    async def start(self) -> None:
+        """Header log line; ``MatchStarted`` (with the game's teams) to every seat."""
+        spec, game = self.spec, self.game
+        self.log.write({"type": "header", "format": LOG_FORMAT, "spec": asdict(spec), "ruleset": game.ruleset,
+                        "variant": game.variant, "params": game.params})
+        team = _seat_teams(spec.game, spec.players)
+        seats = [pb.SeatInfo(seat=i, name=spec.seat_names[i], team=team[i]) for i in range(spec.players)]
+        variant, params = to_struct(game.variant), to_struct(game.params)
+        clock = pb.Clock(decision_ms=spec.decision_ms, bank_ms=spec.bank_ms)
+        for s, link in enumerate(self.links):  # a send only queues the message: no task per seat
+            await link.send(pb.RefereeMessage(match_started=pb.MatchStarted(
+                match_id=spec.match_id, game=spec.game, seat=s, seats=seats, variant=variant, params=params,
+                clock=clock, ruleset=game.ruleset, fault_policy=spec.fault_policy)))
+
+    async def decide(self, seat: int) -> None:
+        """One decision of ``seat``: asked (or its fallback played), applied, logged, events out."""
+        game, link = self.game, self.links[seat]
+        kind = game.decision_kind()
+        if seat in self.forfeited or not link.connected:
+            if seat not in self.forfeited:
+                # a disconnected bot times out on every later request (without waiting
+                # the clock out), so the fault policy forfeits it like any other
+                first = seat not in self.disconnected_noted
+                self.disconnected_noted.add(seat)
+                self.fault(FaultRecord(seat, "disconnect" if first else "timeout", message="bot is not connected"))
+            applied = game.fallback_action()
+            game.apply(seat, applied)  # the fallback action is legal by construction
+            self.log.decision(seat, kind, 0, None, applied, None, 0.0)
+            await self.flush_events()
+            self.log.flush()  # no request went out: flush now
+            return
+        reply, elapsed, request_id = await self.ask(seat)
+        reply_action, applied, fault = self.apply(seat, reply, elapsed, request_id)
+        if fault is not None:
+            self.fault(fault)
+            if link.connected:
+                await link.send(pb.RefereeMessage(action_result=pb.ActionResult(
+                    match_id=self.spec.match_id, request_id=request_id, accepted=False, rule=fault.rule,
+                    message=fault.message, applied=action_to_pb(applied), fault=fault.kind,
+                    elapsed_ms=int(elapsed))))
+        if applied is not reply_action:
+            game.apply(seat, applied)  # the fallback action is legal by construction
+        self.log.decision(seat, kind, request_id, reply_action, applied, fault, elapsed)
+        await self.flush_events()
+
+    async def ask(self, seat: int) -> tuple[pb.ActionReply | None, float, int]:
+        """Send ``seat`` its decision request (its bundled events inside) and wait
+        for the answer: ``(reply or None, elapsed ms, request id)``. The seat's
+        time bank is charged for the time beyond ``decision_ms``."""
+        spec, game, link = self.spec, self.game, self.links[seat]
+        pending = self.bundled[seat]
+        bank = self.bank[seat]
+        if link.encoded_requests:
+            # the request as wire bytes, events bundled (see protocol.decision_body)
+            body = decision_body(game, spec.match_id, spec.decision_ms, bank, pending or ())
+        else:
+            msg = decision_message(game, spec.match_id, 0, spec.decision_ms, bank)
+            if pending:
+                msg.decision_request.MergeFromString(decision_request_events(pending))
+        if pending:
+            pending.clear()
+        # the previous decision's log lines are serialised and written while this
+        # seat thinks: the first time the event loop is free after the request has
+        # been handed to gRPC (or just after, for a link that answers without yielding)
+        asyncio.get_running_loop().call_soon(self.log.flush)
+        timeout_s = (spec.decision_ms + bank) / 1000.0
+        if link.encoded_requests:
+            reply, elapsed, request_id = await link.ask_encoded(body, timeout_s)
+        else:
+            reply, elapsed = await link.ask(msg, timeout_s)
+            request_id = msg.decision_request.request_id
+        self.bank[seat] = max(0, bank - int(max(0.0, elapsed - spec.decision_ms)))
+        return reply, elapsed, request_id
+
+    def apply(self, seat: int, reply: pb.ActionReply | None, elapsed: float,
+              request_id: int) -> tuple[Action | None, Action, FaultRecord | None]:
+        """Apply the seat's answer: ``(the action it sent or None, the action applied,
+        the fault or None)``. No answer (timeout, disconnect) or an answer the engine
+        rejects gives a fault, and the fallback action is to be applied instead."""
+        game, link = self.game, self.links[seat]
+        if reply is None:
+            if link.connected:
+                fault = FaultRecord(seat, "timeout", message=f"no answer in {elapsed:.0f} ms",
+                                    request_id=request_id, elapsed_ms=elapsed)
+            else:
+                fault = FaultRecord(seat, "disconnect", message="bot disconnected",
+                                    request_id=request_id, elapsed_ms=elapsed)
+                self.disconnected_noted.add(seat)
+            return None, game.fallback_action(), fault
+        try:
+            action = action_from_pb(reply.action)
+            game.apply(seat, action)
+            return action, action, None
+        except MalformedAction as e:
+            return None, game.fallback_action(), FaultRecord(
+                seat, "illegal", rule="PROTOCOL", message=str(e), request_id=request_id, elapsed_ms=elapsed)
+        except IllegalAction as e:
+            return action, game.fallback_action(), FaultRecord(
+                seat, "illegal", rule=e.rule, message=e.message, request_id=request_id, elapsed_ms=elapsed)
+
+    def fault(self, f: FaultRecord) -> None:
+        """Record a fault; by the fault policy it may forfeit the seat."""
+        self.faults.append(f)
+        if f.kind in IGNORED_FAULTS:
+            return  # ignored-and-recorded: does not count towards forfeit
+        self.fault_count[f.seat] += 1
+        if self.spec.fault_policy == "forfeit" or self.fault_count[f.seat] >= self.spec.max_faults:
+            self.forfeit(f.seat)
+
+    def forfeit(self, seat: int) -> None:
+        """Forfeit ``seat`` (once): from now on the referee plays its fallback
+        actions, and it ranks last (its team loses)."""
+        if seat not in self.forfeited:
+            self.forfeited.add(seat)
+            self.faults.append(FaultRecord(seat, "forfeit", message=f"after {self.fault_count[seat]} fault(s)"))
+
+    def stray(self, seat: int, kind: str, request_id: int) -> None:
+        """A stray reply of ``seat`` (reported through its :class:`StrayReporter`)."""
+        self.fault(FaultRecord(seat, kind, message=f"reply to request {request_id}", request_id=request_id))
+        self.log.write({"type": "stray", "seat": seat, "kind": kind, "request_id": request_id})
+
+    def abort(self, reason: str) -> None:
+        """End the match without a result (a referee-side failure)."""
+        self.status = MatchStatus.ABORTED
+        self.reason = reason
+
+    async def flush_events(self) -> None:
+        """Log and deliver the events the engine produced since the last call.
+
+        Each event is built once: encoded (``protocol.event_bytes``) for the seats
+        that get their events inside their next request, and as a
+        ``RefereeMessage`` only if a seat without bundling is connected. Sends are
+        awaited one after the other, in order: a service link only queues the
+        message (its connection's writer task puts it on the stream), so no task
+        per send is needed; per seat, order is what counts."""
+        spec, links, bundled = self.spec, self.links, self.bundled
+        all_seats = range(spec.players)
+        for ev in self.game.pop_events():
+            self.seq += 1
+            seq = self.seq
+            self.log.event(seq, ev)
             msg = None
-            e = None
-            for s in seats:
+            enc = None
+            for s in (all_seats if ev.to is None else (ev.to,)):
                 if not links[s].connected:
                     continue
                 b = bundled[s]
                 if b is not None:
-                    if e is None:
-                        e = event_bytes(spec.game, spec.match_id, seq, ev)
-                    b.append(e)  # delivered with the seat's next request (or MatchEnded)
+                    if enc is None:
+                        enc = event_bytes(spec.game, spec.match_id, seq, ev)
+                    b.append(enc)  # delivered with the seat's next request (or MatchEnded)
                 else:
                     if msg is None:
                         msg = event_message(spec.game, spec.match_id, seq, ev)
                     await links[s].send(msg)
 
-    def add_fault(f: FaultRecord) -> None:
-        faults.append(f)
-        if f.kind in ("late_reply", "unknown_request"):
-            return  # ignored-and-recorded: does not count towards forfeit
-        fault_count[f.seat] += 1
-        if spec.fault_policy == "forfeit" or fault_count[f.seat] >= spec.max_faults:
-            if f.seat not in forfeited:
-                forfeited.add(f.seat)
-                faults.append(FaultRecord(f.seat, "forfeit", message=f"after {fault_count[f.seat]} fault(s)"))
+    async def finish(self) -> MatchOutcome:
+        """The outcome (forfeits applied to the result), the log's result line,
+        ``MatchEnded`` (with the seat's own faults and bundled events) to every seat."""
+        spec, n = self.spec, self.spec.players
+        result: MatchResult | None = None
+        if self.status is MatchStatus.COMPLETE:
+            result = self.game.result()
+            if self.forfeited:
+                result = MatchResult(result.scores, _forfeit_ranks(result.ranks, self.forfeited),
+                                     _forfeit_outcomes(result, self.forfeited, n), result.summary)
+        outcome = MatchOutcome(spec, self.status, result, self.faults, sorted(self.forfeited), self.decisions,
+                               str(self.log_path) if self.log_path else None, time.monotonic() - self.t0,
+                               self.reason)
+        self.log.write({"type": "result", **outcome.to_json()})
+        self.log.close()
+        results = [pb.SeatResult(seat=s, score=result.scores[s], rank=result.ranks[s],
+                                 forfeited=s in self.forfeited) for s in range(n)] if result else []
+        for s, link in enumerate(self.links):
+            if link.connected:
+                ended = pb.RefereeMessage(match_ended=pb.MatchEnded(
+                    match_id=spec.match_id, results=results, status=outcome.status_text,
+                    faults=[f.to_pb() for f in self.faults if f.seat == s]))
+                if self.bundled[s]:
+                    ended.match_ended.MergeFromString(match_ended_events(self.bundled[s]))
+                await link.send(ended)
+        return outcome
 
-    def on_stray(seat: int, kind: str, reply: pb.ActionReply) -> None:
-        add_fault(FaultRecord(seat, kind, message=f"reply to request {reply.request_id}",
-                              request_id=reply.request_id))
-        log.write({"type": "stray", "seat": seat, "kind": kind, "request_id": reply.request_id})
 
-    for s in range(n):
-        link = links[s]
-        if hasattr(link, "on_stray"):
-            link.on_stray = (lambda kind, reply, s=s: on_stray(s, kind, reply))  # type: ignore[attr-defined]
+async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | None = None,
+                    max_decisions: int = 2_000_000) -> MatchOutcome:
+    """Play one match to the end: ``MatchRunner(...).run()`` (see :class:`MatchRunner`)."""
+    return await MatchRunner(spec, links, log_path, max_decisions).run()
 
-    disconnected_noted: set[int] = set()
-    loop = asyncio.get_running_loop()
-    status = "complete"
-    try:
-        await flush_events()
-        while (seat := game.to_act) is not None:
-            decisions += 1
-            if decisions > max_decisions:
-                status = f"aborted: more than {max_decisions} decisions"
-                break
-            link = links[seat]
-            kind = game.decision_kind()
-            fault: FaultRecord | None = None
-            reply_action: Action | None = None
-            elapsed = 0.0
-            request_id = 0
-            asked = False  # a request went out (its call_soon flushes the log)
-            if seat in forfeited or not link.connected:
-                if seat not in forfeited:
-                    # a disconnected bot times out on every later request (without waiting
-                    # the clock out), so the fault policy forfeits it like any other
-                    first = seat not in disconnected_noted
-                    disconnected_noted.add(seat)
-                    add_fault(FaultRecord(seat, "disconnect" if first else "timeout",
-                                          message="bot is not connected"))
-                applied = game.fallback_action()
-            else:
-                pending = bundled[seat]
-                ask_encoded = getattr(link, "ask_encoded", None)
-                if ask_encoded is not None:
-                    # the request as wire bytes, events bundled (see protocol.decision_body)
-                    body = decision_body(game, spec.match_id, spec.decision_ms, bank[seat], pending or ())
-                else:
-                    msg = decision_message(game, spec.match_id, 0, spec.decision_ms, bank[seat])
-                    if pending:
-                        msg.decision_request.MergeFromString(decision_request_events(pending))
-                if pending:
-                    pending.clear()
-                # the previous decision's log lines are serialised and written while
-                # this seat thinks: the first time the event loop is free after the
-                # request has been handed to gRPC (or just after, for a link that
-                # answers without yielding)
-                loop.call_soon(log.flush)
-                asked = True
-                timeout_s = (spec.decision_ms + bank[seat]) / 1000.0
-                if ask_encoded is not None:
-                    reply, elapsed, request_id = await ask_encoded(body, timeout_s)
-                else:
-                    reply, elapsed = await link.ask(msg, timeout_s)
-                    request_id = msg.decision_request.request_id
-                over = max(0.0, elapsed - spec.decision_ms)
-                if reply is None:
-                    if link.connected:
-                        fault = FaultRecord(seat, "timeout", message=f"no answer in {elapsed:.0f} ms",
-                                            request_id=request_id, elapsed_ms=elapsed)
-                    else:
-                        fault = FaultRecord(seat, "disconnect", message="bot disconnected",
-                                            request_id=request_id, elapsed_ms=elapsed)
-                        disconnected_noted.add(seat)
-                    bank[seat] = max(0, bank[seat] - int(over))
-                    applied = game.fallback_action()
-                else:
-                    bank[seat] = max(0, bank[seat] - int(over))
-                    try:
-                        reply_action = action_from_pb(reply.action)
-                        game.apply(seat, reply_action)
-                        applied = reply_action
-                    except (IllegalAction, MalformedAction) as e:
-                        rule = e.rule if isinstance(e, IllegalAction) else "PROTOCOL"
-                        message = e.message if isinstance(e, IllegalAction) else str(e)
-                        fault = FaultRecord(seat, "illegal", rule=rule, message=message,
-                                            request_id=request_id, elapsed_ms=elapsed)
-                        applied = game.fallback_action()
-                if fault is not None:
-                    add_fault(fault)
-                if fault is not None and link.connected:
-                    await link.send(pb.RefereeMessage(action_result=pb.ActionResult(
-                        match_id=spec.match_id, request_id=request_id, accepted=fault is None,
-                        rule=fault.rule if fault else "", message=fault.message if fault else "",
-                        applied=action_to_pb(applied) if fault else None,
-                        fault=fault.kind if fault else "", elapsed_ms=int(elapsed))))
-            if applied is not reply_action:
-                game.apply(seat, applied)  # the fallback action is legal by construction
-            log.decision(seat, kind, request_id, reply_action, applied, fault, elapsed)
-            await flush_events()
-            if not asked:
-                log.flush()  # no request went out (fallback): flush now
-    except Exception as e:  # an engine bug: record it, do not take the referee down
-        status = f"aborted: {type(e).__name__}: {e}"
 
-    result: MatchResult | None = None
-    if status == "complete":
-        result = game.result()
-        if forfeited:
-            result = MatchResult(result.scores, _forfeit_ranks(result.ranks, forfeited),
-                                 _forfeit_outcomes(result, forfeited, n), result.summary)
-    outcome = MatchOutcome(spec, status, result, faults, sorted(forfeited), decisions,
-                           str(log_path) if log_path else None, time.monotonic() - t0)
-    log.write({"type": "result", **outcome.to_json()})
-    log.close()
-    ended_results = [pb.SeatResult(seat=s, score=result.scores[s], rank=result.ranks[s], forfeited=s in forfeited)
-                     for s in range(n)] if result else []
-    for s in range(n):
-        if links[s].connected:
-            ended = pb.RefereeMessage(match_ended=pb.MatchEnded(
-                match_id=spec.match_id, results=ended_results, status=status,
-                faults=[f.to_pb() for f in faults if f.seat == s]))
-            if bundled[s]:
-                ended.match_ended.MergeFromString(match_ended_events(bundled[s]))
-            await links[s].send(ended)
-    return outcome
+def _seat_teams(game: str, players: int) -> list[int]:
+    """``SeatInfo.team`` per seat: seats 0 and 2 against 1 and 3 in partnership games, else -1."""
+    return [s % 2 if game in PARTNERSHIP_GAMES else -1 for s in range(players)]
 
 
 def replay_log(path: Path) -> tuple[MatchSpec, list[dict[str, Any]], MatchResult]:

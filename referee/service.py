@@ -49,7 +49,7 @@ from grpc_reflection.v1alpha import reflection
 from cardgames.v1 import admin_pb2, admin_pb2_grpc, referee_pb2 as pb, referee_pb2_grpc
 from referee import __version__
 from referee.protocol import PROTOCOL_VERSION, decision_wire
-from referee.runner import MatchOutcome, MatchSpec, run_match
+from referee.runner import BasicSeatLink, MatchOutcome, MatchSpec, StrayReporter, run_match
 
 DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024
 #: messages queued for one connection before it is closed as not reading its stream
@@ -200,8 +200,8 @@ class BotConnection:
     def _stray(self, r: pb.ActionReply | None, kind: str, detail: str) -> None:
         self.strays += 1
         seat = self.seats.get(r.match_id) if r is not None else None
-        if seat is not None and seat.on_stray is not None:
-            seat.on_stray(kind, r)
+        if seat is not None and seat.reporter is not None:
+            seat.reporter.stray(kind, r.request_id)
         else:
             if len(self.unattributed) < 100:
                 self.unattributed.append((kind, detail))
@@ -214,15 +214,25 @@ class BotConnection:
 
 
 class MatchSeat:
-    """A :class:`referee.runner.SeatLink` for one seat of one match on a connection."""
+    """A :class:`referee.runner.SeatLink` for one seat of one match on a connection:
+    takes encoded requests, bundles events if the bot asked (``Hello.bundle_events``),
+    reports stray replies to the match's runner."""
+
+    #: requests go on the stream as the bytes the runner encoded (ask_encoded)
+    encoded_requests = True
 
     def __init__(self, conn: BotConnection, match_id: str):
         self.conn = conn
         self.match_id = match_id
         self.name = conn.name
-        self.on_stray: Callable[[str, pb.ActionReply], None] | None = None
+        #: where the connection reports this seat's stray replies (see attach)
+        self.reporter: StrayReporter | None = None
         #: the bot asked for its events inside its requests (Hello.bundle_events)
         self.bundle_events = conn.hello.bundle_events
+
+    def attach(self, reporter: StrayReporter) -> None:
+        """:meth:`referee.runner.SeatLink.attach`."""
+        self.reporter = reporter
 
     @property
     def connected(self) -> bool:
@@ -289,7 +299,7 @@ class MatchSeat:
 _EXPIRED = object()
 
 
-class NoShowSeat:
+class NoShowSeat(BasicSeatLink):
     """SeatLink of a seat whose bot never connected: every decision is a fallback."""
 
     def __init__(self, name: str):
@@ -604,7 +614,7 @@ class _AdminServicer(admin_pb2_grpc.AdminServiceServicer):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
         spec.seat_names = []
         outcome = await ref.play(spec, list(request.seat_tokens), (request.bot_connect_ms or 10_000) / 1000.0)
-        res = admin_pb2.RunMatchResponse(match_id=spec.match_id, status=outcome.status,
+        res = admin_pb2.RunMatchResponse(match_id=spec.match_id, status=outcome.status_text,
                                          log_path=outcome.log_path or "")
         res.result.update(_jsonable(outcome.to_json()))
         return res

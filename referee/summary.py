@@ -60,7 +60,7 @@ def print_summary(outcome: MatchOutcome, console: Console | None = None) -> None
         con = Console(width=120)
     spec = outcome.spec
     con.print(f"[bold]{spec.game}[/bold] match {spec.match_id}: {spec.players} seats, seed {spec.seed}, "
-              f"{outcome.decisions} decisions in {outcome.elapsed_s:.1f} s — {outcome.status}")
+              f"{outcome.decisions} decisions in {outcome.elapsed_s:.1f} s — {outcome.status_text}")
     for line in round_lines(spec.game, outcome.log_path, spec.seat_names):
         con.print("  " + line)
     faults = Counter((f.seat, f.kind) for f in outcome.faults)

@@ -47,7 +47,7 @@ from referee import protocol
 from referee.cards import ALL_CODES
 from referee.engine import Action, Event, Game, IllegalAction, seeded_rng
 from referee.games import game_class, implemented
-from referee.runner import MatchSpec, run_match
+from referee.runner import BasicSeatLink, MatchSpec, run_match
 
 #: short but multi-round matches (round boundaries are where a new deal happens)
 PARAMS: dict[str, dict[str, Any]] = {
@@ -393,7 +393,7 @@ class Watch:
                 for c, k in need.items() if k > allowed[c]]
 
 
-class RecordingLink:
+class RecordingLink(BasicSeatLink):
     """In-process SeatLink: plays a random legal action at once and checks
     every message it is sent against the engine's hidden zones at that moment."""
 
@@ -421,6 +421,8 @@ class RecordingLink:
 class EncodedRecordingLink(RecordingLink):
     """The same, taking requests the way the service's links do: encoded
     (``ask_encoded``); what is checked is what the wire bytes parse to."""
+
+    encoded_requests = True
 
     async def ask_encoded(self, body: bytes, timeout_s: float) -> tuple[pb.ActionReply, float, int]:
         rid = self.counts["decision_request"] + 1
