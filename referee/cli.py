@@ -156,17 +156,21 @@ def match(
         if json_out:
             print(json.dumps(out, indent=2))
             return
+        from referee.summary import round_lines
+
         res = out.get("result", {})
         print(f"{spec.game} match {out.get('match_id')} on {referee_addr}: {out.get('status')}")
+        for line in round_lines(spec.game, out.get("log_path"), spec.seat_names):  # when the log is readable here
+            print("  " + line)
         for s_ in range(spec.players):
             fs = [f["kind"] for f in res.get("faults", []) if f.get("seat") == s_]
-            print(f"  seat {s_}: score {res.get('scores', ['-'] * spec.players)[s_]}, "
+            print(f"  seat {s_} ({spec.seat_names[s_]}): score {res.get('scores', ['-'] * spec.players)[s_]}, "
                   f"place {res.get('ranks', ['-'] * spec.players)[s_]}, faults: {', '.join(fs) or '-'}")
         print(f"log (on the referee's machine): {out.get('log_path')}")
         return
     outcome = asyncio.run(_match_local(spec, bot, log_dir))
     if json_out:
-        print(json.dumps(outcome.to_json(), indent=2))
+        print(json.dumps(_ints(outcome.to_json()), indent=2))  # integer scores, as the text shows them
     else:
         from referee.summary import print_summary
 
@@ -185,11 +189,19 @@ def _ints(v):
 
 
 def _bot_label(cmd: str, seat: int) -> str:
+    """A seat's label from its bot command: the last argument that names a
+    file (a script, a jar), else the program's name; ``#seat`` appended.
+    ``python sample_bots/random_bot.py`` -> ``random_bot#0``, ``sleep 60`` -> ``sleep#0``."""
     import shlex
 
-    parts = [p for p in shlex.split(cmd) if not p.startswith("-")]
-    script = Path(parts[-1]).stem if parts else "bot"
-    return f"{script}#{seat}"
+    try:
+        parts = shlex.split(cmd)
+    except ValueError:
+        parts = cmd.split()
+    if not parts:
+        return f"bot#{seat}"
+    files = [p for p in parts[1:] if not p.startswith("-") and (Path(p).suffix or Path(p).is_file())]
+    return f"{Path(files[-1] if files else parts[0]).stem}#{seat}"
 
 
 def _fail(msg: str, code: int = 2) -> None:
