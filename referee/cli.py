@@ -49,6 +49,12 @@ def conformance(
 
     from referee.conformance import run
 
+    from referee.games import GAME_IDS
+
+    unknown = sorted(set(game or ()) - set(GAME_IDS))
+    if unknown:
+        console.print(f"[red]error:[/red] unknown game {', '.join(unknown)} for --game; games: {', '.join(GAME_IDS)}")
+        raise typer.Exit(2)
     try:
         report = run(paths, set(game) if game else None)
     except (FileNotFoundError, ValueError) as e:
@@ -205,7 +211,11 @@ def _bot_label(cmd: str, seat: int) -> str:
 
 
 def _fail(msg: str, code: int = 2) -> None:
-    console.print(f"[red]error:[/red] {msg}")
+    """Print ``error: msg`` to stderr (the message shown as is, never read as rich
+    markup: ``[[bots]]`` stays) and exit with ``code``."""
+    from rich.markup import escape
+
+    console.print(f"[red]error:[/red] {escape(msg)}")
     raise typer.Exit(code)
 
 
@@ -345,7 +355,7 @@ def tournament_run(
     fresh: bool = typer.Option(False, "--fresh", help="Delete the stored tournament of this name and start over."),
     concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", help="Matches at once (overrides the file)."),
     db: Optional[str] = typer.Option(None, "--db", help="Results database path or URL (overrides the file)."),
-    fmt: str = typer.Option("table", "--format", help="Leaderboard format: table, json or csv."),
+    fmt: str = typer.Option("table", "--format", "-f", help="Leaderboard format: table, json or csv."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
     """Run a tournament of bots over gRPC and print its TrueSkill leaderboard.
@@ -359,10 +369,12 @@ def tournament_run(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     from tournaments import spec as tspec
-    from tournaments.report import render
+    from tournaments.report import FORMATS, render
     from tournaments.run import TournamentError, run_tournament
     from tournaments.schedule import build
 
+    if fmt not in FORMATS:  # checked before any match is played
+        _fail(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     try:
         spec = tspec.load(file)
     except FileNotFoundError:
@@ -375,6 +387,18 @@ def tournament_run(
         spec.database = db
     if resume and fresh:
         _fail("--resume and --fresh exclude each other")
+    if not (resume or fresh):  # before any progress bar is drawn
+        from sqlalchemy.exc import SQLAlchemyError
+
+        from tournaments.store import Store
+
+        try:
+            existing = Store(spec.database).tournament(spec.name)
+        except (SQLAlchemyError, OSError):  # an unusable database: the run itself reports it
+            existing = None
+        if existing is not None:
+            _fail(f"tournament {spec.name!r} already exists in {spec.database} ({existing['status']}); "
+                  f"use --resume to finish it or --fresh to start it over")
     total = len(build(spec))
     console.print(f"tournament [bold]{spec.name}[/bold]: {spec.game}, {len(spec.bots)} bots, {spec.players} seats, "
                   f"{spec.schedule}, {total} matches, concurrency {spec.concurrency}; results in {spec.database}")

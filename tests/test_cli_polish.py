@@ -67,3 +67,45 @@ def test_match_json_scores_are_integers_and_ranks_one_based(tmp_path: Path) -> N
     d = json.loads(subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=300).stdout)
     assert all(type(x) is int for x in d["scores"]), d["scores"]
     assert min(d["ranks"]) == 1
+
+
+def _cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([PY, "-m", "referee.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def test_options_are_checked_before_any_match_is_played(tmp_path: Path) -> None:
+    ex = ROOT / "tournaments" / "examples" / "doudizhu.toml"
+    r = _cli("tournament", "run", str(ex), "--format", "xml", "--db", str(tmp_path / "r.sqlite"))
+    assert r.returncode == 2 and "--format must be one of" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "r.sqlite").exists()  # nothing ran
+    r = _cli("conformance", "-g", "poker", str(ROOT.parent / "shared" / "rules" / "vectors"))
+    assert r.returncode == 2 and "unknown game poker" in r.stderr
+
+
+def test_rerunning_a_tournament_without_fresh_or_resume_fails_before_the_progress_bar(tmp_path: Path) -> None:
+    from tournaments.store import Store
+
+    db = tmp_path / "r.sqlite"
+    Store(str(db)).create_tournament("doudizhu-demo", "doudizhu", {}, "x", 24, [])
+    ex = ROOT / "tournaments" / "examples" / "doudizhu.toml"
+    r = _cli("tournament", "run", str(ex), "-f", "json", "--db", str(db))
+    assert r.returncode == 2 and "already exists" in r.stderr and "--resume" in r.stderr
+    assert "tournament doudizhu-demo:" not in r.stderr  # no header, no bar
+
+
+def test_every_file_problem_in_one_pass_with_lines_for_every_toml_form(tmp_path: Path) -> None:
+    from tournaments import spec as tspec
+
+    f = tmp_path / "t.toml"
+    f.write_text('"name" = "x"\ngame = "doudizhu"\nvariant = { spring = 3 }\nparams = { rounds = "four" }\n'
+                 'clock.decision_ms = -1\nfaults = { max_faults = 0 }\n'
+                 '[[bots]]\nname = "a"\ncommand = "python sample_bots/random_bot.py"\n')
+    with pytest.raises(tspec.SpecError) as ei:
+        tspec.load(f)
+    probs = {(k, ln) for k, ln, _ in ei.value.problems}
+    assert {("variant.spring", 3), ("params.rounds", 4), ("clock.decision_ms", 5),
+            ("faults.max_faults", 6)} <= probs, probs
+    assert all(ln is not None for _, ln, _ in ei.value.problems)
+    f.write_text('name = "x"\ngame = "doudizhu"\n')
+    r = _cli("tournament", "run", str(f))
+    assert r.returncode == 2 and "in a [[bots]] table" in r.stderr  # not eaten as rich markup
