@@ -14,6 +14,7 @@ app = typer.Typer(
     "(Dou Dizhu, Tractor, Smear, President, Back Alley).",
     no_args_is_help=True,
     add_completion=False,
+    rich_markup_mode="markdown",
 )
 console = Console(stderr=True, soft_wrap=True)  # messages carry paths: never wrap them
 
@@ -157,6 +158,13 @@ def match(
         cls(n, spec.variant, spec.params, __import__("random").Random(0))
     except ValueError as e:
         _fail(str(e))
+    try:  # the log directory must be writable before any bot is started
+        import tempfile
+
+        log_dir.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=log_dir).close()
+    except OSError as e:
+        _fail(os_error_text(e, "--log-dir: cannot write"))
     if referee_addr:
         out = _ints(_match_remote(spec, bot, referee_addr, admin_token, log_dir))
         if json_out:
@@ -208,6 +216,12 @@ def _bot_label(cmd: str, seat: int) -> str:
         return f"bot#{seat}"
     files = [p for p in parts[1:] if not p.startswith("-") and (Path(p).suffix or Path(p).is_file())]
     return f"{Path(files[-1] if files else parts[0]).stem}#{seat}"
+
+
+def os_error_text(e: OSError, doing: str) -> str:
+    """An ``OSError`` as a sentence without errno: ``cannot read /x: no such file or directory``."""
+    what = (e.strerror or str(e)).lower()
+    return f"{doing} {e.filename}: {what}" if e.filename else f"{doing}: {what}"
 
 
 def _fail(msg: str, code: int = 2) -> None:
@@ -328,7 +342,9 @@ def replay(log: Path = typer.Argument(..., help="A match log (.jsonl) written by
         spec, events, result = replay_log(log)
     except json.JSONDecodeError:
         _fail(f"{log}: not a match log (expected JSON Lines written by the referee)", 1)
-    except (OSError, ValueError, KeyError) as e:
+    except OSError as e:
+        _fail(os_error_text(e, "cannot read"), 1)
+    except (ValueError, KeyError) as e:
         _fail(str(e), 1)
     print(f"replayed {len(events)} events of {spec.game} match {spec.match_id}: identical to the log")
     logged = next((d for d in map(json.loads, reversed(log.read_text().splitlines())) if d.get("type") == "result"),
@@ -343,7 +359,7 @@ def replay(log: Path = typer.Argument(..., help="A match log (.jsonl) written by
 
 
 # --------------------------------------------------------------------------- tournaments
-tournament_app = typer.Typer(help="Run tournaments and inspect them.", no_args_is_help=True)
+tournament_app = typer.Typer(help="Run tournaments and inspect them.", no_args_is_help=True, rich_markup_mode="markdown")
 app.add_typer(tournament_app, name="tournament")
 
 
@@ -421,7 +437,7 @@ def tournament_run(
         raise typer.Exit(130)
     out = render(res.board, fmt, title=f"{res.name} — {res.progress.done}/{res.progress.total} matches")
     if out is not None:
-        print(out)
+        print(out, end="" if out.endswith("\n") else "\n")
     console.print(f"{res.progress.done - res.progress.skipped} matches played in {res.elapsed_s:.1f} s"
                   f"{f', {res.progress.skipped} already done' if res.progress.skipped else ''}; "
                   f"aborted: {res.progress.aborted}; logs: {res.log_dir}; results: {res.store_url}")
@@ -474,7 +490,7 @@ def leaderboard(
         _fail(str(e), 1)
     out = render(board, fmt, title=f"{t['name']} ({t['game']}, {t['status']})")
     if out is not None:
-        print(out)
+        print(out, end="" if out.endswith("\n") else "\n")
 
 
 # --------------------------------------------------------------------------- bot

@@ -109,3 +109,30 @@ def test_every_file_problem_in_one_pass_with_lines_for_every_toml_form(tmp_path:
     f.write_text('name = "x"\ngame = "doudizhu"\n')
     r = _cli("tournament", "run", str(f))
     assert r.returncode == 2 and "in a [[bots]] table" in r.stderr  # not eaten as rich markup
+
+
+def test_csv_has_plain_line_endings_and_no_blank_line(tmp_path: Path) -> None:
+    from tournaments.rating import BoardRow
+    from tournaments.report import render
+
+    fields = BoardRow.__dataclass_fields__
+    row = BoardRow(**{k: (0 if k != "bot" else "a") for k in fields})
+    out = render([row, row], "csv")
+    assert "\r" not in out and out.endswith("\n") and not out.endswith("\n\n")
+    assert len(out.splitlines()) == 3
+
+
+def test_errors_name_the_file_without_errno_text(tmp_path: Path) -> None:
+    r = _cli("replay", str(tmp_path / "missing.jsonl"))
+    assert r.returncode == 1 and "cannot read" in r.stderr and "Errno" not in r.stderr
+    r = _cli("match", "doudizhu", "--log-dir", "/proc/nope", *["--bot", HEUR] * 3)
+    assert r.returncode == 2 and "--log-dir: cannot write /proc/nope" in r.stderr
+    assert "Errno" not in r.stderr and "Traceback" not in r.stderr
+
+
+def test_help_shows_no_bool_metavar_and_joins_lines() -> None:
+    r = _cli("--help")
+    words = " ".join(r.stdout.replace("│", " ").split())
+    assert "<bool>" not in r.stdout and "AdminService for operators" in words  # docstring lines joined
+    r = _cli("match", "--help")
+    assert "<bool>" not in r.stdout and "--json" in r.stdout
