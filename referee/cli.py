@@ -493,6 +493,59 @@ def leaderboard(
         print(out, end="" if out.endswith("\n") else "\n")
 
 
+@tournament_app.command("list")
+def tournament_list(
+    db: str = typer.Option("runs/referee.sqlite", "--db", help="Results database path or URL."),
+    fmt: str = typer.Option("table", "--format", "-f", help="table or json."),
+) -> None:
+    """List the tournaments in a results database: name, game, status, matches done/total, start time."""
+    import json
+    import time
+
+    from tournaments.results import tournament_list as listing
+    from tournaments.store import Store
+
+    if fmt not in ("table", "json"):
+        _fail("--format must be table or json")
+    _need_db(db)
+    rows = listing(Store(db))
+    if fmt == "json":
+        print(json.dumps(rows, indent=2))
+        return
+    if not rows:
+        print(f"no tournaments in {db}")
+        return
+    from rich.table import Table
+
+    t = Table("name", "game", "status", "matches", "started")
+    for r in rows:
+        started = time.strftime("%Y-%m-%d %H:%M", time.localtime(r["created_at"])) if r["created_at"] else "-"
+        t.add_row(r["name"], r["game"], r["status"], f"{r['matches']}/{r['total']}", started)
+    Console(soft_wrap=True).print(t)
+
+
+@app.command()
+def results(
+    tournament: Optional[str] = typer.Argument(None, help="Tournament name (default: the latest)."),
+    fmt: str = typer.Option("csv", "--format", "-f", help="csv or json."),
+    db: str = typer.Option("runs/referee.sqlite", "--db", help="Results database path or URL."),
+) -> None:
+    """Export a tournament's per-match results: match index, seed, status, seats,
+    scores, ranks (1 = best), forfeits, faults per seat and log path."""
+    from tournaments.results import match_results, render_results
+    from tournaments.store import Store
+
+    if fmt not in ("csv", "json"):
+        _fail("--format must be csv or json")
+    _need_db(db)
+    store = Store(db)
+    t = store.tournament(tournament) if tournament else store.latest_tournament()
+    if t is None:
+        known = ", ".join(x["name"] for x in store.list_tournaments()) or "none"
+        _fail(f"no tournament {tournament or ''} in {db} (known: {known})".replace("  ", " "), 1)
+    print(render_results(match_results(store, t["id"]), fmt), end="")
+
+
 # --------------------------------------------------------------------------- bot
 from referee.botnew import bot_app  # noqa: E402
 

@@ -136,3 +136,60 @@ def test_help_shows_no_bool_metavar_and_joins_lines() -> None:
     assert "<bool>" not in r.stdout and "AdminService for operators" in words  # docstring lines joined
     r = _cli("match", "--help")
     assert "<bool>" not in r.stdout and "--json" in r.stdout
+
+
+def test_python_dash_m_referee_works() -> None:
+    r = subprocess.run([PY, "-m", "referee", "--version"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.startswith("referee ")
+
+
+@pytest.mark.slow
+def test_the_wheel_ships_the_protos_so_bot_new_works_after_a_plain_install(tmp_path: Path) -> None:
+    """Build the wheel, install it on its own (no source checkout on the path) and
+    make a Node bot, which needs the .proto files at run time."""
+    import os
+    import zipfile
+
+    wheels = tmp_path / "wheels"
+    r = subprocess.run([PY, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(wheels),
+                        str(ROOT)], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    (wheel,) = wheels.glob("*.whl")
+    assert "cardgames/v1/referee.proto" in zipfile.ZipFile(wheel).namelist()
+    site = tmp_path / "site"
+    r = subprocess.run([PY, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site), str(wheel)],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    env.pop("REFEREE_PROTOS", None)
+    work = tmp_path / "work"
+    work.mkdir()
+    r = subprocess.run([PY, "-m", "referee", "bot", "new", "mybot", "--lang", "node"], cwd=work, env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    made = "".join(p.read_text() for p in (work / "mybot").rglob("*") if p.is_file())
+    assert str(site) in made and str(ROOT) not in made  # the installed copy's protos, not the checkout's
+
+
+def test_tournament_list_and_results_export(tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite"
+    f = tmp_path / "t.toml"
+    bots = "".join(f'[[bots]]\nname = "b{i}"\ncommand = "python {ROOT}/sample_bots/random_bot.py --seed {i}"\n'
+                   for i in range(3))
+    f.write_text(f'name = "tiny"\ngame = "doudizhu"\nplayers = 3\nseed = 5\nconcurrency = 2\n'
+                 f'database = "{db}"\nlog_dir = "{tmp_path / "logs"}"\nparams = {{ rounds = 1 }}\n{bots}')
+    r = _cli("tournament", "run", str(f), "-q")
+    assert r.returncode == 0, r.stderr
+    r = _cli("tournament", "list", "--db", str(db), "-f", "json")
+    (t,) = json.loads(r.stdout)
+    assert (t["name"], t["game"], t["status"], t["matches"], t["total"]) == ("tiny", "doudizhu", "complete", 3, 3)
+    assert "tiny" in _cli("tournament", "list", "--db", str(db)).stdout
+    rows = json.loads(_cli("results", "tiny", "--db", str(db), "-f", "json").stdout)
+    assert [r_["match"] for r_ in rows] == [0, 1, 2]
+    assert all(sorted(r_["seats"]) == ["b0", "b1", "b2"] and sum(r_["scores"]) == 0 for r_ in rows)
+    assert all(type(x) is int for r_ in rows for x in r_["scores"]) and all(min(r_["ranks"]) == 1 for r_ in rows)
+    csv_text = _cli("results", "--db", str(db)).stdout  # the latest tournament, CSV by default
+    lines = csv_text.split("\n")
+    assert lines[0].startswith("match,seed,status,seats,scores") and lines[-1] == "" and len(lines) == 5
+    r = _cli("results", "nope", "--db", str(db))
+    assert r.returncode == 1 and "known: tiny" in r.stderr
