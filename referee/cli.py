@@ -182,7 +182,11 @@ def match(
                   f"place {res.get('ranks', ['-'] * spec.players)[s_]}, faults: {', '.join(fs) or '-'}")
         print(f"log (on the referee's machine): {out.get('log_path')}")
         return
-    outcome = asyncio.run(_match_local(spec, bot, log_dir))
+    try:
+        outcome = asyncio.run(_match_local(spec, bot, log_dir))
+    except KeyboardInterrupt:
+        _print_interrupted(spec, log_dir)
+        raise typer.Exit(130)
     if json_out:
         print(json.dumps(_ints(outcome.to_json()), indent=2))  # integer scores, as the text shows them
     else:
@@ -234,16 +238,52 @@ def _fail(msg: str, code: int = 2) -> None:
 
 
 async def _match_local(spec, bots: list[str], log_dir: Path):
+    import asyncio
+
     from referee.play import play_launched
     from referee.service import Referee
 
     ref = Referee(log_dir)
     await ref.start("127.0.0.1", 0)
     spec.match_id = ref.new_match_id(spec.game)
+    names = list(spec.seat_names)
+    watch = asyncio.get_running_loop().create_task(_say_who_is_awaited(ref, names, log_dir / f"{spec.match_id}.jsonl"))
     try:
         return await play_launched(ref, spec, bots, log_dir, hello_names=True)
     finally:
+        watch.cancel()
         await ref.stop(0.5)
+
+
+async def _say_who_is_awaited(ref, names: list[str], log_path: Path, first_s: float = 3.0,
+                              every_s: float = 5.0) -> None:
+    """While the match has not started (no log yet), say every few seconds which
+    seats' bots have not connected, by name (a silent wait looks like a hang)."""
+    import asyncio
+
+    await asyncio.sleep(first_s)
+    while not log_path.exists():
+        by_name = {slot.name: tok for tok, slot in ref.tokens.items()}
+        waiting = [f"seat {s} ({n})" for s, n in enumerate(names) if n in by_name and not ref.connected(by_name[n])]
+        if waiting:
+            console.print(f"waiting for {', '.join(waiting)} to connect", markup=False, highlight=False)
+        await asyncio.sleep(every_s)
+
+
+def _print_interrupted(spec, log_dir: Path) -> None:
+    """After Ctrl-C: what was played so far (from the log) and where the log is."""
+    from referee.summary import round_lines
+
+    log_path = log_dir / f"{spec.match_id}.jsonl"
+    if not log_path.exists():
+        console.print("interrupted before the match started (no bot connected yet)", markup=False)
+        return
+    lines = log_path.read_text(encoding="utf-8", errors="replace").splitlines()
+    decisions = sum(1 for ln in lines if '"type":"decision"' in ln)
+    print(f"{spec.game} match {spec.match_id}: interrupted after {decisions} decisions", flush=True)
+    for line in round_lines(spec.game, str(log_path), spec.seat_names):
+        print("  " + line)
+    print(f"log (incomplete): {log_path}", flush=True)
 
 
 def _match_remote(spec, bots: list[str], addr: str, admin_token: Optional[str], log_dir: Path) -> dict:

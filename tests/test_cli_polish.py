@@ -193,3 +193,55 @@ def test_tournament_list_and_results_export(tmp_path: Path) -> None:
     assert lines[0].startswith("match,seed,status,seats,scores") and lines[-1] == "" and len(lines) == 5
     r = _cli("results", "nope", "--db", str(db))
     assert r.returncode == 1 and "known: tiny" in r.stderr
+
+
+def _interrupt_when(p: subprocess.Popen, ready, timeout_s: float = 90) -> tuple[str, str]:
+    """Send Ctrl-C (SIGINT) to ``p`` once ``ready()`` holds; its (stdout, stderr)."""
+    import os
+    import signal
+    import time
+
+    try:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline and not ready():
+            time.sleep(0.2)
+        os.kill(p.pid, signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+    return out, err
+
+
+def test_a_bot_that_never_connects_is_named_and_ctrl_c_before_the_start_says_so(tmp_path: Path) -> None:
+    import tempfile
+
+    sleeper = tmp_path / "sleeper.py"  # runs, never connects
+    sleeper.write_text("import time\ntime.sleep(60)\n")
+    err_file = tempfile.TemporaryFile(mode="w+")
+    p = subprocess.Popen([PY, "-m", "referee.cli", "match", "doudizhu", "--log-dir", str(tmp_path),
+                          "--bot", HEUR, "--bot", HEUR, "--bot", f"python {sleeper}"], cwd=ROOT, text=True,
+                         stdout=subprocess.PIPE, stderr=err_file, start_new_session=True)
+
+    def waiting() -> bool:
+        err_file.seek(0)
+        return "seat 2 (sleeper#2) to connect" in err_file.read()
+
+    out, _ = _interrupt_when(p, waiting)
+    err_file.seek(0)
+    err = err_file.read()
+    assert "waiting for " in err and "seat 2 (sleeper#2) to connect" in err
+    assert p.returncode == 130 and "interrupted before the match started" in err
+
+
+def test_ctrl_c_mid_match_prints_what_was_played_and_the_log(tmp_path: Path) -> None:
+    p = subprocess.Popen([PY, "-m", "referee.cli", "match", "doudizhu", "--log-dir", str(tmp_path), "--seed", "2",
+                          "--bot", HEUR, "--bot", HEUR, "--bot", "python sample_bots/chaos_bot.py --mode hang",
+                          "--decision-ms", "60000"], cwd=ROOT, text=True, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, start_new_session=True)
+    out, err = _interrupt_when(p, lambda: any(tmp_path.glob("*.jsonl")))
+    assert p.returncode == 130, err
+    assert "interrupted after" in out and "decisions" in out and "log (incomplete): " in out
+    log = out.split("log (incomplete): ")[1].split()[0]
+    assert Path(log).exists() and "Traceback" not in err
