@@ -6,7 +6,11 @@ WINDOW_UPDATE, so the referee's writes to it stall once the window it
 announced (``--window`` bytes, per stream) is used up.
 
     python tests/h2_bot.py --referee 127.0.0.1:PORT [--token T] [--window BYTES]
-                           [--name NAME] [--seconds S]
+                           [--name NAME] [--seconds S] [--streams N | --resets N]
+
+``--streams N``: instead, open N streams that never send a Hello and hold
+them; ``--resets N``: open and at once reset (RST_STREAM) N streams, one after
+the other, then hold the connection.
 
 The token comes from ``--token`` or the ``REFEREE_TOKEN`` environment
 variable (as the referee hands it to bots it launches). Prints one line per
@@ -28,6 +32,7 @@ import time
 import h2.config
 import h2.connection
 import h2.events
+import h2.exceptions
 import h2.settings
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -50,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--name", default="h2-nonreader")
     ap.add_argument("--window", type=int, default=256, help="stream flow-control window announced (bytes)")
     ap.add_argument("--seconds", type=float, default=120.0)
+    ap.add_argument("--streams", type=int, default=0, help="open N streams without a Hello instead")
+    ap.add_argument("--resets", type=int, default=0, help="open and reset N streams instead")
     args = ap.parse_args(argv)
     host, _, port = args.referee.rpartition(":")
     sock = socket.create_connection((host.strip("[]"), int(port)), timeout=5)
@@ -60,14 +67,26 @@ def main(argv: list[str] | None = None) -> int:
         h2.settings.SettingCodes.ENABLE_PUSH: 0,
     })
     conn.initiate_connection()
-    sid = conn.get_next_available_stream_id()
-    conn.send_headers(sid, [
-        (":method", "POST"), (":scheme", "http"), (":path", PATH), (":authority", args.referee),
-        ("content-type", "application/grpc"), ("te", "trailers"),
-    ])
-    conn.send_data(sid, grpc_frame(pb.BotMessage(hello=pb.Hello(
-        bot_name=args.name, token=args.token, protocol_version=1))))
-    sock.sendall(conn.data_to_send())
+    headers = [(":method", "POST"), (":scheme", "http"), (":path", PATH), (":authority", args.referee),
+               ("content-type", "application/grpc"), ("te", "trailers")]
+    if args.streams or args.resets:
+        for i in range(args.streams or args.resets):
+            sid = conn.get_next_available_stream_id()
+            conn.send_headers(sid, headers)
+            if args.resets:
+                conn.reset_stream(sid)
+            try:
+                sock.sendall(conn.data_to_send())
+            except OSError:
+                print(f"closed by the referee after {i} streams", flush=True)
+                return 0
+        print(f"opened {args.streams or args.resets}", flush=True)
+    else:
+        sid = conn.get_next_available_stream_id()
+        conn.send_headers(sid, headers)
+        conn.send_data(sid, grpc_frame(pb.BotMessage(hello=pb.Hello(
+            bot_name=args.name, token=args.token, protocol_version=1))))
+        sock.sendall(conn.data_to_send())
     buf = b""
     deadline = time.monotonic() + args.seconds
     out = sys.stdout
@@ -81,9 +100,15 @@ def main(argv: list[str] | None = None) -> int:
         if not data:
             print("closed", file=out, flush=True)
             return 0
-        for ev in conn.receive_data(data):
+        try:
+            events = conn.receive_data(data)
+        except h2.exceptions.ProtocolError:  # the referee went away (GOAWAY, then more frames)
+            print("closed", file=out, flush=True)
+            return 0
+        for ev in events:
             if isinstance(ev, h2.events.ResponseReceived):
-                print("headers", file=out, flush=True)
+                status = dict(ev.headers).get("grpc-status")  # a trailers-only response: refused
+                print("headers" if status is None else f"trailers {status}", file=out, flush=True)
             elif isinstance(ev, h2.events.DataReceived):
                 buf += ev.data  # never acknowledged: no WINDOW_UPDATE goes out
                 while len(buf) >= 5:
