@@ -4,17 +4,25 @@ One :class:`Referee` hosts ``RefereeService`` (bots) and ``AdminService``
 (operators) plus the standard health and reflection services, and runs any
 number of matches concurrently, each through :func:`referee.runner.run_match`.
 
-Connection policy (what happens when a bot misbehaves):
+Connection policy (what happens when a bot misbehaves; docs/protocol.md and
+docs/sandbox.md have the full tables):
 
 =====================================  =========================================
 bot does                               referee does
 =====================================  =========================================
 no Hello within ``hello_timeout_s``    closes the stream: DEADLINE_EXCEEDED
+too many streams without Hello (per    refuses the new stream at once:
+host / in all)                         RESOURCE_EXHAUSTED ("flood: ...")
 first message is not a Hello           closes the stream: INVALID_ARGUMENT
 protocol_version != 1                  closes the stream: FAILED_PRECONDITION
+bot_name not 1..64 printable chars     closes the stream: INVALID_ARGUMENT
 unknown token                          closes the stream: UNAUTHENTICATED
+a launched bot's token, already held   closes the stream: ALREADY_EXISTS
+Hello.games without the token's game   closes the stream: FAILED_PRECONDITION
 undecodable bytes / oversized message  closes the stream (INTERNAL /
                                        RESOURCE_EXHAUSTED); seat = disconnected
+does not read: a request not written   connection closed, fault ``not_reading``
+within decision time + write_grace_s   (stream abandoned, see BotConnection)
 reply to an expired request            ignored, recorded ``late_reply``, told
 reply to an unknown request / another  ignored, recorded ``unknown_request``,
 match / twice                          told in an ActionResult
@@ -23,8 +31,14 @@ more than ``max_strays`` stray msgs    closes the stream: RESOURCE_EXHAUSTED
                                        ("flood: ..."); seat = disconnected
 one token in two seats of a match      needs two connections: one connection
                                        never holds two seats of a match
-disconnects                            seat plays the fallback action from then
+disconnects                            the seat waits for a new connection of
+                                       its token while its clock runs; not
+                                       back: fallback actions (timeouts)
+never connects                         no-show: forfeited; nobody: void match
 =====================================  =========================================
+
+Every refusal, connection, close and match goes to the operator's log
+(:class:`referee.oplog.OperatorLog`).
 
 Every message to a seat is built by the runner from that seat's own view;
 a connection only ever receives messages of the matches it sits in.
@@ -822,6 +836,10 @@ class _BotServicer(referee_pb2_grpc.RefereeServiceServicer):
         finally:
             task.cancel()
             ref._release(conn)  # released at once: nothing keeps a closed connection
+            for other in list(slot.conns):  # an idle connection of the token takes its seats back
+                for seat in ref.rebind(other):
+                    ref.oplog.emit("reconnected", name=other.name, peer=other.peer, session=other.session_id,
+                                   match_id=seat.match_id, seat=seat.name)
             await ref._notify(hello.token)
             ref.oplog.emit("closed", name=name, peer=peer, session=conn.session_id, reason=conn.close_kind,
                            detail=conn.close_reason)

@@ -136,7 +136,8 @@ def test_referee_serve_with_tls_cert_and_key(tmp_path: Path, cert) -> None:
     welcomes a bot that trusts the certificate; Ctrl-C (SIGINT) stops it."""
     crt, key = cert
     proc = subprocess.Popen([sys.executable, "-m", "referee.cli", "serve", "--port", "0", "--tls-cert", str(crt),
-                             "--tls-key", str(key), "--token", "cli=abc123", "--log-dir", str(tmp_path)],
+                             "--tls-key", str(key), "--log-dir", str(tmp_path)],
+                            env={**os.environ, "REFEREE_TOKENS": "cli=abc123"},  # secrets never in argv
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     try:
