@@ -281,9 +281,10 @@ class MatchSeat:
     no_show = False
 
     def __init__(self, conn: BotConnection, match_id: str, token: str, write_grace_s: float,
-                 gone: Callable[[], bool] | None = None):
+                 gone: Callable[[], bool] | None = None, game: str = ""):
         self.conn = conn
         self.match_id = match_id
+        self.game = game
         self.token = token
         self.name = conn.name
         self.write_grace_s = write_grace_s
@@ -555,7 +556,7 @@ class Referee:
         in running matches (one seat per match, up to its capacity)."""
         taken = []
         for seat in self.match_seats.get(conn.token, ()):
-            if not seat.connected and seat.match_id not in conn.seats and conn.free:
+            if not seat.connected and seat.match_id not in conn.seats and conn.free and conn.plays(seat.game):
                 seat.take_over(conn)
                 taken.append(seat)
         return taken
@@ -659,7 +660,7 @@ class Referee:
             if c is None:
                 links.append(NoShowSeat(name, self._no_show_reason(t, spec.game)))
             else:
-                seat = MatchSeat(c, spec.match_id, t, self.write_grace_s, gone.get(t))
+                seat = MatchSeat(c, spec.match_id, t, self.write_grace_s, gone.get(t), spec.game)
                 c.seats[spec.match_id] = seat
                 links.append(seat)
                 seats.append(seat)
@@ -789,7 +790,7 @@ class _BotServicer(referee_pb2_grpc.RefereeServiceServicer):
         if slot is None:
             await refuse(grpc.StatusCode.UNAUTHENTICATED, "bad_token", "unknown token")
             return
-        if slot.max_connections and len(slot.conns) >= slot.max_connections:
+        if slot.max_connections and sum(not c.closed.is_set() for c in slot.conns) >= slot.max_connections:
             await refuse(grpc.StatusCode.ALREADY_EXISTS, "token_in_use",
                          "this token's seat is already held by a live connection")
             return
