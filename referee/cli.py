@@ -319,7 +319,7 @@ def _match_remote(spec, bots: list[str], addr: str, admin_token: Optional[str], 
         except FileNotFoundError:
             _fail(f"--tls-ca {tls_ca}: no such file")
         except OSError as e:
-            _fail(f"--tls-ca {tls_ca}: cannot be read ({e.strerror})")
+            _fail(os_error_text(e, "--tls-ca: cannot read"))
         if b"-----BEGIN CERTIFICATE-----" not in tls_ca.read_bytes():
             _fail(f"--tls-ca {tls_ca}: not a PEM certificate (no BEGIN CERTIFICATE block)")
         extra = ["--tls-ca", str(tls_ca.resolve())]
@@ -378,8 +378,10 @@ def _read_secret_file(path: Path, opt: str) -> str:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         _fail(f"{opt} {path}: no such file")
-    except (OSError, UnicodeDecodeError) as e:
-        _fail(f"{opt} {path}: cannot be read ({e})")
+    except OSError as e:
+        _fail(os_error_text(e, f"{opt}: cannot read"))
+    except UnicodeDecodeError:
+        _fail(f"{opt} {path}: not a text file (UTF-8)")
     return ""
 
 
@@ -394,7 +396,7 @@ def load_tls(cert: Path, key: Path) -> tuple[bytes, bytes]:
         except FileNotFoundError:
             raise ValueError(f"{opt} {f}: no such file") from None
         except OSError as e:
-            raise ValueError(f"{opt} {f}: cannot be read ({e.strerror})") from None
+            raise ValueError(os_error_text(e, f"{opt}: cannot read")) from None
     if b"-----BEGIN CERTIFICATE-----" not in data[0]:
         raise ValueError(f"--tls-cert {cert}: not a PEM certificate (no BEGIN CERTIFICATE block)")
     if b"PRIVATE KEY-----" not in data[1]:

@@ -800,42 +800,44 @@ class _BotServicer(referee_pb2_grpc.RefereeServiceServicer):
                          f"{', '.join(hello.games)}")
             return
         conn = BotConnection(context, hello, secrets.token_hex(6), hello.token, ref.max_strays, peer)
-        if not await conn.write(pb.RefereeMessage(welcome=pb.Welcome(
-                session_id=conn.session_id, protocol_version=PROTOCOL_VERSION, referee_version=__version__,
-                max_message_bytes=ref.max_message_bytes)), ref.hello_timeout_s):
-            ref.oplog.emit("closed", name=name, peer=peer, session=conn.session_id, reason=conn.close_kind,
-                           detail=conn.close_reason)
-            return
         ref.connections.add(conn)
+        task: asyncio.Task | None = None
         ref.oplog.emit("connected", name=name, peer=peer, session=conn.session_id, seat_of=slot.name,
                        games=list(hello.games))
-        async with slot.cond:
-            slot.conns.append(conn)
-            for seat in ref.rebind(conn):
-                ref.oplog.emit("reconnected", name=name, peer=peer, session=conn.session_id,
-                               match_id=seat.match_id, seat=seat.name)
-            slot.cond.notify_all()
-
-        async def reader() -> None:
-            try:
-                while not conn.closed.is_set():
-                    msg = await context.read()
-                    if msg is grpc.aio.EOF:
-                        conn.close("bot closed the stream")
-                        return
-                    if conn.on_message(msg):
-                        # a reply woke the match waiting for it: let the match run up to
-                        # its next request before this task arms the next read (the read
-                        # is then set up while the bot thinks, not between reply and request)
-                        await asyncio.sleep(0)
-            except Exception as e:
-                conn.close(f"read failed: {type(e).__name__}")
-
-        task = asyncio.get_running_loop().create_task(reader())
         try:
+            if not await conn.write(pb.RefereeMessage(welcome=pb.Welcome(
+                    session_id=conn.session_id, protocol_version=PROTOCOL_VERSION, referee_version=__version__,
+                    max_message_bytes=ref.max_message_bytes)), ref.hello_timeout_s):
+                return
+            async with slot.cond:
+                slot.conns.append(conn)
+                for seat in ref.rebind(conn):
+                    ref.oplog.emit("reconnected", name=name, peer=peer, session=conn.session_id,
+                                   match_id=seat.match_id, seat=seat.name)
+                slot.cond.notify_all()
+
+            async def reader() -> None:
+                try:
+                    while not conn.closed.is_set():
+                        msg = await context.read()
+                        if msg is grpc.aio.EOF:
+                            conn.close("bot closed the stream")
+                            return
+                        if conn.on_message(msg):
+                            # a reply woke the match waiting for it: let the match run up to
+                            # its next request before this task arms the next read (the read
+                            # is then set up while the bot thinks, not between reply and request)
+                            await asyncio.sleep(0)
+                except Exception as e:
+                    conn.close(f"read failed: {type(e).__name__}")
+
+            task = asyncio.get_running_loop().create_task(reader())
             await conn.closed.wait()
         finally:
-            task.cancel()
+            # also when gRPC cancels this handler (the peer went away mid-write)
+            if task is not None:
+                task.cancel()
+            conn.close("bot closed the stream")  # no-op if closed already: the first reason stands
             ref._release(conn)  # released at once: nothing keeps a closed connection
             for other in list(slot.conns):  # an idle connection of the token takes its seats back
                 for seat in ref.rebind(other):

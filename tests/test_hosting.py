@@ -452,7 +452,7 @@ def test_serve_logs_connections_refusals_matches_and_admin_calls_escaped(tmp_pat
     assert "\x1b" not in err and "Traceback" not in err
     lines = [ln for ln in err.splitlines() if re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \w+", ln)]
     assert any("refused" in ln and "reason=bad_name" in ln and "\\x1b\\[31mevil\\nline" in ln for ln in lines), lines
-    assert any("connected" in ln and "\\[bold red]mark\\[/bold red]" in ln for ln in lines)
+    assert any("connected" in ln and "\\[bold red]mark\\[/bold red]" in ln for ln in lines), err
     # the JSON Lines file: the same events, machine-readable
     recs = [json.loads(x) for x in log.read_text().splitlines()]
     kinds = {(r["event"], r.get("reason", "")) for r in recs}
