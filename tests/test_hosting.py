@@ -52,7 +52,7 @@ def log_lines(out: MatchOutcome) -> list[dict]:
 async def clean_match(ref: Referee, match_id: str) -> MatchOutcome:
     toks = [ref.new_token(f"{match_id}{i}") for i in range(3)]
     bots = [asyncio.create_task(aio_bot(ref.port, t, name=f"{match_id}{i}")) for i, t in enumerate(toks)]
-    out = await ref.play(spec(match_id, 77), toks, connect_timeout_s=10)
+    out = await ref.play(spec(match_id, 77, decision_ms=5000), toks, connect_timeout_s=10)
     await asyncio.gather(*bots)
     return out
 
@@ -81,7 +81,7 @@ def test_a_bot_that_stops_reading_is_a_not_reading_fault_and_stalls_nothing(tmp_
         mute = h2_bot(ref.port, "--window", "256", token=toks[0])
         try:
             others = [asyncio.create_task(aio_bot(ref.port, t, name=f"b{i}")) for i, t in enumerate(toks[1:])]
-            out, clean = await asyncio.gather(ref.play(spec("stall", decision_ms=400), toks, connect_timeout_s=15),
+            out, clean = await asyncio.gather(ref.play(spec("stall", decision_ms=1000), toks, connect_timeout_s=15),
                                               clean_match(ref, "clean"))
             await asyncio.gather(*others)
             live = ref.tokens[toks[0]].conns + [c for c in ref.connections if c.token == toks[0]]
@@ -113,7 +113,7 @@ def test_a_forfeited_bot_that_stops_reading_does_not_hold_run_match(tmp_logs: Pa
             others = [asyncio.create_task(aio_bot(ref.port, t, name=f"b{i}")) for i, t in enumerate(toks[1:])]
             async with grpc.aio.insecure_channel(f"127.0.0.1:{ref.port}") as ch:
                 res = await admin_pb2_grpc.AdminServiceStub(ch).RunMatch(admin_pb2.RunMatchRequest(
-                    game="doudizhu", players=3, seed=3, seat_tokens=toks, decision_ms=300, max_faults=2,
+                    game="doudizhu", players=3, seed=3, seat_tokens=toks, decision_ms=1000, max_faults=2,
                     bot_connect_ms=15_000), metadata=[("x-admin-token", "adm")], timeout=120)
             await asyncio.gather(*others)
             return res
@@ -132,7 +132,7 @@ def test_a_tournament_never_waits_on_a_launched_bot_that_does_not_read(tmp_path:
     f = tmp_path / "mute.toml"
     f.write_text(f'name = "mute"\ngame = "doudizhu"\nplayers = 3\nseed = 9\nconcurrency = 2\n'
                  f'database = "{tmp_path / "mute.sqlite"}"\nlog_dir = "{tmp_path / "logs"}"\n'
-                 'params = { rounds = 1 }\n[clock]\ndecision_ms = 300\n'
+                 'params = { rounds = 1 }\n[clock]\ndecision_ms = 1500\n'
                  '[[bots]]\nname = "mute"\ncommand = "python tests/h2_bot.py --window 256"\n'
                  '[[bots]]\nname = "r1"\ncommand = "python sample_bots/random_bot.py --seed 1"\n'
                  '[[bots]]\nname = "r2"\ncommand = "python sample_bots/random_bot.py --seed 2"\n')
@@ -230,7 +230,7 @@ def test_a_hello_with_another_seats_token_is_refused_and_logged(tmp_logs: Path) 
 
         bots = [asyncio.create_task(aio_bot(ref.port, toks[0], policy, name="s0"))] + \
                [asyncio.create_task(aio_bot(ref.port, t, name=f"s{i}")) for i, t in enumerate(toks[1:], 1)]
-        out = await ref.play(spec("steal"), toks, connect_timeout_s=10)
+        out = await ref.play(spec("steal", decision_ms=10_000), toks, connect_timeout_s=10)
         await asyncio.gather(*bots)
         bad = await aio_bot(ref.port, "not-a-token", name="guess")
         return out, stolen[0], bad, ref.oplog.events("refused")
