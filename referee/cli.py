@@ -534,7 +534,12 @@ def tournament_run(
                                 "(finished matches are kept, never replayed)."),
     fresh: bool = typer.Option(False, "--fresh", help="Delete the stored tournament of this name and start over."),
     concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", help="Matches at once (overrides the file)."),
-    db: Optional[str] = typer.Option(None, "--db", help="Results database path or URL (overrides the file)."),
+    db: Optional[str] = typer.Option(None, "--db", help="Results database path or URL (overrides the file; "
+                                     "default: the file's, else $REFEREE_DB, else runs/referee.sqlite)."),
+    executor: Optional[str] = typer.Option(None, "--executor", help="Where matches run: local (this machine, "
+                                           "the default) or dask (a Dask cluster; overrides [execution])."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address, e.g. "
+                                            "tcp://HOST:8786 (implies --executor dask)."),
     fmt: str = typer.Option("table", "--format", "-f", help="Leaderboard format: table, json or csv."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
@@ -542,16 +547,21 @@ def tournament_run(
 
     Validates the whole file first (every problem with its key and line).
     Results go to the database as each match ends, so a killed run loses at
-    most the matches in flight: finish it with --resume.
+    most the matches in flight: finish it with --resume. While it runs the
+    tournament holds a lease in the database: a second run of it is refused.
     """
     import asyncio
+    import signal
 
+    from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     from tournaments import spec as tspec
+    from tournaments.executor import ExecutorError
     from tournaments.report import FORMATS, render
     from tournaments.run import TournamentError, run_tournament
     from tournaments.schedule import build
+    from tournaments.store import StorageError, mask_url
 
     if fmt not in FORMATS:  # checked before any match is played
         _fail(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
@@ -560,28 +570,47 @@ def tournament_run(
     except FileNotFoundError:
         _fail(f"no such tournament file: {file}")
     except tspec.SpecError as e:
-        _fail(str(e))
+        _fail(escape(str(e)))
     if concurrency:
         spec.concurrency = concurrency
     if db:
         spec.database = db
+    if executor is not None:
+        if executor not in tspec.EXECUTORS:
+            _fail(f"--executor must be one of {', '.join(tspec.EXECUTORS)}, got {executor!r}")
+        spec.executor = executor
+    if scheduler:
+        spec.scheduler = scheduler
+        if executor is None:
+            spec.executor = "dask"
+    if spec.executor == "dask" and not spec.scheduler:
+        _fail("--executor dask needs --scheduler tcp://HOST:8786 (or scheduler = \"...\" in [execution])")
+    if spec.executor == "dask" and any(b.external for b in spec.bots):
+        _fail("external bots connect to this machine's referee: they cannot play on a Dask cluster")
     if resume and fresh:
         _fail("--resume and --fresh exclude each other")
     if not (resume or fresh):  # before any progress bar is drawn
-        from sqlalchemy.exc import SQLAlchemyError
-
         from tournaments.store import Store
 
+        state = None
         try:
-            existing = Store(spec.database).tournament(spec.name)
-        except (SQLAlchemyError, OSError):  # an unusable database: the run itself reports it
-            existing = None
-        if existing is not None:
-            _fail(f"tournament {spec.name!r} already exists in {spec.database} ({existing['status']}); "
-                  f"use --resume to finish it or --fresh to start it over")
+            st = Store(spec.database)
+            try:
+                existing = st.tournament(spec.name)
+                state = st.run_state(existing)[0] if existing is not None else None
+            finally:
+                st.close()
+        except StorageError:  # an unusable database: the run itself reports it
+            pass
+        if state is not None:
+            _fail(escape(f"tournament {spec.name!r} already exists in {mask_url(spec.database)} ({state}); "
+                         "use --resume to finish it or --fresh to start it over"))
     total = len(build(spec))
-    console.print(f"tournament [bold]{spec.name}[/bold]: {spec.game}, {len(spec.bots)} bots, {spec.players} seats, "
-                  f"{spec.schedule}, {total} matches, concurrency {spec.concurrency}; results in {spec.database}")
+    where = (f"on the Dask cluster at {spec.scheduler}" if spec.executor == "dask"
+             else f"concurrency {spec.concurrency}")
+    console.print(f"tournament [bold]{escape(spec.name)}[/bold]: {spec.game}, {len(spec.bots)} bots, "
+                  f"{spec.players} seats, {spec.schedule}, {total} matches, {escape(where)}; "
+                  f"results in {escape(mask_url(spec.database))}")
     bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("ETA"),
                    TimeRemainingColumn(), TimeElapsedColumn(), TextColumn("faults: {task.fields[faults]}"),
                    console=console, disable=quiet, transient=False)
@@ -590,69 +619,138 @@ def tournament_run(
     def on_progress(p) -> None:
         bar.update(task, completed=p.done, faults=p.faults)
 
+    def on_term(_sig, _frame) -> None:  # SIGTERM stops like Ctrl-C: bots reaped, lease released
+        raise KeyboardInterrupt
+
+    old_term = signal.signal(signal.SIGTERM, on_term)
     try:
         with bar:
             res = asyncio.run(run_tournament(spec, resume=resume, fresh=fresh, on_progress=on_progress))
-    except TournamentError as e:
-        _fail(str(e))
+    except (TournamentError, StorageError, ExecutorError) as e:
+        _fail(escape(str(e)), 1 if isinstance(e, (StorageError, ExecutorError)) else 2)
     except KeyboardInterrupt:
         console.print(f"[yellow]interrupted[/yellow]: finished matches are saved; continue with "
-                      f"`referee tournament run {file} --resume`")
+                      f"`referee tournament run {escape(str(file))} --resume`")
         raise typer.Exit(130)
+    finally:
+        signal.signal(signal.SIGTERM, old_term)
     out = render(res.board, fmt, title=f"{res.name} — {res.progress.done}/{res.progress.total} matches")
     if out is not None:
         print(out, end="" if out.endswith("\n") else "\n")
     console.print(f"{res.progress.done - res.progress.skipped} matches played in {res.elapsed_s:.1f} s"
                   f"{f', {res.progress.skipped} already done' if res.progress.skipped else ''}; "
-                  f"aborted: {res.progress.aborted}; logs: {res.log_dir}; results: {res.store_url}")
+                  f"aborted: {res.progress.aborted}; logs: {escape(res.log_dir)}; results: {escape(res.store_url)}")
+
+
+def _reading_db(db: Optional[str], config: Optional[Path]) -> tuple[str, Optional[str]]:
+    """The database a reading command uses, and the tournament name the
+    ``--config`` file gives: ``--db``, else the file's ``database``, else
+    ``$REFEREE_DB``, else ``runs/referee.sqlite``."""
+    import os
+
+    name = None
+    if config is not None:
+        from rich.markup import escape
+
+        from tournaments import spec as tspec
+
+        try:
+            s = tspec.load(config)
+        except FileNotFoundError:
+            _fail(f"no such tournament file: {config}")
+        except tspec.SpecError as e:
+            _fail(escape(str(e)))
+        name = s.name
+        if not db:
+            db = s.database
+    return db or os.environ.get("REFEREE_DB") or "runs/referee.sqlite", name
+
+
+def _open_store(db: str):
+    """The store for a reading command (never creates a database); errors are printed, not raised."""
+    from rich.markup import escape
+
+    from tournaments.store import StorageError, Store
+
+    try:
+        return Store(db, create=False)
+    except StorageError as e:
+        msg = str(e)
+        if msg.startswith("no results database"):
+            msg += " (run a tournament first, or pass --db PATH or --config FILE)"
+        _fail(escape(msg), 1)
 
 
 @tournament_app.command("status")
 def tournament_status(
-    name: Optional[str] = typer.Argument(None, help="Tournament name (default: the latest)."),
-    db: str = typer.Option("runs/referee.sqlite", "--db", help="Results database path or URL."),
+    name: Optional[str] = typer.Argument(None, help="Tournament name (default: the --config file's, else the latest)."),
+    db: Optional[str] = typer.Option(None, "--db", help="Results database path or URL "
+                                     "(default: the --config file's, else $REFEREE_DB, else runs/referee.sqlite)."),
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help="Tournament file: its database and name."),
 ) -> None:
-    """Show a tournament's progress: matches done/total, status, faults."""
-    from tournaments.store import Store
+    """Show a tournament's progress: matches done/total, state (running,
+    interrupted or complete, and who holds the lease), faults."""
+    import socket
+    import time
 
-    _need_db(db)
-    store = Store(db)
-    t = store.tournament(name) if name else store.latest_tournament()
-    if t is None:
-        _fail(f"no tournament {name or ''} in {store.url}".replace("  ", " "), 1)
-    rows = store.matches(t["id"])
-    fc = store.fault_counts(t["id"])
+    from rich.markup import escape
+
+    from tournaments.store import StorageError
+
+    db, cfg_name = _reading_db(db, config)
+    store = _open_store(db)
+    name = name or cfg_name
+    try:
+        t = store.tournament(name) if name else store.latest_tournament()
+        if t is None:
+            _fail(escape(f"no tournament {name or ''} in {store.display_url}".replace("  ", " ")), 1)
+        rows = store.matches(t["id"])
+        fc = store.fault_counts(t["id"])
+        state, lease = store.run_state(t)
+        stale = store.lease(t["id"]) if state == "interrupted" else None
+    except StorageError as e:
+        _fail(escape(str(e)), 1)
     aborted = sum(1 for r in rows if r.status != "complete")
-    print(f"{t['name']}: {t['game']}, {len(rows)}/{t['total_matches']} matches done, status {t['status']}, "
+    print(f"{t['name']}: {t['game']}, {len(rows)}/{t['total_matches']} matches done, status {state}, "
           f"aborted {aborted}")
+    if lease is not None:
+        host = "this host" if lease["host"] == socket.gethostname() else f"host {lease['host']}"
+        print(f"  lease held by pid {lease['pid']} on {host} (heartbeat {time.time() - lease['heartbeat_at']:.0f} s ago)")
+    elif state == "interrupted":
+        why = (f"its driver (pid {stale['pid']} on {stale['host']}) is gone" if stale is not None
+               else "no driver holds its lease")
+        print(f"  not running: {why}; finish it with `referee tournament run FILE --resume`")
     for bot, kinds in sorted(fc.items()):
         print(f"  faults of {bot}: " + ", ".join(f"{k}×{v}" for k, v in sorted(kinds.items())))
 
 
-def _need_db(db: str) -> None:
-    """Reading commands never create a database: a missing file is an error."""
-    if "://" not in db and not Path(db).exists():
-        _fail(f"no results database at {db} (run a tournament first, or pass --db PATH)", 1)
-
-
 @app.command()
 def leaderboard(
-    tournament: Optional[str] = typer.Option(None, "--tournament", "-t", help="Tournament name (default: latest)."),
+    tournament: Optional[str] = typer.Option(None, "--tournament", "-t", help="Tournament name "
+                                             "(default: the --config file's, else the latest)."),
     fmt: str = typer.Option("table", "--format", "-f", help="table, json or csv."),
-    db: str = typer.Option("runs/referee.sqlite", "--db", help="Results database path or URL."),
+    db: Optional[str] = typer.Option(None, "--db", help="Results database path or URL "
+                                     "(default: the --config file's, else $REFEREE_DB, else runs/referee.sqlite)."),
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help="Tournament file: its database and name."),
 ) -> None:
     """Print a tournament's TrueSkill leaderboard (ranked by mu − 3·sigma)."""
+    from rich.markup import escape
+
     from tournaments.report import FORMATS, board_from_store, render
-    from tournaments.store import Store
+    from tournaments.store import StorageError
 
     if fmt not in FORMATS:
         _fail(f"--format must be one of {', '.join(FORMATS)}")
-    _need_db(db)
+    db, cfg_name = _reading_db(db, config)
+    store = _open_store(db)
     try:
-        t, board = board_from_store(Store(db), tournament)
+        t, board = board_from_store(store, tournament or cfg_name)
+        state, _ = store.run_state(t)
     except LookupError as e:
-        _fail(str(e), 1)
-    out = render(board, fmt, title=f"{t['name']} ({t['game']}, {t['status']})")
+        _fail(escape(str(e)), 1)
+    except StorageError as e:
+        _fail(escape(str(e)), 1)
+    out = render(board, fmt, title=f"{t['name']} ({t['game']}, {state})")
     if out is not None:
         print(out, end="" if out.endswith("\n") else "\n")
 

@@ -24,8 +24,8 @@ def board_from_store(store: Store, name: str | None) -> tuple[dict[str, Any], li
     t = store.tournament(name) if name else store.latest_tournament()
     if t is None:
         known = ", ".join(x["name"] for x in store.list_tournaments()) or "none"
-        raise LookupError(f"no tournament {name!r} in {store.url} (known: {known})" if name
-                          else f"no tournament in {store.url}")
+        raise LookupError(f"no tournament {name!r} in {store.display_url} (known: {known})" if name
+                          else f"no tournament in {store.display_url}")
     spec = json.loads(t["spec_json"])
     ts = TrueSkillParams(**spec["trueskill"])
     names = [b["name"] for b in spec["bots"]]

@@ -1,27 +1,42 @@
-"""Tournament execution: one referee process, up to ``concurrency`` matches
-at once, every result stored atomically, ratings in schedule order.
+"""Tournament driver: hands every scheduled match to an executor (see
+:mod:`tournaments.executor`: this process, or a Dask cluster), and is the
+single writer of the results database and the log directory. Each result is
+stored atomically; ratings are applied in schedule order whatever order
+results arrive in.
+
+No match played twice: the driver holds the tournament's lease in the store
+(host, pid, heartbeat every :data:`~tournaments.store.LEASE_HEARTBEAT_S`
+seconds) for the whole run; a second driver is refused while the lease is
+live and may take over only once it expired (or, on the same host, once its
+holder's process is gone). Match logs are written to ``<name>.part`` and
+renamed when complete, so a log under its final name is always whole.
 
 Resume: matches already in the store are never replayed; a match that was
 running when the process died is simply played again from the start (its
 seed is fixed), so the final leaderboard equals an uninterrupted run's.
+
+Storage faults (database deleted, corrupt or full; log disk full) stop the
+run with a :class:`~tournaments.store.StorageError` naming the file; what
+was recorded before stays recorded, and ``--resume`` continues.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import time
-from dataclasses import asdict, dataclass, field
+import zlib
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from referee.bots import BotProcess
-from referee.play import SeatPlan, play_match
-from referee.runner import MatchSpec
-from referee.service import Referee
+from sqlalchemy.exc import IntegrityError
+
+from tournaments.executor import Executor, ExecutorError, FinishedMatch, make_executor, match_job
 from tournaments.rating import BoardRow, leaderboard
 from tournaments.schedule import ScheduledMatch, build
 from tournaments.spec import TournamentSpec
-from tournaments.store import Store
+from tournaments.store import LEASE_HEARTBEAT_S, LEASE_TTL_S, LeaseHeld, LeaseHolder, Store, StorageError
 
 
 class TournamentError(RuntimeError):
@@ -46,134 +61,203 @@ class TournamentResult:
     board: list[BoardRow]
     progress: Progress
     elapsed_s: float
-    store_url: str
+    store_url: str  # password masked
     log_dir: str
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-class _PersistentBot:
-    """A bot process launched once for the whole tournament (``persistent = true``)
-    and relaunched with the same token if it dies."""
+def _open(spec: TournamentSpec, resume: bool, fresh: bool, store: Store, schedule: list[ScheduledMatch],
+          me: LeaseHolder) -> int:
+    """The tournament's id, with its lease held by ``me``. Raises
+    :class:`TournamentError` when another driver runs it, when it exists
+    and neither ``resume`` nor ``fresh`` is set, or when the file changed."""
+    where = f"tournament {spec.name!r} in {store.display_url}"
+    for _ in range(3):  # a concurrent driver may create or delete it between our steps
+        t = store.tournament(spec.name)
+        try:
+            if t is not None and fresh:
+                store.delete_tournament(spec.name, me)
+                t = None
+            if t is None:
+                try:
+                    return store.create_tournament(spec.name, spec.game, spec.public_json(), spec.fingerprint(),
+                                                   len(schedule), [(b.name, b.command, b.external) for b in spec.bots],
+                                                   lease_holder=me)
+                except IntegrityError:
+                    fresh = False  # another driver created it just now: its lease decides below
+                    continue
+            state, lease = store.run_state(t)
+            if lease is not None:
+                raise LeaseHeld(lease, LEASE_TTL_S)
+            if not resume:
+                raise TournamentError(
+                    f"{where} already exists ({state}); use --resume to finish it or --fresh to start it over")
+            if t["fingerprint"] != spec.fingerprint():
+                raise TournamentError(
+                    f"{where} was started from a different file (game, bots, schedule, seed, rules or clocks "
+                    "changed); use --fresh to start over or give it a new name")
+            store.acquire_lease(int(t["id"]), me)
+            return int(t["id"])
+        except LeaseHeld as e:
+            raise TournamentError(f"{where} {e}") from None
+    raise TournamentError(f"{where} is being created and deleted by other drivers at the same time; retry")
 
-    def __init__(self, name: str, command: str, ref: Referee, log_dir: Path, spec: TournamentSpec):
-        self.name, self.command, self.ref, self.log_dir, self.spec = name, command, ref, log_dir, spec
-        self.token = ref.new_token(name)
-        self.proc: BotProcess | None = None
-        self.launches = 0
-        self._lock = asyncio.Lock()
 
-    async def ensure(self) -> BotProcess:
-        async with self._lock:
-            if self.proc is None or self.proc.poll() is not None:
-                if self.proc is not None:
-                    await asyncio.to_thread(self.proc.stop, 0.2)
-                self.launches += 1
-                self.proc = BotProcess(self.command, f"{self.name}.persistent{self.launches}",
-                                       f"127.0.0.1:{self.ref.port}", self.token, self.log_dir,
-                                       limits=self.spec.limits).start()
-            return self.proc
-
-    def stop(self) -> None:
-        if self.proc is not None:
-            self.proc.stop()
+def _log_error(path: Path, e: OSError) -> StorageError:
+    return StorageError(f"match log {path}: {e.strerror or e} (log directory {path.parent}); "
+                        "free space or fix the directory, then continue with --resume")
 
 
-def _open(spec: TournamentSpec, resume: bool, fresh: bool, store: Store, schedule: list[ScheduledMatch]) -> int:
-    t = store.tournament(spec.name)
-    if t is not None and fresh:
-        store.delete_tournament(spec.name)
-        t = None
-    if t is None:
-        return store.create_tournament(spec.name, spec.game, asdict(spec), spec.fingerprint(), len(schedule),
-                                       [(b.name, b.command, b.external) for b in spec.bots])
-    if not resume:
-        raise TournamentError(
-            f"tournament {spec.name!r} already exists in {store.url} ({t['status']}); "
-            "use --resume to finish it or --fresh to start it over")
-    if t["fingerprint"] != spec.fingerprint():
-        raise TournamentError(
-            f"tournament {spec.name!r} in {store.url} was started from a different file (game, bots, "
-            "schedule, seed, rules or clocks changed); use --fresh to start over or give it a new name")
-    return int(t["id"])
+def _keep_log(fm: FinishedMatch, log_dir: Path, match_id: str) -> str | None:
+    """Put the match's log (and bot output) under its final name; the log is
+    renamed only once complete. Returns the final log path. Raises
+    :class:`StorageError` when the log directory cannot be written."""
+    final = log_dir / f"{match_id}.jsonl"
+    target = final
+    try:
+        for name, data in fm.files.items():
+            target = log_dir / name
+            target.write_bytes(zlib.decompress(data))
+        if fm.log_file is not None:
+            target = final
+            os.replace(fm.log_file, final)
+            return str(final)
+        if fm.log is not None:
+            target = final.with_name(final.name + ".part")
+            with target.open("wb") as f:
+                f.write(zlib.decompress(fm.log))
+                f.flush()
+                os.fsync(f.fileno())
+            target = final
+            os.replace(final.with_name(final.name + ".part"), final)
+            return str(final)
+    except OSError as e:
+        raise _log_error(target, e) from None
+    return None
+
+
+def _root_cause(e: BaseException) -> BaseException:
+    """The first meaningful exception inside (nested) exception groups."""
+    while isinstance(e, BaseExceptionGroup):
+        inner = [x for x in e.exceptions if not isinstance(x, asyncio.CancelledError)] or list(e.exceptions)
+        preferred = [x for x in inner if isinstance(x, (StorageError, TournamentError, ExecutorError))]
+        e = (preferred or inner)[0]
+    return e
 
 
 async def run_tournament(spec: TournamentSpec, resume: bool = False, fresh: bool = False,
                          on_progress: Callable[[Progress], None] | None = None,
-                         stop_after: int | None = None) -> TournamentResult:
+                         stop_after: int | None = None, executor: Executor | None = None) -> TournamentResult:
     """Run (or resume) a tournament to the end and return its leaderboard.
 
     ``stop_after``: play at most that many matches this call (for tests and
-    partial runs; a later ``resume`` finishes). Raises :class:`TournamentError`
-    when the tournament exists and neither ``resume`` nor ``fresh`` is set,
-    or when the file changed since the tournament started.
+    partial runs; a later ``resume`` finishes). ``executor``: where matches
+    are played (default: as the spec says, see
+    :func:`tournaments.executor.make_executor`). Raises
+    :class:`TournamentError` when the tournament exists and neither
+    ``resume`` nor ``fresh`` is set, when the file changed since the
+    tournament started, or when another driver runs it;
+    :class:`~tournaments.store.StorageError` when the database or the log
+    directory fails; :class:`~tournaments.executor.ExecutorError` when the
+    executor cannot play.
     """
     t0 = time.monotonic()
     store = Store(spec.database)
-    schedule = build(spec)
-    tid = _open(spec, resume, fresh, store, schedule)
-    done = store.finished_indices(tid)
-    todo = [m for m in schedule if m.index not in done]
-    if stop_after is not None:
-        todo = todo[:stop_after]
-    prog = Progress(total=len(schedule), done=len(done), skipped=len(done))
-    log_dir = Path(spec.log_dir) / spec.name
-    log_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        return await _run(spec, store, t0, resume, fresh, on_progress, stop_after, executor)
+    finally:
+        store.close()
 
-    ref = Referee(log_dir)
-    await ref.start("127.0.0.1", spec.port)
-    persistent: dict[str, _PersistentBot] = {}
-    for b in spec.bots:
-        if b.external:
-            ref.register_token(b.token, b.name)
-        elif b.persistent:
-            persistent[b.name] = _PersistentBot(b.name, b.command, ref, log_dir, spec)
-    entries = {b.name: b for b in spec.bots}
-    sem = asyncio.Semaphore(spec.concurrency)
+
+async def _run(spec: TournamentSpec, store: Store, t0: float, resume: bool, fresh: bool,
+               on_progress: Callable[[Progress], None] | None, stop_after: int | None,
+               executor: Executor | None) -> TournamentResult:
+    schedule = build(spec)
+    me = LeaseHolder.me()
+    tid = _open(spec, resume, fresh, store, schedule, me)
+    try:
+        done = store.finished_indices(tid)
+        todo = [m for m in schedule if m.index not in done]
+        if stop_after is not None:
+            todo = todo[:stop_after]
+        prog = Progress(total=len(schedule), done=len(done), skipped=len(done))
+        log_dir = Path(spec.log_dir) / spec.name
+        try:
+            log_dir.mkdir(parents=True, exist_ok=True)
+            for stale in log_dir.glob("*.part"):  # we hold the lease: these are a dead run's partial logs
+                stale.unlink()
+        except OSError as e:
+            raise StorageError(f"log directory {log_dir}: {e.strerror or e}") from None
+        ex = executor or make_executor(spec)
+        await ex.start(spec, log_dir)
+        try:
+            await _play_all(spec, store, tid, me, ex, todo, log_dir, prog, on_progress)
+        finally:
+            await ex.stop()
+        rows = store.matches(tid)
+        from tournaments.rating import rate
+
+        names = [b.name for b in spec.bots]
+        _, history = rate(rows, names, spec.trueskill)
+        store.write_rating_history(tid, history)
+        if len(rows) == len(schedule):
+            store.set_tournament_status(tid, "complete")
+        board = leaderboard(rows, names, spec.trueskill, store.fault_counts(tid))
+        return TournamentResult(spec.name, board, prog, time.monotonic() - t0, store.display_url, str(log_dir),
+                                extra={"executor": ex.name})
+    finally:
+        try:
+            store.release_lease(tid, me)
+        except StorageError:
+            pass  # the database is what failed: the lease expires on its own
+
+
+async def _play_all(spec: TournamentSpec, store: Store, tid: int, me: LeaseHolder, ex: Executor,
+                    todo: list[ScheduledMatch], log_dir: Path, prog: Progress,
+                    on_progress: Callable[[Progress], None] | None) -> None:
+    """Play ``todo`` on ``ex``, recording each result as it arrives, while
+    renewing the lease; the first storage, lease or executor failure stops
+    every other match and is raised."""
+
+    async def heartbeat() -> None:
+        while True:
+            await asyncio.sleep(LEASE_HEARTBEAT_S)
+            await asyncio.to_thread(store.check)
+            if not await asyncio.to_thread(store.heartbeat, tid, me):
+                lease = await asyncio.to_thread(store.lease, tid)
+                who = f"pid {lease['pid']} on host {lease['host']}" if lease else "nobody"
+                raise TournamentError(f"tournament {spec.name!r} lost its lease in {store.display_url} (now held "
+                                      f"by {who}); this driver stopped so that no match is played twice")
 
     async def one(m: ScheduledMatch) -> None:
-        async with sem:
-            plans: list[SeatPlan] = []
-            for name in m.seats:
-                b = entries[name]
-                if b.external:
-                    plans.append(SeatPlan(token=b.token))
-                elif b.persistent:
-                    pb_ = persistent[name]
-                    plans.append(SeatPlan(token=pb_.token, process=await pb_.ensure()))
-                else:
-                    plans.append(SeatPlan(command=b.command))
-            ms = MatchSpec(game=spec.game, players=spec.players, seed=m.seed, seat_names=list(m.seats),
-                           variant=spec.variant, params=spec.params, decision_ms=spec.decision_ms,
-                           bank_ms=spec.bank_ms, fault_policy=spec.fault_policy, max_faults=spec.max_faults,
-                           match_id=f"{spec.name}-m{m.index:05d}")
-            outcome = await play_match(ref, ms, plans, log_dir, spec.limits, spec.connect_timeout_ms / 1000)
-            result = outcome.to_json()
-            await asyncio.to_thread(store.record_match, tid, m.index, m.seed, list(m.seats), outcome.status,
-                                    result, outcome.log_path, outcome.decisions, outcome.elapsed_s)
-            prog.done += 1
-            prog.faults += sum(1 for f in outcome.faults if f.kind not in ("late_reply", "unknown_request"))
-            prog.aborted += outcome.status != "complete"
-            prog.last = f"match {m.index}: {' / '.join(m.seats)} -> {outcome.status}"
-            if on_progress:
-                on_progress(prog)
-
-    try:
+        job = match_job(spec, m)
+        part = log_dir / f"{job.spec.match_id}.jsonl.part"
+        try:
+            fm = await ex.play(job)
+        except OSError as e:  # the log could not even be created
+            raise _log_error(part, e) from None
+        if fm.status.startswith("aborted: OSError"):  # the runner failed writing the log (engines do no I/O)
+            raise StorageError(f"match log {part}: {fm.status.split(': ', 1)[1]} (log directory {log_dir}); "
+                               "free space or fix the directory, then continue with --resume")
+        result = fm.result
+        result["log_path"] = await asyncio.to_thread(_keep_log, fm, log_dir, job.spec.match_id)
+        await asyncio.to_thread(store.record_match, tid, m.index, m.seed, list(m.seats), fm.status,
+                                result, result["log_path"], fm.decisions, fm.elapsed_s)
+        prog.done += 1
+        prog.faults += sum(1 for f in result.get("faults", []) if f["kind"] not in ("late_reply", "unknown_request"))
+        prog.aborted += fm.status != "complete"
+        prog.last = f"match {m.index}: {' / '.join(m.seats)} -> {fm.status}"
         if on_progress:
             on_progress(prog)
-        await asyncio.gather(*(one(m) for m in todo))
-    finally:
-        for p in persistent.values():
-            await asyncio.to_thread(p.stop)
-        await ref.stop(0.5)
-    rows = store.matches(tid)
-    from tournaments.rating import rate
 
-    names = [b.name for b in spec.bots]
-    _, history = rate(rows, names, spec.trueskill)
-    store.write_rating_history(tid, history)
-    if len(rows) == len(schedule):
-        store.set_tournament_status(tid, "complete")
-    board = leaderboard(rows, names, spec.trueskill, store.fault_counts(tid))
-    url = store.url
-    store.close()
-    return TournamentResult(spec.name, board, prog, time.monotonic() - t0, url, str(log_dir))
+    if on_progress:
+        on_progress(prog)
+    try:
+        async with asyncio.TaskGroup() as tg:
+            beat = tg.create_task(heartbeat())
+            matches = [tg.create_task(one(m)) for m in todo]
+            if matches:
+                await asyncio.wait(matches)
+            beat.cancel()
+    except BaseExceptionGroup as eg:
+        raise _root_cause(eg) from None

@@ -20,8 +20,12 @@ Every problem is reported with its key and line before any match starts;
     [faults]    policy = "default_action" | "forfeit", max_faults = 5
     [trueskill] mu, sigma, beta, tau, draw_probability
     [limits]    cpu_seconds, memory_mb, processes, open_files, file_size_mb
+    [execution] executor = "local" | "dask", scheduler = "tcp://HOST:8786"
     [[bots]]    name = "...", command = "python sample_bots/random_bot.py"
-                (or external = true, token = "..."), persistent = false
+                (or external = true, token = "..."), persistent = false,
+                resources = ["java"]   # Dask: only workers started with --resources java=N
+
+``database`` defaults to ``$REFEREE_DB``, else ``runs/referee.sqlite``.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from referee.games import GAME_IDS, UnknownGame, game_class
 from referee.runner import FAULT_POLICIES
 
 SCHEDULES = ("round_robin", "duplicate")
+EXECUTORS = ("local", "dask")
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 
 
@@ -62,6 +67,7 @@ class BotEntry:
     external: bool = False
     token: str = ""
     persistent: bool = False
+    resources: list[str] = field(default_factory=list)  # Dask worker resources a match of this bot needs
 
 
 @dataclass
@@ -98,16 +104,32 @@ class TournamentSpec:
     trueskill: TrueSkillParams = field(default_factory=TrueSkillParams)
     limits: Limits = field(default_factory=Limits)
     base_dir: str = "."
+    executor: str = "local"  # where matches run: local (this process) or dask (a Dask cluster)
+    scheduler: str = ""  # the Dask scheduler's address, e.g. tcp://10.0.0.5:8786
 
     def fingerprint(self) -> str:
         """Hash of everything that determines the matches and ratings (not
         concurrency, paths or ports), so ``--resume`` can refuse a changed file."""
         d = asdict(self)
-        for k in ("concurrency", "database", "log_dir", "port", "base_dir", "limits", "connect_timeout_ms"):
+        for k in ("concurrency", "database", "log_dir", "port", "base_dir", "limits", "connect_timeout_ms",
+                  "executor", "scheduler"):
             d.pop(k)
         for b in d["bots"]:
             b.pop("token", None)
+            b.pop("resources", None)
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
+
+    def public_json(self) -> dict[str, Any]:
+        """The spec as stored in the results database: external bots' tokens
+        and the database password are not in it."""
+        from tournaments.store import mask_url
+
+        d = asdict(self)
+        d["database"] = mask_url(self.database)
+        for b in d["bots"]:
+            if b.get("token"):
+                b["token"] = "***"
+        return d
 
     def resolve(self, p: str) -> Path:
         """A path of the file, relative to the directory the run starts in (absolute paths kept)."""
@@ -248,7 +270,7 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
         return v
 
     known = {"name", "game", "players", "schedule", "games", "seed", "concurrency", "database", "log_dir",
-             "port", "variant", "params", "clock", "faults", "trueskill", "limits", "bots"}
+             "port", "variant", "params", "clock", "faults", "trueskill", "limits", "bots", "execution"}
     for k in raw:
         if k not in known:
             bad(k, f"unknown key (known: {', '.join(sorted(known))})")
@@ -275,7 +297,7 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
     seed = get(raw, "seed", "seed", int, 1, lambda v: 0 <= v < 2**63, "must be 0..2^63-1")
     concurrency = get(raw, "concurrency", "concurrency", int, os.cpu_count() or 1, lambda v: 1 <= v <= 256,
                       "must be 1..256")
-    database = get(raw, "database", "database", str, "runs/referee.sqlite")
+    database = get(raw, "database", "database", str, os.environ.get("REFEREE_DB") or "runs/referee.sqlite")
     log_dir = get(raw, "log_dir", "log_dir", str, "runs/logs")
     port = get(raw, "port", "port", int, 0, lambda v: 0 <= v <= 65535, "must be 0..65535")
     variant = get(raw, "variant", "variant", dict, {})
@@ -320,7 +342,9 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
         return t
 
     clock, faults, ts, lim = table("clock"), table("faults"), table("trueskill"), table("limits")
+    execution = table("execution")
     for t, allowed, tn in ((clock, {"decision_ms", "bank_ms", "connect_timeout_ms"}, "clock"),
+                           (execution, {"executor", "scheduler"}, "execution"),
                            (faults, {"policy", "max_faults"}, "faults"),
                            (ts, {"mu", "sigma", "beta", "tau", "draw_probability"}, "trueskill"),
                            (lim, set(Limits.__dataclass_fields__), "limits")):
@@ -343,6 +367,10 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
                                      tsp.draw_probability, lambda v: 0 <= v < 1, "must be in [0, 1)"))
     if tsp.sigma <= 0 or tsp.beta <= 0:
         bad("trueskill", "sigma and beta must be > 0")
+    executor = get(execution, "executor", "execution.executor", str, "local", lambda v: v in EXECUTORS,
+                   f"must be one of {', '.join(EXECUTORS)}")
+    scheduler = get(execution, "scheduler", "execution.scheduler", str, "",
+                    lambda v: "://" in v or ":" in v, "must be a scheduler address like tcp://HOST:8786")
     limits = Limits()
     for k in Limits.__dataclass_fields__:
         setattr(limits, k, get(lim, k, f"limits.{k}", int, getattr(limits, k), lambda v: v >= 0, "must be >= 0"))
@@ -359,8 +387,8 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
             bad(key, "must be a table")
             continue
         for k in b:
-            if k not in {"name", "command", "external", "token", "persistent"}:
-                bad(f"{key}.{k}", "unknown key (known: command, external, name, persistent, token)")
+            if k not in {"name", "command", "external", "token", "persistent", "resources"}:
+                bad(f"{key}.{k}", "unknown key (known: command, external, name, persistent, resources, token)")
         bname = get(b, "name", f"{key}.name", str, "", lambda v: bool(_NAME_RE.match(v)),
                     "must be 1-64 letters, digits, '_', '-', '.'")
         if "name" not in b:
@@ -372,6 +400,9 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
         command = get(b, "command", f"{key}.command", str, "")
         token = get(b, "token", f"{key}.token", str, "")
         persistent = get(b, "persistent", f"{key}.persistent", bool, False)
+        resources = get(b, "resources", f"{key}.resources", list, [],
+                        lambda v: all(isinstance(x, str) and _NAME_RE.match(x) for x in v),
+                        "must be a list of resource names, e.g. [\"java\"]")
         if external:
             if not token:
                 bad(f"{key}.token", "an external bot needs a token")
@@ -381,11 +412,14 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
             bad(f"{key}.command", "missing (or set external = true with a token)")
         elif (why := check_command(command)) is not None:
             bad(f"{key}.command", why)
-        bots.append(BotEntry(bname, command, external, token, persistent))
+        bots.append(BotEntry(bname, command, external, token, persistent, list(resources)))
     if cls is not None and players and len(bots) < players:
         bad("bots[0]" if bots else "bots", f"{len(bots)} bot(s) for {players}-player matches: need at least {players}")
     if any(b.external for b in bots) and port == 0:
         bad("port", "external bots need a fixed port to connect to")
+    if executor == "dask" and any(b.external for b in bots):
+        bad("execution.executor", "external bots connect to this machine's referee: they cannot play on a "
+            "Dask cluster (use executor = \"local\")")
 
     if problems:
         problems.sort(key=lambda p: (p[1] is None, p[1] or 0))
@@ -394,4 +428,5 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
         name=name, game=game, players=players, bots=bots, schedule=schedule, games=games, seed=seed,
         concurrency=concurrency, database=database, log_dir=log_dir, port=port, variant=variant,
         params=params, decision_ms=decision_ms, bank_ms=bank_ms, fault_policy=policy, max_faults=max_faults,
-        connect_timeout_ms=connect_ms, trueskill=tsp, limits=limits, base_dir=base_dir)
+        connect_timeout_ms=connect_ms, trueskill=tsp, limits=limits, base_dir=base_dir, executor=executor,
+        scheduler=scheduler)
