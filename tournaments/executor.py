@@ -277,10 +277,14 @@ def remote_play(job: MatchJob) -> FinishedMatch:
     try:
         outcome = rt.run(_play(rt.ref, job, d, log_path, rt.persistent, key=job.tournament))
         log = zlib.compress(log_path.read_bytes()) if log_path.exists() else None
-        files = {p.name: zlib.compress(_tail(p, STDERR_TAIL_BYTES)) for p in d.glob(f"{mid}.seat*")}
+        files = {p.name: zlib.compress(_tail(p, STDERR_TAIL_BYTES)) for p in d.glob(f"{mid}.seat*")
+                 if p.is_file()}
     finally:
         for p in d.glob(f"{mid}.*"):
-            p.unlink(missing_ok=True)
+            if p.is_dir():
+                shutil.rmtree(p, ignore_errors=True)
+            else:
+                p.unlink(missing_ok=True)
     import socket
 
     return _finished(job, outcome, log=log, files=files, worker=socket.gethostname())
@@ -339,6 +343,12 @@ class DaskExecutor:
             except KilledWorker as e:
                 raise ExecutorError(f"match {job.index} ({job.spec.match_id}) was lost with its Dask worker "
                                     f"too many times ({e}); check the workers' logs, then continue with --resume"
+                                    ) from None
+            except (asyncio.CancelledError, ExecutorError):
+                raise
+            except Exception as e:  # raised on the worker (its disk, its environment)
+                raise ExecutorError(f"match {job.index} ({job.spec.match_id}) failed on a Dask worker: "
+                                    f"{type(e).__name__}: {e}; fix the worker, then continue with --resume"
                                     ) from None
             finally:
                 fut.release()
