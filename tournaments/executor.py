@@ -240,11 +240,13 @@ class WorkerRuntime:
     def run(self, coro: Any) -> Any:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
 
-    def stop_persistent(self, tournament: str) -> int:
-        gone = [k for k in self.persistent if k[0] == tournament]
-        for k in gone:
-            self.persistent.pop(k).stop()
-        return len(gone)
+    def stop_persistent(self, tournament: str) -> dict[str, int]:
+        launches = {}
+        for k in [k for k in self.persistent if k[0] == tournament]:
+            p = self.persistent.pop(k)
+            p.stop()
+            launches[k[1]] = p.launches
+        return launches
 
     def shutdown(self) -> None:
         for p in self.persistent.values():
@@ -285,15 +287,26 @@ def remote_play(job: MatchJob) -> FinishedMatch:
                 shutil.rmtree(p, ignore_errors=True)
             else:
                 p.unlink(missing_ok=True)
+    return _finished(job, outcome, log=log, files=files, worker=_worker_name())
+
+
+def _worker_name() -> str:
     import socket
 
-    return _finished(job, outcome, log=log, files=files, worker=socket.gethostname())
+    try:
+        from distributed import get_worker
+
+        w = get_worker()
+        return str(w.name if w.name is not None else w.address)
+    except (ImportError, ValueError):
+        return socket.gethostname()
 
 
-def stop_persistent(tournament: str) -> int:
-    """Run on every worker at the end of a tournament: stop its persistent bots."""
+def stop_persistent(tournament: str) -> dict[str, int]:
+    """Run on every worker at the end of a tournament: stop its persistent
+    bots; returns bot name -> how many times it was launched on this worker."""
     rt = WorkerRuntime._instance
-    return rt.stop_persistent(tournament) if rt is not None else 0
+    return rt.stop_persistent(tournament) if rt is not None else {}
 
 
 class DaskExecutor:
@@ -308,6 +321,8 @@ class DaskExecutor:
         self.client: Any = None
         self.tournament = ""
         self._sem = asyncio.Semaphore(max_in_flight)
+        #: after stop(): worker -> persistent bot -> launches on that worker
+        self.persistent_launches: dict[str, dict[str, int]] = {}
 
     async def start(self, spec: TournamentSpec, log_dir: Path) -> None:
         try:
@@ -357,7 +372,7 @@ class DaskExecutor:
         if self.client is None:
             return
         try:
-            await self.client.run(stop_persistent, self.tournament)
+            self.persistent_launches = await self.client.run(stop_persistent, self.tournament)
         except Exception:  # workers gone: their bots died with them (parent-death signal)
             pass
         await self.client.close()

@@ -204,7 +204,8 @@ async def _run(spec: TournamentSpec, store: Store, t0: float, resume: bool, fres
             store.set_tournament_status(tid, "complete")
         board = leaderboard(rows, names, spec.trueskill, store.fault_counts(tid))
         return TournamentResult(spec.name, board, prog, time.monotonic() - t0, store.display_url, str(log_dir),
-                                extra={"executor": ex.name})
+                                extra={"executor": ex.name,
+                                       "persistent_launches": getattr(ex, "persistent_launches", {})})
     finally:
         try:
             store.release_lease(tid, me)
@@ -240,6 +241,8 @@ async def _play_all(spec: TournamentSpec, store: Store, tid: int, me: LeaseHolde
             raise StorageError(f"match log {part}: {fm.status.split(': ', 1)[1]} (log directory {log_dir}); "
                                "free space or fix the directory, then continue with --resume")
         result = fm.result
+        if fm.worker != "local":
+            result["worker"] = fm.worker  # which Dask worker played it
         result["log_path"] = await asyncio.to_thread(_keep_log, fm, log_dir, job.spec.match_id)
         await asyncio.to_thread(store.record_match, tid, m.index, m.seed, list(m.seats), fm.status,
                                 result, result["log_path"], fm.decisions, fm.elapsed_s)
