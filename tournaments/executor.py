@@ -89,10 +89,11 @@ class FinishedMatch:
     :meth:`referee.runner.MatchOutcome.to_json`."""
 
     index: int
-    status: str
+    status: str  # complete | aborted (referee.runner.MatchStatus values)
     result: dict[str, Any]
     decisions: int
     elapsed_s: float
+    reason: str = ""  # why it was aborted
     log_file: Path | None = None
     log: bytes | None = None
     files: dict[str, bytes] = field(default_factory=dict)
@@ -173,7 +174,8 @@ async def _play(ref: Referee, job: MatchJob, log_dir: Path, log_path: Path,
 
 
 def _finished(job: MatchJob, outcome: Any, **kw: Any) -> FinishedMatch:
-    return FinishedMatch(job.index, outcome.status, outcome.to_json(), outcome.decisions, outcome.elapsed_s, **kw)
+    return FinishedMatch(job.index, str(outcome.status), outcome.to_json(), outcome.decisions, outcome.elapsed_s,
+                         reason=outcome.reason, **kw)
 
 
 class LocalExecutor:

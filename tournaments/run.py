@@ -237,8 +237,8 @@ async def _play_all(spec: TournamentSpec, store: Store, tid: int, me: LeaseHolde
             fm = await ex.play(job)
         except OSError as e:  # the log could not even be created
             raise _log_error(part, e) from None
-        if fm.status.startswith("aborted: OSError"):  # the runner failed writing the log (engines do no I/O)
-            raise StorageError(f"match log {part}: {fm.status.split(': ', 1)[1]} (log directory {log_dir}); "
+        if fm.status == "aborted" and fm.reason.startswith("OSError"):  # I/O in the referee: engines do none
+            raise StorageError(f"match log {part}: {fm.reason.split(': ', 1)[-1]} (log directory {log_dir}); "
                                "free space or fix the directory, then continue with --resume")
         result = fm.result
         if fm.worker != "local":
