@@ -60,7 +60,8 @@ class PgServer:
         return self.url(name)
 
 
-def _start() -> tuple[PgServer, subprocess.Popen, str]:
+def _start(fsync: bool = False) -> tuple[PgServer, subprocess.Popen, str]:
+    """Start a server; ``fsync`` off by default (the tests kill clients, never the machine)."""
     import psycopg
 
     bindir = _bindir()
@@ -77,7 +78,7 @@ def _start() -> tuple[PgServer, subprocess.Popen, str]:
                     "--no-sync", "--no-instructions"], check=True, capture_output=True, cwd=root, **kw)
     port = _free_port()
     proc = subprocess.Popen([str(bindir / "postgres"), "-D", data, "-p", str(port), "-k", root,
-                             "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "max_connections=200",
+                             "-c", "listen_addresses=127.0.0.1", "-c", f"fsync={'on' if fsync else 'off'}", "-c", "max_connections=200",
                              "-c", "shared_buffers=32MB"],
                             stdout=subprocess.DEVNULL, stderr=open(os.path.join(root, "server.log"), "wb"),
                             cwd=root, start_new_session=True, **kw)
@@ -95,16 +96,20 @@ def _start() -> tuple[PgServer, subprocess.Popen, str]:
     return PgServer(port), proc, root
 
 
+def _stop(proc: subprocess.Popen, root: str) -> None:
+    proc.send_signal(2)  # SIGINT: fast shutdown
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
+    shutil.rmtree(root, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[PgServer]:
     server, proc, root = _start()
     try:
         yield server
     finally:
-        proc.send_signal(2)  # SIGINT: fast shutdown
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
-        shutil.rmtree(root, ignore_errors=True)
+        _stop(proc, root)
