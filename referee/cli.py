@@ -570,7 +570,7 @@ def tournament_run(
     except FileNotFoundError:
         _fail(f"no such tournament file: {file}")
     except tspec.SpecError as e:
-        _fail(escape(str(e)))
+        _fail(str(e))
     if concurrency:
         spec.concurrency = concurrency
     if db:
@@ -603,8 +603,8 @@ def tournament_run(
         except StorageError:  # an unusable database: the run itself reports it
             pass
         if state is not None:
-            _fail(escape(f"tournament {spec.name!r} already exists in {mask_url(spec.database)} ({state}); "
-                         "use --resume to finish it or --fresh to start it over"))
+            _fail(f"tournament {spec.name!r} already exists in {mask_url(spec.database)} ({state}); "
+                         "use --resume to finish it or --fresh to start it over")
     total = len(build(spec))
     where = (f"on the Dask cluster at {spec.scheduler}" if spec.executor == "dask"
              else f"concurrency {spec.concurrency}")
@@ -627,7 +627,7 @@ def tournament_run(
         with bar:
             res = asyncio.run(run_tournament(spec, resume=resume, fresh=fresh, on_progress=on_progress))
     except (TournamentError, StorageError, ExecutorError) as e:
-        _fail(escape(str(e)), 1 if isinstance(e, (StorageError, ExecutorError)) else 2)
+        _fail(str(e), 1 if isinstance(e, (StorageError, ExecutorError)) else 2)
     except KeyboardInterrupt:
         console.print(f"[yellow]interrupted[/yellow]: finished matches are saved; continue with "
                       f"`referee tournament run {escape(str(file))} --resume`")
@@ -650,8 +650,6 @@ def _reading_db(db: Optional[str], config: Optional[Path]) -> tuple[str, Optiona
 
     name = None
     if config is not None:
-        from rich.markup import escape
-
         from tournaments import spec as tspec
 
         try:
@@ -659,7 +657,7 @@ def _reading_db(db: Optional[str], config: Optional[Path]) -> tuple[str, Optiona
         except FileNotFoundError:
             _fail(f"no such tournament file: {config}")
         except tspec.SpecError as e:
-            _fail(escape(str(e)))
+            _fail(str(e))
         name = s.name
         if not db:
             db = s.database
@@ -668,8 +666,6 @@ def _reading_db(db: Optional[str], config: Optional[Path]) -> tuple[str, Optiona
 
 def _open_store(db: str):
     """The store for a reading command (never creates a database); errors are printed, not raised."""
-    from rich.markup import escape
-
     from tournaments.store import StorageError, Store
 
     try:
@@ -678,7 +674,7 @@ def _open_store(db: str):
         msg = str(e)
         if msg.startswith("no results database"):
             msg += " (run a tournament first, or pass --db PATH or --config FILE)"
-        _fail(escape(msg), 1)
+        _fail(msg, 1)
 
 
 @tournament_app.command("status")
@@ -693,8 +689,6 @@ def tournament_status(
     import socket
     import time
 
-    from rich.markup import escape
-
     from tournaments.store import StorageError
 
     db, cfg_name = _reading_db(db, config)
@@ -703,13 +697,13 @@ def tournament_status(
     try:
         t = store.tournament(name) if name else store.latest_tournament()
         if t is None:
-            _fail(escape(f"no tournament {name or ''} in {store.display_url}".replace("  ", " ")), 1)
+            _fail(f"no tournament {name or ''} in {store.display_url}".replace("  ", " "), 1)
         rows = store.matches(t["id"])
         fc = store.fault_counts(t["id"])
         state, lease = store.run_state(t)
         stale = store.lease(t["id"]) if state == "interrupted" else None
     except StorageError as e:
-        _fail(escape(str(e)), 1)
+        _fail(str(e), 1)
     aborted = sum(1 for r in rows if r.status != "complete")
     print(f"{t['name']}: {t['game']}, {len(rows)}/{t['total_matches']} matches done, status {state}, "
           f"aborted {aborted}")
@@ -734,8 +728,6 @@ def leaderboard(
     config: Optional[Path] = typer.Option(None, "--config", "-c", help="Tournament file: its database and name."),
 ) -> None:
     """Print a tournament's TrueSkill leaderboard (ranked by mu − 3·sigma)."""
-    from rich.markup import escape
-
     from tournaments.report import FORMATS, board_from_store, render
     from tournaments.store import StorageError
 
@@ -747,9 +739,9 @@ def leaderboard(
         t, board = board_from_store(store, tournament or cfg_name)
         state, _ = store.run_state(t)
     except LookupError as e:
-        _fail(escape(str(e)), 1)
+        _fail(str(e), 1)
     except StorageError as e:
-        _fail(escape(str(e)), 1)
+        _fail(str(e), 1)
     out = render(board, fmt, title=f"{t['name']} ({t['game']}, {state})")
     if out is not None:
         print(out, end="" if out.endswith("\n") else "\n")
@@ -757,25 +749,31 @@ def leaderboard(
 
 @tournament_app.command("list")
 def tournament_list(
-    db: str = typer.Option("runs/referee.sqlite", "--db", help="Results database path or URL."),
+    db: Optional[str] = typer.Option(None, "--db", help="Results database path or URL "
+                                     "(default: $REFEREE_DB, else runs/referee.sqlite)."),
     fmt: str = typer.Option("table", "--format", "-f", help="table or json."),
 ) -> None:
-    """List the tournaments in a results database: name, game, status, matches done/total, start time."""
+    """List the tournaments in a results database: name, game, status (running,
+    interrupted or complete), matches done/total, start time."""
     import json
     import time
 
     from tournaments.results import tournament_list as listing
-    from tournaments.store import Store
+    from tournaments.store import StorageError
 
     if fmt not in ("table", "json"):
         _fail("--format must be table or json")
-    _need_db(db)
-    rows = listing(Store(db))
+    db, _ = _reading_db(db, None)
+    store = _open_store(db)
+    try:
+        rows = listing(store)
+    except StorageError as e:
+        _fail(str(e), 1)
     if fmt == "json":
         print(json.dumps(rows, indent=2))
         return
     if not rows:
-        print(f"no tournaments in {db}")
+        print(f"no tournaments in {store.display_url}")
         return
     from rich.table import Table
 
@@ -790,22 +788,30 @@ def tournament_list(
 def results(
     tournament: Optional[str] = typer.Argument(None, help="Tournament name (default: the latest)."),
     fmt: str = typer.Option("csv", "--format", "-f", help="csv or json."),
-    db: str = typer.Option("runs/referee.sqlite", "--db", help="Results database path or URL."),
+    db: Optional[str] = typer.Option(None, "--db", help="Results database path or URL "
+                                     "(default: the --config file's, else $REFEREE_DB, else runs/referee.sqlite)."),
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help="Tournament file: its database and name."),
 ) -> None:
     """Export a tournament's per-match results: match index, seed, status, seats,
     scores, ranks (1 = best), forfeits, faults per seat and log path."""
     from tournaments.results import match_results, render_results
-    from tournaments.store import Store
+    from tournaments.store import StorageError
 
     if fmt not in ("csv", "json"):
         _fail("--format must be csv or json")
-    _need_db(db)
-    store = Store(db)
-    t = store.tournament(tournament) if tournament else store.latest_tournament()
-    if t is None:
-        known = ", ".join(x["name"] for x in store.list_tournaments()) or "none"
-        _fail(f"no tournament {tournament or ''} in {db} (known: {known})".replace("  ", " "), 1)
-    print(render_results(match_results(store, t["id"]), fmt), end="")
+    db, cfg_name = _reading_db(db, config)
+    store = _open_store(db)
+    tournament = tournament or cfg_name
+    try:
+        t = store.tournament(tournament) if tournament else store.latest_tournament()
+        if t is None:
+            known = ", ".join(x["name"] for x in store.list_tournaments()) or "none"
+            _fail(f"no tournament {tournament or ''} in {store.display_url} (known: {known})"
+                         .replace("  ", " "), 1)
+        rows = match_results(store, t["id"])
+    except StorageError as e:
+        _fail(str(e), 1)
+    print(render_results(rows, fmt), end="")
 
 
 # --------------------------------------------------------------------------- bot

@@ -8,16 +8,15 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import text
 
 from conftest import PY, ROOT
 from pgserver import pg_server  # noqa: F401  (session fixture)
-from tournaments.store import LeaseHeld, LeaseHolder, Store, StorageError, url_for
+from tournaments.store import LeaseHeld, LeaseHolder, Store, StorageError
 
 BOTS4 = "\n".join(f'[[bots]]\nname = "b{i}"\ncommand = "python sample_bots/random_bot.py --seed {i}"\n'
                   for i in range(4))
