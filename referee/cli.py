@@ -691,6 +691,8 @@ def tournament_status(
 
     from tournaments.store import StorageError
 
+    from tournaments.store import LEASE_TTL_S
+
     db, cfg_name = _reading_db(db, config)
     store = _open_store(db)
     name = name or cfg_name
@@ -711,8 +713,13 @@ def tournament_status(
         host = "this host" if lease["host"] == socket.gethostname() else f"host {lease['host']}"
         print(f"  lease held by pid {lease['pid']} on {host} (heartbeat {time.time() - lease['heartbeat_at']:.0f} s ago)")
     elif state == "interrupted":
-        why = (f"its driver (pid {stale['pid']} on {stale['host']}) is gone" if stale is not None
-               else "no driver holds its lease")
+        if stale is None:
+            why = "no driver holds its lease"
+        elif time.time() - stale["heartbeat_at"] > LEASE_TTL_S:
+            why = (f"the lease of its driver (pid {stale['pid']} on {stale['host']}) expired "
+                   f"{time.time() - stale['heartbeat_at']:.0f} s after its last heartbeat")
+        else:
+            why = f"its driver (pid {stale['pid']} on {stale['host']}) is gone"
         print(f"  not running: {why}; finish it with `referee tournament run FILE --resume`")
     for bot, kinds in sorted(fc.items()):
         print(f"  faults of {bot}: " + ", ".join(f"{k}×{v}" for k, v in sorted(kinds.items())))

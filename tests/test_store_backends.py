@@ -249,6 +249,8 @@ def test_status_says_interrupted_after_sigterm_or_ctrl_c(tmp_path: Path, how: st
     assert proc.returncode == 130 and "--resume" in err and "Traceback" not in err, err
     st = _cli("tournament", "status", "--db", str(db))
     assert "status interrupted" in st.stdout and "no driver holds its lease" in st.stdout, st.stdout
+    listed = _cli("tournament", "list", "--db", str(db), "--format", "json")
+    assert listed.returncode == 0 and json.loads(listed.stdout)[0]["status"] == "interrupted", listed.stderr
     r = _cli("tournament", "run", str(f), "--resume", "--quiet")
     assert r.returncode == 0, r.stderr
     assert not list((tmp_path / "logs" / "st").glob("*.part"))
