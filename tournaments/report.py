@@ -42,7 +42,7 @@ def tournament_row(store: Store, name: str | None) -> dict[str, Any]:
 
 
 def _interval(r: BoardRow) -> str:
-    return f"{r.low:.0f}..{r.high:.0f}"
+    return f"{r.low:.0f}..{r.high:.0f}" if r.matches else "-"  # no match yet: nothing known
 
 
 def _p_next(r: BoardRow) -> str:
