@@ -136,6 +136,12 @@ def test_adaptive_run_killed_with_9_resumes_exactly(tmp_path: Path) -> None:
     assert f"{partial} already done" in r.stderr
     assert _matches(db) == ref  # the same matches, the same seeds and seats, nothing twice
     assert _board(db, "adapt") == _board(ref_db, "adapt")
+    det = _cli("leaderboard", "--db", str(db), "--tournament", "adapt", "--details", "--format", "json")
+    assert det.returncode == 0, det.stderr
+    d = json.loads(det.stdout)
+    assert d["leaderboard"] == _board(db, "adapt")
+    assert {"head_to_head", "seats", "roles"} <= set(d["details"])
+    assert {x["role"] for x in d["details"]["roles"]} == {"landlord", "peasant"}
     stop = [line for line in r.stderr.splitlines() if line.startswith("stopped: ")]
     assert stop and stop == [line for line in _cli("tournament", "run", str(f_ref), "--resume", "--quiet"
                                                    ).stderr.splitlines() if line.startswith("stopped: ")]
