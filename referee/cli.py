@@ -606,10 +606,13 @@ def tournament_run(
             _fail(f"tournament {spec.name!r} already exists in {mask_url(spec.database)} ({state}); "
                          "use --resume to finish it or --fresh to start it over")
     total = len(build(spec))
+    plan = (f"{total} matches" if not spec.until else
+            f"{total} matches, then more until every adjacent pair is separated at {spec.confidence:.0%} "
+            f"(at most {spec.max_matches})")
     where = (f"on the Dask cluster at {spec.scheduler}" if spec.executor == "dask"
              else f"concurrency {spec.concurrency}")
     console.print(f"tournament [bold]{escape(spec.name)}[/bold]: {spec.game}, {len(spec.bots)} bots, "
-                  f"{spec.players} seats, {spec.schedule}, {total} matches, {escape(where)}; "
+                  f"{spec.players} seats, {spec.schedule}, {plan}, {escape(where)}; "
                   f"results in {escape(mask_url(spec.database))}")
     bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("ETA"),
                    TimeRemainingColumn(), TimeElapsedColumn(), TextColumn("faults: {task.fields[faults]}"),
@@ -617,7 +620,7 @@ def tournament_run(
     task = bar.add_task(spec.name, total=total, faults=0)
 
     def on_progress(p) -> None:
-        bar.update(task, completed=p.done, faults=p.faults)
+        bar.update(task, completed=p.done, total=p.total, faults=p.faults)
 
     def on_term(_sig, _frame) -> None:  # SIGTERM stops like Ctrl-C: bots reaped, lease released
         raise KeyboardInterrupt
@@ -634,9 +637,12 @@ def tournament_run(
         raise typer.Exit(130)
     finally:
         signal.signal(signal.SIGTERM, old_term)
-    out = render(res.board, fmt, title=f"{res.name} — {res.progress.done}/{res.progress.total} matches")
+    out = render(res.board, fmt, title=f"{res.name} — {res.progress.done}/{res.progress.total} matches",
+                 confidence=spec.confidence)
     if out is not None:
         print(out, end="" if out.endswith("\n") else "\n")
+    if res.stop is not None:
+        console.print(f"stopped: {res.stop.text}")
     console.print(f"{res.progress.done - res.progress.skipped} matches played in {res.elapsed_s:.1f} s"
                   f"{f', {res.progress.skipped} already done' if res.progress.skipped else ''}; "
                   f"aborted: {res.progress.aborted}; logs: {escape(res.log_dir)}; results: {escape(res.store_url)}")
@@ -733,8 +739,11 @@ def leaderboard(
     db: Optional[str] = typer.Option(None, "--db", help="Results database path or URL "
                                      "(default: the --config file's, else $REFEREE_DB, else runs/referee.sqlite)."),
     config: Optional[Path] = typer.Option(None, "--config", "-c", help="Tournament file: its database and name."),
+    show_details: bool = typer.Option(False, "--details", help="Also head-to-head, per-seat, per-role and "
+                                      "(duplicate schedules) per-deal paired tables (JSON: a 'details' key)."),
 ) -> None:
-    """Print a tournament's TrueSkill leaderboard (ranked by mu − 3·sigma)."""
+    """Print a tournament's leaderboard: batch-fit rating with its 95% interval,
+    the probability each bot is really better than the next, TrueSkill, faults."""
     from tournaments.report import FORMATS, board_from_store, render
     from tournaments.store import StorageError
 
@@ -749,7 +758,19 @@ def leaderboard(
         _fail(str(e), 1)
     except StorageError as e:
         _fail(str(e), 1)
-    out = render(board, fmt, title=f"{t['name']} ({t['game']}, {state})")
+    import json
+
+    spec = json.loads(t["spec_json"])
+    extra = None
+    if show_details:
+        if fmt == "csv":
+            _fail("--details is shown as a table or JSON, not CSV")
+        from tournaments.details import details
+
+        extra = details(store.matches(t["id"]), [b["name"] for b in spec["bots"]], spec["game"], spec["players"],
+                        spec.get("schedule", "round_robin"))
+    out = render(board, fmt, title=f"{t['name']} ({t['game']}, {state})",
+                 confidence=spec.get("confidence", 0.95), details=extra)
     if out is not None:
         print(out, end="" if out.endswith("\n") else "\n")
 

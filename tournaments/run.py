@@ -14,6 +14,8 @@ renamed when complete, so a log under its final name is always whole.
 Resume: matches already in the store are never replayed; a match that was
 running when the process died is simply played again from the start (its
 seed is fixed), so the final leaderboard equals an uninterrupted run's.
+An adaptive schedule (``until = "separated"``) is re-derived from the stored
+results (:mod:`tournaments.adaptive`), so it resumes exactly as well.
 
 Storage faults (database deleted, corrupt or full; log disk full) stop the
 run with a :class:`~tournaments.store.StorageError` naming the file; what
@@ -32,9 +34,10 @@ from typing import Any, Callable
 
 from sqlalchemy.exc import IntegrityError
 
+from tournaments.adaptive import AdaptiveSchedule, Stop
 from tournaments.executor import Executor, ExecutorError, FinishedMatch, make_executor, match_job
-from tournaments.rating import BoardRow, leaderboard
-from tournaments.schedule import ScheduledMatch, build
+from tournaments.rating import BoardRow, leaderboard, rate
+from tournaments.schedule import ScheduledMatch
 from tournaments.spec import TournamentSpec
 from tournaments.store import LEASE_HEARTBEAT_S, LEASE_TTL_S, LeaseHeld, LeaseHolder, Store, StorageError
 
@@ -63,6 +66,7 @@ class TournamentResult:
     elapsed_s: float
     store_url: str  # password masked
     log_dir: str
+    stop: Stop | None = None  # why it stopped; None when stopped early (stop_after)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -172,15 +176,12 @@ async def run_tournament(spec: TournamentSpec, resume: bool = False, fresh: bool
 async def _run(spec: TournamentSpec, store: Store, t0: float, resume: bool, fresh: bool,
                on_progress: Callable[[Progress], None] | None, stop_after: int | None,
                executor: Executor | None) -> TournamentResult:
-    schedule = build(spec)
+    schedule = AdaptiveSchedule(spec)
     me = LeaseHolder.me()
-    tid = _open(spec, resume, fresh, store, schedule, me)
+    tid = _open(spec, resume, fresh, store, schedule.matches, me)
     try:
         done = store.finished_indices(tid)
-        todo = [m for m in schedule if m.index not in done]
-        if stop_after is not None:
-            todo = todo[:stop_after]
-        prog = Progress(total=len(schedule), done=len(done), skipped=len(done))
+        prog = Progress(total=len(schedule.matches), done=len(done), skipped=len(done))
         log_dir = Path(spec.log_dir) / spec.name
         try:
             log_dir.mkdir(parents=True, exist_ok=True)
@@ -191,21 +192,20 @@ async def _run(spec: TournamentSpec, store: Store, t0: float, resume: bool, fres
         ex = executor or make_executor(spec)
         await ex.start(spec, log_dir)
         try:
-            await _play_all(spec, store, tid, me, ex, todo, log_dir, prog, on_progress)
+            stop = await _play_all(spec, store, tid, me, ex, schedule, log_dir, prog, on_progress, stop_after)
         finally:
             await ex.stop()
         rows = store.matches(tid)
-        from tournaments.rating import rate
-
         names = [b.name for b in spec.bots]
-        _, history = rate(rows, names, spec.trueskill)
+        _, history = rate(rows, names, spec.trueskill, spec.game, spec.players)
         store.write_rating_history(tid, history)
-        if len(rows) == len(schedule):
+        if stop is not None:
             store.set_tournament_status(tid, "complete")
-        board = leaderboard(rows, names, spec.trueskill, store.fault_counts(tid))
+        board = await asyncio.to_thread(leaderboard, rows, names, spec.trueskill, store.fault_counts(tid), spec.game,
+                                        spec.players, spec.seed, spec.confidence)
         return TournamentResult(spec.name, board, prog, time.monotonic() - t0, store.display_url, str(log_dir),
-                                extra={"executor": ex.name,
-                                       "persistent_launches": getattr(ex, "persistent_launches", {})})
+                                stop=stop, extra={"executor": ex.name,
+                                                  "persistent_launches": getattr(ex, "persistent_launches", {})})
     finally:
         try:
             store.release_lease(tid, me)
@@ -214,11 +214,13 @@ async def _run(spec: TournamentSpec, store: Store, t0: float, resume: bool, fres
 
 
 async def _play_all(spec: TournamentSpec, store: Store, tid: int, me: LeaseHolder, ex: Executor,
-                    todo: list[ScheduledMatch], log_dir: Path, prog: Progress,
-                    on_progress: Callable[[Progress], None] | None) -> None:
-    """Play ``todo`` on ``ex``, recording each result as it arrives, while
+                    schedule: AdaptiveSchedule, log_dir: Path, prog: Progress,
+                    on_progress: Callable[[Progress], None] | None, stop_after: int | None) -> Stop | None:
+    """Play the schedule's missing matches on ``ex``, block by block (see
+    :func:`_play_schedule`), recording each result as it arrives, while
     renewing the lease; the first storage, lease or executor failure stops
-    every other match and is raised."""
+    every other match and is raised. Returns why the schedule stopped
+    (``None``: ``stop_after`` matches were played)."""
 
     async def heartbeat() -> None:
         while True:
@@ -253,14 +255,45 @@ async def _play_all(spec: TournamentSpec, store: Store, tid: int, me: LeaseHolde
         if on_progress:
             on_progress(prog)
 
+    async def block(todo: list[ScheduledMatch]) -> None:
+        async with asyncio.TaskGroup() as tg:
+            for m in todo:
+                tg.create_task(one(m))
+
     if on_progress:
         on_progress(prog)
     try:
         async with asyncio.TaskGroup() as tg:
             beat = tg.create_task(heartbeat())
-            matches = [tg.create_task(one(m)) for m in todo]
-            if matches:
-                await asyncio.wait(matches)
+            stop = await _play_schedule(schedule, store, tid, block, prog, on_progress, stop_after)
             beat.cancel()
     except BaseExceptionGroup as eg:
         raise _root_cause(eg) from None
+    return stop
+
+
+async def _play_schedule(schedule: AdaptiveSchedule, store: Store, tid: int,
+                         block: Callable[[list[ScheduledMatch]], Any], prog: Progress,
+                         on_progress: Callable[[Progress], None] | None, stop_after: int | None) -> Stop | None:
+    """Play the schedule's missing matches, block by block, until it says
+    why it stops (returned), or until ``stop_after`` matches were played
+    this call (returns ``None``)."""
+    budget = stop_after
+    while True:
+        stop = await asyncio.to_thread(schedule.advance, await asyncio.to_thread(store.matches, tid))
+        if stop is not None:
+            return stop
+        todo = schedule.pending(await asyncio.to_thread(store.finished_indices, tid))
+        if budget is not None:
+            todo = todo[:budget]
+            budget -= len(todo)
+        if not todo:
+            return None
+        if len(schedule.matches) != prog.total:
+            prog.total = len(schedule.matches)
+            await asyncio.to_thread(store.set_total_matches, tid, prog.total)
+            if on_progress:
+                on_progress(prog)
+        await block(todo)
+        if budget == 0:
+            return None

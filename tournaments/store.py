@@ -506,6 +506,12 @@ class Store:
             c.execute(update(tournaments).where(tournaments.c.id == tid).values(
                 status=status, finished_at=time.time() if status == "complete" else None))
 
+    @_guarded
+    def set_total_matches(self, tid: int, total: int) -> None:
+        """Record how many matches the schedule holds (grows with an adaptive schedule)."""
+        with self._write() as c:
+            c.execute(update(tournaments).where(tournaments.c.id == tid).values(total_matches=total))
+
     # -- matches -----------------------------------------------------------------------
     @_guarded
     def finished_indices(self, tid: int) -> set[int]:
