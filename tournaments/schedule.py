@@ -21,7 +21,7 @@ import hashlib
 import itertools
 from dataclasses import dataclass
 
-from referee.runner import PARTNERSHIP_GAMES
+from referee.games import game_class
 from tournaments.spec import TournamentSpec
 
 
@@ -70,7 +70,10 @@ def build(spec: TournamentSpec) -> list[ScheduledMatch]:
     names = [b.name for b in spec.bots]
     if len(names) < spec.players:
         raise ValueError(f"{len(names)} bots for {spec.players} seats")
-    partnership = spec.game in PARTNERSHIP_GAMES
+    teams = game_class(spec.game).teams(spec.players)  # the game declares its partnerships
+    if teams and teams != ((0, 2), (1, 3)):
+        raise ValueError(f"{spec.game}: no schedule for teams {teams} (only seats 0+2 against 1+3)")
+    partnership = bool(teams)
     combos = list(itertools.combinations(names, spec.players))
     out: list[ScheduledMatch] = []
     for rep in range(spec.games):

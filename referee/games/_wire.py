@@ -1,4 +1,8 @@
-"""Protobuf wire-format pieces for the engines' hot observation/event paths.
+"""TRANSITIONAL (issue #20): protobuf wire-format pieces for the hot
+observation/event paths of the engines not converted to the contract of
+:mod:`referee.engine` yet (:class:`referee.engine.LegacyGame`). Converted
+engines know nothing of the wire; the conversion of the last legacy game
+deletes this module.
 
 Engines build a message as the concatenation of encoded fields and parse it
 once (``Message.FromString``), instead of constructing nested messages field
@@ -14,7 +18,7 @@ built from these helpers at import time.
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Callable, Iterable
 
 
 #: one-byte varints, by value (0..127)
@@ -83,3 +87,40 @@ def packed_small_uints(field: int, values: Iterable[int]) -> bytes:
     as empty)."""
     body = b"".join([varint(v) for v in values])
     return len_field(field, body)
+
+
+class WireEvent:
+    """TRANSITIONAL: a legacy engine's event whose payload (the game's event
+    protobuf message) may be given encoded (``encoded`` + its type's
+    ``FromString`` as ``parse``) and is then parsed the first time
+    :attr:`record` is read. Quacks like :class:`referee.engine.Event`."""
+
+    __slots__ = ("_payload", "to", "_encoded", "_parse")
+
+    def __init__(self, payload: Any = None, to: int | None = None, *, encoded: bytes | None = None,
+                 parse: Callable[[bytes], Any] | None = None):
+        if payload is None and (encoded is None or parse is None):
+            raise TypeError("WireEvent needs a payload, or its encoding and a parser")
+        self._payload = payload
+        self.to = to
+        self._encoded = encoded
+        self._parse = parse
+
+    @property
+    def record(self) -> Any:
+        p = self._payload
+        if p is None:
+            p = self._payload = self._parse(self._encoded)  # type: ignore[misc]
+        return p
+
+    payload = record
+
+    def __eq__(self, other: object) -> bool:
+        if not hasattr(other, "record") or not hasattr(other, "to"):
+            return NotImplemented
+        return self.to == other.to and self.record == other.record
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"WireEvent(record={self.record!r}, to={self.to!r})"

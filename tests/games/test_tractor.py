@@ -73,7 +73,7 @@ def all_cards(g: TractorGame) -> list[str]:
         cards += h  # one of each code, then the extra copies
         cards += [c for c, k in h.items() if k > 1 for _ in range(k - 1)]
     if g.phase == "declare":
-        cards += g.deck[g.dealt:108]
+        cards += g.dealing[g.dealt:108]
     elif g.phase in ("play", "over"):
         cards += g.kitty_buried
     cards += g.played

@@ -8,7 +8,7 @@ from typing import Any
 
 from cardgames.v1 import back_alley_pb2 as bpb
 from referee.cards import ALL_CODES
-from referee.engine import (BID, PASS, PLAY, Action, Game, IllegalAction, MatchResult, RatingOutcome,
+from referee.engine import (BID, PASS, PLAY, Action, Game, LegacyGame, IllegalAction, MatchResult, RatingOutcome,
                             ranks_from_scores)
 
 from .. import _wire as W
@@ -62,7 +62,7 @@ def _contracts_pb(cs: list[tuple[int, int]] | None, h: int) -> list[bpb.BackAlle
             for t, (m, b) in enumerate(cs)]
 
 
-class BackAlley(Game):
+class BackAlley(LegacyGame):  # TRANSITIONAL (issue #20): not converted to the engine contract yet
     """One Back Alley match: 4 seats in two partnerships, 25 counted rounds.
 
     Implements shared/rules/back_alley.md (ruleset ``back_alley/1``): deal
@@ -116,6 +116,11 @@ class BackAlley(Game):
         "first_round": 1,
         "last_round": R.ROUNDS,
     }
+
+    @classmethod
+    def teams(cls, players: int) -> tuple[tuple[int, ...], ...]:
+        """Two fixed partnerships: seats 0 and 2 against seats 1 and 3."""
+        return ((0, 2), (1, 3))
 
     def __init__(self, players: int, variant: dict[str, Any] | None, params: dict[str, Any] | None,
                  rng: random.Random):
@@ -197,6 +202,19 @@ class BackAlley(Game):
     # ------------------------------------------------------------------
     # the turn
 
+    def deck(self) -> tuple[str, ...]:
+        """The pack (spec 2)."""
+        return tuple(R.DECK)
+
+    def card_zones(self) -> dict[str, tuple[str, ...]]:
+        """``upcard``, ``hand<j>`` per seat, ``stock``, ``laid_out`` (the joker), ``done`` (tricks), ``trick``."""
+        zones = {"upcard": (self.upcard,), "stock": tuple(self.stock), "trick": tuple(self.trick),
+                 "laid_out": (self.laid_out,) if self.laid_out else (),
+                 "done": tuple(c for _, cards, _ in self.done for c in cards)}
+        for j, h in enumerate(self.hands):
+            zones[f"hand{j}"] = tuple(h)
+        return zones
+
     @property
     def to_act(self) -> int | None:
         """Seat that must act now, or ``None`` once the match is over."""
@@ -271,6 +289,8 @@ class BackAlley(Game):
             raise IllegalAction("5.1", f"trick play is in progress: expected PLAY of one card, not {kind}")
         if len(action.cards) != 1:
             raise IllegalAction("5.1", f"play exactly one card, not {len(action.cards)}")
+        if action.amount:
+            raise IllegalAction("5.1", "a play carries no amount (amount must be 0)")
         card = action.cards[0]
         if card not in ALL_CODES:
             raise IllegalAction("5.5", f"malformed card code {card!r} (expected rank 2-9TJQKA + suit CDHS, or BJ/RJ)")

@@ -9,9 +9,10 @@ from itertools import combinations
 from typing import Any
 
 from cardgames.v1 import president_pb2 as ppb
-from referee.engine import (EXCHANGE, PASS, PLAY, Action, Event, Game, IllegalAction, MatchResult,
+from referee.engine import (EXCHANGE, PASS, PLAY, Action, Game, IllegalAction, LegacyGame, MatchResult,
                             RatingOutcome)
 from referee.games import _wire as W
+from referee.games._wire import WireEvent as Event
 
 from .play import RoundPlay
 from .rules import (LATER_LEADERS, VARIANT_FLAGS, Rules, deal, final_ranking, forced_gifts,
@@ -110,7 +111,7 @@ def _packed_seats(key: bytes, seats: list[int]) -> bytes:
     return key + W.SMALL[len(seats)] + bytes(seats)
 
 
-class PresidentGame(Game):
+class PresidentGame(LegacyGame):  # TRANSITIONAL (issue #20): not converted to the engine contract yet
     """One match of President / Scum for 4-7 seats (shared/rules/president.md).
 
     **Phases.** Each round: deal (spec 2), from round 2 on the card exchange
@@ -264,6 +265,18 @@ class PresidentGame(Game):
             self._start_round()
 
     # -- the turn ------------------------------------------------------------------
+    def deck(self) -> tuple[str, ...]:
+        """The pack (spec 2.1)."""
+        return tuple(self.rules.pack)
+
+    def card_zones(self) -> dict[str, tuple[str, ...]]:
+        """``hand<j>`` per seat, ``played`` this round, ``returning<j>`` (chosen, not yet delivered)."""
+        zones = {f"hand{j}": tuple(h) for j, h in enumerate(self.hands)}
+        zones["played"] = tuple(self.play.played) if self.play is not None else ()
+        for j, cards in self.pending.items():
+            zones[f"returning{j}"] = tuple(cards)
+        return zones
+
     @property
     def to_act(self) -> int | None:
         """Seat that must act now, or ``None`` when the match is over."""

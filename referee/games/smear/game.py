@@ -7,8 +7,9 @@ import random
 from typing import Any
 
 from cardgames.v1 import smear_pb2 as spb
-from referee.engine import BID, PASS, PLAY, Action, Event, Game, IllegalAction, MatchResult, RatingOutcome
+from referee.engine import BID, PASS, PLAY, Action, IllegalAction, LegacyGame, MatchResult, RatingOutcome
 from referee.games import _wire as W
+from referee.games._wire import WireEvent as Event
 
 from . import rules as R
 
@@ -118,7 +119,7 @@ def _build_event(rec: tuple) -> spb.SmearEvent:
     raise AssertionError(f"unknown event record {rec!r}")
 
 
-class SmearGame(Game):
+class SmearGame(LegacyGame):  # TRANSITIONAL (issue #20): not converted to the engine contract yet
     """One match of Cutthroat Canadian Smear for 2 or 3 players (smear.md).
 
     **Decisions and action vocabulary** (``Action(kind, cards, amount)``):
@@ -223,6 +224,19 @@ class SmearGame(Game):
             log.append((s, _DEAL, self.round_no, s, tuple(self.hands[s])))
 
     # ------------------------------------------------------------ the turn
+    def deck(self) -> tuple[str, ...]:
+        """The pack (52 cards, 53 with the joker variant)."""
+        return tuple(self._deck)
+
+    def card_zones(self) -> dict[str, tuple[str, ...]]:
+        """``stock``, ``hand<j>`` per seat, ``won<j>`` (completed tricks), ``trick``."""
+        zones = {"stock": tuple(self.stock), "trick": tuple(self.trick)}
+        for j, h in enumerate(self.hands):
+            zones[f"hand{j}"] = tuple(h)
+        for j, w in enumerate(self.won):
+            zones[f"won{j}"] = tuple(w)
+        return zones
+
     @property
     def to_act(self) -> int | None:
         """Seat that must act now, ``None`` once the match is over."""

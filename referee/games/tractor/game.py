@@ -8,9 +8,10 @@ from bisect import bisect_right
 from typing import Any
 
 from cardgames.v1 import tractor_pb2 as tpb
-from referee.engine import (DECLARE, DISCARD, PASS, PLAY, Action, Event, Game, IllegalAction, MatchResult,
+from referee.engine import (DECLARE, DISCARD, PASS, PLAY, Action, Game, IllegalAction, LegacyGame, MatchResult,
                             RatingOutcome, ranks_from_scores)
 from referee.games import _wire as W
+from referee.games._wire import WireEvent as Event
 from referee.games.tractor import rules as R
 
 #: most actions listed in one DecisionRequest; larger legal sets are sampled (see TractorGame doc)
@@ -174,7 +175,7 @@ def _suit_name(trump_suit: str | None) -> str:
     return "NT" if trump_suit is None else trump_suit
 
 
-class TractorGame(Game):
+class TractorGame(LegacyGame):
     """One Tractor match between teams 0 (seats 0, 2) and 1 (seats 1, 3).
 
     Decisions and action vocabulary (``Action(kind, cards, amount)``;
@@ -223,6 +224,11 @@ class TractorGame(Game):
     }
     param_defaults = {"max_rounds": 100, "max_round1_deals": 10}
 
+    @classmethod
+    def teams(cls, players: int) -> tuple[tuple[int, ...], ...]:
+        """Two fixed partnerships: seats 0 and 2 against seats 1 and 3."""
+        return ((0, 2), (1, 3))
+
     def __init__(self, players: int, variant: dict[str, Any] | None, params: dict[str, Any] | None,
                  rng: random.Random):
         super().__init__(players, variant, params, rng)
@@ -253,7 +259,7 @@ class TractorGame(Game):
         """Shuffle and deal card 0 (2.1); round state reset."""
         deck = list(R.DECK)
         self.rng.shuffle(deck)
-        self.deck = deck
+        self.dealing = deck
         self.dealt = 0
         self.first_drawer = 0 if self.round_number == 1 else self.starter
         self._rank = R.VALUE_RANK[self.levels[self.declarer_team if self.declarer_team is not None else 0]]
@@ -303,7 +309,7 @@ class TractorGame(Game):
     def _deal_next(self) -> None:
         k = self.dealt
         seat = (self.first_drawer + k) % 4
-        c = self.deck[k]
+        c = self.dealing[k]
         h = self.hands[seat]
         h[c] = h.get(c, 0) + 1
         self.hand_n[seat] += 1
@@ -354,7 +360,7 @@ class TractorGame(Game):
 
     def _close_declarations(self) -> None:
         """Sections 2.5-2.6: fix the trump (or redeal), hand the kitty to the starter."""
-        kitty = self.deck[100:108]
+        kitty = self.dealing[100:108]
         if self.declarations:
             d = self.declarations[-1]
             if self.round_number == 1:
@@ -395,6 +401,21 @@ class TractorGame(Game):
         self._to_act = st
 
     # ------------------------------------------------------------------ turn
+    def deck(self) -> tuple[str, ...]:
+        """The pack: two 54-card decks (section 1)."""
+        return tuple(R.DECK)
+
+    def card_zones(self) -> dict[str, tuple[str, ...]]:
+        """``hand<j>`` per seat, the undealt ``stock`` and face-down ``kitty`` while
+        declaring, the ``buried`` kitty afterwards, ``played`` this round."""
+        zones = {f"hand{j}": tuple(c for c, k in h.items() for _ in range(k)) for j, h in enumerate(self.hands)}
+        if self.phase == "declare":
+            zones["stock"] = tuple(self.dealing[self.dealt:108])
+        elif self.phase in ("play", "over"):
+            zones["buried"] = tuple(self.kitty_buried)
+        zones["played"] = tuple(self.played)
+        return zones
+
     @property
     def to_act(self) -> int | None:
         """Seat to act (0..3): the receiver of the last card or the seat asked
@@ -1003,8 +1024,8 @@ class TractorGame(Game):
             else:
                 z[f"hand{q}"] = sorted(R.expand(self.hands[q]))
         if self.phase == _DECLARE:
-            z["stock"] = self.deck[self.dealt:100]
-            z["kitty"] = self.deck[100:108]
+            z["stock"] = self.dealing[self.dealt:100]
+            z["kitty"] = self.dealing[100:108]
         elif self.phase == _BURY and seat != self.starter:
             z["kitty"] = list(self.kitty_taken)
         elif self.phase == _PLAY and seat != self.starter:
@@ -1025,9 +1046,9 @@ class TractorGame(Game):
                 raise ValueError(f"tractor: hidden zone {k!r} unknown or of the wrong size")
         if g.phase == _DECLARE:
             if "stock" in zones:
-                g.deck[g.dealt:100] = list(zones["stock"])
+                g.dealing[g.dealt:100] = list(zones["stock"])
             if "kitty" in zones:
-                g.deck[100:108] = list(zones["kitty"])
+                g.dealing[100:108] = list(zones["kitty"])
         elif g.phase == _BURY:
             st = g.starter
             kit = list(zones.get("kitty", g.kitty_taken))
