@@ -134,7 +134,8 @@ def new_bot(name: str, lang: str = "python", directory: Path | str = ".") -> lis
     return written
 
 
-bot_app = typer.Typer(help="Bot authoring helpers.", no_args_is_help=True, add_completion=False)
+bot_app = typer.Typer(help="Bot authoring helpers.", no_args_is_help=True, add_completion=False,
+                     rich_markup_mode="markdown")
 
 
 @bot_app.command("new")

@@ -14,6 +14,7 @@ app = typer.Typer(
     "(Dou Dizhu, Tractor, Smear, President, Back Alley).",
     no_args_is_help=True,
     add_completion=False,
+    rich_markup_mode="markdown",
 )
 console = Console(stderr=True, soft_wrap=True)  # messages carry paths: never wrap them
 
@@ -49,6 +50,12 @@ def conformance(
 
     from referee.conformance import run
 
+    from referee.games import GAME_IDS
+
+    unknown = sorted(set(game or ()) - set(GAME_IDS))
+    if unknown:
+        console.print(f"[red]error:[/red] unknown game {', '.join(unknown)} for --game; games: {', '.join(GAME_IDS)}")
+        raise typer.Exit(2)
     try:
         report = run(paths, set(game) if game else None)
     except (FileNotFoundError, ValueError) as e:
@@ -151,22 +158,37 @@ def match(
         cls(n, spec.variant, spec.params, __import__("random").Random(0))
     except ValueError as e:
         _fail(str(e))
+    try:  # the log directory must be writable before any bot is started
+        import tempfile
+
+        log_dir.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=log_dir).close()
+    except OSError as e:
+        _fail(os_error_text(e, "--log-dir: cannot write"))
     if referee_addr:
         out = _ints(_match_remote(spec, bot, referee_addr, admin_token, log_dir))
         if json_out:
             print(json.dumps(out, indent=2))
             return
+        from referee.summary import round_lines
+
         res = out.get("result", {})
         print(f"{spec.game} match {out.get('match_id')} on {referee_addr}: {out.get('status')}")
+        for line in round_lines(spec.game, out.get("log_path"), spec.seat_names):  # when the log is readable here
+            print("  " + line)
         for s_ in range(spec.players):
             fs = [f["kind"] for f in res.get("faults", []) if f.get("seat") == s_]
-            print(f"  seat {s_}: score {res.get('scores', ['-'] * spec.players)[s_]}, "
+            print(f"  seat {s_} ({spec.seat_names[s_]}): score {res.get('scores', ['-'] * spec.players)[s_]}, "
                   f"place {res.get('ranks', ['-'] * spec.players)[s_]}, faults: {', '.join(fs) or '-'}")
         print(f"log (on the referee's machine): {out.get('log_path')}")
         return
-    outcome = asyncio.run(_match_local(spec, bot, log_dir))
+    try:
+        outcome = asyncio.run(_match_local(spec, bot, log_dir))
+    except KeyboardInterrupt:
+        _print_interrupted(spec, log_dir)
+        raise typer.Exit(130)
     if json_out:
-        print(json.dumps(outcome.to_json(), indent=2))
+        print(json.dumps(_ints(outcome.to_json()), indent=2))  # integer scores, as the text shows them
     else:
         from referee.summary import print_summary
 
@@ -185,29 +207,83 @@ def _ints(v):
 
 
 def _bot_label(cmd: str, seat: int) -> str:
+    """A seat's label from its bot command: the last argument that names a
+    file (a script, a jar), else the program's name; ``#seat`` appended.
+    ``python sample_bots/random_bot.py`` -> ``random_bot#0``, ``sleep 60`` -> ``sleep#0``."""
     import shlex
 
-    parts = [p for p in shlex.split(cmd) if not p.startswith("-")]
-    script = Path(parts[-1]).stem if parts else "bot"
-    return f"{script}#{seat}"
+    try:
+        parts = shlex.split(cmd)
+    except ValueError:
+        parts = cmd.split()
+    if not parts:
+        return f"bot#{seat}"
+    files = [p for p in parts[1:] if not p.startswith("-") and (Path(p).suffix or Path(p).is_file())]
+    return f"{Path(files[-1] if files else parts[0]).stem}#{seat}"
+
+
+def os_error_text(e: OSError, doing: str) -> str:
+    """An ``OSError`` as a sentence without errno: ``cannot read /x: no such file or directory``."""
+    what = (e.strerror or str(e)).lower()
+    return f"{doing} {e.filename}: {what}" if e.filename else f"{doing}: {what}"
 
 
 def _fail(msg: str, code: int = 2) -> None:
-    console.print(f"[red]error:[/red] {msg}")
+    """Print ``error: msg`` to stderr (the message shown as is, never read as rich
+    markup: ``[[bots]]`` stays) and exit with ``code``."""
+    from rich.markup import escape
+
+    console.print(f"[red]error:[/red] {escape(msg)}")
     raise typer.Exit(code)
 
 
 async def _match_local(spec, bots: list[str], log_dir: Path):
+    import asyncio
+
     from referee.play import play_launched
     from referee.service import Referee
 
     ref = Referee(log_dir)
     await ref.start("127.0.0.1", 0)
     spec.match_id = ref.new_match_id(spec.game)
+    names = list(spec.seat_names)
+    watch = asyncio.get_running_loop().create_task(_say_who_is_awaited(ref, names, log_dir / f"{spec.match_id}.jsonl"))
     try:
         return await play_launched(ref, spec, bots, log_dir, hello_names=True)
     finally:
+        watch.cancel()
         await ref.stop(0.5)
+
+
+async def _say_who_is_awaited(ref, names: list[str], log_path: Path, first_s: float = 3.0,
+                              every_s: float = 5.0) -> None:
+    """While the match has not started (no log yet), say every few seconds which
+    seats' bots have not connected, by name (a silent wait looks like a hang)."""
+    import asyncio
+
+    await asyncio.sleep(first_s)
+    while not log_path.exists():
+        by_name = {slot.name: tok for tok, slot in ref.tokens.items()}
+        waiting = [f"seat {s} ({n})" for s, n in enumerate(names) if n in by_name and not ref.connected(by_name[n])]
+        if waiting:
+            console.print(f"waiting for {', '.join(waiting)} to connect", markup=False, highlight=False)
+        await asyncio.sleep(every_s)
+
+
+def _print_interrupted(spec, log_dir: Path) -> None:
+    """After Ctrl-C: what was played so far (from the log) and where the log is."""
+    from referee.summary import round_lines
+
+    log_path = log_dir / f"{spec.match_id}.jsonl"
+    if not log_path.exists():
+        console.print("interrupted before the match started (no bot connected yet)", markup=False)
+        return
+    lines = log_path.read_text(encoding="utf-8", errors="replace").splitlines()
+    decisions = sum(1 for ln in lines if '"type":"decision"' in ln)
+    print(f"{spec.game} match {spec.match_id}: interrupted after {decisions} decisions", flush=True)
+    for line in round_lines(spec.game, str(log_path), spec.seat_names):
+        print("  " + line)
+    print(f"log (incomplete): {log_path}", flush=True)
 
 
 def _match_remote(spec, bots: list[str], addr: str, admin_token: Optional[str], log_dir: Path) -> dict:
@@ -306,7 +382,9 @@ def replay(log: Path = typer.Argument(..., help="A match log (.jsonl) written by
         spec, events, result = replay_log(log)
     except json.JSONDecodeError:
         _fail(f"{log}: not a match log (expected JSON Lines written by the referee)", 1)
-    except (OSError, ValueError, KeyError) as e:
+    except OSError as e:
+        _fail(os_error_text(e, "cannot read"), 1)
+    except (ValueError, KeyError) as e:
         _fail(str(e), 1)
     print(f"replayed {len(events)} events of {spec.game} match {spec.match_id}: identical to the log")
     logged = next((d for d in map(json.loads, reversed(log.read_text().splitlines())) if d.get("type") == "result"),
@@ -321,7 +399,7 @@ def replay(log: Path = typer.Argument(..., help="A match log (.jsonl) written by
 
 
 # --------------------------------------------------------------------------- tournaments
-tournament_app = typer.Typer(help="Run tournaments and inspect them.", no_args_is_help=True)
+tournament_app = typer.Typer(help="Run tournaments and inspect them.", no_args_is_help=True, rich_markup_mode="markdown")
 app.add_typer(tournament_app, name="tournament")
 
 
@@ -333,7 +411,7 @@ def tournament_run(
     fresh: bool = typer.Option(False, "--fresh", help="Delete the stored tournament of this name and start over."),
     concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", help="Matches at once (overrides the file)."),
     db: Optional[str] = typer.Option(None, "--db", help="Results database path or URL (overrides the file)."),
-    fmt: str = typer.Option("table", "--format", help="Leaderboard format: table, json or csv."),
+    fmt: str = typer.Option("table", "--format", "-f", help="Leaderboard format: table, json or csv."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
     """Run a tournament of bots over gRPC and print its TrueSkill leaderboard.
@@ -347,10 +425,12 @@ def tournament_run(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     from tournaments import spec as tspec
-    from tournaments.report import render
+    from tournaments.report import FORMATS, render
     from tournaments.run import TournamentError, run_tournament
     from tournaments.schedule import build
 
+    if fmt not in FORMATS:  # checked before any match is played
+        _fail(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     try:
         spec = tspec.load(file)
     except FileNotFoundError:
@@ -363,6 +443,18 @@ def tournament_run(
         spec.database = db
     if resume and fresh:
         _fail("--resume and --fresh exclude each other")
+    if not (resume or fresh):  # before any progress bar is drawn
+        from sqlalchemy.exc import SQLAlchemyError
+
+        from tournaments.store import Store
+
+        try:
+            existing = Store(spec.database).tournament(spec.name)
+        except (SQLAlchemyError, OSError):  # an unusable database: the run itself reports it
+            existing = None
+        if existing is not None:
+            _fail(f"tournament {spec.name!r} already exists in {spec.database} ({existing['status']}); "
+                  f"use --resume to finish it or --fresh to start it over")
     total = len(build(spec))
     console.print(f"tournament [bold]{spec.name}[/bold]: {spec.game}, {len(spec.bots)} bots, {spec.players} seats, "
                   f"{spec.schedule}, {total} matches, concurrency {spec.concurrency}; results in {spec.database}")
@@ -385,7 +477,7 @@ def tournament_run(
         raise typer.Exit(130)
     out = render(res.board, fmt, title=f"{res.name} — {res.progress.done}/{res.progress.total} matches")
     if out is not None:
-        print(out)
+        print(out, end="" if out.endswith("\n") else "\n")
     console.print(f"{res.progress.done - res.progress.skipped} matches played in {res.elapsed_s:.1f} s"
                   f"{f', {res.progress.skipped} already done' if res.progress.skipped else ''}; "
                   f"aborted: {res.progress.aborted}; logs: {res.log_dir}; results: {res.store_url}")
@@ -438,7 +530,60 @@ def leaderboard(
         _fail(str(e), 1)
     out = render(board, fmt, title=f"{t['name']} ({t['game']}, {t['status']})")
     if out is not None:
-        print(out)
+        print(out, end="" if out.endswith("\n") else "\n")
+
+
+@tournament_app.command("list")
+def tournament_list(
+    db: str = typer.Option("runs/referee.sqlite", "--db", help="Results database path or URL."),
+    fmt: str = typer.Option("table", "--format", "-f", help="table or json."),
+) -> None:
+    """List the tournaments in a results database: name, game, status, matches done/total, start time."""
+    import json
+    import time
+
+    from tournaments.results import tournament_list as listing
+    from tournaments.store import Store
+
+    if fmt not in ("table", "json"):
+        _fail("--format must be table or json")
+    _need_db(db)
+    rows = listing(Store(db))
+    if fmt == "json":
+        print(json.dumps(rows, indent=2))
+        return
+    if not rows:
+        print(f"no tournaments in {db}")
+        return
+    from rich.table import Table
+
+    t = Table("name", "game", "status", "matches", "started")
+    for r in rows:
+        started = time.strftime("%Y-%m-%d %H:%M", time.localtime(r["created_at"])) if r["created_at"] else "-"
+        t.add_row(r["name"], r["game"], r["status"], f"{r['matches']}/{r['total']}", started)
+    Console(soft_wrap=True).print(t)
+
+
+@app.command()
+def results(
+    tournament: Optional[str] = typer.Argument(None, help="Tournament name (default: the latest)."),
+    fmt: str = typer.Option("csv", "--format", "-f", help="csv or json."),
+    db: str = typer.Option("runs/referee.sqlite", "--db", help="Results database path or URL."),
+) -> None:
+    """Export a tournament's per-match results: match index, seed, status, seats,
+    scores, ranks (1 = best), forfeits, faults per seat and log path."""
+    from tournaments.results import match_results, render_results
+    from tournaments.store import Store
+
+    if fmt not in ("csv", "json"):
+        _fail("--format must be csv or json")
+    _need_db(db)
+    store = Store(db)
+    t = store.tournament(tournament) if tournament else store.latest_tournament()
+    if t is None:
+        known = ", ".join(x["name"] for x in store.list_tournaments()) or "none"
+        _fail(f"no tournament {tournament or ''} in {db} (known: {known})".replace("  ", " "), 1)
+    print(render_results(match_results(store, t["id"]), fmt), end="")
 
 
 # --------------------------------------------------------------------------- bot

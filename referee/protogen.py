@@ -1,6 +1,8 @@
 """Regenerate the Python protocol stubs from ``protos/``.
 
-Usage: ``python -m referee.protogen`` (writes ``cardgames/v1/*_pb2*.py``) or
+Usage: ``python -m referee.protogen`` (writes ``cardgames/v1/*_pb2*.py`` and a
+copy of each ``.proto`` beside them, so that the wheel ships the protocol
+and ``referee bot new`` works after a plain ``pip install``) or
 ``python -m referee.protogen --check`` (exit 1 if the committed stubs differ
 from what the ``.proto`` files generate; the test suite runs this).
 
@@ -43,6 +45,8 @@ def generate(out_dir: Path) -> None:
     ]
     if protoc.main(args) != 0:
         raise RuntimeError("protoc failed: " + " ".join(args))
+    for p in proto_files():  # the protocol itself ships inside the package (package-data *.proto)
+        (out_dir / p).write_bytes((PROTOS / p).read_bytes())
     for pkg in {out_dir / p.parent for p in proto_files()} | {out_dir / "cardgames"}:
         init = pkg / "__init__.py"
         if not init.exists():
@@ -53,7 +57,7 @@ def _generated(root: Path) -> dict[str, str]:
     return {
         str(p.relative_to(root)): p.read_text()
         for p in sorted((root / "cardgames").rglob("*"))
-        if p.is_file() and p.suffix in (".py", ".pyi") and "__pycache__" not in p.parts
+        if p.is_file() and p.suffix in (".py", ".pyi", ".proto") and "__pycache__" not in p.parts
     }
 
 

@@ -348,6 +348,11 @@ class Referee:
         self.register_token(t, name)
         return t
 
+    def connected(self, token: str) -> bool:
+        """Whether a bot is connected (Hello accepted, stream open) with ``token``."""
+        slot = self.tokens.get(token)
+        return slot is not None and any(not c.closed.is_set() for c in slot.conns)
+
     async def acquire(self, token: str, timeout_s: float,
                       gone: Callable[[], bool] | None = None,
                       reserve: str | None = None) -> BotConnection | None:

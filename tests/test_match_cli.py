@@ -152,7 +152,7 @@ def test_match_on_a_running_referee_through_the_admin_service(tmp_path: Path) ->
         common = ["--referee", addr, "--rounds", "1", "--seed", "4"]
         r = _match(tmp_path, *common, "--admin-token", "adm")
         assert r.returncode == 0, r.stderr
-        assert "complete" in r.stdout and "seat 2: score" in r.stdout and str(tmp_path / "srv") in r.stdout
+        assert "complete" in r.stdout and "seat 2 (heuristic_bot#2): score" in r.stdout and "round 1:" in r.stdout and str(tmp_path / "srv") in r.stdout
         d = json.loads(_match(tmp_path, *common, "--admin-token", "adm", "--json").stdout)
         assert d["status"] == "complete" and sum(d["result"]["scores"]) == 0
         assert all(isinstance(x, int) for x in d["result"]["scores"])

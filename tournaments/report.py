@@ -40,7 +40,7 @@ def render(board: list[BoardRow], fmt: str, title: str = "leaderboard", console:
     if fmt == "csv":
         buf = io.StringIO()
         rows = [{"rank": i + 1, **r.to_json()} for i, r in enumerate(board)]
-        w = csv.DictWriter(buf, fieldnames=list(rows[0].keys()) if rows else ["rank"])
+        w = csv.DictWriter(buf, fieldnames=list(rows[0].keys()) if rows else ["rank"], lineterminator="\n")
         w.writeheader()
         w.writerows(rows)
         return buf.getvalue()

@@ -114,9 +114,64 @@ class TournamentSpec:
         return Path(p)
 
 
+_BARE_KEY = r"[A-Za-z0-9_\-]+"
+_KEY_PART = re.compile(rf'\s*(?:({_BARE_KEY})|"((?:[^"\\]|\\.)*)"|\'([^\']*)\')\s*')
+
+
+def _parse_key(text: str, pos: int = 0) -> tuple[list[str], int] | None:
+    """A TOML key at ``text[pos:]`` (bare, quoted or dotted): ``(parts, end)``, or ``None``."""
+    parts: list[str] = []
+    while True:
+        m = _KEY_PART.match(text, pos)
+        if not m or m.end() == pos:
+            return None
+        parts.append(next(g for g in m.groups() if g is not None))
+        pos = m.end()
+        if pos < len(text) and text[pos] == ".":
+            pos += 1
+            continue
+        return parts, pos
+
+
+def _inline_keys(text: str, pos: int, prefix: str, line: int, out: dict[str, int]) -> None:
+    """Keys of an inline table starting at ``text[pos] == "{"`` (nested ones too)."""
+    depth_prefix = [prefix]
+    i = pos + 1
+    expect_key = True
+    while i < len(text) and depth_prefix:
+        c = text[i]
+        if c in " \t,":
+            expect_key = expect_key or c == ","
+            i += 1
+        elif c == "}":
+            depth_prefix.pop()
+            expect_key = False
+            i += 1
+        elif c in "\"'" and not expect_key:  # a string value: skip it
+            j = text.find(c, i + 1)
+            i = len(text) if j < 0 else j + 1
+        elif expect_key and (k := _parse_key(text, i)) is not None and text[k[1]:k[1] + 1] == "=":
+            key = ".".join([depth_prefix[-1], *k[0]])
+            out.setdefault(key, line)
+            i = k[1] + 1
+            while i < len(text) and text[i] in " \t":
+                i += 1
+            if i < len(text) and text[i] == "{":
+                depth_prefix.append(key)
+                i += 1
+                expect_key = True
+            else:
+                expect_key = False
+        else:
+            i += 1
+
+
 def _key_lines(text: str) -> dict[str, int]:
     """Map dotted keys to their line: ``"game"``, ``"clock.decision_ms"``,
-    ``"bots[1].command"``, tables ``"clock"`` / ``"bots[1]"`` to their header line."""
+    ``"bots[1].command"``, tables ``"clock"`` / ``"bots[1]"`` to their header
+    line. Every TOML form of a key counts: bare, quoted and dotted keys
+    (``clock.decision_ms = 5``, ``"name" = ...``), table headers with them,
+    and the keys of inline tables (``clock = { decision_ms = 5 }``)."""
     out: dict[str, int] = {}
     prefix = ""
     arrays: dict[str, int] = {}
@@ -124,27 +179,31 @@ def _key_lines(text: str) -> dict[str, int]:
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
-        m = re.match(r"^\[\[\s*([A-Za-z0-9_.\-]+)\s*\]\]", line)
-        if m:
-            name = m.group(1)
-            idx = arrays.get(name, -1) + 1
-            arrays[name] = idx
-            prefix = f"{name}[{idx}]"
-            out.setdefault(prefix, i)
+        if line.startswith("[["):
+            k = _parse_key(line, 2)
+            if k:
+                name = ".".join(k[0])
+                idx = arrays.get(name, -1) + 1
+                arrays[name] = idx
+                prefix = f"{name}[{idx}]"
+                out.setdefault(prefix, i)
             continue
-        m = re.match(r"^\[\s*([A-Za-z0-9_.\-]+)\s*\]", line)
-        if m:
-            prefix = m.group(1)
-            out.setdefault(prefix, i)
+        if line.startswith("["):
+            k = _parse_key(line, 1)
+            if k:
+                prefix = ".".join(k[0])
+                out.setdefault(prefix, i)
             continue
-        m = re.match(r"^([A-Za-z0-9_\-]+)\s*=", line)
-        if m:
-            key = f"{prefix}.{m.group(1)}" if prefix else m.group(1)
-            out.setdefault(key, i)
-            inline = re.match(r"^[A-Za-z0-9_\-]+\s*=\s*\{(.*)\}", line)
-            if inline:
-                for km in re.finditer(r"([A-Za-z0-9_\-]+)\s*=", inline.group(1)):
-                    out.setdefault(f"{key}.{km.group(1)}", i)
+        k = _parse_key(line)
+        if k is None or line[k[1]:k[1] + 1] != "=":
+            continue
+        key = ".".join([prefix, *k[0]] if prefix else k[0])
+        for n in range(1, len(k[0])):  # the implied tables of a dotted key
+            out.setdefault(".".join(([prefix] if prefix else []) + k[0][:n]), i)
+        out.setdefault(key, i)
+        rest = line[k[1] + 1:].lstrip()
+        if rest.startswith("{"):
+            _inline_keys(rest, 0, key, i, out)
     return out
 
 
@@ -230,13 +289,28 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
             if k not in cls.param_defaults:
                 bad(f"params.{k}", f"unknown match parameter of {game} (known: "
                     f"{', '.join(sorted(cls.param_defaults)) or 'none'})")
-        if players in cls.player_counts and not any(p[0].startswith(("variant.", "params.")) for p in problems):
-            try:
-                import random
+        if players in cls.player_counts:
+            # each flag and parameter on its own, so every bad value is reported in one pass,
+            # then all of them together (for rules that tie several values)
+            import random
 
-                cls(players, variant, params, random.Random(0))
-            except ValueError as e:
-                bad("params" if "parameter" in str(e) else "variant", str(e))
+            alone_ok = True
+            for what, items in (("variant", variant), ("params", params)):
+                for k, v in items.items():
+                    if k not in (cls.variant_defaults if what == "variant" else cls.param_defaults):
+                        alone_ok = False
+                        continue
+                    try:
+                        cls(players, {k: v} if what == "variant" else {}, {k: v} if what == "params" else {},
+                            random.Random(0))
+                    except ValueError as e:
+                        alone_ok = False
+                        bad(f"{what}.{k}", str(e))
+            if alone_ok:
+                try:
+                    cls(players, variant, params, random.Random(0))
+                except ValueError as e:
+                    bad("params" if "parameter" in str(e) else "variant", str(e))
 
     def table(key: str) -> dict[str, Any]:
         t = raw.get(key, {})

@@ -1,0 +1,247 @@
+"""Everyday CLI behaviour (issue 22): readable round summaries for every game,
+seat labels, integer JSON scores."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import PY, ROOT
+from referee.cli import _bot_label
+
+HEUR = "python sample_bots/heuristic_bot.py"
+
+#: game -> (seats, match-length arguments, words every round line has)
+GAMES = {
+    "tractor": (4, ["--rounds", "1"], ["declarer seat", "trump", "defenders", "points", "levels"]),
+    "smear": (3, ["--rounds", "2"], ["scores ["]),
+    "president": (4, ["--rounds", "2"], ["out in order", "(president)", "(scum)", "totals ["]),
+    "back_alley": (4, ["--param", "last_round=1"], ["bids 0:", "tricks [", "points [", "totals ["]),
+}
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_every_game_prints_a_readable_line_per_round(tmp_path: Path, game: str) -> None:
+    seats, length, words = GAMES[game]
+    args = [PY, "-m", "referee.cli", "match", game, "--seed", "3", "--log-dir", str(tmp_path), *length]
+    for s in range(seats):
+        args += ["--bot", f"{HEUR} --seed {s}"]
+    r = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    lines = [ln.strip() for ln in r.stdout.splitlines() if ln.strip().startswith("round ")]
+    assert lines and lines[0].startswith("round 1"), r.stdout
+    for ln in lines:
+        for w in words:
+            assert w in ln, (w, ln)
+    assert "heuristic" in r.stdout  # bots named in the table
+    assert "summary: {" not in r.stdout  # no raw JSON in the human output
+
+
+def test_smear_line_names_bidder_bid_and_trump(tmp_path: Path) -> None:
+    from referee.summary import round_lines
+
+    log = tmp_path / "m.jsonl"
+    events = [{"round_start": {"round": 1}}, {"call": {"seat": 1, "bid": 3}},
+              {"round_end": {"round": 1, "bidder": 1, "bid": 3, "trump": "H", "made": False,
+                             "items": {"points": [1, 0, 2]}, "scores": [1, -3, 2]}},
+              {"round_end": {"round": 2, "passed_out": True, "bidder": -1, "scores": [1, -3, 2]}}]
+    log.write_text("".join(json.dumps({"type": "event", "to": None, "event": e}) + "\n" for e in events))
+    assert round_lines("smear", str(log), ["a", "b", "c"]) == [
+        "round 1: seat 1 (b) bid 3, trump H, was set; points won [1 0 2]; scores [1 -3 2]",
+        "round 2: everybody passed; scores [1 -3 2]"]
+
+
+def test_seat_labels_come_from_the_program_or_script_not_the_last_argument() -> None:
+    assert _bot_label("python sample_bots/random_bot.py --seed 3", 0) == "random_bot#0"
+    assert _bot_label("sleep 60", 1) == "sleep#1"
+    assert _bot_label("java -Xmx1g -jar build/mybot.jar", 2) == "mybot#2"
+    assert _bot_label("./mybot --depth 3", 3) == "mybot#3"
+
+
+def test_match_json_scores_are_integers_and_ranks_one_based(tmp_path: Path) -> None:
+    args = [PY, "-m", "referee.cli", "match", "doudizhu", "--seed", "3", "--rounds", "1", "--json",
+            "--log-dir", str(tmp_path)] + ["--bot", HEUR] * 3
+    d = json.loads(subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=300).stdout)
+    assert all(type(x) is int for x in d["scores"]), d["scores"]
+    assert min(d["ranks"]) == 1
+
+
+def _cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([PY, "-m", "referee.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def test_options_are_checked_before_any_match_is_played(tmp_path: Path) -> None:
+    ex = ROOT / "tournaments" / "examples" / "doudizhu.toml"
+    r = _cli("tournament", "run", str(ex), "--format", "xml", "--db", str(tmp_path / "r.sqlite"))
+    assert r.returncode == 2 and "--format must be one of" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "r.sqlite").exists()  # nothing ran
+    r = _cli("conformance", "-g", "poker", str(ROOT.parent / "shared" / "rules" / "vectors"))
+    assert r.returncode == 2 and "unknown game poker" in r.stderr
+
+
+def test_rerunning_a_tournament_without_fresh_or_resume_fails_before_the_progress_bar(tmp_path: Path) -> None:
+    from tournaments.store import Store
+
+    db = tmp_path / "r.sqlite"
+    Store(str(db)).create_tournament("doudizhu-demo", "doudizhu", {}, "x", 24, [])
+    ex = ROOT / "tournaments" / "examples" / "doudizhu.toml"
+    r = _cli("tournament", "run", str(ex), "-f", "json", "--db", str(db))
+    assert r.returncode == 2 and "already exists" in r.stderr and "--resume" in r.stderr
+    assert "tournament doudizhu-demo:" not in r.stderr  # no header, no bar
+
+
+def test_every_file_problem_in_one_pass_with_lines_for_every_toml_form(tmp_path: Path) -> None:
+    from tournaments import spec as tspec
+
+    f = tmp_path / "t.toml"
+    f.write_text('"name" = "x"\ngame = "doudizhu"\nvariant = { spring = 3 }\nparams = { rounds = "four" }\n'
+                 'clock.decision_ms = -1\nfaults = { max_faults = 0 }\n'
+                 '[[bots]]\nname = "a"\ncommand = "python sample_bots/random_bot.py"\n')
+    with pytest.raises(tspec.SpecError) as ei:
+        tspec.load(f)
+    probs = {(k, ln) for k, ln, _ in ei.value.problems}
+    assert {("variant.spring", 3), ("params.rounds", 4), ("clock.decision_ms", 5),
+            ("faults.max_faults", 6)} <= probs, probs
+    assert all(ln is not None for _, ln, _ in ei.value.problems)
+    f.write_text('name = "x"\ngame = "doudizhu"\n')
+    r = _cli("tournament", "run", str(f))
+    assert r.returncode == 2 and "in a [[bots]] table" in r.stderr  # not eaten as rich markup
+
+
+def test_csv_has_plain_line_endings_and_no_blank_line(tmp_path: Path) -> None:
+    from tournaments.rating import BoardRow
+    from tournaments.report import render
+
+    fields = BoardRow.__dataclass_fields__
+    row = BoardRow(**{k: (0 if k != "bot" else "a") for k in fields})
+    out = render([row, row], "csv")
+    assert "\r" not in out and out.endswith("\n") and not out.endswith("\n\n")
+    assert len(out.splitlines()) == 3
+
+
+def test_errors_name_the_file_without_errno_text(tmp_path: Path) -> None:
+    r = _cli("replay", str(tmp_path / "missing.jsonl"))
+    assert r.returncode == 1 and "cannot read" in r.stderr and "Errno" not in r.stderr
+    r = _cli("match", "doudizhu", "--log-dir", "/proc/nope", *["--bot", HEUR] * 3)
+    assert r.returncode == 2 and "--log-dir: cannot write /proc/nope" in r.stderr
+    assert "Errno" not in r.stderr and "Traceback" not in r.stderr
+
+
+def test_help_shows_no_bool_metavar_and_joins_lines() -> None:
+    r = _cli("--help")
+    words = " ".join(r.stdout.replace("│", " ").split())
+    assert "<bool>" not in r.stdout and "AdminService for operators" in words  # docstring lines joined
+    r = _cli("match", "--help")
+    assert "<bool>" not in r.stdout and "--json" in r.stdout
+
+
+def test_python_dash_m_referee_works() -> None:
+    r = subprocess.run([PY, "-m", "referee", "--version"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.startswith("referee ")
+
+
+@pytest.mark.slow
+def test_the_wheel_ships_the_protos_so_bot_new_works_after_a_plain_install(tmp_path: Path) -> None:
+    """Build the wheel, install it on its own (no source checkout on the path) and
+    make a Node bot, which needs the .proto files at run time."""
+    import os
+    import zipfile
+
+    wheels = tmp_path / "wheels"
+    r = subprocess.run([PY, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(wheels),
+                        str(ROOT)], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    (wheel,) = wheels.glob("*.whl")
+    assert "cardgames/v1/referee.proto" in zipfile.ZipFile(wheel).namelist()
+    site = tmp_path / "site"
+    r = subprocess.run([PY, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site), str(wheel)],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    env.pop("REFEREE_PROTOS", None)
+    work = tmp_path / "work"
+    work.mkdir()
+    r = subprocess.run([PY, "-m", "referee", "bot", "new", "mybot", "--lang", "node"], cwd=work, env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    made = "".join(p.read_text() for p in (work / "mybot").rglob("*") if p.is_file())
+    assert str(site) in made and str(ROOT) not in made  # the installed copy's protos, not the checkout's
+
+
+def test_tournament_list_and_results_export(tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite"
+    f = tmp_path / "t.toml"
+    bots = "".join(f'[[bots]]\nname = "b{i}"\ncommand = "python {ROOT}/sample_bots/random_bot.py --seed {i}"\n'
+                   for i in range(3))
+    f.write_text(f'name = "tiny"\ngame = "doudizhu"\nplayers = 3\nseed = 5\nconcurrency = 2\n'
+                 f'database = "{db}"\nlog_dir = "{tmp_path / "logs"}"\nparams = {{ rounds = 1 }}\n{bots}')
+    r = _cli("tournament", "run", str(f), "-q")
+    assert r.returncode == 0, r.stderr
+    r = _cli("tournament", "list", "--db", str(db), "-f", "json")
+    (t,) = json.loads(r.stdout)
+    assert (t["name"], t["game"], t["status"], t["matches"], t["total"]) == ("tiny", "doudizhu", "complete", 3, 3)
+    assert "tiny" in _cli("tournament", "list", "--db", str(db)).stdout
+    rows = json.loads(_cli("results", "tiny", "--db", str(db), "-f", "json").stdout)
+    assert [r_["match"] for r_ in rows] == [0, 1, 2]
+    assert all(sorted(r_["seats"]) == ["b0", "b1", "b2"] and sum(r_["scores"]) == 0 for r_ in rows)
+    assert all(type(x) is int for r_ in rows for x in r_["scores"]) and all(min(r_["ranks"]) == 1 for r_ in rows)
+    csv_text = _cli("results", "--db", str(db)).stdout  # the latest tournament, CSV by default
+    lines = csv_text.split("\n")
+    assert lines[0].startswith("match,seed,status,seats,scores") and lines[-1] == "" and len(lines) == 5
+    r = _cli("results", "nope", "--db", str(db))
+    assert r.returncode == 1 and "known: tiny" in r.stderr
+
+
+def _interrupt_when(p: subprocess.Popen, ready, timeout_s: float = 90) -> tuple[str, str]:
+    """Send Ctrl-C (SIGINT) to ``p`` once ``ready()`` holds; its (stdout, stderr)."""
+    import os
+    import signal
+    import time
+
+    try:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline and not ready():
+            time.sleep(0.2)
+        os.kill(p.pid, signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+    return out, err
+
+
+def test_a_bot_that_never_connects_is_named_and_ctrl_c_before_the_start_says_so(tmp_path: Path) -> None:
+    import tempfile
+
+    sleeper = tmp_path / "sleeper.py"  # runs, never connects
+    sleeper.write_text("import time\ntime.sleep(60)\n")
+    err_file = tempfile.TemporaryFile(mode="w+")
+    p = subprocess.Popen([PY, "-m", "referee.cli", "match", "doudizhu", "--log-dir", str(tmp_path),
+                          "--bot", HEUR, "--bot", HEUR, "--bot", f"python {sleeper}"], cwd=ROOT, text=True,
+                         stdout=subprocess.PIPE, stderr=err_file, start_new_session=True)
+
+    def waiting() -> bool:
+        err_file.seek(0)
+        return "seat 2 (sleeper#2) to connect" in err_file.read()
+
+    out, _ = _interrupt_when(p, waiting)
+    err_file.seek(0)
+    err = err_file.read()
+    assert "waiting for " in err and "seat 2 (sleeper#2) to connect" in err
+    assert p.returncode == 130 and "interrupted before the match started" in err
+
+
+def test_ctrl_c_mid_match_prints_what_was_played_and_the_log(tmp_path: Path) -> None:
+    p = subprocess.Popen([PY, "-m", "referee.cli", "match", "doudizhu", "--log-dir", str(tmp_path), "--seed", "2",
+                          "--bot", HEUR, "--bot", HEUR, "--bot", "python sample_bots/chaos_bot.py --mode hang",
+                          "--decision-ms", "60000"], cwd=ROOT, text=True, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, start_new_session=True)
+    out, err = _interrupt_when(p, lambda: any(tmp_path.glob("*.jsonl")))
+    assert p.returncode == 130, err
+    assert "interrupted after" in out and "decisions" in out and "log (incomplete): " in out
+    log = out.split("log (incomplete): ")[1].split()[0]
+    assert Path(log).exists() and "Traceback" not in err
