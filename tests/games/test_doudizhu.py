@@ -458,7 +458,7 @@ def _reference_observation(g: DouDizhu, seat: int):
 
     p = g.playp if g.phase != "auction" else None
     o = dpb.DouDizhuObservation(
-        players=g.n, round=g.round, rounds=g.params["rounds"], scores=g.scores, hand=g.hands[seat],
+        players=g.players, round=g.round, rounds=g.params["rounds"], scores=g.scores, hand=g.hands[seat],
         hand_sizes=[len(h) for h in g.hands], phase=g.phase, marker=g.marker, first_bidder=g.first_bidder,
         seat=seat, spring=g.variant["spring"], calls=[dpb.DouDizhuCall(seat=s, amount=a) for s, a in g.auction.calls],
         high_bid=g.auction.high, landlord=-1, top_seat=-1, multiplier=1,
@@ -564,10 +564,10 @@ def _pick(g: DouDizhu, rng: random.Random) -> Action:
     spreads play over all combination types. Either way ``apply``
     validates the action."""
     if g.phase == "play" and g.playp.top is None and (
-            rng.random() < 0.75 or (g.n == 4 and g.legal_play_count() > 500)):
+            rng.random() < 0.75 or (g.players == 4 and g.legal_play_count() > 500)):
         p = g.playp
         s = p.to_act
-        move = rng.choice(R.legal_moves(p.cnts[s], g.n, None))
+        move = rng.choice(R.legal_moves(p.cnts[s], g.players, None))
         cards = []
         for r, k in move:
             cards.extend(rng.sample(p.groups[s][r], k))
@@ -584,11 +584,11 @@ def _try_illegal(g: DouDizhu, rng: random.Random) -> bool:
     seat = g.to_act
     choice = rng.randrange(4)
     if choice == 0:
-        seat, act = (seat + 1) % g.n, Action("PASS")
+        seat, act = (seat + 1) % g.players, Action("PASS")
     elif choice == 1:
         act = Action("PLAY", ("QQ",))
     elif choice == 2:
-        other = g.hands[(seat + 1) % g.n]
+        other = g.hands[(seat + 1) % g.players]
         mine = Counter(g.hands[seat])
         act = Action("PLAY", tuple(c for c in other[:1] if mine[c] == 0) or ("XX",))
     else:

@@ -116,11 +116,6 @@ class DouDizhu(Game):
         self._legal_cache: tuple[int, tuple[Action, ...]] | None = None
         self._start_round()
 
-    @property
-    def n(self) -> int:
-        """Number of seats (= :attr:`players`)."""
-        return self.players
-
     # ------------------------------------------------------------------ rounds
     def _start_round(self) -> None:
         """[DEAL-1]..[DEAL-3]: shuffle, deal, pick the marker, open the auction."""
