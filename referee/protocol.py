@@ -18,7 +18,7 @@ fallbacks (marked ``LEGACY`` below).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Iterable
 
 from google.protobuf import descriptor as _descriptor, json_format
 from google.protobuf.struct_pb2 import Struct
@@ -123,6 +123,43 @@ def _fill_observation(obs: pb.Observation, game: Game, seat: int) -> None:
         getattr(obs, game.name).MergeFromString(ob)
     else:
         getattr(obs, game.name).CopyFrom(game.observation(seat))
+
+
+def merge_records(message: Any, field: str, records: Iterable[Any], convert: Callable[[Any], Any]) -> None:
+    """Append ``convert(record)`` for each of ``records`` to ``message.<field>``
+    (a repeated message field), in order: what ``getattr(message,
+    field).extend(convert(r) for r in records)`` does, faster. For a singular
+    message field and one record, the same as ``getattr(message,
+    field).MergeFrom(convert(record))``.
+
+    For a view's lists of immutable records (a round's plays, finished
+    tricks): each record's entry is encoded once, the first time it is seen,
+    and kept with the record (by identity: records never change, so an entry
+    cannot go stale; the cache holds the record, so no other object can have
+    its id meanwhile), and the entries are merged in one parse. Building each
+    sub-message anew costs ~1-2 us per entry with upb, and the same records
+    are listed again at every decision of a round."""
+    d = message.DESCRIPTOR
+    c = _ENTRIES.get((d, field, convert))
+    if c is None or len(c[1]) > _ENTRIES_MAX:
+        c = _ENTRIES[d, field, convert] = ({}, [])
+    cache, kept = c
+    get = cache.get
+    entries = [get(id(r)) for r in records]
+    if None in entries:
+        key = _key(d.fields_by_name[field], _WIRE_LEN)
+        for i, r in enumerate(records):
+            if entries[i] is None:
+                b = convert(r).SerializeToString()
+                entries[i] = cache[id(r)] = key + _varint(len(b)) + b
+                kept.append(r)  # alive while cached: no other object can have its id
+    if entries:
+        message.MergeFromString(b"".join(entries))
+
+
+#: per (message type, field, converter): ({id(record): its encoded entry}, [the records]), see merge_records
+_ENTRIES: dict[tuple[Any, str, Any], tuple[dict[int, bytes], list[Any]]] = {}
+_ENTRIES_MAX = 50_000  # entries per cache (a full cache is replaced by an empty one)
 
 
 # ----------------------------------------------------------------------------- decision requests

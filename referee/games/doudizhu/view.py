@@ -4,7 +4,9 @@ messages (protos/cardgames/v1/doudizhu.proto).
 :func:`observation` builds a seat's ``DouDizhuObservation`` field by field
 from the engine's public state and that seat's own hand; :func:`event_message`
 turns an event record (:mod:`referee.games.doudizhu.events`) into its
-``DouDizhuEvent``. Nothing else of the engine reaches a seat.
+``DouDizhuEvent``. Nothing else of the engine reaches a seat. Lists of
+records (history, results) go in through :func:`referee.protocol.merge_records`,
+which encodes each record once.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from dataclasses import fields
 
 from cardgames.v1 import doudizhu_pb2 as dpb
+from referee.protocol import merge_records
 from referee.games.doudizhu import events as E
 from referee.games.doudizhu.game import DouDizhu
 
@@ -32,16 +35,16 @@ def observation(g: DouDizhu, seat: int) -> dpb.DouDizhuObservation:
         phase=g.phase,  # "auction", "play" or "over"
         marker=g.marker,  # §10 public: the marker's code (§2.2)
         first_bidder=g.first_bidder,  # §10 public: the first bidder (§2.2)
-        calls=[dpb.DouDizhuCall(seat=s, amount=a) for s, a in g.auction.calls],  # §10 public: auction actions (§4)
         high_bid=g.auction.high,  # §4: the highest bid so far (0 = none)
-        history=[_play(r) for r in g.history],  # §10 public: every play and pass of the round, in order
-        results=[_round_end(r) for r in g.results],  # §10 public: the finished rounds' outcomes (§8)
         landlord=-1, top_seat=-1, multiplier=1)  # defaults before the play phase
+    merge_records(o, "calls", g.auction.calls, _call)  # §10 public: every auction action, in order (§4)
+    merge_records(o, "history", g.history, _play)  # §10 public: every play and pass of the round, in order
+    merge_records(o, "results", g.results, _round_end)  # §10 public: the finished rounds' outcomes (§8)
     if p is not None:
         o.landlord = p.landlord  # §10 public: the landlord's seat (§4 [AUC-7])
         o.bid = g.auction.bid  # §10 public: the winning bid
         o.kitty.extend(g.kitty)  # §10 public once a landlord is found (§4 [AUC-8])
-        o.trick.extend(_play(r) for r in g.trick())  # §7.1: the current trick's plays and passes
+        merge_records(o, "trick", g.trick(), _play)  # §7.1: the current trick's plays and passes
         o.top.extend(p.top_cards)  # §7.1: the play to beat (empty on a lead)
         o.top_seat = p.top_seat  # §7.1: who played it (-1 on a lead)
         o.passes = p.passes  # §7.1 [PLAY-6]: consecutive passes since the top
@@ -49,6 +52,11 @@ def observation(g: DouDizhu, seat: int) -> dpb.DouDizhuObservation:
         o.multiplier = 1 << p.doublings  # §10 public: the current multiplier (§8)
         o.played.extend(g.played)  # §10 public: every card played this round
     return o
+
+
+def _call(c: tuple[int, int]) -> dpb.DouDizhuCall:
+    seat, amount = c
+    return dpb.DouDizhuCall(seat=seat, amount=amount)
 
 
 def _play(r: E.Play) -> dpb.DouDizhuPlay:

@@ -5,15 +5,17 @@ protocol messages (protos/cardgames/v1/tractor.proto).
 from the engine's public state, the seat's own hand and the kitty cards only
 the starter saw; :func:`event_message` turns an event record
 (:mod:`referee.games.tractor.events`) into its ``TractorEvent``. Nothing else
-of the engine reaches a seat.
+of the engine reaches a seat. Lists of records (declarations, tricks) go in
+through :func:`referee.protocol.merge_records`, which encodes each record once.
 """
 
 from __future__ import annotations
 
-from dataclasses import fields, is_dataclass
+from dataclasses import fields
 from typing import Any
 
 from cardgames.v1 import tractor_pb2 as tpb
+from referee.protocol import merge_records
 from referee.games.tractor import events as E
 from referee.games.tractor import rules as R
 from referee.games.tractor.game import TractorGame
@@ -36,11 +38,9 @@ def observation(g: TractorGame, seat: int) -> tpb.TractorObservation:
         cards_dealt=g.dealt,  # 2.1: cards dealt so far
         final_window=g.window and not g.trump_fixed,  # 2.4: the final declaration window is open
         declaration_closed=g.trump_fixed,  # 2.5: the trump is fixed
-        declarations=[_message(d) for d in g.declarations],  # 12 public: every declaration, in order
         trump_suit=_suit(g) if g.trump_fixed else "",  # 2.5-2.6: the trump suit ("NT": no trump)
         kitty_flipped=g.flipped,  # 2.6: the kitty cards turned up
         hand_sizes=[0] * 4 if over else [g.hand_size(s) for s in range(4)],  # 12 public: cards per seat
-        tricks=[_message(t) for t in g.tricks],  # 12 public: this deal's finished tricks
         defender_points=g.defender_points,  # 10.1: the defenders' points so far
         notrump_rank_cards_trump=g.notrump_rank_cards_trump,  # 13: variant flags
         must_follow_tractor=g.must_follow_tractor,
@@ -49,14 +49,26 @@ def observation(g: TractorGame, seat: int) -> tpb.TractorObservation:
         no_throw_penalty=g.no_throw_penalty,
         max_rounds=g.params["max_rounds"],  # 11.2: the round cap
         max_round1_deals=g.params["max_round1_deals"])  # 2.6: redeals allowed in round 1
+    merge_records(o, "declarations", g.declarations, _message)  # 12 public: every declaration, in order
+    merge_records(o, "tricks", g.tricks, _message)  # 12 public: this deal's finished tricks
     if seat == g.starter and g.trump_fixed and not over:
         o.kitty_taken.extend(g.kitty_taken)  # 12 private to the starter: the kitty it took (3)
         if g.buried:
             o.kitty_buried.extend(g.kitty_buried)  # 12 private to the starter: the cards it buried (3)
-    if g.phase == "play":
-        o.current_trick.CopyFrom(_message(g.current_trick()))  # 12 public: the trick in progress
+    if g.phase == "play":  # 12 public: the trick in progress (6-8)
+        t = o.current_trick
+        t.number = len(g.tricks) + 1
+        t.leader = g.trick_leader
+        merge_records(t, "plays", g.trick_plays, _message)  # the plays so far
+        if g.trick_lead is not None:
+            t.lead_type = g.trick_lead.type  # 6.1: single, pair, tractor or throw
+            t.lead_suit = g.trick_lead.suit  # 4.1: the lead's play-suit
+        if g.trick_failure is not None:
+            merge_records(t, "throw_failure", (g.trick_failure,), _message)  # 9.2: a failed throw
+        t.winner = g.current_winner()  # 8: winning so far (-1 before the lead)
+        t.points = R.points_of(c for p in g.trick_plays for c in p.cards)  # 5: points so far
     if g.last_round is not None:
-        o.last_round.CopyFrom(_message(g.last_round))  # 10: the previous round's scoring
+        merge_records(o, "last_round", (g.last_round,), _message)  # 10: the previous round's scoring
     return o
 
 
@@ -84,22 +96,20 @@ _EVENT_FIELD = {
 }
 
 
-def _value(v: Any) -> Any:
-    if is_dataclass(v):
-        return _message(v)
-    if type(v) is tuple and v and is_dataclass(v[0]):
-        return [_message(x) for x in v]
-    return v
-
-
 def _message(record: Any) -> Any:
     """The message of a record (see :data:`_MESSAGES`)."""
     t = type(record)
     kw = {}
     for f in _FIELDS[t]:
         v = getattr(record, f)
-        if v is not None:
-            kw[f] = _value(v)
+        if v is None:
+            continue  # an optional sub-message not set
+        tv = type(v)
+        if tv in _MESSAGES:
+            v = _message(v)
+        elif tv is tuple and v and type(v[0]) in _MESSAGES:
+            v = [_message(x) for x in v]
+        kw[f] = v
     return _MESSAGES[t](**kw)
 
 
