@@ -134,6 +134,9 @@ class Legal(NamedTuple):
     complete: bool
 
 
+_new_tuple = tuple.__new__
+
+
 @dataclass(frozen=True, slots=True)
 class Event:
     """Something that happened: ``record``, an immutable event record of the
@@ -282,7 +285,7 @@ class Game(ABC):
         acts, complete = self._legal_actions()
         if type(acts) is not tuple:  # TRANSITIONAL: legacy engines return lists
             acts = tuple(acts)
-        return Legal(acts, complete)
+        return _new_tuple(Legal, (acts, complete))  # Legal(acts, complete), without NamedTuple's Python __new__
 
     def validate(self, seat: int, action: Action) -> None:
         """Raise :class:`IllegalAction` (naming the spec rule) exactly when

@@ -21,7 +21,6 @@ game and player count: what each per-game test file used to check on its own.
 from __future__ import annotations
 
 import ast
-import copy
 import dataclasses
 import json
 import random
