@@ -172,8 +172,16 @@ def check_command(command: str, cwd: Path | None = None) -> str | None:
     return None
 
 
+#: environment variable that hands a launched bot its token (never its command line,
+#: which every process on the machine can read in /proc/<pid>/cmdline)
+TOKEN_ENV = "REFEREE_TOKEN"
+#: the referee's own secrets: never passed on to a bot's environment
+SECRET_ENV = ("REFEREE_ADMIN_TOKEN", "REFEREE_TOKENS")
+
+
 class BotProcess:
-    """One launched bot: ``command --referee ADDR --token TOKEN``.
+    """One launched bot: ``command --referee ADDR``, its token in the
+    environment variable ``REFEREE_TOKEN`` (:data:`TOKEN_ENV`).
 
     ``workdir``: its working directory (created); stdout/stderr go to
     ``<log_dir>/<label>.stdout|.stderr``. Use as a context manager or call
@@ -188,7 +196,8 @@ class BotProcess:
         # relative script paths are resolved against the caller's directory, not the bot's workdir
         argv = [str(base / a) if (not os.path.isabs(a) and (base / a).is_file() and i > 0) else a
                 for i, a in enumerate(argv)]
-        self.argv = argv + ["--referee", referee_addr, "--token", token] + (extra_args or [])
+        self.argv = argv + ["--referee", referee_addr] + (extra_args or [])
+        self.token = token
         self.label = label
         self.log_dir = Path(log_dir)
         self.workdir = Path(workdir) if workdir else self.log_dir / f"{label}.wd"
@@ -209,7 +218,8 @@ class BotProcess:
         """Start the process; raises ``OSError`` if the command cannot be executed."""
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self.workdir.mkdir(parents=True, exist_ok=True)
-        env = dict(os.environ)
+        env = {k: v for k, v in os.environ.items() if k not in SECRET_ENV}
+        env[TOKEN_ENV] = self.token
         repo = str(Path(__file__).resolve().parent.parent)
         env["PYTHONPATH"] = repo + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         env["PYTHONUNBUFFERED"] = "1"
