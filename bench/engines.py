@@ -100,7 +100,8 @@ def per_decision(game: str, seconds: float, seed0: int = 10_000) -> dict[str, An
     """Per-decision timings (microseconds) over one-round playouts for ``seconds``.
 
     ``legal_us``: first ``legal_actions()`` call of the decision.
-    ``refereed_us``: legal + encoded DecisionRequest + action_from_pb + apply + pop_events.
+    ``refereed_us``: legal + DecisionRequest built and serialised + action_from_pb + apply + pop_events
+    (each event's message built).
     Also the parts and the median encoded request size (bytes on the wire). Even
     decisions are timed as the referee runs them (nothing called before);
     ``observation_us`` comes from the odd ones, so no figure is helped by a
