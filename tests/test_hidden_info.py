@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import dataclasses
 import random
 from collections import Counter
 from dataclasses import dataclass, field
@@ -295,16 +296,16 @@ def test_negative_control_a_count_derived_from_hidden_cards_is_detected(monkeypa
     """A leak that names no card (how many hearts the next seat holds, hidden
     in a score-like field) is invisible to a card-code scan but not to the
     differential test."""
-    cls = game_class("smear")
-    real = cls.observation
 
-    def observation(self: Game, seat: int) -> Any:
-        o = real(self, seat)
-        nxt = self.hidden_zones(seat).get(f"hand{(seat + 1) % self.players}", [])
-        o.max_rounds += sum(1 for c in nxt if c.endswith("H"))
-        return o
+    def wrap(real: Any) -> Any:
+        def observation(game: Game, seat: int) -> Any:
+            o = real(game, seat)
+            nxt = game.hidden_zones(seat).get(f"hand{(seat + 1) % game.players}", [])
+            o.max_rounds += sum(1 for c in nxt if c.endswith("H"))
+            return o
+        return observation
 
-    monkeypatch.setattr(cls, "observation", observation)
+    patch_observation(monkeypatch, "smear", wrap)
     st = run_differential("smear", 3, 4, points=8)
     assert any("observation depends on hidden cards" in p for p in st.problems), st.problems[:3]
 
@@ -316,11 +317,13 @@ def test_negative_control_an_event_depending_on_hidden_cards_is_detected(monkeyp
     real = cls.pop_events
 
     def pop_events(self: Game) -> list[Event]:
-        evs = real(self)
-        for e in evs:
-            if e.to is None and e.payload.WhichOneof("kind") == "play":
-                e.payload.play.trick += 100 * sum(1 for c in self.hands[0] if c.endswith("H"))
-        return evs
+        out = []
+        for e in real(self):
+            if e.to is None and type(e.record).__name__ == "Play":  # a card played (public)
+                bump = 100 * sum(1 for c in self.hands[0] if c.endswith("H"))
+                e = Event(dataclasses.replace(e.record, trick=e.record.trick + bump), e.to)
+            out.append(e)
+        return out
 
     monkeypatch.setattr(cls, "pop_events", pop_events)
     st = run_differential("smear", 3, 5, points=12)
