@@ -47,7 +47,7 @@ def new_game(game: str, seed: int, params: dict[str, Any] | None = None, players
 
 def rounds_played(g: Game) -> int:
     """Rounds (deals) a finished match played, read from the engine's own counter."""
-    for attr in ("round", "round_no", "round_number"):
+    for attr in ("round", "round_number"):
         v = getattr(g, attr, None)
         if isinstance(v, int):
             return v
