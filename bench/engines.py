@@ -51,7 +51,7 @@ def rounds_played(g: Game) -> int:
         v = getattr(g, attr, None)
         if isinstance(v, int):
             return v
-    k, first = getattr(g, "k", None), getattr(g, "params", {}).get("first_round")
+    k, first = getattr(g, "round_index", None), getattr(g, "params", {}).get("first_round")
     if isinstance(k, int) and isinstance(first, int):
         return min(k, g.params["last_round"]) - first + 1
     return 1

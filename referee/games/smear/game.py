@@ -301,8 +301,8 @@ class SmearGame(Game):
             self.winner = winner
             self.phase = _OVER
             self._to_act = None
-            self.emit(E.MatchEnd(winner=winner, scores=tuple(self.scores), ranks=tuple(R.standings(self.scores, winner)),
-                                  rounds=self.round))
+            self.emit(E.MatchEnd(winner=winner, scores=tuple(self.scores),
+                                 ranks=tuple(R.standings(self.scores, winner)), rounds=self.round))
             return
         if bidder is not None:  # §2.6: the deal passes on after a played-out round
             self.dealer = (self.dealer + 1) % self.players
