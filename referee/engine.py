@@ -43,12 +43,6 @@ here and enforces (its public methods are final; a game implements the
   cannot see, and a copy with it reshuffled), :meth:`Game.card_zones` (every
   place holding cards: their union is :meth:`Game.deck` as a multiset).
 
-TRANSITIONAL (issue #20): games not converted to this contract yet subclass
-:class:`LegacyGame` (their public methods are turned into the hooks; their
-observation and events are protobuf messages, served by the fallback in
-:mod:`referee.protocol`). The conversion of the last of them removes
-:class:`LegacyGame`, ``referee/games/_wire.py`` and that fallback.
-
 Game modules register a subclass in :mod:`referee.games`.
 """
 
@@ -142,19 +136,10 @@ class Event:
     """Something that happened: ``record``, an immutable event record of the
     game (a frozen dataclass of ``referee/games/<game>/events.py``, turned
     into the protocol's event message by the game's view module), and ``to``:
-    ``None`` for a public event, else the only seat allowed to see it.
-
-    TRANSITIONAL: for a :class:`LegacyGame`, ``record`` is the game's event
-    protobuf message itself (or, for ``referee.games._wire.WireEvent``, parsed
-    from its encoding)."""
+    ``None`` for a public event, else the only seat allowed to see it."""
 
     record: Any
     to: int | None = None
-
-    @property
-    def payload(self) -> Any:
-        """TRANSITIONAL: a :class:`LegacyGame`'s event protobuf message (= ``record``)."""
-        return self.record
 
 
 @dataclass(slots=True)
@@ -229,8 +214,6 @@ class Game(ABC):
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
-        if cls.__dict__.get("_legacy_contract"):
-            return
         for name in _FINAL:
             if name in cls.__dict__:
                 raise TypeError(f"{cls.__name__} overrides Game.{name}: implement _{name} instead")
@@ -279,12 +262,13 @@ class Game(ABC):
 
     def legal_actions(self) -> Legal:
         """The legal actions of :attr:`to_act` (see :class:`Legal`). Raises
-        :class:`MatchOver` after the end."""
+        :class:`MatchOver` after the end; ``TypeError`` if the game's hook
+        returns anything but a tuple of actions."""
         if self.to_act is None:
             raise MatchOver(self.name)
         acts, complete = self._legal_actions()
-        if type(acts) is not tuple:  # TRANSITIONAL: legacy engines return lists
-            acts = tuple(acts)
+        if type(acts) is not tuple:
+            raise TypeError(f"{self.name}: legal actions must be a tuple, not {type(acts).__name__}")
         return _new_tuple(Legal, (acts, complete))  # Legal(acts, complete), without NamedTuple's Python __new__
 
     def validate(self, seat: int, action: Action) -> None:
@@ -375,61 +359,6 @@ class Game(ABC):
         keys and sizes as :meth:`hidden_zones`), including any pending future
         cards (undealt stock)."""
         raise NotImplementedError
-
-
-class LegacyGame(Game):
-    """TRANSITIONAL (issue #20): a game not converted to the contract yet.
-    Its own ``decision_kind``/``legal_actions``/``validate``/``fallback_action``/
-    ``apply`` become the hooks under the final methods of :class:`Game`; its
-    ``observation(seat)`` (or ``observation_bytes``) and protobuf event
-    payloads are served by :mod:`referee.protocol`'s legacy fallback. Removed,
-    with that fallback, by the conversion of the last legacy game.
-
-    Converting a game (Dou Dizhu is the worked example:
-    ``referee/games/doudizhu/{events,game,view}.py``):
-
-    1. ``events.py``: one frozen dataclass per kind of the game's event message,
-       fields as in the .proto, tuples for sequences; ``game.py`` calls
-       ``self.emit(record, to=...)`` (no protobuf, no ``_wire``, no raw tuples).
-    2. ``view.py``: ``observation(game, seat)`` builds the observation message
-       field by field (a comment per field with its spec section) from
-       attributes the engine documents; ``event_message(record)`` builds the
-       event message. Any encoding cache belongs in :mod:`referee.protocol`.
-    3. ``game.py`` subclasses :class:`Game`: ``_decision_kind``,
-       ``_legal_actions`` (a tuple; a per-state cache may return the same
-       tuple), ``_validate``, ``_fallback_action``, ``_apply``; no checks for
-       "match over" (the base class raises :class:`MatchOver`); ``teams`` if
-       partnered; ``deck`` and ``card_zones``; drop ``observation`` and
-       ``observation_bytes``.
-    4. Tests: the game's test file keeps only its rules; what
-       ``tests/test_engine_contract.py`` checks goes (playouts, conservation,
-       determinism, legal/validate agreement, hidden-zone shuffles).
-    5. The last conversion deletes :class:`LegacyGame`, ``referee/games/_wire.py``
-       (``WireEvent``), ``Event.payload``, the ``LEGACY`` branches of
-       :mod:`referee.protocol` and of :func:`Game.legal_actions` (lists ->
-       tuples), ``None`` from :func:`referee.games.view_module`, the legacy branch
-       of ``tests/test_engine_contract.py`` and ``patch_observation``'s in
-       ``tests/test_hidden_info.py``."""
-
-    _legacy_contract = True
-
-    def __init_subclass__(cls, **kw: Any) -> None:
-        for name in _FINAL:
-            if name in cls.__dict__:
-                setattr(cls, "_" + name, cls.__dict__[name])
-                delattr(cls, name)
-        super().__init_subclass__(**kw)
-
-    def _validate(self, seat: int, action: Action) -> None:
-        Game._validate(self, seat, action)
-
-    def observation(self, seat: int) -> Any:
-        """The game's observation protobuf message for ``seat``."""
-        raise NotImplementedError
-
-    def observation_bytes(self, seat: int) -> bytes | None:
-        """The encoded :meth:`observation` of ``seat``, or ``None`` (use :meth:`observation`)."""
-        return None
 
 
 def _merge(what: str, game: str, defaults: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:

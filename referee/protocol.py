@@ -7,13 +7,6 @@ the game's view module (:func:`referee.games.view_module`:
 ``legal_actions()``, so the leak tests can recompute it. Generic across games:
 no game's field appears here, and the bytes assembled for legal actions are
 derived from the generated descriptors (no literal field numbers).
-
-TRANSITIONAL (issue #20): for a game without a view module yet (a
-:class:`referee.engine.LegacyGame`), :func:`observation_pb` and
-:func:`event_payload` fall back to the engine's own ``observation(seat)`` /
-``observation_bytes(seat)`` and to the protobuf message the engine put in
-``Event.record``; the conversion of the last legacy game deletes both
-fallbacks (marked ``LEGACY`` below).
 """
 
 from __future__ import annotations
@@ -100,10 +93,7 @@ def decision_kind_pb(kind: str) -> int:
 def game_observation(game: Game, seat: int) -> Any:
     """The game's own observation message for ``seat`` (e.g. ``DouDizhuObservation``),
     built by its view module."""
-    view = view_module(game.name)
-    if view is not None:
-        return view.observation(game, seat)
-    return game.observation(seat)  # LEGACY
+    return view_module(game.name).observation(game, seat)
 
 
 def observation_pb(game: Game, seat: int) -> pb.Observation:
@@ -114,15 +104,7 @@ def observation_pb(game: Game, seat: int) -> pb.Observation:
 
 
 def _fill_observation(obs: pb.Observation, game: Game, seat: int) -> None:
-    view = view_module(game.name)
-    if view is not None:
-        getattr(obs, game.name).CopyFrom(view.observation(game, seat))
-        return
-    ob = game.observation_bytes(seat)  # LEGACY: the engine's own encoding, or its message
-    if ob is not None:
-        getattr(obs, game.name).MergeFromString(ob)
-    else:
-        getattr(obs, game.name).CopyFrom(game.observation(seat))
+    getattr(obs, game.name).CopyFrom(view_module(game.name).observation(game, seat))
 
 
 def merge_records(message: Any, field: str, records: Iterable[Any], convert: Callable[[Any], Any]) -> None:
@@ -284,10 +266,7 @@ def _add_legal_actions(r: pb.DecisionRequest, legal: tuple[Action, ...]) -> None
 def event_payload(game_name: str, ev: Event) -> Any:
     """The game's event message (e.g. ``DouDizhuEvent``) of an engine event,
     built by the game's view module from ``ev.record``."""
-    view = view_module(game_name)
-    if view is not None:
-        return view.event_message(ev.record)
-    return ev.record  # LEGACY: the engine's own event message
+    return view_module(game_name).event_message(ev.record)
 
 
 def event_pb(game_name: str, match_id: str, seq: int, ev: Event, payload: Any = None) -> pb.Event:

@@ -34,7 +34,7 @@ import pytest
 
 from conftest import ROOT
 from referee import protocol
-from referee.engine import Action, Event, Game, IllegalAction, LegacyGame, Legal, MatchOver, seeded_rng
+from referee.engine import Action, Event, Game, IllegalAction, Legal, MatchOver, seeded_rng
 from referee.games import GAME_IDS, game_class, implemented, view_module
 
 #: short matches (a few rounds each)
@@ -62,7 +62,7 @@ def pick(g: Game, rng: random.Random) -> Action:
 
 
 # ----------------------------------------------------------------------------- purity
-_WIRE_MODULES = ("google.protobuf", "cardgames", "grpc", "referee.protocol", "referee.games._wire")
+_WIRE_MODULES = ("google.protobuf", "cardgames", "grpc", "referee.protocol")
 
 
 def _imports(path: Path) -> list[str]:
@@ -78,15 +78,12 @@ def _imports(path: Path) -> list[str]:
 
 @pytest.mark.parametrize("game_name", GAME_IDS)
 def test_rules_and_game_import_nothing_of_the_wire(game_name: str) -> None:
-    cls = game_class(game_name)
-    if issubclass(cls, LegacyGame):
-        # TRANSITIONAL (issue #20): not converted yet; the conversion of the last
-        # legacy game removes this branch (and LegacyGame)
-        assert view_module(game_name) is None
-        return
+    """Every module of a game but its view (rules.py, game.py, events.py, ...)."""
     assert view_module(game_name) is not None, f"{game_name}: no view module"
     pkg = ROOT / "referee" / "games" / game_name
-    for name in ("rules.py", "game.py", "events.py"):
+    modules = sorted(p.name for p in pkg.glob("*.py") if p.name != "view.py")
+    assert {"rules.py", "game.py", "events.py"} <= set(modules)
+    for name in modules:
         bad = [m for m in _imports(pkg / name) if m.startswith(_WIRE_MODULES)]
         assert not bad, f"{game_name}/{name} imports {bad}"
 
@@ -98,12 +95,11 @@ def test_the_scan_sees_a_protobuf_import(tmp_path: Path) -> None:
 
 
 # ----------------------------------------------------------------------------- playouts
-def _check_event(ev: Event, players: int, legacy: bool) -> None:
-    assert isinstance(ev, Event) or legacy
+def _check_event(ev: Event, players: int) -> None:
+    assert isinstance(ev, Event)
     assert ev.to is None or 0 <= ev.to < players
-    if not legacy:
-        assert dataclasses.is_dataclass(ev.record) and type(ev.record).__dataclass_params__.frozen
-        hash(ev.record)  # immutable all the way down (tuples, not lists)
+    assert dataclasses.is_dataclass(ev.record) and type(ev.record).__dataclass_params__.frozen
+    hash(ev.record)  # immutable all the way down (tuples, not lists)
 
 
 def _check_over(g: Game) -> None:
@@ -124,7 +120,6 @@ def _check_over(g: Game) -> None:
 @pytest.mark.parametrize("game_name,players", CONFIGS, ids=IDS)
 def test_random_playouts_follow_the_contract_and_conserve_cards(game_name: str, players: int) -> None:
     cls = game_class(game_name)
-    legacy = issubclass(cls, LegacyGame)
     teams = cls.teams(players)
     assert sorted(s for t in teams for s in t) in ([], list(range(players)))
     for seed in range(PLAYOUTS):
@@ -144,7 +139,7 @@ def test_random_playouts_follow_the_contract_and_conserve_cards(game_name: str, 
                 assert fb.key() in {a.key() for a in legal.actions}
             g.apply(seat, fb if rng.random() < 0.1 else rng.choice(legal.actions))
             for ev in g.pop_events():
-                _check_event(ev, players, legacy)
+                _check_event(ev, players)
             zones = g.card_zones()
             assert sum(map(Counter, zones.values()), Counter()) == deck, f"cards not conserved: {zones}"
             decisions += 1

@@ -46,7 +46,7 @@ import pytest
 from cardgames.v1 import referee_pb2 as pb
 from referee import protocol
 from referee.cards import ALL_CODES
-from referee.engine import Action, Event, Game, IllegalAction, LegacyGame, seeded_rng
+from referee.engine import Action, Event, Game, IllegalAction, seeded_rng
 from referee.games import game_class, implemented, view_module
 from referee.runner import BasicSeatLink, MatchSpec, run_match
 
@@ -265,22 +265,10 @@ def _leaky_observation(real):
 
 
 def patch_observation(monkeypatch: pytest.MonkeyPatch, game_name: str, wrap: Any) -> None:
-    """Replace the game's observation builder ``f(game, seat)`` by ``wrap(f)``:
-    its view module's ``observation``, or (TRANSITIONAL, a legacy engine) the
-    engine's ``observation`` method, and then its encoded ``observation_bytes``
-    too, which the referee prefers."""
+    """Replace the game's observation builder ``f(game, seat)`` (its view
+    module's ``observation``, which every path to a seat goes through) by ``wrap(f)``."""
     view = view_module(game_name)
-    if view is not None:
-        monkeypatch.setattr(view, "observation", wrap(view.observation))
-        return
-    cls = game_class(game_name)
-    real_bytes = cls.observation_bytes
-    if real_bytes is LegacyGame.observation_bytes:
-        monkeypatch.setattr(cls, "observation", wrap(cls.observation))
-        return
-    obs_cls = type(getattr(pb.Observation(), game_name))
-    monkeypatch.setattr(cls, "observation", wrap(lambda self, seat: obs_cls.FromString(real_bytes(self, seat))))
-    monkeypatch.setattr(cls, "observation_bytes", lambda self, seat: None)
+    monkeypatch.setattr(view, "observation", wrap(view.observation))
 
 
 @pytest.mark.parametrize("game_name", implemented())

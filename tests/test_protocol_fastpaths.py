@@ -106,17 +106,3 @@ def test_legal_actions_encoding_matches_one_message_per_action() -> None:
     r = pb.DecisionRequest()
     protocol._add_legal_actions(r, legal)
     assert r.SerializeToString(deterministic=True) == want.SerializeToString(deterministic=True)
-
-
-def test_legacy_event_with_an_encoded_payload() -> None:
-    """TRANSITIONAL (issue #20): a legacy engine's event given encoded is parsed when read."""
-    from cardgames.v1 import doudizhu_pb2 as dpb
-    from referee.engine import Event
-    from referee.games._wire import WireEvent
-
-    msg = dpb.DouDizhuEvent(call=dpb.DouDizhuCall(seat=2, amount=3))
-    ev = WireEvent(None, 1, encoded=msg.SerializeToString(), parse=dpb.DouDizhuEvent.FromString)
-    assert ev.record == msg and ev.to == 1
-    assert ev == Event(msg, 1) and ev != Event(msg, None)
-    with pytest.raises(TypeError):
-        WireEvent(None, None, encoded=b"")

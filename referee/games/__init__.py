@@ -53,20 +53,18 @@ def game_class(game: str) -> type[Game]:
     return mod.GAME
 
 
-_VIEWS: dict[str, ModuleType | None] = {}
+_VIEWS: dict[str, ModuleType] = {}
 
 
-def view_module(game: str) -> ModuleType | None:
+def view_module(game: str) -> ModuleType:
     """The game's view module (``referee.games.<game>.view``: ``observation(game,
     seat)`` -> the game's observation message, ``event_message(record)`` -> its
-    event message). ``None`` for a game not converted to the engine contract
-    yet (TRANSITIONAL, issue #20: :class:`referee.engine.LegacyGame`; once every
-    game has one, a missing view is an error). :class:`UnknownGame` if unknown."""
-    try:
-        return _VIEWS[game]
-    except KeyError:
-        pass
-    v = _VIEWS[game] = _module(game, "view") if _module(game) is not None else None
+    event message). :class:`UnknownGame` if the game is unknown or not
+    implemented; ``ModuleNotFoundError`` if an implemented game has no view."""
+    v = _VIEWS.get(game)
+    if v is None:
+        game_class(game)  # UnknownGame unless implemented
+        v = _VIEWS[game] = importlib.import_module(f"referee.games.{game}.view")
     return v
 
 
