@@ -63,7 +63,7 @@ from grpc_reflection.v1alpha import reflection
 from cardgames.v1 import admin_pb2, admin_pb2_grpc, referee_pb2 as pb, referee_pb2_grpc
 from referee import __version__
 from referee.oplog import BOT_NAME_MAX, OperatorLog, valid_bot_name
-from referee.protocol import PROTOCOL_VERSION, decision_wire
+from referee.protocol import PROTOCOL_VERSION
 from referee.runner import BasicSeatLink, MatchOutcome, MatchSpec, StrayReporter, run_match
 
 DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024
@@ -268,16 +268,14 @@ class BotConnection:
 
 class MatchSeat:
     """A :class:`referee.runner.SeatLink` for one seat of one match on a connection:
-    takes encoded requests, bundles events if the bot asked (``Hello.bundle_events``),
-    reports stray replies to the match's runner.
+    bundles events if the bot asked (``Hello.bundle_events``), reports stray
+    replies to the match's runner.
 
     The seat belongs to its token, not to one stream: if its connection drops,
     a new connection with the same token takes it back (:meth:`Referee.rebind`),
     and the next request goes to the new stream. ``gone()`` true (the bot's
     process exited) means it cannot come back: :meth:`wait_back` then returns at once."""
 
-    #: requests go on the stream as the bytes the runner encoded (ask_encoded)
-    encoded_requests = True
     no_show = False
 
     def __init__(self, conn: BotConnection, match_id: str, token: str, write_grace_s: float,
@@ -352,14 +350,6 @@ class MatchSeat:
         rid = self.conn.next_request_id()
         msg.decision_request.request_id = rid
         return await self._ask(self.conn, rid, msg, timeout_s)
-
-    async def ask_encoded(self, body: bytes, timeout_s: float) -> tuple[pb.ActionReply | None, float, int]:
-        """:meth:`ask` for a request already encoded (:func:`referee.protocol.decision_body`):
-        it goes on the stream as bytes. Returns (reply or None, elapsed ms, request id)."""
-        conn = self.conn
-        rid = conn.next_request_id()
-        reply, ms = await self._ask(conn, rid, decision_wire(body, rid), timeout_s)
-        return reply, ms, rid
 
     async def _ask(self, conn: BotConnection, rid: int, msg: pb.RefereeMessage | bytes,
                    timeout_s: float) -> tuple[pb.ActionReply | None, float]:
@@ -717,7 +707,7 @@ class Referee:
 
 def _serialize_referee_message(m: pb.RefereeMessage | bytes) -> bytes:
     """The bot stream's serializer: a message is serialised, bytes (a message
-    the referee encoded itself, see :func:`referee.protocol.decision_body`) go as they are."""
+    encoded beforehand, e.g. by the bench's echo server) go as they are."""
     return m if m.__class__ is bytes else m.SerializeToString()
 
 

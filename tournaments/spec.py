@@ -117,10 +117,6 @@ class TournamentSpec:
                 d.pop(k)
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
 
-    def resolve(self, p: str) -> Path:
-        """A path of the file, relative to the directory the run starts in (absolute paths kept)."""
-        return Path(p)
-
 
 _BARE_KEY = r"[A-Za-z0-9_\-]+"
 _KEY_PART = re.compile(rf'\s*(?:({_BARE_KEY})|"((?:[^"\\]|\\.)*)"|\'([^\']*)\')\s*')
