@@ -207,8 +207,18 @@ def match(
         from referee.summary import print_summary
 
         print_summary(outcome)
+        _print_replay(outcome.log_path)
     if outcome.status != "complete":
         raise typer.Exit(1)
+
+
+def _print_replay(log_path: str | None) -> None:
+    """Write the match's replay pages next to its log and say where they are."""
+    from referee.webcli import write_match_replay
+
+    page = write_match_replay(log_path) if log_path else None
+    if page is not None:
+        print(f"replay: {page.resolve()}", flush=True)
 
 
 def _ints(v):
@@ -738,6 +748,10 @@ from referee.botnew import bot_app  # noqa: E402
 app.add_typer(bot_app, name="bot")
 
 from referee.benchcli import bench  # noqa: E402
+from referee.webcli import report, web  # noqa: E402
+
+app.command("report")(report)
+app.command("web")(web)
 
 app.command("bench")(bench)
 if __name__ == "__main__":  # python -m referee.cli
