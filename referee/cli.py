@@ -221,6 +221,18 @@ def _print_replay(log_path: str | None) -> None:
         print(f"replay: {page.resolve()}", flush=True)
 
 
+def _print_report_hint(name: str, database: str) -> None:
+    """Say how to see the tournament in a browser (static report or live site)."""
+    import shlex
+
+    from referee.webcli import DEFAULT_DB
+
+    db = "" if database == DEFAULT_DB else f" --db {shlex.quote(database)}"
+    out = (Path("runs/report") / name).resolve() / "index.html"
+    console.print(f"report: `referee report {name}{db}` writes {out}; "
+                  f"live: `referee web{db}` serves http://127.0.0.1:8080/t/{name}/")
+
+
 def _ints(v):
     """JSON that went through a protobuf Struct: integral floats back to ints."""
     if isinstance(v, dict):
@@ -621,6 +633,7 @@ def tournament_run(
     console.print(f"{res.progress.done - res.progress.skipped} matches played in {res.elapsed_s:.1f} s"
                   f"{f', {res.progress.skipped} already done' if res.progress.skipped else ''}; "
                   f"aborted: {res.progress.aborted}; logs: {res.log_dir}; results: {res.store_url}")
+    _print_report_hint(res.name, spec.database)
 
 
 @tournament_app.command("status")

@@ -208,7 +208,8 @@
   document.getElementById("slider").oninput = function (e) { show(parseInt(e.target.value, 10)); };
   document.getElementById("jump").onchange = function (e) { show(parseInt(e.target.value, 10)); };
   document.addEventListener("keydown", function (e) {
-    if (e.target && (e.target.tagName === "INPUT" && e.target.type !== "range" || e.target.tagName === "SELECT")) return;
+    // the slider and the round menu handle their own keys (and report through their own events)
+    if (e.target && (e.target.tagName === "INPUT" || e.target.tagName === "SELECT")) return;
     var to = null;
     if (e.key === "ArrowRight") to = k + 1;
     else if (e.key === "ArrowLeft") to = k - 1;
