@@ -76,16 +76,18 @@ def web(
     from referee.web.app import create_app
 
     _store(db).close()
+    app = create_app(db)
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
     except OSError as e:
         _fail(f"cannot listen on {host}:{port}: {e.strerror or e}")
+    sock.listen(128)  # connections wait in the backlog until the server runs
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     print(f"serving {db} on http://{shown}:{bound}/ (Ctrl-C to stop)", flush=True)
-    config = uvicorn.Config(create_app(db), log_level="warning", access_log=False)
+    config = uvicorn.Config(app, log_level="warning", access_log=False)
     server = uvicorn.Server(config)
     try:
         server.run(sockets=[sock])

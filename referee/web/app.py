@@ -10,8 +10,7 @@ its log and its bots' stderr are refused (403) until the match is over.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+import contextlib
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -163,7 +162,11 @@ def create_app(db: str, live_ms: int = 2000, poll_ms: int = 1500) -> Starlette:
         Route("/t/{name}/stderr/{file}", stderr),
         Mount("/t/{name}/static", static),
     ]
-    app = Starlette(routes=routes, on_shutdown=[store.close])
-    return app
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette):
+        yield
+        store.close()
+
+    return Starlette(routes=routes, lifespan=lifespan)
 
 
