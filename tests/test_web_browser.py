@@ -23,8 +23,7 @@ import pytest
 
 from weblib import CARD_TOKEN, MATCHES, REFEREE, ROOT, allowed_cards, decisions, env, match_logs
 
-selenium = pytest.importorskip("selenium", reason="selenium is in the test extra: pip install -e '.[test]'")
-from selenium import webdriver  # noqa: E402
+from selenium import webdriver  # noqa: E402  (the test extra)
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402

@@ -258,8 +258,8 @@ class Pages:
                                                       **ctx)
 
     def board_cols(self) -> list[dict[str, str]]:
-        keys: list[str] = []
-        for r in self.data.board:
+        keys: list[str] = ["conservative"] if self.data.board and "conservative" in self.data.board[0].to_json() else []
+        for r in self.data.board:  # whatever figures the ratings provide, the ranking key first
             keys.extend(k for k in r.to_json() if k != "bot" and k not in keys)
         return [{"key": k, "label": BOARD_LABELS.get(k, (k.replace("_", " "), ""))[0],
                  "help": BOARD_LABELS.get(k, ("", ""))[1]} for k in keys]

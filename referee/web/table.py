@@ -273,6 +273,14 @@ _KIND_WORDS = {"BID": "to bid", "PLAY": "to play", "DECLARE": "may declare", "DI
                "EXCHANGE": "to exchange"}
 
 
+SUIT_WORDS = {"S": "\u2660 spades", "H": "\u2665 hearts", "D": "\u2666 diamonds", "C": "\u2663 clubs"}
+
+
+def suit_text(suit: str, none: str = "no trump") -> str:
+    """A suit letter in words with its symbol (``"H"`` -> ``"♥ hearts"``)."""
+    return SUIT_WORDS.get(suit, suit) if suit else none
+
+
 def _num(x: Any) -> str:
     """A score as text: integral floats without ``.0``."""
     if isinstance(x, float) and x.is_integer():

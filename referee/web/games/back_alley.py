@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cardgames.v1 import back_alley_pb2 as pb
-from referee.web.table import Table, _num
+from referee.web.table import Table, _num, suit_text
 
 
 class BackAlleyTable(Table):
@@ -30,7 +30,7 @@ class BackAlleyTable(Table):
         self.tags[m.dealer] = ["dealer"]
         if m.upcard:
             self.set_pile("Upcard", [m.upcard])
-        self.set_info("Trump", m.trump or "no trump")
+        self.set_info("Trump", suit_text(m.trump))
 
     def on_hand(self, m, to):
         if to is not None and self.knows(to):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cardgames.v1 import smear_pb2 as pb
-from referee.web.table import Table, _num
+from referee.web.table import Table, _num, suit_text
 
 
 class SmearTable(Table):
@@ -46,7 +46,7 @@ class SmearTable(Table):
         self.say(m.seat, "plays", [m.card])
 
     def on_trump(self, m, to):
-        self.set_info("Trump", m.suit)
+        self.set_info("Trump", suit_text(m.suit))
 
     def on_trick_end(self, m, to):
         self.trick_won(m.winner)

@@ -4,7 +4,7 @@ the kitty taken and buried, tricks, points and levels."""
 from __future__ import annotations
 
 from cardgames.v1 import tractor_pb2 as pb
-from referee.web.table import Table
+from referee.web.table import Table, suit_text
 
 KITTY = 8  # cards in the kitty (spec: 108 cards, 25 each, 8 left)
 
@@ -63,15 +63,15 @@ class TractorTable(Table):
         self.dealt = max(self.dealt, m.cards_dealt)
         self._deal_counts()
         word = "reinforces" if m.reinforcement else "declares"
-        self.put(m.seat, f"{word} {m.trump_suit or 'no trump'}", m.cards)
-        self.say(m.seat, f"{word} {m.kind} for trump {m.trump_suit or 'no trump'}", m.cards)
-        self.set_info("Trump suit", m.trump_suit or "no trump")
+        self.put(m.seat, f"{word} {suit_text(m.trump_suit)}", m.cards)
+        self.say(m.seat, f"{word} {m.kind} for trump {suit_text(m.trump_suit)}", m.cards)
+        self.set_info("Trump suit", suit_text(m.trump_suit))
 
     def on_declaration_closed(self, m, to):
         self.phase = "kitty"
         self.dealt = self.n * ((108 - KITTY) // self.n)
         self._deal_counts()
-        self.set_info("Trump suit", m.trump_suit or "no trump")
+        self.set_info("Trump suit", suit_text(m.trump_suit))
         if m.declarer_team >= 0:
             self.set_info("Declarers", self._team(m.declarer_team))
             for s in range(self.n):
@@ -130,7 +130,7 @@ class TractorTable(Table):
         self.set_pile("Kitty", m.kitty)
         self._levels(m.levels)
         self.set_info("Defender points", m.defender_points)
-        self.results_rows.append([str(m.round_number), self._team(m.declarer_team), m.trump_suit or "no trump",
+        self.results_rows.append([str(m.round_number), self._team(m.declarer_team), suit_text(m.trump_suit),
                                   str(m.defender_points), " ".join(m.kitty), str(m.levels_up),
                                   " / ".join(m.levels)])
 

@@ -31,6 +31,7 @@
     }
     var s = code.charAt(1);
     c.className += (s === "H" || s === "D") ? " red" : " black";
+    if (code.charAt(0) === "T") c.className += " ten";
     c.appendChild(el("span", "r", code.charAt(0) === "T" ? "10" : code.charAt(0)));
     c.appendChild(el("span", "s", SUITS[s] || s));
     return c;
@@ -222,7 +223,7 @@
 
   states = build(data.frames);
   var m = /step=(\d+)/.exec(location.hash);
-  show(m ? parseInt(m[1], 10) : 0);
+  show(m ? parseInt(m[1], 10) : (data.complete ? 0 : states.length - 1));  // a live match: follow its end
 
   var poll = root.getAttribute("data-poll");
   if (poll && !data.complete) {
