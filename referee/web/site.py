@@ -128,7 +128,7 @@ def load_tournament(store: Store, name: str | None, live: bool = False) -> Tourn
     _, history = rate(rows, names, TrueSkillParams(**spec["trueskill"]))
     extra = _match_extras(store, t["id"])
     log_dir = Path(spec.get("log_dir", "runs/logs")) / t["name"]
-    infos = [_match_info(r, extra.get(r.idx, (None, None))) for r in rows]
+    infos = [_match_info(r, extra.get(r.idx, (None, None)), log_dir) for r in rows]
     if live:
         done = {m.match_id for m in infos}
         infos.extend(m for m in live_matches(log_dir, t["name"]) if m.match_id not in done)
@@ -168,17 +168,20 @@ def _faults_text(seats: list[str], faults: list[dict[str, Any]]) -> str:
     return ", ".join(f"{b} {k}×{n}" for (b, k), n in sorted(counts.items()))
 
 
-def _match_info(r: MatchRow, extra: tuple[int | None, float | None]) -> MatchInfo:
+def _match_info(r: MatchRow, extra: tuple[int | None, float | None], log_dir: Path) -> MatchInfo:
     mid = r.result.get("match_id") or f"m{r.idx:05d}"
     decisions, elapsed = extra
     faults = list(r.result.get("faults") or [])
-    has_log = bool(r.log_path) and Path(r.log_path).exists()
+    log_path = r.log_path
+    if log_path and not Path(log_path).exists() and (log_dir / Path(log_path).name).exists():
+        log_path = str(log_dir / Path(log_path).name)  # a relative path stored from another directory
+    has_log = bool(log_path) and Path(log_path).exists()
     return MatchInfo(idx=r.idx, match_id=mid, seats=list(r.seats), status=r.status,
                      result=_result_text(r.seats, r.result),
                      decisions=decisions if decisions is not None else r.result.get("decisions", ""),
                      duration=f"{elapsed:.1f} s" if elapsed is not None else "",
                      faults=_faults_text(r.seats, faults), replay=replay_href(mid) if has_log else None,
-                     log_path=r.log_path if has_log else None, fault_list=faults)
+                     log_path=log_path if has_log else None, fault_list=faults)
 
 
 def live_matches(log_dir: Path, tournament: str) -> list[MatchInfo]:

@@ -96,6 +96,7 @@ class Table:
         self.over: str | None = None
         self.faults: list[str] = []
         self.clear_on_next_play = False
+        self.bids: list[str] = []
         self._keys: dict[str, tuple[int, int]] = {}
         self._results: dict[str, Any] | None = None
 
@@ -173,7 +174,15 @@ class Table:
         self.acts = [None] * self.n
         self.piles = []
         self.info = []
+        self.bids = []
         self.clear_on_next_play = False
+
+    def bid(self, seat: int, text: str, label: str = "Auction") -> None:
+        """Record one call of the auction (or declaration): in front of the seat,
+        and in the round's list of calls."""
+        self.put(seat, text)
+        self.bids.append(f"{self.name(seat)} {text}")
+        self.set_info(label, " · ".join(self.bids))
 
     def give(self, seat: int, cards: Iterable[str]) -> None:
         """Cards into a visible hand (ignored for a hand this view cannot see)."""

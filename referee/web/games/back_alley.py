@@ -51,7 +51,7 @@ class BackAlleyTable(Table):
             text = f"board {m.board_level}"
         else:
             text = f"bid {m.tricks}"
-        self.put(m.seat, text)
+        self.bid(m.seat, text, "Bids")
         self.say(m.seat, "passes" if text == "pass" else f"bids {text.removeprefix('bid ')}")
 
     def on_bidding_end(self, m, to):

@@ -31,7 +31,7 @@ class DouDizhuTable(Table):
 
     def on_call(self, m, to):
         text = "pass" if m.amount == 0 else f"bid {m.amount}"
-        self.put(m.seat, text)
+        self.bid(m.seat, text)
         self.say(m.seat, "passes" if m.amount == 0 else f"bids {m.amount}")
 
     def on_auction_end(self, m, to):

@@ -27,7 +27,7 @@ class SmearTable(Table):
             self.hands[to] = list(m.hand)
 
     def on_call(self, m, to):
-        self.put(m.seat, "pass" if m.bid == 0 else f"bid {m.bid}")
+        self.bid(m.seat, "pass" if m.bid == 0 else f"bid {m.bid}")
         self.say(m.seat, "passes" if m.bid == 0 else f"bids {m.bid}")
 
     def on_auction_end(self, m, to):

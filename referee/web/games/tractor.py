@@ -64,6 +64,8 @@ class TractorTable(Table):
         self._deal_counts()
         word = "reinforces" if m.reinforcement else "declares"
         self.put(m.seat, f"{word} {suit_text(m.trump_suit)}", m.cards)
+        self.bids.append(f"{self.name(m.seat)} {m.kind} {' '.join(m.cards)}")
+        self.set_info("Declarations", " · ".join(self.bids))
         self.say(m.seat, f"{word} {m.kind} for trump {suit_text(m.trump_suit)}", m.cards)
         self.set_info("Trump suit", suit_text(m.trump_suit))
 
