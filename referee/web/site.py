@@ -54,9 +54,8 @@ STDERR_TAIL_BYTES = 256 * 1024  # the end of a bot's stderr shown per faulted ma
 
 
 def environment() -> Environment:
-    env = Environment(loader=PackageLoader("referee.web", "templates"), autoescape=select_autoescape(["html"]),
-                      trim_blocks=False, lstrip_blocks=False)
-    return env
+    """The Jinja2 environment of the page templates (HTML autoescaped)."""
+    return Environment(loader=PackageLoader("referee.web", "templates"), autoescape=select_autoescape(["html"]))
 
 
 _SLUG_RE = re.compile(r"[^A-Za-z0-9_.-]")
@@ -301,7 +300,6 @@ class Pages:
                     elif ranks[i] > ranks[j]:
                         c[1] += 1
                     cells[a][b] = c
-        # a pair seated together twice in a match (never in these schedules) would count twice: fine
         return {"bots": bots, "cells": cells}
 
     def matches(self) -> str:

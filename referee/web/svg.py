@@ -50,8 +50,6 @@ def rating_plot(series: dict[str, list[tuple[int, float, float]]], band: bool = 
     for k in range(min(6, x1 - x0 + 1)):
         i = x0 + round((x1 - x0) * k / max(1, min(5, x1 - x0)))
         out.append(f'<text x="{X(i):.1f}" y="{height - 10}" text-anchor="middle" fill="#5f6b7a">{i}</text>')
-    out.append(f'<text x="{left + pw / 2:.0f}" y="{height}" text-anchor="middle" fill="#5f6b7a" dy="-0">'
-               f'</text>')
     for n, (bot, s) in enumerate(series.items()):
         if not s:
             continue

@@ -28,7 +28,6 @@ event it is given: the table never learns more than the view's events.
 from __future__ import annotations
 
 import importlib
-from collections import Counter
 from typing import Any, ClassVar, Iterable
 
 SUIT_ORDER = "SHCD"  # display order of a sorted hand: black, red, black, red
@@ -42,21 +41,6 @@ def table_class(game: str) -> type["Table"]:
     except ModuleNotFoundError:
         raise LookupError(f"no replay renderer for game {game!r}") from None
     return mod.TABLE
-
-
-def cards_in(obj: Any) -> Iterable[str]:
-    """Every card code anywhere inside a snapshot (for tests and checks)."""
-    from referee.cards import ALL_CODES
-
-    if isinstance(obj, str):
-        if obj in ALL_CODES:
-            yield obj
-    elif isinstance(obj, dict):
-        for v in obj.values():
-            yield from cards_in(v)
-    elif isinstance(obj, (list, tuple)):
-        for v in obj:
-            yield from cards_in(v)
 
 
 class Table:
@@ -300,15 +284,3 @@ def _num(x: Any) -> str:
         except ValueError:
             return x
     return f"{x:+d}" if isinstance(x, int) and x != 0 else str(x)
-
-
-def multiset_minus(a: Iterable[str], b: Iterable[str]) -> list[str]:
-    """``a`` without one copy of each card of ``b``."""
-    left = Counter(b)
-    out = []
-    for c in a:
-        if left[c]:
-            left[c] -= 1
-        else:
-            out.append(c)
-    return out
