@@ -48,6 +48,7 @@ def driver():
     opts.set_capability("goog:loggingPrefs", {"performance": "ALL"})
     d = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)  # a driver path: no Selenium Manager lookup
     d.set_page_load_timeout(60)
+    d.set_script_timeout(600)  # stepping a whole match in one script on a loaded machine
     try:
         yield d
     finally:
@@ -257,7 +258,7 @@ def dom_cards_per_step(driver, steps: int) -> list[list[str]]:
         const root = document.getElementById('replay');
         for (let k = 0; k <= arguments[0]; k++) {
           const seen = [...root.querySelectorAll('[data-card]')].map(e => e.getAttribute('data-card'));
-          out.push(seen.concat(root.innerText.match(tokens) || []));
+          out.push(seen.concat(root.textContent.match(tokens) || []));
           document.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight', bubbles: true}));
         }
         return out;""", steps)
