@@ -39,7 +39,12 @@ GAME_LABELS = {"doudizhu": "Dou Dizhu", "tractor": "Tractor", "smear": "Cutthroa
                "president": "President", "back_alley": "Back Alley"}
 #: leaderboard columns: field of ``BoardRow.to_json()`` -> (label, tooltip); other fields are shown by name
 BOARD_LABELS = {
-    "conservative": ("rating", "mu − 3·sigma, the ranking key"),
+    "elo": ("Elo", "batch fit of every match (Bradley–Terry, Elo points, 0 = the average bot): the ranking key"),
+    "elo_low": ("low", "lower end of the Elo interval (bootstrap)"),
+    "elo_high": ("high", "upper end of the Elo interval (bootstrap)"),
+    "p_better_than_next": ("P(> next)", "probability that this bot is really better than the next one down"),
+    "separated_from_next": ("separated", "P(> next) reaches the tournament's confidence"),
+    "conservative": ("mu − 3σ", "live TrueSkill conservative rating"),
     "mu": ("mu", "TrueSkill mean skill"),
     "sigma": ("sigma", "TrueSkill uncertainty"),
     "matches": ("matches", "matches played"),
@@ -72,6 +77,10 @@ def replay_href(match_id: str, view: View = "all") -> str:
 
 
 def _fmt(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "yes" if v else "no"
     if isinstance(v, float):
         return f"{v:.2f}"
     return str(v)
@@ -124,7 +133,7 @@ def load_tournament(store: Store, name: str | None, live: bool = False) -> Tourn
     spec = json.loads(t["spec_json"])
     rows = store.matches(t["id"])
     names = [b["name"] for b in spec.get("bots", [])]
-    _, history = rate(rows, names, TrueSkillParams(**spec["trueskill"]))
+    _, history = rate(rows, names, TrueSkillParams(**spec["trueskill"]), spec["game"], spec["players"])
     extra = _match_extras(store, t["id"])
     log_dir = Path(spec.get("log_dir", "runs/logs")) / t["name"]
     infos = [_match_info(r, extra.get(r.idx, (None, None)), log_dir) for r in rows]
@@ -260,8 +269,8 @@ class Pages:
                                                       **ctx)
 
     def board_cols(self) -> list[dict[str, str]]:
-        keys: list[str] = ["conservative"] if self.data.board and "conservative" in self.data.board[0].to_json() else []
-        for r in self.data.board:  # whatever figures the ratings provide, the ranking key first
+        keys: list[str] = []
+        for r in self.data.board:  # whatever figures the ratings provide, in their order
             keys.extend(k for k in r.to_json() if k != "bot" and k not in keys)
         return [{"key": k, "label": BOARD_LABELS.get(k, (k.replace("_", " "), ""))[0],
                  "help": BOARD_LABELS.get(k, ("", ""))[1]} for k in keys]
@@ -279,9 +288,16 @@ class Pages:
     def index(self) -> str:
         order = [r.bot for r in self.data.board]
         return self._render("leaderboard.html", "", board=self.board_rows(), board_cols=self.board_cols(),
-                            rank_note="rating = mu − 3·sigma (TrueSkill)",
+                            rank_note=self.rank_note(),
                             plot=svg.rating_plot({b: self._series().get(b, []) for b in order}),
                             h2h=self.head_to_head(order))
+
+    def rank_note(self) -> str:
+        keys = [c["key"] for c in self.board_cols()]
+        if "elo" in keys:
+            return ("Elo (batch fit of every match, with its bootstrap interval low–high); mu and sigma: "
+                    "live TrueSkill")
+        return "mu − 3·sigma (TrueSkill)"
 
     def head_to_head(self, bots: list[str]) -> dict[str, Any]:
         """cells[a][b] = (matches a finished ahead of b, matches behind), over complete matches."""
