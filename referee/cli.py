@@ -207,8 +207,30 @@ def match(
         from referee.summary import print_summary
 
         print_summary(outcome)
+        _print_replay(outcome.log_path)
     if outcome.status != "complete":
         raise typer.Exit(1)
+
+
+def _print_replay(log_path: str | None) -> None:
+    """Write the match's replay pages next to its log and say where they are."""
+    from referee.webcli import write_match_replay
+
+    page = write_match_replay(log_path) if log_path else None
+    if page is not None:
+        print(f"replay: {page.resolve()}", flush=True)
+
+
+def _print_report_hint(name: str, database: str) -> None:
+    """Say how to see the tournament in a browser (static report or live site)."""
+    import shlex
+
+    from referee.webcli import DEFAULT_DB
+
+    db = "" if database == DEFAULT_DB else f" --db {shlex.quote(database)}"
+    out = (Path("runs/report") / name).resolve() / "index.html"
+    console.print(f"report: `referee report {name}{db}` writes {out}; "
+                  f"live: `referee web{db}` serves http://127.0.0.1:8080/t/{name}/")
 
 
 def _ints(v):
@@ -611,6 +633,7 @@ def tournament_run(
     console.print(f"{res.progress.done - res.progress.skipped} matches played in {res.elapsed_s:.1f} s"
                   f"{f', {res.progress.skipped} already done' if res.progress.skipped else ''}; "
                   f"aborted: {res.progress.aborted}; logs: {res.log_dir}; results: {res.store_url}")
+    _print_report_hint(res.name, spec.database)
 
 
 @tournament_app.command("status")
@@ -738,6 +761,10 @@ from referee.botnew import bot_app  # noqa: E402
 app.add_typer(bot_app, name="bot")
 
 from referee.benchcli import bench  # noqa: E402
+from referee.webcli import report, web  # noqa: E402
+
+app.command("report")(report)
+app.command("web")(web)
 
 app.command("bench")(bench)
 if __name__ == "__main__":  # python -m referee.cli
