@@ -481,6 +481,9 @@ class Referee:
         self.port = 0
         self._match_ids = itertools.count(1)
         self.active_matches = 0
+        #: the standing competition this referee hosts (``tournaments.ladder.Ladder``), answering
+        #: AdminService's Ladder* calls; ``None``: they are refused with FAILED_PRECONDITION
+        self.ladder: Any = None
 
     # -- tokens ------------------------------------------------------------------
     def register_token(self, token: str, name: str = "", max_connections: int = 0, game: str = "") -> None:
@@ -864,14 +867,46 @@ class _AdminServicer(admin_pb2_grpc.AdminServiceServicer):
     def __init__(self, ref: Referee):
         self.ref = ref
 
-    async def RunMatch(self, request: admin_pb2.RunMatchRequest,
-                       context: grpc.aio.ServicerContext) -> admin_pb2.RunMatchResponse:
+    async def _admit(self, context: grpc.aio.ServicerContext, method: str) -> None:
+        """Abort with PERMISSION_DENIED (and log it) unless the call carries the admin token."""
         ref = self.ref
         md = dict(context.invocation_metadata() or ())
         if ref.admin_token is None or not secrets.compare_digest(md.get("x-admin-token", ""), ref.admin_token):
-            ref.oplog.emit("admin_refused", method="RunMatch", peer=context.peer() or "",
+            ref.oplog.emit("admin_refused", method=method, peer=context.peer() or "",
                            reason="bad or missing x-admin-token")
             await context.abort(grpc.StatusCode.PERMISSION_DENIED, "bad or missing x-admin-token")
+
+    async def _ladder(self, method: str, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        """A Ladder* call, answered by :attr:`Referee.ladder`; a refusal it raises
+        (an exception with a ``grpc_code``) becomes that status with its message."""
+        await self._admit(context, method)
+        if self.ref.ladder is None:
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION,
+                                "this referee runs no ladder (start one with `referee ladder FILE`)")
+        try:
+            return await self.ref.ladder.admin(method, request)
+        except Exception as e:  # noqa: BLE001 - only refusals carry a grpc_code; anything else propagates
+            code = getattr(e, "grpc_code", None)
+            if code is None:
+                raise
+            await context.abort(code, str(e))
+
+    async def LadderAdd(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        return await self._ladder("LadderAdd", request, context)
+
+    async def LadderReplace(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        return await self._ladder("LadderReplace", request, context)
+
+    async def LadderRetire(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        return await self._ladder("LadderRetire", request, context)
+
+    async def LadderStatus(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        return await self._ladder("LadderStatus", request, context)
+
+    async def RunMatch(self, request: admin_pb2.RunMatchRequest,
+                       context: grpc.aio.ServicerContext) -> admin_pb2.RunMatchResponse:
+        ref = self.ref
+        await self._admit(context, "RunMatch")
         for t in request.register_tokens:
             ref.register_token(t)
         unknown = [t for t in request.seat_tokens if t not in ref.tokens]

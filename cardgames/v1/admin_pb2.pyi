@@ -46,3 +46,77 @@ class RunMatchResponse(_message.Message):
     result: _struct_pb2.Struct
     log_path: str
     def __init__(self, match_id: _Optional[str] = ..., status: _Optional[str] = ..., result: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., log_path: _Optional[str] = ...) -> None: ...
+
+class LadderEntrantRequest(_message.Message):
+    __slots__ = ("name", "command", "token")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    COMMAND_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    command: str
+    token: str
+    def __init__(self, name: _Optional[str] = ..., command: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
+
+class LadderRetireRequest(_message.Message):
+    __slots__ = ("name", "reason")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    reason: str
+    def __init__(self, name: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class LadderReply(_message.Message):
+    __slots__ = ("name", "version", "label", "event_seq")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    LABEL_FIELD_NUMBER: _ClassVar[int]
+    EVENT_SEQ_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    version: int
+    label: str
+    event_seq: int
+    def __init__(self, name: _Optional[str] = ..., version: _Optional[int] = ..., label: _Optional[str] = ..., event_seq: _Optional[int] = ...) -> None: ...
+
+class LadderStatusRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class LadderEntrant(_message.Message):
+    __slots__ = ("name", "version", "label", "state", "reason", "external", "online", "mu", "sigma", "matches")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    LABEL_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_FIELD_NUMBER: _ClassVar[int]
+    ONLINE_FIELD_NUMBER: _ClassVar[int]
+    MU_FIELD_NUMBER: _ClassVar[int]
+    SIGMA_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    version: int
+    label: str
+    state: str
+    reason: str
+    external: bool
+    online: bool
+    mu: float
+    sigma: float
+    matches: int
+    def __init__(self, name: _Optional[str] = ..., version: _Optional[int] = ..., label: _Optional[str] = ..., state: _Optional[str] = ..., reason: _Optional[str] = ..., external: _Optional[bool] = ..., online: _Optional[bool] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., matches: _Optional[int] = ...) -> None: ...
+
+class LadderStatusResponse(_message.Message):
+    __slots__ = ("ladder", "game", "entrants", "matches_finished", "matches_running", "last_event_seq")
+    LADDER_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    ENTRANTS_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_FINISHED_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_RUNNING_FIELD_NUMBER: _ClassVar[int]
+    LAST_EVENT_SEQ_FIELD_NUMBER: _ClassVar[int]
+    ladder: str
+    game: str
+    entrants: _containers.RepeatedCompositeFieldContainer[LadderEntrant]
+    matches_finished: int
+    matches_running: int
+    last_event_seq: int
+    def __init__(self, ladder: _Optional[str] = ..., game: _Optional[str] = ..., entrants: _Optional[_Iterable[_Union[LadderEntrant, _Mapping]]] = ..., matches_finished: _Optional[int] = ..., matches_running: _Optional[int] = ..., last_event_seq: _Optional[int] = ...) -> None: ...
