@@ -760,6 +760,10 @@ from referee.botnew import bot_app  # noqa: E402
 
 app.add_typer(bot_app, name="bot")
 
+from referee.laddercli import ladder_app  # noqa: E402
+
+app.add_typer(ladder_app, name="ladder")
+
 from referee.benchcli import bench  # noqa: E402
 from referee.webcli import report, web  # noqa: E402
 

@@ -18,8 +18,9 @@ How the next match is chosen from the free active entrants:
    uncertain, which spreads the matches evenly.
 2. **The opponents**: the ``players - 1`` others (from the 12 next in the
    anchor order) that maximise ``quality + uncertainty + 2 * overdue``:
-   TrueSkill's match quality of the group (the probability of a draw, high
-   when the match is close and therefore tells the most), the mean
+   the group's match quality (the mean over its pairs of TrueSkill's
+   head-to-head quality, :func:`pair_quality`: high when the match is close
+   and therefore tells the most), the mean
    ``sigma / sigma0`` of the opponents, and two points per overdue
    opponent. Overdue entrants are thus guaranteed a match: every active bot
    plays at least about once per ``2 * n / players`` matches (half its fair
@@ -93,13 +94,22 @@ def choose(candidates: list[Candidate], players: int, env: trueskill.TrueSkill, 
     group: tuple[Candidate, ...] = ()
     for others in itertools.combinations(pool, players - 1):
         members = (anchor, *others)
-        quality = env.quality([(env.create_rating(c.mu, c.sigma),) for c in members])
+        pairs = list(itertools.combinations(members, 2))
+        quality = sum(pair_quality(a, b, env.beta) for a, b in pairs) / len(pairs)
         need = sum(c.sigma / sigma0 for c in others) / len(others)
         score = quality + need + 2.0 * sum(c.label in overdue for c in others)
         key = (round(score, 9), -sum(tie[c.label] for c in others))
         if best is None or key > best:
             best, group = key, members
     return seat(list(group), players, rng)
+
+
+def pair_quality(a: Candidate, b: Candidate, beta: float) -> float:
+    """TrueSkill's match quality of ``a`` against ``b`` (in [0, 1]; 1 = equal
+    and certain): ``sqrt(2β² / c²) · exp(-(μa - μb)² / (2c²))`` with
+    ``c² = 2β² + σa² + σb²`` (Herbrich et al., 2007, eq. 4.7, one player a team)."""
+    c2 = 2 * beta * beta + a.sigma * a.sigma + b.sigma * b.sigma
+    return math.sqrt(2 * beta * beta / c2) * math.exp(-((a.mu - b.mu) ** 2) / (2 * c2))
 
 
 def seat(group: list[Candidate], players: int, rng: random.Random) -> list[str]:
