@@ -240,7 +240,8 @@ class LadderState:
     def faulty_seats(self, seats: list[str], result: dict[str, Any]) -> dict[int, str]:
         """seat -> first fault text, for the seats of a match whose bot faulted (or was forfeited)."""
         out: dict[int, str] = {}
-        for f in result.get("faults") or []:
+        # a crash says most (exit status, stderr): it wins over the no-show or disconnect it caused
+        for f in sorted(result.get("faults") or [], key=lambda f: f.get("kind") != "crash"):
             if f.get("kind") not in HARMLESS_FAULTS and f.get("seat") is not None and f["seat"] not in out:
                 msg = (f.get("message") or f.get("rule") or "").strip()
                 out[f["seat"]] = f"{f['kind']}" + (f": {msg[:160]}" if msg else "")
