@@ -204,7 +204,7 @@ def test_ratings_follow_the_stored_matches_and_a_tampered_history_is_detected(tm
     spec = _spec(tmp_path)
     events, rows = _drive(spec, [([], i % 3) for i in range(6)])
     st = rebuild(spec, events, rows)
-    ratings, _ = rate(list(rows.values()), list(st.versions), spec.t.trueskill)
+    ratings, _ = rate(list(rows.values()), list(st.versions), spec.t.trueskill, "doudizhu", 3)
     for lbl, r in ratings.items():
         assert st.ratings[lbl].mu == pytest.approx(r.mu) and st.ratings[lbl].sigma == pytest.approx(r.sigma)
     assert verify_history(spec, events, rows) == []

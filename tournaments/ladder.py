@@ -41,7 +41,7 @@ from referee.runner import MatchSpec
 from referee.service import Referee
 from tournaments import matchmaking
 from tournaments.ladder_store import Event, FinishedMatch, LadderStore
-from tournaments.rating import environment, partial_play_weights
+from tournaments.rating import LiveRating
 from tournaments.schedule import derive_seed
 from tournaments.spec import SpecError, TournamentSpec, _key_lines, parse
 from tournaments.store import MatchRow, Store
@@ -199,7 +199,8 @@ class LadderState:
 
     def __init__(self, spec: LadderSpec):
         self.spec = spec
-        self.env = environment(spec.t.trueskill)
+        self.live = LiveRating(spec.t.trueskill, spec.t.game, spec.t.players)
+        self.env = self.live.env
         self.entrants: dict[str, Version] = {}
         self.versions: dict[str, Version] = {}
         self.ratings: dict[str, trueskill.Rating] = {}
@@ -310,20 +311,11 @@ class LadderState:
                     v.streak = v.streak + 1 if s in bad else 0
                     v.last_fault = bad.get(s, v.last_fault)
             if row is not None and row.status == "complete":
-                self._rate(row)
+                self.live(self.ratings, row)
         elif e.kind == "abandoned":
             self.running.pop(e.sched or 0, None)
         else:
             raise ValueError(f"unknown ladder event kind {e.kind!r} (seq {e.seq})")
-
-    def _rate(self, row: MatchRow) -> None:
-        """One match's TrueSkill update, as :func:`tournaments.rating.rate` applies it."""
-        for oc in row.result.get("outcomes", []):
-            teams = [[row.seats[s] for s in team] for team in oc["teams"]]
-            groups = [{b: self.ratings[b] for b in team} for team in teams]
-            new = self.env.rate(groups, ranks=oc["ranks"], weights=partial_play_weights(teams))
-            for g in new:
-                self.ratings.update(g)
 
 
 def rebuild(spec: LadderSpec, events: list[Event], rows: dict[int, MatchRow],
