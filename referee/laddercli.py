@@ -147,7 +147,7 @@ def _call(addr: str, admin_token_file: Optional[Path], method: str, request: Any
             _fail(f"the ladder at {addr} refused: {e.code().name}: {e.details()}", 1)
 
 
-def _entrant(name: str, command: Optional[str], external: bool, token_file: Optional[Path]) -> Any:
+def _entrant(kind: str, name: str, command: Optional[str], external: bool, token_file: Optional[Path]) -> Any:
     from cardgames.v1 import admin_pb2
     from referee.cli import _read_secret_file
 
@@ -161,7 +161,7 @@ def _entrant(name: str, command: Optional[str], external: bool, token_file: Opti
         if not token:
             _fail("--external needs the bot's token: --token-file FILE or REFEREE_BOT_TOKEN "
                   "(never on the command line)")
-    return admin_pb2.LadderEntrantRequest(name=name, command=command or "", token=token)
+    return getattr(admin_pb2, f"Ladder{kind}Request")(name=name, command=command or "", token=token)
 
 
 _COMMAND_OPT = typer.Option(None, "--command", help="Command that launches the bot for each match "
@@ -181,7 +181,7 @@ def ladder_add(
     admin_token_file: Optional[Path] = _ADMIN_OPT,
 ) -> None:
     """Add a new entrant to a running ladder (its version 1, rated from scratch)."""
-    res = _call(referee, admin_token_file, "LadderAdd", _entrant(name, command, external, token_file))
+    res = _call(referee, admin_token_file, "LadderAdd", _entrant("Add", name, command, external, token_file)).change
     print(f"added {res.label} (event {res.event_seq})")
 
 
@@ -196,7 +196,8 @@ def ladder_replace(
 ) -> None:
     """Give an entrant a new version: same name, a fresh rating; the old
     version's matches and rating stay in the history (and on the leaderboard)."""
-    res = _call(referee, admin_token_file, "LadderReplace", _entrant(name, command, external, token_file))
+    res = _call(referee, admin_token_file, "LadderReplace",
+                _entrant("Replace", name, command, external, token_file)).change
     print(f"{name} is now {res.label} (event {res.event_seq})")
 
 
@@ -210,7 +211,8 @@ def ladder_retire(
     """Retire an entrant: no new matches (matches in progress finish and count)."""
     from cardgames.v1 import admin_pb2
 
-    res = _call(referee, admin_token_file, "LadderRetire", admin_pb2.LadderRetireRequest(name=name, reason=reason))
+    res = _call(referee, admin_token_file, "LadderRetire",
+                admin_pb2.LadderRetireRequest(name=name, reason=reason)).change
     print(f"retired {res.label} (event {res.event_seq})")
 
 

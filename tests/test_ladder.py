@@ -242,7 +242,7 @@ def test_a_crashing_bot_is_suspended_with_its_reason_and_the_admin_rpc_needs_the
                 await stub.LadderStatus(admin_pb2.LadderStatusRequest(), metadata=[("x-admin-token", "nope")])
             assert ei.value.code() == grpc.StatusCode.PERMISSION_DENIED
             with pytest.raises(grpc.aio.AioRpcError) as ei:
-                await stub.LadderAdd(admin_pb2.LadderEntrantRequest(name="bad name!", command="python x.py"),
+                await stub.LadderAdd(admin_pb2.LadderAddRequest(name="bad name!", command="python x.py"),
                                      metadata=[("x-admin-token", ADMIN)])
             assert ei.value.code() == grpc.StatusCode.INVALID_ARGUMENT
             deadline = time.monotonic() + 150

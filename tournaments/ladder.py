@@ -490,7 +490,8 @@ class Ladder:
                 ev = (await self._commit([Event(0, "retire", name, data={"label": cur.label, "reason": reason})],
                                          version_states={cur.label: ("retired", reason)}))[0]
                 self.say(f"retired {cur.label}: {reason}")
-                return admin_pb2.LadderReply(name=name, version=cur.version, label=cur.label, event_seq=ev.seq)
+                return admin_pb2.LadderRetireResponse(change=admin_pb2.LadderChange(
+                    name=name, version=cur.version, label=cur.label, event_seq=ev.seq))
             if not ENTRANT_NAME_RE.match(name):
                 raise LadderRefusal(grpc.StatusCode.INVALID_ARGUMENT,
                                     f"entrant name {name!r}: 1-56 letters, digits, '_', '-', '.'")
@@ -513,7 +514,10 @@ class Ladder:
                     raise LadderRefusal(grpc.StatusCode.INVALID_ARGUMENT, "that token belongs to another entrant")
             ev = await self._add_version("add" if method == "LadderAdd" else "replace", name, command, token, bool(token))
             v = self.state.entrants[name]
-            return admin_pb2.LadderReply(name=name, version=v.version, label=v.label, event_seq=ev.seq)
+            change = admin_pb2.LadderChange(name=name, version=v.version, label=v.label, event_seq=ev.seq)
+            if method == "LadderAdd":
+                return admin_pb2.LadderAddResponse(change=change)
+            return admin_pb2.LadderReplaceResponse(change=change)
 
     def status_pb(self) -> Any:
         from cardgames.v1 import admin_pb2

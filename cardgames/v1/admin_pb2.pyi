@@ -47,7 +47,17 @@ class RunMatchResponse(_message.Message):
     log_path: str
     def __init__(self, match_id: _Optional[str] = ..., status: _Optional[str] = ..., result: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., log_path: _Optional[str] = ...) -> None: ...
 
-class LadderEntrantRequest(_message.Message):
+class LadderAddRequest(_message.Message):
+    __slots__ = ("name", "command", "token")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    COMMAND_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    command: str
+    token: str
+    def __init__(self, name: _Optional[str] = ..., command: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
+
+class LadderReplaceRequest(_message.Message):
     __slots__ = ("name", "command", "token")
     NAME_FIELD_NUMBER: _ClassVar[int]
     COMMAND_FIELD_NUMBER: _ClassVar[int]
@@ -65,7 +75,7 @@ class LadderRetireRequest(_message.Message):
     reason: str
     def __init__(self, name: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
 
-class LadderReply(_message.Message):
+class LadderChange(_message.Message):
     __slots__ = ("name", "version", "label", "event_seq")
     NAME_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -76,6 +86,24 @@ class LadderReply(_message.Message):
     label: str
     event_seq: int
     def __init__(self, name: _Optional[str] = ..., version: _Optional[int] = ..., label: _Optional[str] = ..., event_seq: _Optional[int] = ...) -> None: ...
+
+class LadderAddResponse(_message.Message):
+    __slots__ = ("change",)
+    CHANGE_FIELD_NUMBER: _ClassVar[int]
+    change: LadderChange
+    def __init__(self, change: _Optional[_Union[LadderChange, _Mapping]] = ...) -> None: ...
+
+class LadderReplaceResponse(_message.Message):
+    __slots__ = ("change",)
+    CHANGE_FIELD_NUMBER: _ClassVar[int]
+    change: LadderChange
+    def __init__(self, change: _Optional[_Union[LadderChange, _Mapping]] = ...) -> None: ...
+
+class LadderRetireResponse(_message.Message):
+    __slots__ = ("change",)
+    CHANGE_FIELD_NUMBER: _ClassVar[int]
+    change: LadderChange
+    def __init__(self, change: _Optional[_Union[LadderChange, _Mapping]] = ...) -> None: ...
 
 class LadderStatusRequest(_message.Message):
     __slots__ = ()

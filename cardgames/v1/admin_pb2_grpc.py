@@ -42,18 +42,18 @@ class AdminServiceStub:
                 _registered_method=True)
         self.LadderAdd = channel.unary_unary(
                 '/cardgames.v1.AdminService/LadderAdd',
-                request_serializer=cardgames_dot_v1_dot_admin__pb2.LadderEntrantRequest.SerializeToString,
-                response_deserializer=cardgames_dot_v1_dot_admin__pb2.LadderReply.FromString,
+                request_serializer=cardgames_dot_v1_dot_admin__pb2.LadderAddRequest.SerializeToString,
+                response_deserializer=cardgames_dot_v1_dot_admin__pb2.LadderAddResponse.FromString,
                 _registered_method=True)
         self.LadderReplace = channel.unary_unary(
                 '/cardgames.v1.AdminService/LadderReplace',
-                request_serializer=cardgames_dot_v1_dot_admin__pb2.LadderEntrantRequest.SerializeToString,
-                response_deserializer=cardgames_dot_v1_dot_admin__pb2.LadderReply.FromString,
+                request_serializer=cardgames_dot_v1_dot_admin__pb2.LadderReplaceRequest.SerializeToString,
+                response_deserializer=cardgames_dot_v1_dot_admin__pb2.LadderReplaceResponse.FromString,
                 _registered_method=True)
         self.LadderRetire = channel.unary_unary(
                 '/cardgames.v1.AdminService/LadderRetire',
                 request_serializer=cardgames_dot_v1_dot_admin__pb2.LadderRetireRequest.SerializeToString,
-                response_deserializer=cardgames_dot_v1_dot_admin__pb2.LadderReply.FromString,
+                response_deserializer=cardgames_dot_v1_dot_admin__pb2.LadderRetireResponse.FromString,
                 _registered_method=True)
         self.LadderStatus = channel.unary_unary(
                 '/cardgames.v1.AdminService/LadderStatus',
@@ -122,18 +122,18 @@ def add_AdminServiceServicer_to_server(servicer, server):
             ),
             'LadderAdd': grpc.unary_unary_rpc_method_handler(
                     servicer.LadderAdd,
-                    request_deserializer=cardgames_dot_v1_dot_admin__pb2.LadderEntrantRequest.FromString,
-                    response_serializer=cardgames_dot_v1_dot_admin__pb2.LadderReply.SerializeToString,
+                    request_deserializer=cardgames_dot_v1_dot_admin__pb2.LadderAddRequest.FromString,
+                    response_serializer=cardgames_dot_v1_dot_admin__pb2.LadderAddResponse.SerializeToString,
             ),
             'LadderReplace': grpc.unary_unary_rpc_method_handler(
                     servicer.LadderReplace,
-                    request_deserializer=cardgames_dot_v1_dot_admin__pb2.LadderEntrantRequest.FromString,
-                    response_serializer=cardgames_dot_v1_dot_admin__pb2.LadderReply.SerializeToString,
+                    request_deserializer=cardgames_dot_v1_dot_admin__pb2.LadderReplaceRequest.FromString,
+                    response_serializer=cardgames_dot_v1_dot_admin__pb2.LadderReplaceResponse.SerializeToString,
             ),
             'LadderRetire': grpc.unary_unary_rpc_method_handler(
                     servicer.LadderRetire,
                     request_deserializer=cardgames_dot_v1_dot_admin__pb2.LadderRetireRequest.FromString,
-                    response_serializer=cardgames_dot_v1_dot_admin__pb2.LadderReply.SerializeToString,
+                    response_serializer=cardgames_dot_v1_dot_admin__pb2.LadderRetireResponse.SerializeToString,
             ),
             'LadderStatus': grpc.unary_unary_rpc_method_handler(
                     servicer.LadderStatus,
@@ -194,8 +194,8 @@ class AdminService:
             request,
             target,
             '/cardgames.v1.AdminService/LadderAdd',
-            cardgames_dot_v1_dot_admin__pb2.LadderEntrantRequest.SerializeToString,
-            cardgames_dot_v1_dot_admin__pb2.LadderReply.FromString,
+            cardgames_dot_v1_dot_admin__pb2.LadderAddRequest.SerializeToString,
+            cardgames_dot_v1_dot_admin__pb2.LadderAddResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -221,8 +221,8 @@ class AdminService:
             request,
             target,
             '/cardgames.v1.AdminService/LadderReplace',
-            cardgames_dot_v1_dot_admin__pb2.LadderEntrantRequest.SerializeToString,
-            cardgames_dot_v1_dot_admin__pb2.LadderReply.FromString,
+            cardgames_dot_v1_dot_admin__pb2.LadderReplaceRequest.SerializeToString,
+            cardgames_dot_v1_dot_admin__pb2.LadderReplaceResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -249,7 +249,7 @@ class AdminService:
             target,
             '/cardgames.v1.AdminService/LadderRetire',
             cardgames_dot_v1_dot_admin__pb2.LadderRetireRequest.SerializeToString,
-            cardgames_dot_v1_dot_admin__pb2.LadderReply.FromString,
+            cardgames_dot_v1_dot_admin__pb2.LadderRetireResponse.FromString,
             options,
             channel_credentials,
             insecure,
