@@ -90,7 +90,8 @@ class LadderProc:
 
 
 def _pids(marker: str) -> list[str]:
-    r = subprocess.run(["pgrep", "-f", f"--name {marker}"], capture_output=True, text=True)
+    r = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True)
+    assert r.returncode in (0, 1), r.stderr
     return r.stdout.split()
 
 
@@ -261,4 +262,79 @@ def test_a_crashing_bot_is_suspended_with_its_reason_and_the_admin_rpc_needs_the
     after = [e for e in events if e.kind == "scheduled" and e.seq > next(
         x.seq for x in events if x.kind == "suspend")]
     assert all("boom@v1" not in e.data["seats"] for e in after)  # never scheduled again
+    assert _no_bot_left(marker)
+
+
+def test_a_second_sigterm_abandons_the_match_in_progress_and_stops_every_bot(tmp_path: Path) -> None:
+    marker = f"lad{secrets.token_hex(4)}"
+    hang = f"python sample_bots/chaos_bot.py --mode hang --name {marker}"
+    f = _file(tmp_path, "ab", [("h1", hang), ("h2", hang), ("h3", hang)])
+    f.write_text(f.read_text().replace("decision_ms = 5000", "decision_ms = 60000"))
+    lad = LadderProc(tmp_path, f)
+    try:
+        lad.wait(r"match 1: ")
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and len(_pids(marker)) < 3:
+            time.sleep(0.1)
+        assert len(_pids(marker)) == 3
+        os.kill(lad.p.pid, signal.SIGTERM)
+        lad.wait(r"stopping: 1 match\(es\) in progress may finish")
+        assert lad.stop(signal.SIGTERM, timeout=30) == 0
+    finally:
+        lad.close()
+    assert "abandoned match(es) 1: they are played again" in lad.text()
+    assert _no_bot_left(marker), "a bot process outlived the ladder"
+    spec, events, rows, _ = _history(f)
+    assert [e.kind for e in events if e.sched == 1] == ["scheduled"] and not rows  # nothing counted
+    assert verify_history(spec, events, rows) == []
+
+
+def test_an_external_entrant_plays_while_connected(tmp_path: Path) -> None:
+    marker = f"lad{secrets.token_hex(4)}"
+    f = _file(tmp_path, "ext", [("a", _bot("random", 1, marker)), ("b", _bot("random", 2, marker))])
+    spec = load(f)
+    token = secrets.token_hex(16)
+    lines: list[str] = []
+    md = [("x-admin-token", ADMIN)]
+
+    async def main() -> tuple:
+        lad = Ladder(spec, ADMIN, say=lines.append)
+        stop = asyncio.Event()
+        task = asyncio.create_task(lad.run(stop))
+        await asyncio.wait_for(lad.ready.wait(), 60)
+        proc = None
+        try:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{lad.port}") as ch:
+                stub = admin_pb2_grpc.AdminServiceStub(ch)
+                res = await stub.LadderAdd(admin_pb2.LadderAddRequest(name="ext", token=token), metadata=md)
+                assert res.change.label == "ext@v1"
+                offline = await stub.LadderStatus(admin_pb2.LadderStatusRequest(), metadata=md)
+                proc = subprocess.Popen([PY, "sample_bots/heuristic_bot.py", "--referee", f"127.0.0.1:{lad.port}",
+                                         "--name", marker], cwd=ROOT, env={**os.environ, "REFEREE_TOKEN": token},
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                deadline = time.monotonic() + 120
+                while time.monotonic() < deadline and not any(
+                        ln.startswith("match") and "finished" in ln and "ext@v1" in ln for ln in lines):
+                    await asyncio.sleep(0.2)
+                online = await stub.LadderStatus(admin_pb2.LadderStatusRequest(), metadata=md)
+        finally:
+            stop.set()
+            await asyncio.wait_for(task, 90)
+            if proc is not None:
+                rc = await asyncio.to_thread(proc.wait, 20)  # the ladder's Goodbye ends it
+        return offline, online, rc
+
+    offline, online, rc = asyncio.run(main())
+    ext = {e.name: e for e in offline.entrants}["ext"]
+    assert ext.external and not ext.online
+    ext = {e.name: e for e in online.entrants}["ext"]
+    assert ext.online and ext.matches >= 1, lines
+    assert rc == 0
+    _, events, rows, versions = _history(f)
+    kinds = [e.kind for e in events if e.name == "ext"]
+    assert kinds[:2] == ["add", "online"]
+    first = next(e.seq for e in events if e.kind == "online" and e.name == "ext")
+    assert not [e for e in events if e.kind == "scheduled" and e.seq < first]  # two bots for three seats: it waited
+    assert any(ln.startswith("ext@v1 connected") for ln in lines)
+    assert {v["label"]: v["external"] for v in versions}["ext@v1"] is True
     assert _no_bot_left(marker)

@@ -211,3 +211,10 @@ def test_ratings_follow_the_stored_matches_and_a_tampered_history_is_detected(tm
     sched = next(e for e in reversed(events) if e.kind == "scheduled")
     sched.data = dict(sched.data, seats=list(reversed(sched.data["seats"])))
     assert verify_history(spec, events, rows)  # a decision the history does not explain
+
+
+def test_a_ladder_may_start_with_fewer_entrants_than_seats(tmp_path: Path) -> None:
+    s = load(_file(tmp_path, 'name = "l"\ngame = "doudizhu"\n'))
+    assert s.t.bots == [] and s.t.players == 3
+    s = load(_file(tmp_path, 'name = "l"\ngame = "doudizhu"\n' + BOTS.split("[[bots]]")[1].join(["[[bots]]", ""])))
+    assert [b.name for b in s.t.bots] == ["b0"]

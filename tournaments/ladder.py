@@ -113,8 +113,8 @@ def parse_ladder(raw: dict[str, Any], path: str = "<ladder>", lines: dict[str, i
             raw.pop(k)
     table = raw.pop("ladder", {})
     t: TournamentSpec | None = None
-    try:
-        t = parse(raw, path, lines, base_dir)
+    try:  # fewer bots than seats (even none) is fine: the ladder waits for `referee ladder add`
+        t = _parse_padded(raw, path, lines, base_dir)
     except SpecError as e:
         problems.extend(e.problems)
     out = LadderSpec(t)  # type: ignore[arg-type]
@@ -143,6 +143,23 @@ def parse_ladder(raw: dict[str, Any], path: str = "<ladder>", lines: dict[str, i
         problems.sort(key=lambda p: (p[1] is None, p[1] or 0))
         raise SpecError(path, problems)
     return out
+
+
+#: names of the stand-ins that let tournaments.spec.parse check a ladder file with fewer bots
+#: than seats: longer than any entrant name (56), so they never clash with one
+_PADS = [f"{'p' * 60}{i}" for i in range(8)]
+
+
+def _parse_padded(raw: dict[str, Any], path: str, lines: dict[str, int], base_dir: str) -> TournamentSpec:
+    """:func:`tournaments.spec.parse` of the file with stand-in bots added
+    (then dropped): a ladder may start with fewer entrants than seats."""
+    bots = raw.get("bots", [])
+    if not isinstance(bots, list):
+        return parse(raw, path, lines, base_dir)
+    n = len(bots)
+    t = parse(dict(raw, bots=bots + [{"name": p, "command": "python"} for p in _PADS]), path, lines, base_dir)
+    t.bots = t.bots[:n]
+    return t
 
 
 # --------------------------------------------------------------------------- state
