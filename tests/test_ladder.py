@@ -119,6 +119,20 @@ def _board(f: Path) -> dict[str, dict]:
     return {row["bot"]: row for row in json.loads(r.stdout)}
 
 
+def _check_web(f: Path, labels: list[str]) -> None:
+    """The web pages (`referee report`, the same pages `referee web` serves) show the
+    ladder like a tournament: every version on the leaderboard, its own page, the matches."""
+    spec = load(f)
+    out = Path(spec.t.log_dir).parent / "report"
+    r = _cli("report", spec.name, "--db", spec.t.database, "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    index = (out / "index.html").read_text()
+    for lbl in labels:
+        assert lbl in index
+    assert (out / "bots" / "newbot_v1.html").is_file() and (out / "matches.html").is_file()
+    assert list((out / "replays").iterdir())
+
+
 def _check_each_match_once(events, rows) -> None:
     scheduled = [e.sched for e in events if e.kind == "scheduled"]
     finished = [e.sched for e in events if e.kind == "finished"]
@@ -167,6 +181,7 @@ def test_ladder_add_replace_stop_and_restart(tmp_path: Path) -> None:
     states = {v["label"]: v["state"] for v in versions}
     assert states == {"r1@v1": "replaced", "r2@v1": "active", "h1@v1": "active", "newbot@v1": "active",
                       "r1@v2": "active"}
+    _check_web(f, ["newbot@v1", "r1@v1", "r1@v2"])
     board = _board(f)
     assert board["newbot@v1"]["matches"] >= 1 and board["newbot@v1"]["sigma"] < 8.3  # the new bot is rated
     assert board["r1@v1"]["matches"] >= 1  # the replaced version's history is kept
