@@ -649,7 +649,14 @@ class Ladder:
                            params=t.params, decision_ms=t.decision_ms, bank_ms=t.bank_ms,
                            fault_policy=t.fault_policy, max_faults=t.max_faults, match_id=m.match_id)
             self.say(f"match {m.sched}: {' / '.join(m.seats)}")
-            outcome = await play_match(self.ref, ms, plans, self.log_dir, t.limits, t.connect_timeout_ms / 1000)
+            try:
+                outcome = await play_match(self.ref, ms, plans, self.log_dir, t.limits, t.connect_timeout_ms / 1000)
+            except Exception as e:  # noqa: BLE001 - a harness failure (not a bot's): record it, free the seats
+                why = f"the referee failed: {type(e).__name__}: {e}"[:300]
+                async with self.lock:
+                    await self._commit([Event(0, "abandoned", sched=m.sched, data={"reason": why})])
+                self.say(f"match {m.sched} abandoned: {why}")
+                return
             result = outcome.to_json()
             async with self.lock:
                 idx = self.state.finished + 1
