@@ -35,3 +35,27 @@ def test_protocol_package_is_versioned() -> None:
     svc = referee_pb2.DESCRIPTOR.services_by_name["RefereeService"]
     m = svc.methods_by_name["Connect"]
     assert m.client_streaming and m.server_streaming
+
+
+def test_protocol_doc_reference_is_generated_from_the_protos() -> None:
+    r = subprocess.run([sys.executable, "-m", "referee.protodoc", "--check"], cwd=ROOT, capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def test_protodoc_check_catches_a_hand_edit_and_a_missing_comment() -> None:
+    from referee import protodoc
+
+    fds = protodoc.descriptor_set()
+    doc = protodoc.DOC.read_text()
+    generated = protodoc.render(fds)
+    assert protodoc.splice(doc, generated) == doc
+    edited = doc.replace("| 1 | `seat` | `uint32` | Seat that called (0-based). |",
+                         "| 1 | `seat` | `uint32` | Seat that called. |")
+    assert edited != doc and protodoc.splice(edited, generated) != edited
+    smear = next(fd for fd in fds.file if fd.name == "cardgames/v1/smear.proto")
+    for loc in smear.source_code_info.location:
+        if list(loc.path) == [4, 0, 2, 0]:  # first field of the first message
+            loc.leading_comments = ""
+    with pytest.raises(protodoc.ProtoDocError, match="smear.proto: field SmearVariant.with_joker"):
+        protodoc.render(fds)
