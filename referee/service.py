@@ -111,6 +111,9 @@ class BotConnection:
         self.seats: dict[str, "MatchSeat | None"] = {}
         self.pending: dict[int, tuple[str, asyncio.Future]] = {}
         self.expired: dict[int, str] = {}
+        #: request id -> match id of the last answered requests (bounded): a second
+        #: answer is told "already answered", not "no pending request"
+        self.answered: dict[int, str] = {}
         self._ids = itertools.count(1)
         self._outbox: collections.deque[tuple[pb.RefereeMessage | bytes, asyncio.Future | None]] = \
             collections.deque()
@@ -241,10 +244,13 @@ class BotConnection:
         p = self.pending.get(r.request_id)
         if p is not None and p[0] == r.match_id and not p[1].done():
             p[1].set_result((r, now))
+            self.answered[r.request_id] = r.match_id
+            if len(self.answered) > 4096:
+                self.answered.pop(next(iter(self.answered)))
             return True
         if self.expired.get(r.request_id) == r.match_id:
             self._stray(r, "late_reply", f"request {r.request_id} had expired")
-        elif p is not None and p[1].done():
+        elif self.answered.get(r.request_id) == r.match_id:
             self._stray(r, "unknown_request", f"request {r.request_id} was already answered")
         else:
             self._stray(r, "unknown_request", f"no pending request {r.request_id} in match {r.match_id!r}")
