@@ -15,6 +15,7 @@ test/development dependency) parses the files.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -86,7 +87,7 @@ def _cell(text: str) -> str:
 
 
 def _type(f: descriptor_pb2.FieldDescriptorProto) -> str:
-    t = _SCALARS.get(f.type) or f.type_name.rsplit(".", 1)[-1]
+    t = _SCALARS.get(f.type) or f.type_name.removeprefix(".cardgames.v1.").removeprefix(".")
     return f"repeated {t}" if f.label == _F.LABEL_REPEATED else t
 
 
@@ -149,6 +150,47 @@ def render(fds: descriptor_pb2.FileDescriptorSet | None = None) -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
+_HEADING = re.compile(r"^(?:### `(\w+)`|`(\w+)`(?::| —))")
+_ROW = re.compile(r"^\| (\d+)(?:\.\.(\d+))? \| `(\w+)`[^|]*\| `([^`]+)`")
+
+
+def check_handwritten(doc: str, fds: descriptor_pb2.FileDescriptorSet) -> list[str]:
+    """Problems of the hand-written field tables of ``referee.proto`` and
+    ``admin.proto`` messages (the part of ``doc`` before the generated
+    reference): a row whose number, name or type is not the message's, and a
+    field of a message with a table that no row lists."""
+    messages = {m.name: m for fd in fds.file if fd.name in ("cardgames/v1/referee.proto", "cardgames/v1/admin.proto")
+                for m in fd.message_type}
+    head = doc[: doc.find(BEGIN)] if BEGIN in doc else doc
+    problems: list[str] = []
+    seen: dict[str, set[int]] = {}
+    current: str | None = None
+    for ln, line in enumerate(head.splitlines(), 1):
+        if h := _HEADING.match(line):
+            current = h.group(1) or h.group(2)
+            continue
+        r = _ROW.match(line)
+        if r is None or current not in messages:
+            continue
+        m = messages[current]
+        lo, hi = int(r.group(1)), int(r.group(2) or r.group(1))
+        if hi > lo:  # a row for a range of numbers (a oneof's members)
+            seen.setdefault(current, set()).update(range(lo, hi + 1))
+            continue
+        f = next((f for f in m.field if f.number == lo), None)
+        seen.setdefault(current, set()).add(lo)
+        if f is None:
+            problems.append(f"{DOC.name}:{ln}: {current} has no field {lo}")
+        elif (r.group(3), r.group(4)) != (f.name, _type(f)):
+            problems.append(f"{DOC.name}:{ln}: {current} field {lo} is `{f.name}` `{_type(f)}`, "
+                            f"the table says `{r.group(3)}` `{r.group(4)}`")
+    for name, numbers in seen.items():
+        for f in messages[name].field:
+            if f.number not in numbers:
+                problems.append(f"{DOC.name}: the table of {name} lacks field {f.number} `{f.name}`")
+    return problems
+
+
 def splice(doc: str, generated: str) -> str:
     """``doc`` with the text between the markers replaced by ``generated``.
 
@@ -165,9 +207,15 @@ def main(argv: list[str] | None = None) -> int:
     ns = ap.parse_args(argv)
     try:
         have = DOC.read_text()
-        want = splice(have, render())
+        fds = descriptor_set()
+        want = splice(have, render(fds))
     except ProtoDocError as e:
         print(f"error: {e}", file=sys.stderr)
+        return 1
+    hand = check_handwritten(have, fds)
+    for problem in hand:
+        print(problem, file=sys.stderr)
+    if hand:
         return 1
     if ns.check:
         if want != have:

@@ -50,8 +50,8 @@ def test_protodoc_check_catches_a_hand_edit_and_a_missing_comment() -> None:
     doc = protodoc.DOC.read_text()
     generated = protodoc.render(fds)
     assert protodoc.splice(doc, generated) == doc
-    edited = doc.replace("| 1 | `seat` | `uint32` | Seat that called (0-based). |",
-                         "| 1 | `seat` | `uint32` | Seat that called. |")
+    edited = doc.replace("| 1 | `seat` | `int32` | Seat that called (0-based). |",
+                         "| 1 | `seat` | `int32` | Seat that called. |")
     assert edited != doc and protodoc.splice(edited, generated) != edited
     smear = next(fd for fd in fds.file if fd.name == "cardgames/v1/smear.proto")
     for loc in smear.source_code_info.location:
@@ -59,3 +59,19 @@ def test_protodoc_check_catches_a_hand_edit_and_a_missing_comment() -> None:
             loc.leading_comments = ""
     with pytest.raises(protodoc.ProtoDocError, match="smear.proto: field SmearVariant.with_joker"):
         protodoc.render(fds)
+
+
+def test_handwritten_message_tables_match_the_protos() -> None:
+    """The tables of referee.proto and admin.proto messages are written by hand (richer text);
+    their numbers, names and types are checked against the protos, and none may lack a field."""
+    from referee import protodoc
+
+    fds = protodoc.descriptor_set()
+    doc = protodoc.DOC.read_text()
+    assert protodoc.check_handwritten(doc, fds) == []
+    row = "| 3 | `seat` | `int32` | The seat this connection plays in this match (0-based). |"
+    assert row in doc
+    wrong = doc.replace(row, row.replace("`int32`", "`uint32`"))
+    assert any("MatchStarted field 3 is `seat` `int32`" in p for p in protodoc.check_handwritten(wrong, fds))
+    dropped = doc.replace(row + "\n", "")
+    assert any("MatchStarted lacks field 3" in p for p in protodoc.check_handwritten(dropped, fds))
