@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -75,3 +76,31 @@ def test_handwritten_message_tables_match_the_protos() -> None:
     assert any("MatchStarted field 3 is `seat` `int32`" in p for p in protodoc.check_handwritten(wrong, fds))
     dropped = doc.replace(row + "\n", "")
     assert any("MatchStarted lacks field 3" in p for p in protodoc.check_handwritten(dropped, fds))
+
+
+V1_IMAGE = ROOT / "protos" / "cardgames-v1.binpb"
+
+
+def _breaking(protos: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([_buf(), "breaking", "--against", str(V1_IMAGE)], cwd=protos, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_v1_is_frozen_against_the_released_image() -> None:
+    """cardgames.v1 as released (protos/cardgames-v1.binpb): from then on only additive changes pass."""
+    assert V1_IMAGE.is_file(), "the released v1 image is missing"
+    r = _breaking(ROOT / "protos")
+    assert r.returncode == 0, "not an additive change to cardgames.v1 (put it in cardgames.v2):\n" + r.stdout + r.stderr
+
+
+def test_buf_breaking_accepts_an_added_field_and_rejects_a_renamed_one(tmp_path: Path) -> None:
+    protos = tmp_path / "protos"
+    shutil.copytree(ROOT / "protos", protos)
+    ref = protos / "cardgames" / "v1" / "referee.proto"
+    text = ref.read_text()
+    assert "  string reason = 1;\n}" in text
+    ref.write_text(text.replace("  string reason = 1;\n}", "  string reason = 1;\n  string detail = 2;\n}"))
+    assert _breaking(protos).returncode == 0  # additive
+    ref.write_text(text.replace("  string reason = 1;\n}", "  string why = 1;\n}"))
+    r = _breaking(protos)
+    assert r.returncode != 0 and "reason" in r.stdout + r.stderr
