@@ -71,16 +71,20 @@ def ints(v: Any) -> Any:
 
 
 class RemoteReferee:
-    """A running referee at ``addr`` (HOST:PORT) and its admin token; ``tls_ca``:
-    PEM of the CA to trust for a TLS referee (None: plaintext)."""
+    """A running referee at ``addr`` (HOST:PORT) and its admin token.
 
-    def __init__(self, addr: str, admin_token: str, tls_ca: bytes | None = None):
-        self.addr, self.admin_token, self.tls_ca = addr, admin_token, tls_ca
+    ``tls_ca``: PEM file of the CA to trust for a TLS referee (None:
+    plaintext); launched bots get ``--tls-ca`` with it too. ``end_grace_s``:
+    how long launched bots may take to exit by themselves after the match
+    (they have been told Goodbye) before they are stopped (SIGTERM, SIGKILL)."""
+
+    def __init__(self, addr: str, admin_token: str, tls_ca: Path | None = None, end_grace_s: float = 1.0):
+        self.addr, self.admin_token, self.tls_ca, self.end_grace_s = addr, admin_token, tls_ca, end_grace_s
 
     def _channel(self) -> grpc.aio.Channel:
         if self.tls_ca is None:
             return grpc.aio.insecure_channel(self.addr)
-        return grpc.aio.secure_channel(self.addr, grpc.ssl_channel_credentials(self.tls_ca))
+        return grpc.aio.secure_channel(self.addr, grpc.ssl_channel_credentials(Path(self.tls_ca).read_bytes()))
 
     async def run_match(self, spec: MatchSpec, seats: list[RemoteSeat], log_dir: Path,
                         limits: Limits | None = None, connect_timeout_s: float = 15.0) -> dict[str, Any]:
@@ -106,10 +110,14 @@ class RemoteReferee:
                 if tokens:  # before launching: a bot may connect before RunMatch arrives
                     await stub.RegisterTokens(admin_pb2.RegisterTokensRequest(tokens=list(tokens.values())),
                                               metadata=md)
+                extra = ["--tls-ca", str(Path(self.tls_ca).resolve())] if self.tls_ca is not None else []
                 for i, tok in tokens.items():
                     procs.append(BotProcess(seats[i].command or "", f"remote-{tok[:6]}.seat{i}", self.addr, tok,
-                                            log_dir, limits=limits).start())
+                                            log_dir, limits=limits, extra_args=extra).start())
                 res = await stub.RunMatch(req, metadata=md)
+                deadline = time.monotonic() + self.end_grace_s  # told Goodbye: they exit by themselves
+                while procs and time.monotonic() < deadline and any(p.poll() is None for p in procs):
+                    await asyncio.sleep(0.02)
         except grpc.RpcError as e:
             raise RemoteError(f"referee at {self.addr} refused: {e.code().name}: {e.details()}") from None
         finally:
