@@ -540,7 +540,7 @@ def _remote_for_tournament(spec, addr: Optional[str], admin_token: Optional[str]
     from referee.remote import RemoteReferee
 
     if not admin_token:
-        _fail("--referee needs --admin-token (or REFEREE_ADMIN_TOKEN)")
+        _fail("--referee needs the referee's admin token: REFEREE_ADMIN_TOKEN or --admin-token-file")
     persistent = [b.name for b in spec.bots if b.persistent]
     if persistent:
         _fail(f"--referee: persistent bots ({', '.join(persistent)}) are not supported on a remote referee; "
@@ -559,10 +559,12 @@ def tournament_run(
     fmt: str = typer.Option("table", "--format", "-f", help="Leaderboard format: table, json or csv."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     referee_addr: Optional[str] = typer.Option(None, "--referee", help="Run every match on a running referee "
-                                               "HOST:PORT (referee serve; needs --admin-token): external bots "
-                                               "are the ones connected there, command bots are launched here."),
-    admin_token: Optional[str] = typer.Option(None, "--admin-token", envvar="REFEREE_ADMIN_TOKEN",
-                                              help="Admin token of the running referee (--referee)."),
+                                               "HOST:PORT (referee serve; its admin token in REFEREE_ADMIN_TOKEN "
+                                               "or --admin-token-file): external bots are the ones connected "
+                                               "there, command bots are launched here."),
+    admin_token: Optional[str] = typer.Option(None, "--admin-token", envvar="REFEREE_ADMIN_TOKEN", hidden=True),
+    admin_token_file: Optional[Path] = typer.Option(None, "--admin-token-file",
+                                                    help="File holding the running referee's admin token (--referee)."),
 ) -> None:
     """Run a tournament of bots over gRPC and print its TrueSkill leaderboard.
 
@@ -592,6 +594,8 @@ def tournament_run(
         spec.concurrency = concurrency
     if db:
         spec.database = db
+    if admin_token_file is not None:
+        admin_token = _read_secret_file(admin_token_file, "--admin-token-file").strip()
     remote = _remote_for_tournament(spec, referee_addr, admin_token)
     if resume and fresh:
         _fail("--resume and --fresh exclude each other")

@@ -4,7 +4,8 @@ Used by ``referee match --referee HOST:PORT`` and ``referee tournament run
 --referee HOST:PORT``. Each seat is one of:
 
 - a bot already connected to (or about to connect to) the referee, seated by
-  the ``name`` it was registered under (``referee serve --token NAME=TOKEN``);
+  the ``name`` it was registered under (``NAME=TOKEN`` in ``referee serve
+  --token-file`` or ``REFEREE_TOKENS``);
 - a bot seated by its ``token`` (a tournament file's ``external = true`` bot);
 - a ``command`` launched here for this match: its token is registered first
   (``AdminService.RegisterTokens``), then the process is started with

@@ -879,7 +879,7 @@ class _AdminServicer(admin_pb2_grpc.AdminServiceServicer):
                            reason="bad or missing x-admin-token")
             await context.abort(grpc.StatusCode.PERMISSION_DENIED, "bad or missing x-admin-token")
         for t in request.register_tokens:
-            ref.register_token(t)
+            ref.register_token(t, max_connections=1)  # each is one launched bot's
         seat_tokens, problem = _seat_tokens(ref, request)
         if problem:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, problem)
@@ -905,15 +905,16 @@ class _AdminServicer(admin_pb2_grpc.AdminServiceServicer):
         res.result.update(_jsonable(outcome.to_json()))
         return res
 
-
     async def RegisterTokens(self, request: admin_pb2.RegisterTokensRequest,
                              context: grpc.aio.ServicerContext) -> admin_pb2.RegisterTokensResponse:
         ref = self.ref
         md = dict(context.invocation_metadata() or ())
         if ref.admin_token is None or not secrets.compare_digest(md.get("x-admin-token", ""), ref.admin_token):
+            ref.oplog.emit("admin_refused", method="RegisterTokens", peer=context.peer() or "",
+                           reason="bad or missing x-admin-token")
             await context.abort(grpc.StatusCode.PERMISSION_DENIED, "bad or missing x-admin-token")
         for t in request.tokens:
-            ref.register_token(t)
+            ref.register_token(t, max_connections=1)  # each is one launched bot's
         return admin_pb2.RegisterTokensResponse()
 
 

@@ -115,9 +115,10 @@ command = "{HEURISTIC_BOT} --seed 2"
 
 def _serve(tmp_path: Path) -> tuple[subprocess.Popen[str], str]:
     serve = subprocess.Popen([sys.executable, "-m", "referee.cli", "serve", "--port", "0", "--log-dir",
-                              str(tmp_path), "--admin-token", "test-admin", "--token", "alice=alice-secret"],
-                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             start_new_session=True)
+                              str(tmp_path)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True,
+                             env={**os.environ, "REFEREE_ADMIN_TOKEN": "test-admin",
+                                  "REFEREE_TOKENS": "alice=alice-secret"})
     line = serve.stdout.readline() if serve.stdout else ""
     m = re.search(r"listening on (\S+):(\d+)", line)
     if not m:

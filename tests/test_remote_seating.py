@@ -10,6 +10,7 @@ as the operator.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -25,19 +26,19 @@ BOTS = {"alice": "alice-secret", "bob": "bob-secret", "carol": "carol-secret"}
 
 
 def _cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """``referee ARGS`` as the operator: the admin token in the environment (never on a command line)."""
     return subprocess.run([sys.executable, "-m", "referee.cli", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=timeout)
+                          timeout=timeout, env={**os.environ, "REFEREE_ADMIN_TOKEN": ADMIN})
 
 
 @pytest.fixture()
 def hosted(tmp_path: Path):
     """(address, {name: bot process}): a referee serve and three connected random bots."""
-    args = [sys.executable, "-m", "referee.cli", "serve", "--port", "0", "--log-dir", str(tmp_path / "served"),
-            "--admin-token", ADMIN]
-    for name, tok in BOTS.items():
-        args += ["--token", f"{name}={tok}"]
+    args = [sys.executable, "-m", "referee.cli", "serve", "--port", "0", "--log-dir", str(tmp_path / "served")]
+    env = {**os.environ, "REFEREE_ADMIN_TOKEN": ADMIN,
+           "REFEREE_TOKENS": "\n".join(f"{name}={tok}" for name, tok in BOTS.items())}
     serve = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             start_new_session=True)
+                             start_new_session=True, env=env)
     bots: dict[str, subprocess.Popen[str]] = {}
     try:
         line = serve.stdout.readline() if serve.stdout else ""
@@ -46,8 +47,8 @@ def hosted(tmp_path: Path):
         addr = f"127.0.0.1:{m.group(2)}"
         for i, (name, tok) in enumerate(BOTS.items()):
             bots[name] = subprocess.Popen([sys.executable, "sample_bots/random_bot.py", "--referee", addr,
-                                           "--token", tok, "--name", name, "--seed", str(i)],
-                                          cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                           "--name", name, "--seed", str(i)], cwd=ROOT, stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE, text=True, env={**os.environ, "REFEREE_TOKEN": tok})
         time.sleep(1.0)  # let them connect (a seat waits for its bot anyway: bot_connect_ms)
         yield addr, bots
     finally:
@@ -67,7 +68,7 @@ def hosted(tmp_path: Path):
 
 def test_match_seats_connected_bots_by_name_and_they_stay_connected(hosted, tmp_path: Path) -> None:
     addr, bots = hosted
-    r = _cli("match", "doudizhu", "--referee", addr, "--admin-token", ADMIN, "--seat", "alice", "--seat", "bob",
+    r = _cli("match", "doudizhu", "--referee", addr, "--seat", "alice", "--seat", "bob",
              "--seat", "carol", "--param", "rounds=1", "--seed", "4", "--json", "--log-dir", str(tmp_path))
     assert r.returncode == 0, r.stdout + r.stderr
     out = json.loads(r.stdout)
@@ -76,7 +77,7 @@ def test_match_seats_connected_bots_by_name_and_they_stay_connected(hosted, tmp_
     assert all(p.poll() is None for p in bots.values())  # still connected, ready for the next match
 
     # mixed: two connected bots first, then one launched here for this match
-    r = _cli("match", "doudizhu", "--referee", addr, "--admin-token", ADMIN, "--seat", "carol", "--seat", "alice",
+    r = _cli("match", "doudizhu", "--referee", addr, "--seat", "carol", "--seat", "alice",
              "--bot", "python sample_bots/random_bot.py --seed 9", "--param", "rounds=1", "--json",
              "--log-dir", str(tmp_path))
     assert r.returncode == 0, r.stdout + r.stderr
@@ -87,7 +88,7 @@ def test_match_seats_connected_bots_by_name_and_they_stay_connected(hosted, tmp_
 
 def test_match_with_an_unknown_seat_name_or_without_referee_is_refused_clearly(hosted, tmp_path: Path) -> None:
     addr, _ = hosted
-    r = _cli("match", "doudizhu", "--referee", addr, "--admin-token", ADMIN, "--seat", "alice", "--seat", "bob",
+    r = _cli("match", "doudizhu", "--referee", addr, "--seat", "alice", "--seat", "bob",
              "--seat", "mallory", "--log-dir", str(tmp_path))
     assert r.returncode == 2
     assert "INVALID_ARGUMENT" in r.stderr and "seat 2: no bot named 'mallory'" in r.stderr
@@ -103,7 +104,7 @@ def test_tournament_runs_external_bots_on_the_running_referee(hosted, tmp_path: 
     f.write_text(f'name = "remote"\ngame = "doudizhu"\nplayers = 3\nseed = 3\nconcurrency = 1\n'
                  f'database = "{tmp_path / "t.sqlite"}"\nlog_dir = "{tmp_path / "logs"}"\n'
                  f'params = {{ rounds = 1 }}\n\n{entries}')
-    r = _cli("tournament", "run", str(f), "--referee", addr, "--admin-token", ADMIN, "--quiet", "--format", "json")
+    r = _cli("tournament", "run", str(f), "--referee", addr, "--quiet", "--format", "json")
     assert r.returncode == 0, r.stdout + r.stderr
     board = {row["bot"]: row for row in json.loads(r.stdout)}
     assert {b: row["matches"] for b, row in board.items()} == {"alice": 3, "bob": 3, "carol": 3}
