@@ -99,7 +99,7 @@ def _parse_kv(items: list[str] | None, what: str) -> dict:
 @app.command()
 def match(
     game: str = typer.Argument(..., help="Game id: doudizhu, tractor, smear, president, back_alley."),
-    bot: list[str] = typer.Option(..., "--bot", "-b", help="Bot command, once per seat in seat order, "
+    bot: Optional[list[str]] = typer.Option(None, "--bot", "-b", help="Bot command, once per seat in seat order, "
                                   "e.g. \"python sample_bots/random_bot.py\". The referee appends "
                                   "--referee HOST:PORT and hands the bot its token in REFEREE_TOKEN."),
     players: Optional[int] = typer.Option(None, "--players", "-p", help="Seats (default: number of --bot)."),
@@ -125,6 +125,10 @@ def match(
     end_grace_ms: int = typer.Option(2000, "--end-grace-ms", help="After the match, how long the bots may take to "
                                      "exit by themselves (they were sent MatchEnded and Goodbye) before SIGTERM."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON instead of a summary."),
+    seat: Optional[list[str]] = typer.Option(None, "--seat", help="With --referee: seat the bot registered "
+                                             "there as NAME (NAME=TOKEN in referee serve's --token-file or "
+                                             "REFEREE_TOKENS), repeatable; these seats come first, then one per "
+                                             "--bot."),
 ) -> None:
     """Play one match between bot processes over gRPC and print a readable summary.
 
@@ -137,14 +141,19 @@ def match(
 
     from referee.games import UnknownGame, game_class
 
-    n = players or len(bot)
+    bot, seat = bot or [], seat or []
+    if seat and not referee_addr:
+        _fail("--seat seats a bot connected to a running referee: give its address with --referee HOST:PORT")
+    if not bot and not seat:
+        _fail("give one --bot per seat (or, with --referee, --seat NAME for bots connected there)")
+    n = players or len(seat) + len(bot)
     from referee.bots import check_command
 
     for i, b in enumerate(bot):
         if (why := check_command(b)) is not None:
             _fail(f"--bot #{i + 1} {b!r}: {why}")
-    if len(bot) != n:
-        _fail(f"--players {n} but {len(bot)} --bot given (one --bot per seat)")
+    if len(seat) + len(bot) != n:
+        _fail(f"--players {n} but {len(seat) + len(bot)} seats given (one --bot or --seat per seat)")
     try:
         cls = game_class(game)
     except UnknownGame as e:
@@ -158,7 +167,8 @@ def match(
         params[key] = rounds
     from referee.runner import MatchSpec
 
-    spec = MatchSpec(game=game, players=n, seed=seed, seat_names=[_bot_label(b, i) for i, b in enumerate(bot)],
+    spec = MatchSpec(game=game, players=n, seed=seed,
+                     seat_names=list(seat) + [_bot_label(b, len(seat) + i) for i, b in enumerate(bot)],
                      variant=_parse_kv(variant, "--variant"), params=params, decision_ms=decision_ms,
                      bank_ms=bank_ms, fault_policy=fault_policy, max_faults=max_faults)
     try:
@@ -180,7 +190,7 @@ def match(
     if admin_token_file is not None:
         admin_token = _read_secret_file(admin_token_file, "--admin-token-file").strip()
     if referee_addr:
-        out = _ints(_match_remote(spec, bot, referee_addr, admin_token, log_dir, tls_ca, end_grace_ms / 1000))
+        out = _match_remote(spec, seat, bot, referee_addr, admin_token, log_dir, tls_ca, end_grace_ms / 1000)
         if json_out:
             print(json.dumps(out, indent=2))
             return
@@ -322,57 +332,31 @@ def _print_interrupted(spec, log_dir: Path) -> None:
     print(f"log (incomplete): {log_path}", flush=True)
 
 
-def _match_remote(spec, bots: list[str], addr: str, admin_token: Optional[str], log_dir: Path,
-                  tls_ca: Optional[Path], end_grace_s: float) -> dict:
-    import secrets
+def _match_remote(spec, seats: list[str], bots: list[str], addr: str, admin_token: Optional[str],
+                  log_dir: Path, tls_ca: Optional[Path], end_grace_s: float) -> dict:
+    """One match on the referee at ``addr``: ``seats`` by registered name, then ``bots`` launched here."""
+    import asyncio
 
-    import grpc
-    from google.protobuf import json_format
-
-    from cardgames.v1 import admin_pb2, admin_pb2_grpc
-    from referee.bots import BotProcess
+    from referee.remote import RemoteError, RemoteReferee, RemoteSeat
 
     if not admin_token:
         _fail("--referee needs the referee's admin token: REFEREE_ADMIN_TOKEN or --admin-token-file")
-    extra: list[str] = []
     if tls_ca is not None:
         try:
-            creds = grpc.ssl_channel_credentials(tls_ca.read_bytes())
+            pem = tls_ca.read_bytes()
         except FileNotFoundError:
             _fail(f"--tls-ca {tls_ca}: no such file")
         except OSError as e:
             _fail(os_error_text(e, "--tls-ca: cannot read"))
-        if b"-----BEGIN CERTIFICATE-----" not in tls_ca.read_bytes():
+        if b"-----BEGIN CERTIFICATE-----" not in pem:
             _fail(f"--tls-ca {tls_ca}: not a PEM certificate (no BEGIN CERTIFICATE block)")
-        extra = ["--tls-ca", str(tls_ca.resolve())]
-    tokens = [secrets.token_hex(16) for _ in bots]
-    req = admin_pb2.RunMatchRequest(game=spec.game, players=spec.players, seed=spec.seed, seat_tokens=tokens,
-                                    register_tokens=tokens, decision_ms=spec.decision_ms, bank_ms=spec.bank_ms,
-                                    fault_policy=spec.fault_policy, max_faults=spec.max_faults)
-    req.variant.update(spec.variant)
-    req.params.update(spec.params)
-    procs: list[BotProcess] = []
-    with (grpc.secure_channel(addr, creds) if tls_ca is not None else grpc.insecure_channel(addr)) as ch:
-        stub = admin_pb2_grpc.AdminServiceStub(ch)
-        fut = stub.RunMatch.future(req, metadata=[("x-admin-token", admin_token)])
-        try:
-            import time
-
-            time.sleep(0.2)  # tokens are registered when the call arrives
-            for s, cmd in enumerate(bots):
-                procs.append(BotProcess(cmd, f"remote-{tokens[s][:6]}.seat{s}", addr, tokens[s], log_dir,
-                                        extra_args=extra).start())
-            res = fut.result()
-            deadline = time.monotonic() + end_grace_s  # bots that read their Goodbye exit by themselves
-            while time.monotonic() < deadline and any(p.poll() is None for p in procs):
-                time.sleep(0.02)
-        except grpc.RpcError as e:
-            _fail(f"referee at {addr} refused: {e.code().name}: {e.details()}")
-        finally:
-            fut.cancel()
-            for p in procs:
-                p.stop()
-    return json_format.MessageToDict(res, preserving_proto_field_name=True)
+    plan = [RemoteSeat(name=n) for n in seats] + [RemoteSeat(command=c) for c in bots]
+    try:
+        return asyncio.run(RemoteReferee(addr, admin_token, tls_ca, end_grace_s).run_match(spec, plan, log_dir))
+    except RemoteError as e:
+        _fail(str(e))
+    except KeyboardInterrupt:
+        _fail("interrupted: the launched bots were stopped; the match may go on at the referee", 130)
 
 
 # --------------------------------------------------------------------------- serve
@@ -549,6 +533,21 @@ tournament_app = typer.Typer(help="Run tournaments and inspect them.", no_args_i
 app.add_typer(tournament_app, name="tournament")
 
 
+def _remote_for_tournament(spec, addr: Optional[str], admin_token: Optional[str]):
+    """The RemoteReferee of ``tournament run --referee`` (None without it); exits on a bad combination."""
+    if addr is None:
+        return None
+    from referee.remote import RemoteReferee
+
+    if not admin_token:
+        _fail("--referee needs the referee's admin token: REFEREE_ADMIN_TOKEN or --admin-token-file")
+    persistent = [b.name for b in spec.bots if b.persistent]
+    if persistent:
+        _fail(f"--referee: persistent bots ({', '.join(persistent)}) are not supported on a remote referee; "
+              "connect them to it and declare them external = true")
+    return RemoteReferee(addr, admin_token)
+
+
 @tournament_app.command("run")
 def tournament_run(
     file: Path = typer.Argument(..., help="Tournament file (TOML), e.g. tournaments/examples/doudizhu.toml."),
@@ -559,6 +558,13 @@ def tournament_run(
     db: Optional[str] = typer.Option(None, "--db", help="Results database path or URL (overrides the file)."),
     fmt: str = typer.Option("table", "--format", "-f", help="Leaderboard format: table, json or csv."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    referee_addr: Optional[str] = typer.Option(None, "--referee", help="Run every match on a running referee "
+                                               "HOST:PORT (referee serve; its admin token in REFEREE_ADMIN_TOKEN "
+                                               "or --admin-token-file): external bots are the ones connected "
+                                               "there, command bots are launched here."),
+    admin_token: Optional[str] = typer.Option(None, "--admin-token", envvar="REFEREE_ADMIN_TOKEN", hidden=True),
+    admin_token_file: Optional[Path] = typer.Option(None, "--admin-token-file",
+                                                    help="File holding the running referee's admin token (--referee)."),
 ) -> None:
     """Run a tournament of bots over gRPC and print its TrueSkill leaderboard.
 
@@ -572,13 +578,14 @@ def tournament_run(
 
     from tournaments import spec as tspec
     from tournaments.report import FORMATS, render
+    from referee.remote import RemoteError
     from tournaments.run import TournamentError, run_tournament
     from tournaments.schedule import build
 
     if fmt not in FORMATS:  # checked before any match is played
         _fail(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     try:
-        spec = tspec.load(file)
+        spec = tspec.load(file, remote=referee_addr is not None)
     except FileNotFoundError:
         _fail(f"no such tournament file: {file}")
     except tspec.SpecError as e:
@@ -587,6 +594,9 @@ def tournament_run(
         spec.concurrency = concurrency
     if db:
         spec.database = db
+    if admin_token_file is not None:
+        admin_token = _read_secret_file(admin_token_file, "--admin-token-file").strip()
+    remote = _remote_for_tournament(spec, referee_addr, admin_token)
     if resume and fresh:
         _fail("--resume and --fresh exclude each other")
     if not (resume or fresh):  # before any progress bar is drawn
@@ -617,8 +627,9 @@ def tournament_run(
 
     try:
         with bar:
-            res = asyncio.run(run_tournament(spec, resume=resume, fresh=fresh, on_progress=on_progress))
-    except TournamentError as e:
+            res = asyncio.run(run_tournament(spec, resume=resume, fresh=fresh, on_progress=on_progress,
+                                             remote=remote))
+    except (TournamentError, RemoteError) as e:
         _fail(str(e))
     except KeyboardInterrupt:
         console.print(f"[yellow]interrupted[/yellow]: finished matches are saved; continue with "

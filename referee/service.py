@@ -111,6 +111,9 @@ class BotConnection:
         self.seats: dict[str, "MatchSeat | None"] = {}
         self.pending: dict[int, tuple[str, asyncio.Future]] = {}
         self.expired: dict[int, str] = {}
+        #: request id -> match id of the last answered requests (bounded): a second
+        #: answer is told "already answered", not "no pending request"
+        self.answered: dict[int, str] = {}
         self._ids = itertools.count(1)
         self._outbox: collections.deque[tuple[pb.RefereeMessage | bytes, asyncio.Future | None]] = \
             collections.deque()
@@ -241,10 +244,13 @@ class BotConnection:
         p = self.pending.get(r.request_id)
         if p is not None and p[0] == r.match_id and not p[1].done():
             p[1].set_result((r, now))
+            self.answered[r.request_id] = r.match_id
+            if len(self.answered) > 4096:
+                self.answered.pop(next(iter(self.answered)))
             return True
         if self.expired.get(r.request_id) == r.match_id:
             self._stray(r, "late_reply", f"request {r.request_id} had expired")
-        elif p is not None and p[1].done():
+        elif self.answered.get(r.request_id) == r.match_id:
             self._stray(r, "unknown_request", f"request {r.request_id} was already answered")
         else:
             self._stray(r, "unknown_request", f"no pending request {r.request_id} in match {r.match_id!r}")
@@ -873,12 +879,12 @@ class _AdminServicer(admin_pb2_grpc.AdminServiceServicer):
                            reason="bad or missing x-admin-token")
             await context.abort(grpc.StatusCode.PERMISSION_DENIED, "bad or missing x-admin-token")
         for t in request.register_tokens:
-            ref.register_token(t)
-        unknown = [t for t in request.seat_tokens if t not in ref.tokens]
-        if unknown:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"{len(unknown)} seat token(s) not registered")
+            ref.register_token(t, max_connections=1)  # each is one launched bot's
+        seat_tokens, problem = _seat_tokens(ref, request)
+        if problem:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, problem)
         spec = MatchSpec(
-            game=request.game, players=request.players or len(request.seat_tokens), seed=request.seed,
+            game=request.game, players=request.players or len(seat_tokens), seed=request.seed,
             seat_names=[], variant=_int_floats(json_format.MessageToDict(request.variant)),
             params=_int_floats(json_format.MessageToDict(request.params)),
             decision_ms=request.decision_ms or 1000, bank_ms=request.bank_ms,
@@ -891,11 +897,47 @@ class _AdminServicer(admin_pb2_grpc.AdminServiceServicer):
         except (ValueError, LookupError) as e:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
         spec.seat_names = []
-        outcome = await ref.play(spec, list(request.seat_tokens), (request.bot_connect_ms or 10_000) / 1000.0)
+        # bots launched for this match are told Goodbye; bots that connected on their own stay
+        outcome = await ref.play(spec, seat_tokens, (request.bot_connect_ms or 10_000) / 1000.0,
+                                 close_after=False, close_tokens=set(request.register_tokens))
         res = admin_pb2.RunMatchResponse(match_id=spec.match_id, status=outcome.status_text,
                                          log_path=outcome.log_path or "")
         res.result.update(_jsonable(outcome.to_json()))
         return res
+
+    async def RegisterTokens(self, request: admin_pb2.RegisterTokensRequest,
+                             context: grpc.aio.ServicerContext) -> admin_pb2.RegisterTokensResponse:
+        ref = self.ref
+        md = dict(context.invocation_metadata() or ())
+        if ref.admin_token is None or not secrets.compare_digest(md.get("x-admin-token", ""), ref.admin_token):
+            ref.oplog.emit("admin_refused", method="RegisterTokens", peer=context.peer() or "",
+                           reason="bad or missing x-admin-token")
+            await context.abort(grpc.StatusCode.PERMISSION_DENIED, "bad or missing x-admin-token")
+        for t in request.tokens:
+            ref.register_token(t, max_connections=1)  # each is one launched bot's
+        return admin_pb2.RegisterTokensResponse()
+
+
+def _seat_tokens(ref: Referee, request: admin_pb2.RunMatchRequest) -> tuple[list[str], str]:
+    """The token of every seat of ``request`` (``seat_tokens``, else the bot
+    registered under the ``seat_names`` entry), and a problem ("" if none)."""
+    n = max(len(request.seat_tokens), len(request.seat_names))
+    tokens: list[str] = []
+    for i in range(n):
+        t = request.seat_tokens[i] if i < len(request.seat_tokens) else ""
+        name = request.seat_names[i] if i < len(request.seat_names) else ""
+        if not t and name:
+            named = [tok for tok, slot in ref.tokens.items() if slot.name == name]
+            if len(named) != 1:
+                return [], (f"seat {i}: no bot named {name!r} is registered with this referee"
+                            if not named else f"seat {i}: {len(named)} bots are registered as {name!r}")
+            t = named[0]
+        if not t:
+            return [], f"seat {i}: neither a seat token nor a seat name"
+        if t not in ref.tokens:
+            return [], f"seat {i}: seat token not registered"
+        tokens.append(t)
+    return tokens, ""
 
 
 def _jsonable(d: dict[str, Any]) -> dict[str, Any]:
