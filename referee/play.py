@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from referee.bots import BotProcess, Limits
+from referee.sandbox import Sandbox
 from referee.runner import FaultRecord, MatchOutcome, MatchSpec
 from referee.service import Referee
 
@@ -23,21 +24,31 @@ class SeatPlan:
     command: str | None = None
     token: str | None = None
     process: BotProcess | None = None
+    #: this bot's own limits (a tournament's per-bot override); ``None``: the match's
+    limits: Limits | None = None
 
 
 async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_dir: Path,
                      limits: Limits | None = None, connect_timeout_s: float = 15.0,
-                     hello_names: bool = False) -> MatchOutcome:
+                     hello_names: bool = False, sandbox: Sandbox | None = None,
+                     base_dir: Path | None = None) -> MatchOutcome:
     """Run ``spec`` on ``ref`` with the given seats; launch per-match bots
     first and always stop and reap them afterwards (also when cancelled).
 
+    ``sandbox``: how bots are isolated (default: cgroups where possible);
+    ``base_dir``: what relative paths in bot commands are relative to
+    (default: the current directory).
+
     A bot process that exits with a non-zero status (or by a signal) during
     the match, or whose command cannot be executed at all, gets a ``crash``
-    fault on its seat (with the reason and the end of its stderr); the match
-    goes on with the referee playing for that seat. Crash faults are also
-    appended to the match log.
+    fault on its seat (naming the limit it hit, with the last lines of its
+    stderr and stdout); the match goes on with the referee playing for that
+    seat. Crash faults are appended to the match log, followed by a
+    ``{"type": "sandbox"}`` line: the mechanisms in force and each launched
+    seat's uid and limits.
     """
     addr = f"127.0.0.1:{ref.port}"
+    sandbox = sandbox if sandbox is not None else Sandbox()
     tokens: list[str] = []
     own: dict[int, BotProcess] = {}
     failed: dict[int, str] = {}  # seat -> why its command could not be started
@@ -49,7 +60,8 @@ async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_d
                 tokens.append(tok)
                 try:
                     own[s] = BotProcess(plan.command, f"{spec.match_id}.seat{s}", addr, tok, log_dir,
-                                        limits=limits).start()
+                                        limits=plan.limits or limits, cwd_for_relative=base_dir,
+                                        sandbox=sandbox, unix_addr=ref.unix_addr).start()
                 except (OSError, ValueError) as e:
                     failed[s] = f"bot command could not be started: {e}"
             else:
@@ -69,14 +81,17 @@ async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_d
                 # the kernel needs to turn the dying process into an exit status
                 rc = await asyncio.to_thread(_exit_status_within, proc, CRASH_GRACE_S)
             if rc not in (None, 0):
-                crashes.append(FaultRecord(s, "crash", message=f"bot exited with status {rc}: "
-                                           + proc.tail_stderr(300).strip().replace("\n", " | ")
-                                           + f" (stderr: {proc.stderr_path})"))
+                crashes.append(FaultRecord(s, "crash", message=proc.crash_message(rc)))
         outcome.faults.extend(crashes)
-        if crashes and log_path.exists():
+        if log_path.exists():
             with log_path.open("a", encoding="utf-8") as f:  # the runner closed the log before exit codes existed
                 for c in crashes:
                     f.write(json.dumps({"type": "fault", **asdict(c)}, sort_keys=True, separators=(",", ":")) + "\n")
+                f.write(json.dumps({"type": "sandbox", "mechanisms": sandbox.describe(), "seats": [
+                    {"seat": s, "uid": p.uid, "limits": asdict(p.limits),
+                     "memory": (sandbox.caps.memory_mechanism if p.cgroup is not None and p.cgroup.memory_bytes
+                                else "RLIMIT_AS (address space)")} for s, p in sorted(own.items())]},
+                    sort_keys=True, separators=(",", ":")) + "\n")
         return outcome
     finally:
         try:
@@ -102,7 +117,8 @@ def _exit_status_within(proc: BotProcess, timeout_s: float) -> int | None:
 
 async def play_launched(ref: Referee, spec: MatchSpec, commands: list[str], log_dir: Path,
                         limits: Limits | None = None, connect_timeout_s: float = 15.0,
-                        hello_names: bool = False) -> MatchOutcome:
+                        hello_names: bool = False, sandbox: Sandbox | None = None,
+                        base_dir: Path | None = None) -> MatchOutcome:
     """:func:`play_match` with one freshly launched process per seat."""
     return await play_match(ref, spec, [SeatPlan(command=c) for c in commands], log_dir, limits, connect_timeout_s,
-                            hello_names)
+                            hello_names, sandbox, base_dir)

@@ -35,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import itertools
+import os
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -343,6 +344,8 @@ class Referee:
         self.refused: list[tuple[str, str]] = []  # (status, detail), bounded
         self.server: grpc.aio.Server | None = None
         self.port = 0
+        #: ``unix:<path>`` when the referee also listens on a Unix socket (see :meth:`start`)
+        self.unix_addr: str | None = None
         self._match_ids = itertools.count(1)
         self.active_matches = 0
 
@@ -399,8 +402,11 @@ class Referee:
 
     # -- server ------------------------------------------------------------------
     async def start(self, host: str = "127.0.0.1", port: int = 0,
-                    tls: tuple[bytes, bytes] | None = None) -> int:
-        """Start serving; returns the bound port. ``tls`` = (cert PEM, key PEM)."""
+                    tls: tuple[bytes, bytes] | None = None, unix_path: Path | None = None) -> int:
+        """Start serving; returns the bound port. ``tls`` = (cert PEM, key PEM).
+        ``unix_path``: also listen on that Unix domain socket (plaintext, mode
+        0666: the tokens guard it), for bots in their own network namespace
+        (:attr:`unix_addr`)."""
         self.server = grpc.aio.server(options=[
             ("grpc.max_receive_message_length", self.max_message_bytes),
             ("grpc.max_send_message_length", 64 * 1024 * 1024),
@@ -425,7 +431,15 @@ class Referee:
             self.port = self.server.add_secure_port(addr, creds)
         if self.port == 0:
             raise OSError(f"could not bind {addr}")
+        if unix_path is not None:
+            unix_path = Path(unix_path)
+            unix_path.unlink(missing_ok=True)
+            if self.server.add_insecure_port(f"unix:{unix_path}") == 0:
+                raise OSError(f"could not listen on the Unix socket {unix_path}")
+            self.unix_addr = f"unix:{unix_path}"
         await self.server.start()
+        if unix_path is not None:
+            os.chmod(unix_path, 0o666)  # bots of other uids connect; their tokens authenticate them
         r = hs.set("", health_pb2.HealthCheckResponse.SERVING)
         if asyncio.iscoroutine(r):
             await r

@@ -12,6 +12,7 @@ Command line of every bot built on it::
 from __future__ import annotations
 
 import argparse
+import os
 import queue
 import sys
 from typing import Callable, Iterator
@@ -30,7 +31,8 @@ def parse_args(default_name: str, argv: list[str] | None = None,
                extra: Callable[[argparse.ArgumentParser], None] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=f"{default_name}: a card-game bot for the referee")
     ap.add_argument("--referee", required=True, help="referee address HOST:PORT")
-    ap.add_argument("--token", required=True, help="token given by the referee/launcher")
+    ap.add_argument("--token", default=os.environ.get("REFEREE_TOKEN"), required="REFEREE_TOKEN" not in os.environ,
+                    help="token given by the referee/launcher (default: $REFEREE_TOKEN, how launched bots get it)")
     ap.add_argument("--name", default=default_name, help="bot name shown on the leaderboard")
     ap.add_argument("--seed", type=int, default=None, help="seed of the bot's own RNG")
     ap.add_argument("--tls-ca", default=None, help="PEM file of the CA to trust (TLS referees)")

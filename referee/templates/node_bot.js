@@ -58,6 +58,7 @@ function parseArgs(argv) {
     if (!keys[flag]) fail(2, `unknown argument ${argv[i]}`);
     opts[keys[flag]] = inline !== undefined ? inline : argv[++i];
   }
+  if (opts.token === undefined) opts.token = process.env.REFEREE_TOKEN; // how launched bots get it
   if (!opts.referee || opts.token === undefined) fail(2, 'usage: bot.js --referee HOST:PORT --token T [--name N] [--seed S] [--tls-ca FILE]');
   return opts;
 }

@@ -14,6 +14,7 @@ with the referee package. Write your strategy in :func:`choose`.
 from __future__ import annotations
 
 import argparse
+import os
 import queue
 import random
 import sys
@@ -50,7 +51,8 @@ def choose(req: pb.DecisionRequest, started: pb.MatchStarted | None, rng: random
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=f"{BOT_NAME}: a card-game bot for the referee")
     ap.add_argument("--referee", required=True, help="referee address HOST:PORT")
-    ap.add_argument("--token", required=True, help="token given by the referee/launcher")
+    ap.add_argument("--token", default=os.environ.get("REFEREE_TOKEN"), required="REFEREE_TOKEN" not in os.environ,
+                    help="token given by the referee/launcher (default: $REFEREE_TOKEN, how launched bots get it)")
     ap.add_argument("--name", default=BOT_NAME, help="bot name shown on the leaderboard")
     ap.add_argument("--seed", type=int, default=None, help="seed of the bot's own RNG")
     ap.add_argument("--tls-ca", default=None, help="PEM file of the CA to trust (TLS referees)")

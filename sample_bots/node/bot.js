@@ -61,7 +61,8 @@ function parseArgs(argv) {
     opts[key] = value;
   }
   if (!opts.referee) usage('--referee HOST:PORT is required');
-  if (opts.token === undefined) usage('--token is required');
+  if (opts.token === undefined) opts.token = process.env.REFEREE_TOKEN; // how launched bots get it
+  if (opts.token === undefined) usage('--token (or $REFEREE_TOKEN) is required');
   if (opts.seed !== null) {
     opts.seed = Number(opts.seed);
     if (!Number.isInteger(opts.seed)) usage('--seed must be an integer');
