@@ -69,9 +69,12 @@ async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_d
                 tokens.append(plan.token)
         gone = {tokens[s]: (lambda p=p: p.poll() is not None) for s, p in own.items()}
         gone.update({tokens[s]: (lambda: True) for s in failed})
+        meters = {tokens[s]: p.cpu_seconds for s, p in own.items()}
+        meters.update({tokens[s]: plan.process.cpu_seconds for s, plan in enumerate(seats)
+                       if plan.process is not None})
         outcome = await ref.play(spec, tokens, connect_timeout_s, close_after=False, log_path=log_path,
                                  hello_names=hello_names,
-                                 close_tokens={tokens[s] for s in own}, gone=gone)
+                                 close_tokens={tokens[s] for s in own}, gone=gone, cpu_meters=meters)
         crashes = [FaultRecord(s, "crash", message=why) for s, why in failed.items()]
         for s, plan in enumerate(seats):
             proc = own.get(s) or plan.process

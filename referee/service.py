@@ -50,6 +50,7 @@ from grpc_reflection.v1alpha import reflection
 from cardgames.v1 import admin_pb2, admin_pb2_grpc, referee_pb2 as pb, referee_pb2_grpc
 from referee import __version__
 from referee.protocol import PROTOCOL_VERSION, decision_wire
+from referee.clocks import DEFAULT_STALL_THRESHOLD_MS, StallMonitor
 from referee.runner import BasicSeatLink, MatchOutcome, MatchSpec, StrayReporter, run_match
 
 DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024
@@ -226,6 +227,7 @@ class MatchSeat:
         self.conn = conn
         self.match_id = match_id
         self.name = conn.name
+        self._last_rid = 0
         #: where the connection reports this seat's stray replies (see attach)
         self.reporter: StrayReporter | None = None
         #: the bot asked for its events inside its requests (Hello.bundle_events)
@@ -249,6 +251,11 @@ class MatchSeat:
         msg.decision_request.request_id = rid
         return await self._ask(rid, msg, timeout_s)
 
+    @property
+    def last_request_id(self) -> int:
+        """The id of the latest request asked on this seat (0 before any)."""
+        return self._last_rid
+
     async def ask_encoded(self, body: bytes, timeout_s: float) -> tuple[pb.ActionReply | None, float, int]:
         """:meth:`ask` for a request already encoded (:func:`referee.protocol.decision_body`):
         it goes on the stream as bytes. Returns (reply or None, elapsed ms, request id)."""
@@ -261,6 +268,7 @@ class MatchSeat:
         conn = self.conn
         loop = asyncio.get_running_loop()
         fut: asyncio.Future = loop.create_future()
+        self._last_rid = rid
         conn.pending[rid] = (self.match_id, fut)
         timer = None
         try:
@@ -279,6 +287,9 @@ class MatchSeat:
                 conn._stray(reply, "late_reply", f"request {rid} had expired")
                 return None, (t1 - t0) * 1000.0
             return reply, max(0.0, (t1 - t0) * 1000.0)
+        except asyncio.CancelledError:  # the runner gave up (CPU clock): a later reply is late
+            self._expire(rid, fut)
+            raise
         finally:
             if timer is not None:
                 timer.cancel()
@@ -334,8 +345,11 @@ class Referee:
 
     def __init__(self, log_dir: Path, admin_token: str | None = None,
                  max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES, hello_timeout_s: float = 10.0,
-                 max_strays: int = 1000):
+                 max_strays: int = 1000, stall_threshold_ms: float = DEFAULT_STALL_THRESHOLD_MS):
         self.log_dir = Path(log_dir)
+        #: the referee's own event-loop lag (started with the server); timeouts during
+        #: stalls above ``stall_threshold_ms`` are recorded as ``harness``, not ``timeout``
+        self.stalls = StallMonitor(threshold_ms=stall_threshold_ms)
         self.admin_token = admin_token
         self.max_message_bytes = max_message_bytes
         self.hello_timeout_s = hello_timeout_s
@@ -438,6 +452,7 @@ class Referee:
                 raise OSError(f"could not listen on the Unix socket {unix_path}")
             self.unix_addr = f"unix:{unix_path}"
         await self.server.start()
+        self.stalls.start()
         if unix_path is not None:
             os.chmod(unix_path, 0o666)  # bots of other uids connect; their tokens authenticate them
         r = hs.set("", health_pb2.HealthCheckResponse.SERVING)
@@ -446,6 +461,7 @@ class Referee:
         return self.port
 
     async def stop(self, grace_s: float = 1.0) -> None:
+        await self.stalls.stop()
         for slot in self.tokens.values():
             for c in slot.conns:
                 if not c.closed.is_set():
@@ -463,7 +479,8 @@ class Referee:
                    close_after: bool = True, log_path: Path | None = None,
                    close_tokens: set[str] | None = None,
                    gone: dict[str, Callable[[], bool]] | None = None,
-                   hello_names: bool = False) -> MatchOutcome:
+                   hello_names: bool = False,
+                   cpu_meters: dict[str, Callable[[], float | None]] | None = None) -> MatchOutcome:
         """Seat the bots of ``tokens`` (seat order) and run ``spec`` to the end.
 
         A seat whose bot does not connect within ``connect_timeout_s`` is a
@@ -471,7 +488,8 @@ class Referee:
         ``close_after``: send Goodbye and close every seat's connection
         afterwards; ``close_tokens``: close only those of these tokens (bots
         launched for this match); ``gone``: per token, a check that the bot
-        cannot connect any more (its process exited); ``hello_names``: rename the
+        cannot connect any more (its process exited); ``cpu_meters``: per token,
+        the bot's CPU seconds so far (``spec.clock == "cpu"``); ``hello_names``: rename the
         seats ``"<Hello.bot_name>#<seat>"``. Never raises for bot faults.
         """
         deadline = time.monotonic() + connect_timeout_s
@@ -499,7 +517,8 @@ class Referee:
         path = log_path or (self.log_dir / f"{spec.match_id}.jsonl")
         self.active_matches += 1
         try:
-            outcome = await run_match(spec, links, path)
+            meters = [(cpu_meters or {}).get(t) for t in tokens]
+            outcome = await run_match(spec, links, path, cpu_meters=meters, stalls=self.stalls)
         finally:
             self.active_matches -= 1
             for c in conns:

@@ -162,7 +162,7 @@ async def run_tournament(spec: TournamentSpec, resume: bool = False, fresh: bool
             ms = MatchSpec(game=spec.game, players=spec.players, seed=m.seed, seat_names=list(m.seats),
                            variant=spec.variant, params=spec.params, decision_ms=spec.decision_ms,
                            bank_ms=spec.bank_ms, fault_policy=spec.fault_policy, max_faults=spec.max_faults,
-                           match_id=f"{spec.name}-m{m.index:05d}")
+                           match_id=f"{spec.name}-m{m.index:05d}", clock=spec.clock)
             outcome = await play_match(ref, ms, plans, log_dir, spec.limits, spec.connect_timeout_ms / 1000,
                                        sandbox=sandbox, base_dir=Path(spec.cwd))
             result = outcome.to_json()
