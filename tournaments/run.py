@@ -115,7 +115,6 @@ async def run_tournament(spec: TournamentSpec, resume: bool = False, fresh: bool
     checked with :func:`referee.sandbox.prepare`; raises
     :class:`TournamentError` when a strict setting cannot be honoured).
     """
-    own_sandbox = sandbox is None
     if sandbox is None:
         try:
             sandbox = Sandbox(spec.bot_uids, spec.isolate_network)
@@ -183,8 +182,7 @@ async def run_tournament(spec: TournamentSpec, resume: bool = False, fresh: bool
         for p in persistent.values():
             await asyncio.to_thread(p.stop)
         await ref.stop(0.5)
-        if own_sandbox:
-            sandbox.close()
+        sandbox.close()
     rows = store.matches(tid)
     from tournaments.rating import rate
 
