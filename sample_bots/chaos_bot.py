@@ -24,6 +24,7 @@ cpu-burn          burns CPU for twice its decision time before every answer
 stdout-error      writes an error to stdout (as a JVM does) and exits with status 1
 connect-out       tries a TCP connection to 127.0.0.1:--target-port, says on stderr
                   whether it got through, then plays randomly
+write-workdir     writes a 1 MiB file to its working directory, reads it back, then plays randomly
 token-thief       plays randomly while it scans /proc/*/cmdline and /proc/*/environ for
                   tokens of other seats and tries each one; reports a JSON line on stderr
 """
@@ -45,7 +46,7 @@ from sample_bots import botlib  # noqa: E402
 
 MODES = ("crash-at-start", "crash-mid-match", "hang", "slow", "illegal", "garbage", "wrong-request-id", "flood",
          "memory-hog", "fork-bomb", "stdout-spam", "wrong-match", "double-answer", "reserve-8g", "cpu-burn",
-         "stdout-error", "connect-out", "token-thief")
+         "stdout-error", "connect-out", "token-thief", "write-workdir")
 
 
 def illegal_action(req: pb.DecisionRequest) -> pb.Action:
@@ -103,6 +104,13 @@ def main() -> int:
 
         reserved = mmap.mmap(-1, 8 << 30, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | getattr(mmap, "MAP_NORESERVE", 0))
         print(f"chaos: reserved {len(reserved) >> 30} GiB of address space", file=sys.stderr, flush=True)
+    if mode == "write-workdir":
+        data = os.urandom(1 << 20)
+        with open("scratch.bin", "wb") as f:
+            f.write(data)
+        with open("scratch.bin", "rb") as f:
+            assert f.read() == data
+        print(f"chaos: wrote and read back {os.path.abspath('scratch.bin')}", file=sys.stderr, flush=True)
     if mode == "connect-out":
         import socket
 

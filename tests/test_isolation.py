@@ -360,3 +360,35 @@ def test_strict_uids_refuse_bots_an_unprivileged_uid_cannot_read(tmp_path: Path)
     auto = Sandbox("auto")
     warnings = prepare(auto, [f"python {script}"], tmp_path)
     assert not auto.uids and warnings and "warning: bots run under the referee's uid" in warnings[0]
+
+
+# --------------------------------------------------------------------------- 6. the doc's recipe
+@pytest.mark.skipif(NO_UIDS is not None or NO_NETNS is not None, reason=str(NO_UIDS or NO_NETNS))
+def test_the_hardening_recipe_works_as_written(tmp_path: Path) -> None:
+    """docs/sandbox.md section 3's tournament block, verbatim (paths moved to a
+    temporary directory), with a bot that writes to its working directory."""
+    doc = (ROOT / "docs" / "sandbox.md").read_text()
+    recipe = doc.split("## 3. Hardening")[1].split("```toml\n")[1].split("```")[0]
+    assert 'bot_uids = "60000-60999"' in recipe and "isolate_network = true" in recipe
+    f = tmp_path / "hardened.toml"
+    f.write_text('name = "hardened"\ngame = "doudizhu"\nplayers = 3\nconcurrency = 3\nparams = { rounds = 1 }\n'
+                 + recipe.replace('"runs/hardened/', f'"{tmp_path}/')
+                 + f'[[bots]]\nname = "random"\ncommand = "{RANDOM} --seed 1"\n'
+                 + '[[bots]]\nname = "heuristic"\ncommand = "python sample_bots/heuristic_bot.py --seed 2"\n'
+                 + f'[[bots]]\nname = "writer"\ncommand = "{CHAOS} --mode write-workdir --seed 3"\n')
+    r = _cli("tournament", "run", str(f), "--quiet", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    assert "bot uids: own uid per bot (60000-60999); isolated network: yes" in r.stderr
+    board = {row["bot"]: row for row in json.loads(r.stdout)}
+    assert [board[b]["matches"] for b in ("random", "heuristic", "writer")] == [3, 3, 3]
+    from tournaments.store import Store
+
+    store = Store(str(tmp_path / "results.sqlite"))
+    rows = store.matches(store.tournament("hardened")["id"])
+    store.close()
+    assert all(r_.status == "complete" and not [x for x in r_.result["faults"] if x["kind"] != "harness"]
+               for r_ in rows), [r_.result["faults"] for r_ in rows]  # the writer never crashed
+    logs = tmp_path / "logs" / "hardened"
+    assert (logs.stat().st_mode & 0o777) == 0o700
+    writers = [p for p in logs.glob("*.stderr") if "wrote and read back" in p.read_text()]
+    assert len(writers) == 3
