@@ -1,25 +1,22 @@
-"""Launching bot processes: own session and process group, resource limits,
-captured and size-capped output, and guaranteed reaping.
+"""Launching bot processes: command resolution, limits, token hand-off,
+crash attribution, and guaranteed reaping.
 
-What the sandbox does: each bot runs ``setsid`` (own session and process
-group, so the whole group can be killed), in its own working directory, with
-``RLIMIT_CPU`` (CPU seconds), ``RLIMIT_AS`` (address space), ``RLIMIT_NPROC``
-(processes of the user: only effective for non-root users), ``RLIMIT_NOFILE``
-(open files), ``RLIMIT_FSIZE`` (bytes per written file, which also caps its
-stdout/stderr capture files) and ``RLIMIT_CORE = 0`` (no core dumps). On
-stop, the whole process group gets SIGTERM, then SIGKILL after a grace
-period, and is waited for, with every process left in its group: the
-referee makes itself the "child subreaper" of its descendants (Linux), so a
-bot's children orphaned by their leader's death are re-parented to the
-referee, not to an init process that may never reap them (a container's
-PID 1 often does not), and are reaped at stop.
+Each bot runs ``setsid`` (own session and process group, so the whole group
+can be killed), in its own working directory, through a small wrapper that
+applies the OS isolation of :mod:`referee.sandbox` before it ``exec``s the
+bot: its own cgroup (resident-memory limit, per-bot process limit, CPU
+accounting) where one can be made, else ``RLIMIT_AS`` / ``RLIMIT_NPROC``;
+``RLIMIT_CPU``, ``RLIMIT_NOFILE``, ``RLIMIT_FSIZE`` (which also caps its
+stdout/stderr capture files), ``RLIMIT_CORE = 0``; optionally its own
+unprivileged uid and network namespace. Its token goes in the environment
+(``REFEREE_TOKEN``), never on its command line. On stop, the whole process
+group gets SIGTERM, then SIGKILL after a grace period, every process left in
+its cgroup is killed, and all are waited for: the referee makes itself the
+"child subreaper" of its descendants (Linux), so a bot's children orphaned
+by their leader's death are re-parented to the referee, not to an init
+process that may never reap them (a container's PID 1 often does not).
 
-What it does NOT do (see docs/sandbox.md): no network isolation, no
-filesystem isolation beyond the working directory (a bot can read what the
-referee's user can read), no protection against a bot that escapes its
-process group by double-forking into a new session. Public competitions
-should additionally run bots as a dedicated unprivileged user, in a
-container or network namespace.
+What it does NOT do is in docs/sandbox.md, section 2.
 """
 
 from __future__ import annotations
