@@ -173,10 +173,28 @@ def _detect() -> Capabilities:
                 caps.cpu, caps.cpu_file = v1["cpuacct"], "cpuacct.usage"
         else:
             caps.notes.append("no writable cgroup with a memory controller: memory_mb is RLIMIT_AS")
+    for parent in {caps.memory, caps.pids, caps.cpu} - {None}:
+        _remove_stale(parent)
     caps.netns = _netns_works()
     if not caps.netns:
         caps.notes.append("cannot create network namespaces (needs root or CAP_SYS_ADMIN)")
     return caps
+
+
+def _remove_stale(parent: Path) -> None:
+    """Remove the bot cgroups a referee that died (``kill -9``) left behind
+    (``referee-<pid>-*`` of a pid that no longer runs; empty once its bots died)."""
+    try:
+        entries = list(parent.glob("referee-*-*"))
+    except OSError:
+        return
+    for d in entries:
+        pid = d.name.split("-")[1]
+        if pid.isdigit() and int(pid) != os.getpid() and not Path(f"/proc/{pid}").exists():
+            try:
+                d.rmdir()
+            except OSError:
+                pass
 
 
 def _enable_v2(parent: Path) -> set[str]:
