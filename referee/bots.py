@@ -468,8 +468,9 @@ class BotProcess:
         return ""
 
     def crash_message(self, rc: int) -> str:
-        """The ``crash`` fault message: status (signal), the limit hit if any,
-        the last lines of stderr and stdout, where the full output is."""
+        """The ``crash`` fault message: the limit hit if any, the status
+        (signal), the last lines of stderr, then of stdout (``; last stdout:``),
+        where the full output is."""
         sig = ""
         if rc < 0:
             try:
@@ -480,8 +481,8 @@ class BotProcess:
         parts = [f"{why}: " if why else "", f"bot exited with status {rc}{sig}"]
         for what, text in (("stderr", self.tail_stderr(400)), ("stdout", self.tail_stdout(400))):
             lines = [ln for ln in text.strip().splitlines() if ln.strip()][-3:]
-            if lines:
-                parts.append(f"; last {what}: " + " | ".join(lines))
+            if lines:  # stderr's last lines right after the status, as they always were
+                parts.append((": " if what == "stderr" else "; last stdout: ") + " | ".join(lines))
         parts.append(f" (stderr: {self.stderr_path}, stdout: {self.stdout_path})")
         return "".join(parts)
 

@@ -36,7 +36,7 @@ from typing import Any, Callable, Protocol
 import orjson
 
 from cardgames.v1 import referee_pb2 as pb
-from referee.clocks import StallMonitor, ask_on_cpu_clock
+from referee.clocks import CPU_WALL_CAP, StallMonitor, ask_on_cpu_clock
 from referee.engine import Action, Event, Game, IllegalAction, MatchResult, RatingOutcome, seeded_rng
 from referee.games import game_class
 from referee.protocol import (
@@ -551,8 +551,9 @@ class MatchRunner:
                                     f"referee stalled {stalled:.0f} ms: not charged to the bot",
                                     request_id=request_id, elapsed_ms=elapsed)
             elif link.connected:
-                fault = FaultRecord(seat, "timeout", message=f"no answer in {elapsed:.0f} ms {clock}time"
-                                    + (" (wall-clock cap)" if clock and not self._cpu_out else ""),
+                fault = FaultRecord(seat, "timeout", message=f"no answer in {elapsed:.0f} ms"
+                                    + (" CPU time" if clock and self._cpu_out else "")
+                                    + (f" (wall-clock cap of {CPU_WALL_CAP}x)" if clock and not self._cpu_out else ""),
                                     request_id=request_id, elapsed_ms=elapsed)
             else:
                 fault = FaultRecord(seat, "disconnect", message="bot disconnected",

@@ -18,7 +18,7 @@ from typing import Any, Callable
 from referee.bots import BotProcess, Limits
 from referee.sandbox import Sandbox, SandboxError, prepare
 from referee.play import SeatPlan, play_match
-from referee.runner import MatchSpec
+from referee.runner import IGNORED_FAULTS, MatchSpec
 from referee.service import Referee
 from tournaments.rating import BoardRow, leaderboard
 from tournaments.schedule import ScheduledMatch, build
@@ -168,7 +168,7 @@ async def run_tournament(spec: TournamentSpec, resume: bool = False, fresh: bool
             await asyncio.to_thread(store.record_match, tid, m.index, m.seed, list(m.seats), outcome.status,
                                     result, outcome.log_path, outcome.decisions, outcome.elapsed_s)
             prog.done += 1
-            prog.faults += sum(1 for f in outcome.faults if f.kind not in ("late_reply", "unknown_request"))
+            prog.faults += sum(1 for f in outcome.faults if f.kind not in IGNORED_FAULTS)
             prog.aborted += outcome.status != "complete"
             prog.last = f"match {m.index}: {' / '.join(m.seats)} -> {outcome.status}"
             if on_progress:
