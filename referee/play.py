@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -83,6 +84,12 @@ async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_d
                 # its stream closed as it died: the rest of the match can take less time than
                 # the kernel needs to turn the dying process into an exit status
                 rc = await asyncio.to_thread(_exit_status_within, proc, CRASH_GRACE_S)
+                if rc is None and proc.cgroup is not None and proc.cgroup.oom_kills() > 0:
+                    # killed by the kernel for its memory: a process freeing gigabytes on a
+                    # loaded machine can take longer to become an exit status
+                    rc = await asyncio.to_thread(_exit_status_within, proc, OOM_GRACE_S)
+                    if rc is None:
+                        rc = -signal.SIGKILL  # the OOM killer's signal; the process is on its way out
             if rc not in (None, 0):
                 crashes.append(FaultRecord(s, "crash", message=proc.crash_message(rc)))
         outcome.faults.extend(crashes)
@@ -109,6 +116,8 @@ async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_d
 
 #: how long a disconnected bot process may take to exit before it is judged alive (not crashed)
 CRASH_GRACE_S = 1.5
+#: the same, for a bot its cgroup says the kernel killed for its memory
+OOM_GRACE_S = 10.0
 
 
 def _exit_status_within(proc: BotProcess, timeout_s: float) -> int | None:

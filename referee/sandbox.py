@@ -563,6 +563,7 @@ class Sandbox:
         """The directory holding the bots' private working directories (mode
         0711: others may pass through but not list it); made on first use."""
         if self._root is None:
+            _remove_stale_roots()
             self._root = Path(tempfile.mkdtemp(prefix=f"referee-bots-{os.getpid()}-"))
             os.chmod(self._root, 0o711)
         return self._root
@@ -602,6 +603,16 @@ class Sandbox:
 
             shutil.rmtree(self._root, ignore_errors=True)
             self._root = None
+
+
+def _remove_stale_roots() -> None:
+    """Remove the bots' directories a referee that died (``kill -9``) left in the temp dir."""
+    import shutil
+
+    for d in Path(tempfile.gettempdir()).glob("referee-bots-*-*"):
+        pid = d.name.split("-")[2]
+        if pid.isdigit() and int(pid) != os.getpid() and not Path(f"/proc/{pid}").exists():
+            shutil.rmtree(d, ignore_errors=True)
 
 
 def prepare(sandbox: Sandbox, commands: list[str], base: Path | None = None) -> list[str]:

@@ -21,7 +21,7 @@ from conftest import ROOT, run
 from referee.bots import BotProcess, Limits, group_members, wait_all_reaped
 from referee.play import play_launched
 from referee.runner import MatchSpec
-from referee.sandbox import Sandbox
+from referee.sandbox import Sandbox, capabilities
 from referee.service import Referee
 
 CHAOS = "python sample_bots/chaos_bot.py"
@@ -224,6 +224,12 @@ EXPECTED: dict[str, tuple[set[str], set[str]]] = {
 }
 
 
+#: the chaos bot's own memory limit: resident memory under a cgroup (a hog filling 1.5 GB
+#: takes 20 s and more on a loaded machine, 3 at once), else address space (a Python
+#: gRPC bot needs ~0.7 GB of it)
+CHAOS_MB = 256 if capabilities().memory else 1536
+
+
 def chaos_toml(tmp: Path, mode: str, marker: str) -> Path:
     """Two sample bots and one chaos bot: a round robin of 3 bots at 3 seats
     is the 3 seat rotations, so the chaos bot meets both sample bots in every seat."""
@@ -261,6 +267,7 @@ command = "python sample_bots/heuristic_bot.py --seed 2 --name heuristic-{marker
 [[bots]]
 name = "chaos"
 command = "python sample_bots/chaos_bot.py --mode {mode} --seed 3 --name chaos-{marker}"
+limits = {{ memory_mb = {CHAOS_MB} }}
 ''')
     return f
 
