@@ -243,6 +243,13 @@ def check_command(command: str, cwd: Path | None = None) -> str | None:
     return None
 
 
+#: environment variable that hands a launched bot its token (never its command line,
+#: which every process on the machine can read in /proc/<pid>/cmdline)
+TOKEN_ENV = "REFEREE_TOKEN"
+#: the referee's own secrets: never passed on to a bot's environment (nor any other REFEREE_* variable)
+SECRET_ENV = ("REFEREE_ADMIN_TOKEN", "REFEREE_TOKENS")
+
+
 def readable_files(argv: list[str]) -> list[str]:
     """What a bot started as ``argv`` must be able to read besides its program:
     its existing file arguments and, for this Python, the referee's protocol
@@ -262,8 +269,9 @@ def bot_environment(token: str, base: dict[str, str] | None = None) -> dict[str,
     bot's token in ``REFEREE_TOKEN`` (tokens never go on a command line, where
     every process can read them from ``/proc/<pid>/cmdline``), the referee's
     package on ``PYTHONPATH`` and unbuffered Python output."""
-    env = {k: v for k, v in (os.environ if base is None else base).items() if not k.startswith("REFEREE_")}
-    env["REFEREE_TOKEN"] = token
+    env = {k: v for k, v in (os.environ if base is None else base).items()
+           if not k.startswith("REFEREE_") and k not in SECRET_ENV}
+    env[TOKEN_ENV] = token
     repo = str(Path(__file__).resolve().parent.parent)
     env["PYTHONPATH"] = repo + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env["PYTHONUNBUFFERED"] = "1"

@@ -101,7 +101,7 @@ def match(
     game: str = typer.Argument(..., help="Game id: doudizhu, tractor, smear, president, back_alley."),
     bot: list[str] = typer.Option(..., "--bot", "-b", help="Bot command, once per seat in seat order, "
                                   "e.g. \"python sample_bots/random_bot.py\". The referee appends "
-                                  "--referee HOST:PORT and gives the bot its token in $REFEREE_TOKEN. Relative "
+                                  "--referee HOST:PORT and hands the bot its token in REFEREE_TOKEN. Relative "
                                   "paths (program and files) are taken from the current directory."),
     players: Optional[int] = typer.Option(None, "--players", "-p", help="Seats (default: number of --bot)."),
     seed: int = typer.Option(1, "--seed", "-s", help="Seed of the deal RNG; same seed + same actions = same match."),
@@ -114,9 +114,17 @@ def match(
     max_faults: int = typer.Option(5, "--max-faults", help="Faults before a seat is forfeited (default_action)."),
     log_dir: Path = typer.Option(Path("runs/matches"), "--log-dir", help="Where the match log and bot output go."),
     referee_addr: Optional[str] = typer.Option(None, "--referee", help="Use a running referee HOST:PORT "
-                                               "(needs --admin-token) instead of starting one."),
+                                               "(needs its admin token) instead of starting one."),
     admin_token: Optional[str] = typer.Option(None, "--admin-token", envvar="REFEREE_ADMIN_TOKEN",
-                                              help="Admin token of the running referee."),
+                                              help="Admin token of the running referee (better: the "
+                                              "REFEREE_ADMIN_TOKEN variable or --admin-token-file: a command "
+                                              "line is readable by every process)."),
+    admin_token_file: Optional[Path] = typer.Option(None, "--admin-token-file",
+                                                    help="File holding the running referee's admin token."),
+    tls_ca: Optional[Path] = typer.Option(None, "--tls-ca", help="With --referee: the referee speaks TLS; trust "
+                                          "the CA in this PEM file (also passed to the bots as --tls-ca)."),
+    end_grace_ms: int = typer.Option(2000, "--end-grace-ms", help="After the match, how long the bots may take to "
+                                     "exit by themselves (they were sent MatchEnded and Goodbye) before SIGTERM."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON instead of a summary."),
     limit: Optional[list[str]] = typer.Option(None, "--limit", help="Resource limit of every bot NAME=VALUE, as "
                                               "in a tournament file's [limits] (repeatable): cpu_seconds, memory_mb, "
@@ -177,10 +185,17 @@ def match(
         tempfile.TemporaryFile(dir=log_dir).close()
     except OSError as e:
         _fail(os_error_text(e, "--log-dir: cannot write"))
+    if end_grace_ms < 0:
+        _fail("--end-grace-ms must be >= 0")
+    if tls_ca is not None and not referee_addr:
+        _fail("--tls-ca goes with --referee (a referee started here listens on 127.0.0.1 in plaintext)")
+    if admin_token_file is not None:
+        admin_token = _read_secret_file(admin_token_file, "--admin-token-file").strip()
     if referee_addr:
         if clock != "wall":
             _fail("--clock cpu needs the bots' processes on the referee's machine (not with --referee)")
-        out = _ints(_match_remote(spec, bot, referee_addr, admin_token, log_dir, limits))
+        out = _ints(_match_remote(spec, bot, referee_addr, admin_token, log_dir, tls_ca, end_grace_ms / 1000,
+                                  limits))
         if json_out:
             print(json.dumps(out, indent=2))
             return
@@ -198,7 +213,7 @@ def match(
         return
     sandbox = _sandbox("off" if no_bot_uids else bot_uids, isolate_network, bot)
     try:
-        outcome = asyncio.run(_match_local(spec, bot, log_dir, limits, sandbox))
+        outcome = asyncio.run(_match_local(spec, bot, log_dir, end_grace_ms / 1000, limits, sandbox))
     except KeyboardInterrupt:
         _print_interrupted(spec, log_dir)
         raise typer.Exit(130)
@@ -277,7 +292,8 @@ def _sandbox(bot_uids: str, isolate_network: bool, commands: list[str]):
     return sb
 
 
-async def _match_local(spec, bots: list[str], log_dir: Path, limits=None, sandbox=None):
+async def _match_local(spec, bots: list[str], log_dir: Path, end_grace_s: float, limits=None,
+                       sandbox=None):
     import asyncio
 
     from referee.play import play_launched
@@ -293,7 +309,8 @@ async def _match_local(spec, bots: list[str], log_dir: Path, limits=None, sandbo
     names = list(spec.seat_names)
     watch = asyncio.get_running_loop().create_task(_say_who_is_awaited(ref, names, log_dir / f"{spec.match_id}.jsonl"))
     try:
-        return await play_launched(ref, spec, bots, log_dir, limits=limits, hello_names=True, sandbox=sandbox)
+        return await play_launched(ref, spec, bots, log_dir, limits=limits, hello_names=True, end_grace_s=end_grace_s,
+                                   sandbox=sandbox)
     finally:
         watch.cancel()
         await ref.stop(0.5)
@@ -333,7 +350,7 @@ def _print_interrupted(spec, log_dir: Path) -> None:
 
 
 def _match_remote(spec, bots: list[str], addr: str, admin_token: Optional[str], log_dir: Path,
-                  limits=None) -> dict:
+                  tls_ca: Optional[Path], end_grace_s: float, limits=None) -> dict:
     import secrets
 
     import grpc
@@ -343,7 +360,18 @@ def _match_remote(spec, bots: list[str], addr: str, admin_token: Optional[str], 
     from referee.bots import BotProcess
 
     if not admin_token:
-        _fail("--referee needs --admin-token (or REFEREE_ADMIN_TOKEN)")
+        _fail("--referee needs the referee's admin token: REFEREE_ADMIN_TOKEN or --admin-token-file")
+    extra: list[str] = []
+    if tls_ca is not None:
+        try:
+            creds = grpc.ssl_channel_credentials(tls_ca.read_bytes())
+        except FileNotFoundError:
+            _fail(f"--tls-ca {tls_ca}: no such file")
+        except OSError as e:
+            _fail(os_error_text(e, "--tls-ca: cannot read"))
+        if b"-----BEGIN CERTIFICATE-----" not in tls_ca.read_bytes():
+            _fail(f"--tls-ca {tls_ca}: not a PEM certificate (no BEGIN CERTIFICATE block)")
+        extra = ["--tls-ca", str(tls_ca.resolve())]
     tokens = [secrets.token_hex(16) for _ in bots]
     req = admin_pb2.RunMatchRequest(game=spec.game, players=spec.players, seed=spec.seed, seat_tokens=tokens,
                                     register_tokens=tokens, decision_ms=spec.decision_ms, bank_ms=spec.bank_ms,
@@ -351,7 +379,7 @@ def _match_remote(spec, bots: list[str], addr: str, admin_token: Optional[str], 
     req.variant.update(spec.variant)
     req.params.update(spec.params)
     procs: list[BotProcess] = []
-    with grpc.insecure_channel(addr) as ch:
+    with (grpc.secure_channel(addr, creds) if tls_ca is not None else grpc.insecure_channel(addr)) as ch:
         stub = admin_pb2_grpc.AdminServiceStub(ch)
         fut = stub.RunMatch.future(req, metadata=[("x-admin-token", admin_token)])
         try:
@@ -360,8 +388,11 @@ def _match_remote(spec, bots: list[str], addr: str, admin_token: Optional[str], 
             time.sleep(0.2)  # tokens are registered when the call arrives
             for s, cmd in enumerate(bots):
                 procs.append(BotProcess(cmd, f"remote-{tokens[s][:6]}.seat{s}", addr, tokens[s], log_dir,
-                                        limits=limits).start())
+                                        extra_args=extra, limits=limits).start())
             res = fut.result()
+            deadline = time.monotonic() + end_grace_s  # bots that read their Goodbye exit by themselves
+            while time.monotonic() < deadline and any(p.poll() is None for p in procs):
+                time.sleep(0.02)
         except grpc.RpcError as e:
             _fail(f"referee at {addr} refused: {e.code().name}: {e.details()}")
         finally:
@@ -372,41 +403,135 @@ def _match_remote(spec, bots: list[str], addr: str, admin_token: Optional[str], 
 
 
 # --------------------------------------------------------------------------- serve
+#: what serve says to a secret on its command line (readable by every process in /proc/<pid>/cmdline)
+_ARGV_SECRET = ("{opt} would put a secret on the command line, where every process on the machine "
+                "can read it (/proc/<pid>/cmdline): {instead}")
+
+
+def parse_tokens(text: str, where: str) -> list[tuple[str, str]]:
+    """``NAME=TOKEN`` entries, one per line (or separated by commas or blanks);
+    ``#`` starts a comment. Raises ``ValueError`` naming ``where`` and the line."""
+    out = []
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.split("#", 1)[0]
+        for item in line.replace(",", " ").split():
+            name, sep, tok = item.partition("=")
+            if not sep or not name or not tok:
+                raise ValueError(f"{where} line {n}: expected NAME=TOKEN, got {item!r}")
+            out.append((name, tok))
+    return out
+
+
+def _read_secret_file(path: Path, opt: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        _fail(f"{opt} {path}: no such file")
+    except OSError as e:
+        _fail(os_error_text(e, f"{opt}: cannot read"))
+    except UnicodeDecodeError:
+        _fail(f"{opt} {path}: not a text file (UTF-8)")
+    return ""
+
+
+def load_tls(cert: Path, key: Path) -> tuple[bytes, bytes]:
+    """(certificate PEM, key PEM) read and checked; ``ValueError`` naming the bad file."""
+    import ssl
+
+    data = []
+    for opt, f in (("--tls-cert", cert), ("--tls-key", key)):
+        try:
+            data.append(f.read_bytes())
+        except FileNotFoundError:
+            raise ValueError(f"{opt} {f}: no such file") from None
+        except OSError as e:
+            raise ValueError(os_error_text(e, f"{opt}: cannot read")) from None
+    if b"-----BEGIN CERTIFICATE-----" not in data[0]:
+        raise ValueError(f"--tls-cert {cert}: not a PEM certificate (no BEGIN CERTIFICATE block)")
+    if b"PRIVATE KEY-----" not in data[1]:
+        raise ValueError(f"--tls-key {key}: not a PEM private key (no BEGIN ... PRIVATE KEY block)")
+    try:
+        ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(str(cert), str(key))
+    except ssl.SSLError as e:
+        which = f"--tls-key {key} does not match --tls-cert {cert}" if "KEY_VALUES_MISMATCH" in str(e) \
+            else f"--tls-cert {cert} / --tls-key {key}: not a valid certificate and key"
+        raise ValueError(f"{which} ({e.reason or e})") from None
+    return data[0], data[1]
+
+
 @app.command()
 def serve(
     port: int = typer.Option(50051, "--port", help="TCP port (0 = any free port)."),
     host: str = typer.Option("127.0.0.1", "--host", help="Address to bind; use 0.0.0.0 for remote bots (with TLS)."),
-    token: Optional[list[str]] = typer.Option(None, "--token", help="Accept external bot NAME=TOKEN (repeatable)."),
-    admin_token: Optional[str] = typer.Option(None, "--admin-token", envvar="REFEREE_ADMIN_TOKEN",
-                                              help="Token for AdminService (RunMatch); random if not given."),
+    token_file: Optional[Path] = typer.Option(None, "--token-file", help="Accept the external bots listed in FILE: "
+                                              "one NAME=TOKEN per line (# comments). Also: REFEREE_TOKENS."),
+    admin_token_file: Optional[Path] = typer.Option(None, "--admin-token-file",
+                                                    help="File holding the AdminService token (RunMatch). Also: "
+                                                    "REFEREE_ADMIN_TOKEN; random (printed) if neither."),
+    token: Optional[list[str]] = typer.Option(None, "--token", hidden=True),
+    admin_token: Optional[str] = typer.Option(None, "--admin-token", hidden=True),
     log_dir: Path = typer.Option(Path("runs/matches"), "--log-dir", help="Where match logs go."),
+    log_file: Optional[Path] = typer.Option(None, "--log-file", help="Also write the operator's log (connections, "
+                                            "refusals, matches) to FILE as JSON Lines."),
     tls_cert: Optional[Path] = typer.Option(None, "--tls-cert", help="PEM certificate (enables TLS)."),
     tls_key: Optional[Path] = typer.Option(None, "--tls-key", help="PEM private key of --tls-cert."),
     max_message_bytes: int = typer.Option(64 * 1024, "--max-message-bytes", help="Largest message accepted from a bot."),
 ) -> None:
     """Host the referee gRPC service (RefereeService for bots, AdminService for
-    operators, plus gRPC health and reflection) until Ctrl-C."""
+    operators, plus gRPC health and reflection) until Ctrl-C.
+
+    Secrets never go on the command line (every process can read it): bot
+    tokens come from --token-file or REFEREE_TOKENS (NAME=TOKEN entries), the
+    admin token from --admin-token-file or REFEREE_ADMIN_TOKEN. The operator's
+    log goes to stderr (one escaped line per event) and, with --log-file, to a
+    JSON Lines file."""
     import asyncio
+    import os
     import secrets
     import signal
 
+    from referee.oplog import stderr_log
     from referee.service import Referee
 
+    if token:
+        _fail(_ARGV_SECRET.format(opt="--token", instead="list NAME=TOKEN lines in a file and pass --token-file "
+                                                         "FILE, or set REFEREE_TOKENS"))
+    if admin_token:
+        _fail(_ARGV_SECRET.format(opt="--admin-token", instead="use --admin-token-file FILE or REFEREE_ADMIN_TOKEN"))
     if bool(tls_cert) != bool(tls_key):
         _fail("--tls-cert and --tls-key go together")
-    tls = (tls_cert.read_bytes(), tls_key.read_bytes()) if tls_cert and tls_key else None
-    adm = admin_token or secrets.token_hex(16)
+    tls = None
+    if tls_cert and tls_key:
+        try:
+            tls = load_tls(tls_cert, tls_key)
+        except ValueError as e:
+            _fail(str(e))
+    entries: list[tuple[str, str]] = []
+    try:
+        if token_file is not None:
+            entries += parse_tokens(_read_secret_file(token_file, "--token-file"), f"--token-file {token_file}")
+        entries += parse_tokens(os.environ.get("REFEREE_TOKENS", ""), "REFEREE_TOKENS")
+    except ValueError as e:
+        _fail(str(e))
+    adm = ""
+    if admin_token_file is not None:
+        adm = _read_secret_file(admin_token_file, "--admin-token-file").strip()
+        if not adm:
+            _fail(f"--admin-token-file {admin_token_file}: the file is empty")
+    adm = adm or os.environ.get("REFEREE_ADMIN_TOKEN", "").strip()
+    shown = "" if adm else "; admin token: "
+    adm = adm or secrets.token_hex(16)
 
     async def main() -> None:
-        ref = Referee(log_dir, admin_token=adm, max_message_bytes=max_message_bytes)
-        for item in token or []:
-            name, _, tok = item.partition("=")
-            if not tok:
-                _fail(f"--token must be NAME=TOKEN, got {item!r}")
+        ref = Referee(log_dir, admin_token=adm, max_message_bytes=max_message_bytes, oplog=stderr_log(log_file))
+        for name, tok in entries:
             ref.register_token(tok, name)
-        bound = await ref.start(host, port, tls)
+        try:
+            bound = await ref.start(host, port, tls)
+        except OSError as e:
+            _fail(f"cannot listen on {host}:{port}: {e}")
         print(f"referee listening on {host}:{bound} ({'TLS' if tls else 'plaintext'}); "
-              f"admin token: {adm}", flush=True)
+              f"{len(entries)} bot token(s){shown}{adm if shown else ''}", flush=True)
         from referee.sandbox import capabilities
 
         print(f"sandbox of launched bots: {capabilities().describe()}", flush=True)

@@ -29,16 +29,26 @@ class SeatPlan:
     limits: Limits | None = None
 
 
+#: seconds a launched bot has to exit by itself after its match ended (MatchEnded and
+#: Goodbye written, stream closed) before it gets SIGTERM
+DEFAULT_END_GRACE_S = 2.0
+
+
 async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_dir: Path,
                      limits: Limits | None = None, connect_timeout_s: float = 15.0,
-                     hello_names: bool = False, sandbox: Sandbox | None = None,
-                     base_dir: Path | None = None) -> MatchOutcome:
+                     hello_names: bool = False, end_grace_s: float = DEFAULT_END_GRACE_S,
+                     sandbox: Sandbox | None = None, base_dir: Path | None = None) -> MatchOutcome:
     """Run ``spec`` on ``ref`` with the given seats; launch per-match bots
     first and always stop and reap them afterwards (also when cancelled).
 
+    Each launched bot gets its own token in its environment (``REFEREE_TOKEN``,
+    never on a command line), good for one connection in this match. When the
+    match is over its bots have ``end_grace_s`` seconds to exit by themselves
+    (they have been sent ``MatchEnded`` and ``Goodbye``) before SIGTERM.
     ``sandbox``: how bots are isolated (default: cgroups where possible);
     ``base_dir``: what relative paths in bot commands are relative to
     (default: the current directory).
+
 
     A bot process that exits with a non-zero status (or by a signal) during
     the match, or whose command cannot be executed at all, gets a ``crash``
@@ -57,7 +67,7 @@ async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_d
     try:
         for s, plan in enumerate(seats):
             if plan.command is not None:
-                tok = ref.new_token(spec.seat_names[s])
+                tok = ref.new_token(spec.seat_names[s], max_connections=1, game=spec.game)
                 tokens.append(tok)
                 try:
                     own[s] = BotProcess(plan.command, f"{spec.match_id}.seat{s}", addr, tok, log_dir,
@@ -69,6 +79,8 @@ async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_d
                 assert plan.token is not None, "a seat needs a command or a token"
                 tokens.append(plan.token)
         gone = {tokens[s]: (lambda p=p: p.poll() is not None) for s, p in own.items()}
+        gone.update({tokens[s]: (lambda p=plan.process: p.poll() is not None)
+                     for s, plan in enumerate(seats) if plan.process is not None})
         gone.update({tokens[s]: (lambda: True) for s in failed})
         meters = {tokens[s]: p.cpu_seconds for s, p in own.items()}
         meters.update({tokens[s]: plan.process.cpu_seconds for s, plan in enumerate(seats)
@@ -102,6 +114,8 @@ async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_d
                      "memory": (sandbox.caps.memory_mechanism if p.cgroup is not None and p.cgroup.memory_bytes
                                 else "RLIMIT_AS (address space)")} for s, p in sorted(own.items())]},
                     sort_keys=True, separators=(",", ":")) + "\n")
+        if end_grace_s > 0 and own:  # a bot that read MatchEnded and Goodbye exits by itself
+            await asyncio.gather(*(asyncio.to_thread(_exit_status_within, p, end_grace_s) for p in own.values()))
         return outcome
     finally:
         try:
@@ -129,8 +143,8 @@ def _exit_status_within(proc: BotProcess, timeout_s: float) -> int | None:
 
 async def play_launched(ref: Referee, spec: MatchSpec, commands: list[str], log_dir: Path,
                         limits: Limits | None = None, connect_timeout_s: float = 15.0,
-                        hello_names: bool = False, sandbox: Sandbox | None = None,
-                        base_dir: Path | None = None) -> MatchOutcome:
+                        hello_names: bool = False, end_grace_s: float = DEFAULT_END_GRACE_S,
+                        sandbox: Sandbox | None = None, base_dir: Path | None = None) -> MatchOutcome:
     """:func:`play_match` with one freshly launched process per seat."""
     return await play_match(ref, spec, [SeatPlan(command=c) for c in commands], log_dir, limits, connect_timeout_s,
-                            hello_names, sandbox, base_dir)
+                            hello_names, end_grace_s, sandbox, base_dir)

@@ -105,8 +105,9 @@ class MatchSpec:
 
 @dataclass
 class FaultRecord:
-    """One fault: ``kind`` in timeout/illegal/late_reply/unknown_request/disconnect/crash/forfeit/harness
-    (``harness``: no answer in time while the referee itself stalled, see :class:`referee.clocks.StallMonitor`)."""
+    """One fault: ``kind`` in timeout/illegal/late_reply/unknown_request/disconnect/
+    not_reading/no_show/crash/forfeit/harness (``harness``: no answer in time while
+    the referee itself stalled, see :class:`referee.clocks.StallMonitor`)."""
 
     seat: int
     kind: str
@@ -127,6 +128,8 @@ class MatchStatus(enum.StrEnum):
     COMPLETE = "complete"
     #: stopped by a referee-side failure (an engine error, the decision bound): no result
     ABORTED = "aborted"
+    #: no seat's bot ever connected: not played, no result, never rated
+    VOID = "void"
 
 
 #: fault kinds recorded but not counted towards forfeit
@@ -215,7 +218,15 @@ class SeatLink(Protocol):
     * ``encoded_requests`` -- the runner calls :meth:`ask_encoded` with the
       request already encoded instead of :meth:`ask`;
     * stray reporting -- :meth:`attach` is handed a :class:`StrayReporter` once,
-      before the match starts; a link without strays ignores it.
+      before the match starts; a link without strays ignores it;
+    * ``no_show`` -- the seat's bot never connected: a ``no_show`` fault and
+      the seat is forfeited before the first decision (all seats no-shows: the
+      match is void, not played);
+    * ``not_reading`` -- true once the link was closed because its bot did not
+      read its stream (a request could not be written in time): the fault is
+      ``not_reading`` instead of ``disconnect``;
+    * :meth:`wait_back` -- a disconnected seat may come back (a new connection
+      with its token): the runner waits for it while the seat's clock runs.
     """
 
     name: str
@@ -243,13 +254,23 @@ class SeatLink(Protocol):
     def attach(self, reporter: StrayReporter) -> None:
         """Take the reporter of this seat's stray replies (see :class:`StrayReporter`)."""
 
+    async def wait_back(self, timeout_s: float) -> float:
+        """The seat is disconnected and must act: wait up to ``timeout_s`` for its
+        bot to come back (``connected`` again); milliseconds waited."""
+
 
 class BasicSeatLink:
     """Defaults for a :class:`SeatLink` without the optional capabilities:
-    events sent one by one, requests as messages, no stray reports."""
+    events sent one by one, requests as messages, no stray reports, never
+    a no-show, never comes back once disconnected."""
 
     bundle_events: bool = False
     encoded_requests: bool = False
+    no_show: bool = False
+    not_reading: bool = False
+
+    async def wait_back(self, timeout_s: float) -> float:
+        return 0.0
 
     async def ask_encoded(self, body: bytes, timeout_s: float) -> tuple[pb.ActionReply | None, float, int]:
         raise NotImplementedError(f"{type(self).__name__} does not take encoded requests")
@@ -427,6 +448,10 @@ class MatchRunner:
     async def run(self) -> MatchOutcome:
         """Play the match to the end; the :class:`MatchOutcome`."""
         await self.start()
+        if all(getattr(ln, "no_show", False) for ln in self.links):
+            self.status = MatchStatus.VOID
+            self.reason = "no seat's bot connected"
+            return await self.finish()
         try:
             await self.flush_events()
             while (seat := self.game.to_act) is not None:
@@ -452,25 +477,47 @@ class MatchRunner:
             await link.send(pb.RefereeMessage(match_started=pb.MatchStarted(
                 match_id=spec.match_id, game=spec.game, seat=s, seats=seats, variant=variant, params=params,
                 clock=clock, ruleset=game.ruleset, fault_policy=spec.fault_policy)))
+        for s, link in enumerate(self.links):
+            if getattr(link, "no_show", False):  # never connected: forfeited before the first decision
+                self.faults.append(FaultRecord(s, "no_show", message=getattr(link, "why", "the bot never connected")))
+                self.fault_count[s] += 1
+                self.forfeit(s)
+                self.log.write({"type": "fault", "seat": s, "kind": "no_show"})
 
     async def decide(self, seat: int) -> None:
-        """One decision of ``seat``: asked (or its fallback played), applied, logged, events out."""
+        """One decision of ``seat``: asked (or its fallback played), applied, logged, events out.
+
+        A disconnected seat's clock runs while the runner waits for its bot to
+        come back (:meth:`SeatLink.wait_back`); back in time, it is asked with
+        what is left of its clock; not back, it gets a ``timeout`` fault (a
+        ``disconnect`` fault the first time) and its fallback, so the fault
+        policy forfeits it like any other."""
         game, link = self.game, self.links[seat]
         kind = game.decision_kind()
-        if seat in self.forfeited or not link.connected:
+        away_ms = 0.0
+        if seat not in self.forfeited and not link.connected:
+            first = seat not in self.disconnected_noted
+            self.disconnected_noted.add(seat)
+            if first:
+                self.fault(FaultRecord(seat, "disconnect", message="bot is not connected"))
             if seat not in self.forfeited:
-                # a disconnected bot times out on every later request (without waiting
-                # the clock out), so the fault policy forfeits it like any other
-                first = seat not in self.disconnected_noted
-                self.disconnected_noted.add(seat)
-                self.fault(FaultRecord(seat, "disconnect" if first else "timeout", message="bot is not connected"))
+                away_ms = await link.wait_back((self.spec.decision_ms + self.bank[seat]) / 1000.0)
+                if not link.connected:
+                    self.charge(seat, away_ms)
+                    if not first:
+                        self.fault(FaultRecord(seat, "timeout", message=f"bot is not connected ({away_ms:.0f} ms)",
+                                               elapsed_ms=away_ms))
+        if seat in self.forfeited or not link.connected:
             applied = game.fallback_action()
             game.apply(seat, applied)  # the fallback action is legal by construction
-            self.log.decision(seat, kind, 0, None, applied, None, 0.0)
+            self.log.decision(seat, kind, 0, None, applied, None, away_ms)
             await self.flush_events()
             self.log.flush()  # no request went out: flush now
+            # a match whose seats are all gone plays on in fallbacks: give the event
+            # loop to the other matches and connections after each one
+            await asyncio.sleep(0)
             return
-        reply, elapsed, request_id = await self.ask(seat)
+        reply, elapsed, request_id = await self.ask(seat, away_ms)
         reply_action, applied, fault = self.apply(seat, reply, elapsed, request_id)
         if fault is not None:
             self.fault(fault)
@@ -484,18 +531,24 @@ class MatchRunner:
         self.log.decision(seat, kind, request_id, reply_action, applied, fault, elapsed)
         await self.flush_events()
 
-    async def ask(self, seat: int) -> tuple[pb.ActionReply | None, float, int]:
+    async def ask(self, seat: int, away_ms: float = 0.0) -> tuple[pb.ActionReply | None, float, int]:
         """Send ``seat`` its decision request (its bundled events inside) and wait
-        for the answer: ``(reply or None, elapsed ms, request id)``. The seat's
-        time bank is charged for the time beyond ``decision_ms``."""
+        for the answer: ``(reply or None, elapsed ms, request id)``. ``away_ms``:
+        clock already used by this decision (the seat was away and came back):
+        the request states what is left. The seat's time bank is charged for the
+        time beyond ``decision_ms``."""
         spec, game, link = self.spec, self.game, self.links[seat]
         pending = self.bundled[seat]
         bank = self._bank_before = self.bank[seat]
+        left_ms = spec.decision_ms - away_ms
+        if left_ms < 0:
+            bank = max(0, bank + int(left_ms))
+        left = max(1, int(left_ms))
         if link.encoded_requests:
             # the request as wire bytes, events bundled (see protocol.decision_body)
-            body = decision_body(game, spec.match_id, spec.decision_ms, bank, pending or ())
+            body = decision_body(game, spec.match_id, left, bank, pending or ())
         else:
-            msg = decision_message(game, spec.match_id, 0, spec.decision_ms, bank)
+            msg = decision_message(game, spec.match_id, 0, left, bank)
             if pending:
                 msg.decision_request.MergeFromString(decision_request_events(pending))
         if pending:
@@ -504,7 +557,7 @@ class MatchRunner:
         # seat thinks: the first time the event loop is free after the request has
         # been handed to gRPC (or just after, for a link that answers without yielding)
         asyncio.get_running_loop().call_soon(self.log.flush)
-        timeout_s = (spec.decision_ms + bank) / 1000.0
+        timeout_s = (left + bank) / 1000.0
 
         async def call(t: float) -> tuple[pb.ActionReply | None, float, int]:
             if link.encoded_requests:
@@ -531,8 +584,14 @@ class MatchRunner:
         if self.stalls is not None:
             self.max_write_delay_ms = max(self.max_write_delay_ms,
                                           (time.monotonic() - self._due) * 1000.0 - wall)
-        self.bank[seat] = max(0, bank - int(max(0.0, elapsed - spec.decision_ms)))
+        elapsed += away_ms
+        self.charge(seat, elapsed)
         return reply, elapsed, request_id
+
+    def charge(self, seat: int, elapsed_ms: float) -> None:
+        """Charge one decision's ``elapsed_ms`` to the seat's clock: the time
+        beyond ``decision_ms`` comes out of its bank."""
+        self.bank[seat] = max(0, self.bank[seat] - int(max(0.0, elapsed_ms - self.spec.decision_ms)))
 
     def apply(self, seat: int, reply: pb.ActionReply | None, elapsed: float,
               request_id: int) -> tuple[Action | None, Action, FaultRecord | None]:
@@ -555,6 +614,10 @@ class MatchRunner:
                                     + (" CPU time" if clock and self._cpu_out else "")
                                     + (f" (wall-clock cap of {CPU_WALL_CAP}x)" if clock and not self._cpu_out else ""),
                                     request_id=request_id, elapsed_ms=elapsed)
+            elif getattr(link, "not_reading", False):
+                fault = FaultRecord(seat, "not_reading", message="the request could not be written in time: "
+                                    "the bot does not read its stream", request_id=request_id, elapsed_ms=elapsed)
+                self.disconnected_noted.add(seat)
             else:
                 fault = FaultRecord(seat, "disconnect", message="bot disconnected",
                                     request_id=request_id, elapsed_ms=elapsed)

@@ -4,17 +4,25 @@ One :class:`Referee` hosts ``RefereeService`` (bots) and ``AdminService``
 (operators) plus the standard health and reflection services, and runs any
 number of matches concurrently, each through :func:`referee.runner.run_match`.
 
-Connection policy (what happens when a bot misbehaves):
+Connection policy (what happens when a bot misbehaves; docs/protocol.md and
+docs/sandbox.md have the full tables):
 
 =====================================  =========================================
 bot does                               referee does
 =====================================  =========================================
 no Hello within ``hello_timeout_s``    closes the stream: DEADLINE_EXCEEDED
+too many streams without Hello (per    refuses the new stream at once:
+host / in all)                         RESOURCE_EXHAUSTED ("flood: ...")
 first message is not a Hello           closes the stream: INVALID_ARGUMENT
 protocol_version != 1                  closes the stream: FAILED_PRECONDITION
+bot_name not 1..64 printable chars     closes the stream: INVALID_ARGUMENT
 unknown token                          closes the stream: UNAUTHENTICATED
+a launched bot's token, already held   closes the stream: ALREADY_EXISTS
+Hello.games without the token's game   closes the stream: FAILED_PRECONDITION
 undecodable bytes / oversized message  closes the stream (INTERNAL /
                                        RESOURCE_EXHAUSTED); seat = disconnected
+does not read: a request not written   connection closed, fault ``not_reading``
+within decision time + write_grace_s   (stream abandoned, see BotConnection)
 reply to an expired request            ignored, recorded ``late_reply``, told
 reply to an unknown request / another  ignored, recorded ``unknown_request``,
 match / twice                          told in an ActionResult
@@ -23,8 +31,14 @@ more than ``max_strays`` stray msgs    closes the stream: RESOURCE_EXHAUSTED
                                        ("flood: ..."); seat = disconnected
 one token in two seats of a match      needs two connections: one connection
                                        never holds two seats of a match
-disconnects                            seat plays the fallback action from then
+disconnects                            the seat waits for a new connection of
+                                       its token while its clock runs; not
+                                       back: fallback actions (timeouts)
+never connects                         no-show: forfeited; nobody: void match
 =====================================  =========================================
+
+Every refusal, connection, close and match goes to the operator's log
+(:class:`referee.oplog.OperatorLog`).
 
 Every message to a seat is built by the runner from that seat's own view;
 a connection only ever receives messages of the matches it sits in.
@@ -49,6 +63,7 @@ from grpc_reflection.v1alpha import reflection
 
 from cardgames.v1 import admin_pb2, admin_pb2_grpc, referee_pb2 as pb, referee_pb2_grpc
 from referee import __version__
+from referee.oplog import BOT_NAME_MAX, OperatorLog, valid_bot_name
 from referee.protocol import PROTOCOL_VERSION, decision_wire
 from referee.clocks import DEFAULT_STALL_THRESHOLD_MS, StallMonitor
 from referee.runner import BasicSeatLink, MatchOutcome, MatchSpec, StrayReporter, run_match
@@ -56,6 +71,8 @@ from referee.runner import BasicSeatLink, MatchOutcome, MatchSpec, StrayReporter
 DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024
 #: messages queued for one connection before it is closed as not reading its stream
 MAX_OUTBOX = 10_000
+#: HTTP/2 streams one client connection may have open at once
+MAX_STREAMS_PER_CONNECTION = 100
 #: server keepalive: ping every 10 s, a peer silent for 10 s more is dropped (a frozen
 #: bot process within ~20 s; gRPC core's ping timeout, 60 s by default, must be lowered too)
 KEEPALIVE_OPTIONS = [
@@ -70,36 +87,54 @@ KEEPALIVE_OPTIONS = [
 
 class BotConnection:
     """One authenticated bot stream. Writes are serialised: every message goes
-    through one queue that a writer task puts on the stream in order
-    (:meth:`post` queues without waiting, :meth:`write` waits until written);
-    replies are routed to the pending request they answer."""
+    through one queue that the connection's writer task puts on the stream in
+    order (:meth:`post` queues without waiting, :meth:`write` waits until
+    written, at most a given time); replies are routed to the pending request
+    they answer.
+
+    Every wait on a write is bounded: a bot that stops reading (no HTTP/2
+    flow-control window granted) blocks gRPC's write, and the writer task with
+    it, but nobody waits on that task without a bound. A write not done in
+    time closes the connection as not reading (:attr:`not_reading`); the
+    stuck write itself cannot be taken back (gRPC's asyncio server cannot reset
+    a stream), so that stream is abandoned: it stays open in gRPC core until
+    the peer closes its connection or stops answering keepalive pings."""
 
     def __init__(self, ctx: grpc.aio.ServicerContext, hello: pb.Hello, session_id: str, token: str,
-                 max_strays: int):
+                 max_strays: int, peer: str = ""):
         self.ctx = ctx
-        self.name = hello.bot_name or "bot"
+        self.name = hello.bot_name
         self.hello = hello
         self.token = token
+        self.peer = peer
         self.session_id = session_id
         self.capacity = max(1, hello.max_concurrent_matches)
-        self.seats: dict[str, "MatchSeat"] = {}
+        self.games = frozenset(hello.games)  # empty: every game
+        self.seats: dict[str, "MatchSeat | None"] = {}
         self.pending: dict[int, tuple[str, asyncio.Future]] = {}
         self.expired: dict[int, str] = {}
         self._ids = itertools.count(1)
-        self._outbox: collections.deque[tuple[pb.RefereeMessage, asyncio.Future | None]] = collections.deque()
+        self._outbox: collections.deque[tuple[pb.RefereeMessage | bytes, asyncio.Future | None]] = \
+            collections.deque()
         self._wake: asyncio.Future | None = None
         self._writer: asyncio.Task | None = None
-        self._lock = asyncio.Lock()  # held by the writer task while a message is being written
+        self._writing: asyncio.Future | None = None  # waiter of the message being written, if any
         self.closed = asyncio.Event()
         self.strays = 0
         self.max_strays = max_strays
         self.close_reason = ""
+        #: a write to this bot did not complete in time: it does not read its stream
+        self.not_reading = False
         self.unattributed: list[tuple[str, str]] = []  # (kind, detail) not tied to a match
 
     @property
     def free(self) -> bool:
         """Can take one more match: counts matches it sits in and seats reserved for it."""
         return not self.closed.is_set() and len(self.seats) < self.capacity
+
+    def plays(self, game: str) -> bool:
+        """The bot listed ``game`` in ``Hello.games`` (or listed none: every game)."""
+        return not self.games or game in self.games
 
     def next_request_id(self) -> int:
         return next(self._ids)
@@ -108,30 +143,32 @@ class BotConnection:
         """Queue one message for the stream without waiting (order kept); False if closed."""
         return self._enqueue(msg, None)
 
-    async def write(self, msg: pb.RefereeMessage | bytes) -> bool:
-        """Write one message, after every message queued before it; False (and
-        the connection is closed) on failure, or if it closed before the message went out."""
-        if not self._outbox and not self._lock.locked() and not self.closed.is_set():
-            # Nothing queued and nothing being written: write from this task, which
-            # saves a hop through the writer task on every request. The writer pops
-            # a message and takes the lock without yielding in between, so "queue
-            # empty and lock free" means no earlier message is still to be written.
-            async with self._lock:
-                try:
-                    await self.ctx.write(msg)
-                except Exception as e:  # stream gone
-                    self.close(f"write failed: {type(e).__name__}")
-                    return False
-            return True
-        fut = asyncio.get_running_loop().create_future()
+    async def write(self, msg: pb.RefereeMessage | bytes, timeout_s: float) -> bool:
+        """Write one message, after every message queued before it, waiting at
+        most ``timeout_s`` seconds for it to be on the stream. False if the
+        connection is (or got) closed; a message not written in time closes it
+        as not reading (:meth:`stalled`)."""
+        loop = asyncio.get_running_loop()
+        fut = loop.create_future()
         if not self._enqueue(msg, fut):
             return False
-        return await fut
+        timer = loop.call_later(timeout_s, self.stalled, fut, timeout_s)
+        try:
+            return await fut
+        finally:
+            timer.cancel()
 
-    def _enqueue(self, msg: pb.RefereeMessage, fut: asyncio.Future | None) -> bool:
+    def stalled(self, fut: asyncio.Future, timeout_s: float) -> None:
+        """``fut``'s message was not written within ``timeout_s``: close as not reading."""
+        if not fut.done():
+            self.not_reading = True
+            self.close(f"not reading: a message could not be written to the stream within {timeout_s * 1000:.0f} ms")
+
+    def _enqueue(self, msg: pb.RefereeMessage | bytes, fut: asyncio.Future | None) -> bool:
         if self.closed.is_set():
             return False
         if len(self._outbox) >= MAX_OUTBOX:
+            self.not_reading = True
             self.close(f"not reading: more than {MAX_OUTBOX} messages waiting to be written")
             return False
         self._outbox.append((msg, fut))
@@ -144,39 +181,55 @@ class BotConnection:
     async def _write_loop(self) -> None:
         q = self._outbox
         loop = asyncio.get_running_loop()
-        try:
-            while not self.closed.is_set():
-                if not q:
-                    self._wake = loop.create_future()
-                    await self._wake  # set by _enqueue and by close
-                    self._wake = None
-                    continue
-                msg, fut = q.popleft()
-                try:
-                    async with self._lock:
-                        await self.ctx.write(msg)
-                except Exception as e:  # stream gone
-                    self.close(f"write failed: {type(e).__name__}")
-                    if fut is not None and not fut.done():
-                        fut.set_result(False)
-                    return
-                if fut is not None and not fut.done():
-                    fut.set_result(True)
-        finally:
-            while q:  # closed: what is still queued is dropped
-                _, fut = q.popleft()
-                if fut is not None and not fut.done():
-                    fut.set_result(False)
+        while not self.closed.is_set():
+            if not q:
+                self._wake = loop.create_future()
+                await self._wake  # set by _enqueue and by close
+                self._wake = None
+                continue
+            msg, fut = q.popleft()
+            self._writing = fut
+            try:
+                # not cancellable in practice: gRPC completes (or fails) it when the
+                # peer takes the data or the call ends; waiters bound their own wait
+                await self.ctx.write(msg)
+            except Exception as e:  # stream gone
+                self.close(f"write failed: {type(e).__name__}")
+                return
+            finally:
+                self._writing = None
+            if fut is not None and not fut.done():
+                fut.set_result(True)
 
     def close(self, reason: str) -> None:
-        if not self.closed.is_set():
-            self.close_reason = reason
-            self.closed.set()
-            for _, fut in self.pending.values():
-                if not fut.done():
-                    fut.set_result(None)
-            if self._wake is not None and not self._wake.done():
-                self._wake.set_result(None)  # the writer task sees the close and ends
+        """Close the connection (once): pending requests get no answer, queued and
+        in-flight writes are reported as not written, the writer task ends."""
+        if self.closed.is_set():
+            return
+        self.close_reason = reason
+        self.closed.set()
+        for _, fut in self.pending.values():
+            if not fut.done():
+                fut.set_result(None)
+        if self._writing is not None and not self._writing.done():
+            self._writing.set_result(False)
+        while self._outbox:
+            _, fut = self._outbox.popleft()
+            if fut is not None and not fut.done():
+                fut.set_result(False)
+        if self._wake is not None and not self._wake.done():
+            self._wake.set_result(None)  # the writer task sees the close and ends
+
+    @property
+    def close_kind(self) -> str:
+        """The reason of the close as one word (operator log): ``not_reading``, ``flood``, ..."""
+        r = self.close_reason
+        for prefix, kind in (("not reading", "not_reading"), ("flood", "flood"), ("read failed", "read_failed"),
+                             ("write failed", "write_failed"), ("bot closed", "bot_closed"),
+                             ("match over", "match_over"), ("referee shutting down", "shutdown")):
+            if r.startswith(prefix):
+                return kind
+        return "other"
 
     def on_message(self, msg: pb.BotMessage) -> bool:
         """Route one message read from the stream (never raises); True if it
@@ -208,9 +261,9 @@ class BotConnection:
             if len(self.unattributed) < 100:
                 self.unattributed.append((kind, detail))
         if r is not None and self.strays <= 100:
-            asyncio.get_running_loop().create_task(self.write(pb.RefereeMessage(action_result=pb.ActionResult(
+            self.post(pb.RefereeMessage(action_result=pb.ActionResult(
                 match_id=r.match_id if seat is not None else "", request_id=r.request_id, accepted=False,
-                message=detail, fault=kind))))
+                message=detail, fault=kind)))
         if self.strays > self.max_strays:
             self.close(f"flood: more than {self.max_strays} stray messages")
 
@@ -218,20 +271,35 @@ class BotConnection:
 class MatchSeat:
     """A :class:`referee.runner.SeatLink` for one seat of one match on a connection:
     takes encoded requests, bundles events if the bot asked (``Hello.bundle_events``),
-    reports stray replies to the match's runner."""
+    reports stray replies to the match's runner.
+
+    The seat belongs to its token, not to one stream: if its connection drops,
+    a new connection with the same token takes it back (:meth:`Referee.rebind`),
+    and the next request goes to the new stream. ``gone()`` true (the bot's
+    process exited) means it cannot come back: :meth:`wait_back` then returns at once."""
 
     #: requests go on the stream as the bytes the runner encoded (ask_encoded)
     encoded_requests = True
+    no_show = False
 
-    def __init__(self, conn: BotConnection, match_id: str):
+    def __init__(self, conn: BotConnection, match_id: str, token: str, write_grace_s: float,
+                 gone: Callable[[], bool] | None = None, game: str = ""):
         self.conn = conn
         self.match_id = match_id
+        self.game = game
+        self.token = token
         self.name = conn.name
         self._last_rid = 0
+        self.write_grace_s = write_grace_s
+        self.gone = gone
         #: where the connection reports this seat's stray replies (see attach)
         self.reporter: StrayReporter | None = None
-        #: the bot asked for its events inside its requests (Hello.bundle_events)
+        #: the bot asked for its events inside its requests (Hello.bundle_events);
+        #: fixed for the match (the runner keeps the seat's events accordingly)
         self.bundle_events = conn.hello.bundle_events
+        #: the seat's MatchStarted, sent again to a connection that takes the seat back
+        self.started: pb.RefereeMessage | None = None
+        self._back: asyncio.Event | None = None
 
     def attach(self, reporter: StrayReporter) -> None:
         """:meth:`referee.runner.SeatLink.attach`."""
@@ -241,15 +309,52 @@ class MatchSeat:
     def connected(self) -> bool:
         return not self.conn.closed.is_set()
 
+    @property
+    def not_reading(self) -> bool:
+        """The seat's connection was closed because the bot did not read its stream."""
+        return self.conn.not_reading
+
     async def send(self, msg: pb.RefereeMessage) -> None:
         """Queue the message on the connection (written in order by its writer task); never waits."""
+        if self.started is None and msg.HasField("match_started"):
+            self.started = msg
         self.conn.post(msg)
+
+    def take_over(self, conn: BotConnection) -> None:
+        """Move the seat to ``conn`` (same token, the old connection closed):
+        it gets the seat's ``MatchStarted`` again, then the next request."""
+        self.conn = conn
+        conn.seats[self.match_id] = self
+        if self.started is not None:
+            conn.post(self.started)
+        if self._back is not None:
+            self._back.set()
+
+    async def wait_back(self, timeout_s: float) -> float:
+        """Wait up to ``timeout_s`` for the bot to take the seat back on a new
+        connection; milliseconds waited (at once 0 if it is connected, or cannot come back)."""
+        if self.connected or (self.gone is not None and self.gone()):
+            return 0.0
+        t0 = time.monotonic()
+        self._back = asyncio.Event()
+        try:
+            deadline = t0 + timeout_s
+            while not self.connected and (left := deadline - time.monotonic()) > 0:
+                if self.gone is not None and self.gone():
+                    break
+                try:
+                    await asyncio.wait_for(self._back.wait(), min(left, 0.1))
+                except asyncio.TimeoutError:
+                    pass
+        finally:
+            self._back = None
+        return (time.monotonic() - t0) * 1000.0
 
     async def ask(self, msg: pb.RefereeMessage, timeout_s: float) -> tuple[pb.ActionReply | None, float]:
         """:meth:`referee.runner.SeatLink.ask` (numbers the request)."""
         rid = self.conn.next_request_id()
         msg.decision_request.request_id = rid
-        return await self._ask(rid, msg, timeout_s)
+        return await self._ask(self.conn, rid, msg, timeout_s)
 
     @property
     def last_request_id(self) -> int:
@@ -259,23 +364,25 @@ class MatchSeat:
     async def ask_encoded(self, body: bytes, timeout_s: float) -> tuple[pb.ActionReply | None, float, int]:
         """:meth:`ask` for a request already encoded (:func:`referee.protocol.decision_body`):
         it goes on the stream as bytes. Returns (reply or None, elapsed ms, request id)."""
-        rid = self.conn.next_request_id()
-        reply, ms = await self._ask(rid, decision_wire(body, rid), timeout_s)
+        conn = self.conn
+        rid = conn.next_request_id()
+        reply, ms = await self._ask(conn, rid, decision_wire(body, rid), timeout_s)
         return reply, ms, rid
 
-    async def _ask(self, rid: int, msg: pb.RefereeMessage | bytes,
+    async def _ask(self, conn: BotConnection, rid: int, msg: pb.RefereeMessage | bytes,
                    timeout_s: float) -> tuple[pb.ActionReply | None, float]:
-        conn = self.conn
         loop = asyncio.get_running_loop()
         fut: asyncio.Future = loop.create_future()
         self._last_rid = rid
         conn.pending[rid] = (self.match_id, fut)
         timer = None
         try:
-            if not await conn.write(msg):
+            # the request must be on the stream within the decision time plus a grace:
+            # a bot that does not read gets a not_reading fault, not an endless wait
+            if not await conn.write(msg, timeout_s + self.write_grace_s):
                 return None, 0.0
             t0 = time.monotonic()  # the clock starts once the request is on the stream
-            timer = loop.call_later(timeout_s, self._expire, rid, fut)
+            timer = loop.call_later(timeout_s, self._expire, conn, rid, fut)
             got = await fut
             if got is _EXPIRED or got is None:
                 return None, (time.monotonic() - t0) * 1000.0
@@ -283,23 +390,22 @@ class MatchSeat:
             if t1 - t0 > timeout_s:
                 # read after the deadline although the timer had not fired yet (a busy
                 # event loop): it is late, whatever the order the loop ran the two in
-                self._expire(rid, loop.create_future())
+                self._expire(conn, rid, loop.create_future())
                 conn._stray(reply, "late_reply", f"request {rid} had expired")
                 return None, (t1 - t0) * 1000.0
             return reply, max(0.0, (t1 - t0) * 1000.0)
         except asyncio.CancelledError:  # the runner gave up (CPU clock): a later reply is late
-            self._expire(rid, fut)
+            self._expire(conn, rid, fut)
             raise
         finally:
             if timer is not None:
                 timer.cancel()
             conn.pending.pop(rid, None)
 
-    def _expire(self, rid: int, fut: asyncio.Future) -> None:
+    def _expire(self, conn: BotConnection, rid: int, fut: asyncio.Future) -> None:
         """The clock ran out: from now on a reply to ``rid`` is a late reply."""
         if fut.done():
             return
-        conn = self.conn
         conn.pending.pop(rid, None)
         conn.expired[rid] = self.match_id
         if len(conn.expired) > 4096:
@@ -312,10 +418,15 @@ _EXPIRED = object()
 
 
 class NoShowSeat(BasicSeatLink):
-    """SeatLink of a seat whose bot never connected: every decision is a fallback."""
+    """SeatLink of a seat whose bot never connected (within the connect time):
+    the runner records a ``no_show`` fault and forfeits it; every decision is a fallback.
+    ``why``: what the operator and the result are told."""
 
-    def __init__(self, name: str):
+    no_show = True
+
+    def __init__(self, name: str, why: str = "the bot never connected"):
         self.name = name
+        self.why = why
         self.connected = False
 
     async def send(self, msg: pb.RefereeMessage) -> None:
@@ -327,12 +438,27 @@ class NoShowSeat(BasicSeatLink):
 
 @dataclass
 class TokenSlot:
-    """A token the referee accepts, and the live connections that used it."""
+    """A token the referee accepts, and the live connections that use it.
+
+    ``max_connections``: live connections allowed at once (0 = any number); a
+    token the referee made for one launched bot allows one, so a second Hello
+    with it (a bot that learnt another seat's token) is refused. ``game``: the
+    only game this token is seated in (launched bots), or empty.
+    ``closed``: the last connections of this token that closed (bounded; the
+    connections themselves are released from :attr:`conns` at once)."""
 
     token: str
     name: str
+    max_connections: int = 0
+    game: str = ""
     conns: list[BotConnection] = field(default_factory=list)
+    closed: collections.deque = field(default_factory=lambda: collections.deque(maxlen=8))
     cond: asyncio.Condition = field(default_factory=asyncio.Condition)
+
+    @property
+    def all_conns(self) -> list[BotConnection]:
+        """The recently closed connections, then the live ones."""
+        return [*self.closed, *self.conns]
 
 
 class Referee:
@@ -340,12 +466,22 @@ class Referee:
 
     ``log_dir``: where match logs go (``<log_dir>/<match_id>.jsonl``).
     ``admin_token``: required in metadata ``x-admin-token`` by AdminService
-    (``None`` = AdminService refuses every call).
+    (``None`` = AdminService refuses every call). ``oplog``: the operator's
+    log (:class:`referee.oplog.OperatorLog`; default: kept in memory only).
+
+    Bounds (seconds unless said): ``hello_timeout_s`` for a new stream to send
+    its Hello; ``max_unauthenticated`` streams without Hello at once, in all
+    and ``max_unauthenticated_per_host`` from one host (beyond: refused at
+    once); ``write_grace_s`` added to a decision's time for its request to be
+    written; ``end_write_s`` for ``MatchEnded``/``Goodbye``.
     """
 
     def __init__(self, log_dir: Path, admin_token: str | None = None,
                  max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES, hello_timeout_s: float = 10.0,
-                 max_strays: int = 1000, stall_threshold_ms: float = DEFAULT_STALL_THRESHOLD_MS):
+                 max_strays: int = 1000, oplog: OperatorLog | None = None,
+                 max_unauthenticated: int = 1024, max_unauthenticated_per_host: int = 64,
+                 write_grace_s: float = 1.0, end_write_s: float = 2.0,
+                 stall_threshold_ms: float = DEFAULT_STALL_THRESHOLD_MS):
         self.log_dir = Path(log_dir)
         #: the referee's own event-loop lag (started with the server); timeouts during
         #: stalls above ``stall_threshold_ms`` are recorded as ``harness``, not ``timeout``
@@ -354,8 +490,19 @@ class Referee:
         self.max_message_bytes = max_message_bytes
         self.hello_timeout_s = hello_timeout_s
         self.max_strays = max_strays
+        self.max_unauthenticated = max_unauthenticated
+        self.max_unauthenticated_per_host = max_unauthenticated_per_host
+        self.write_grace_s = write_grace_s
+        self.end_write_s = end_write_s
+        self.oplog = oplog or OperatorLog()
         self.tokens: dict[str, TokenSlot] = {}
-        self.refused: list[tuple[str, str]] = []  # (status, detail), bounded
+        self.refused: collections.deque[tuple[str, str]] = collections.deque(maxlen=1000)  # (status, detail)
+        #: streams that have not sent their Hello yet, per host
+        self.unauthenticated: collections.Counter[str] = collections.Counter()
+        #: every live authenticated connection (released when it closes)
+        self.connections: set[BotConnection] = set()
+        #: seats of running matches, per token (for a connection that takes its seat back)
+        self.match_seats: dict[str, list[MatchSeat]] = {}
         self.server: grpc.aio.Server | None = None
         self.port = 0
         #: ``unix:<path>`` when the referee also listens on a Unix socket (see :meth:`start`)
@@ -364,15 +511,15 @@ class Referee:
         self.active_matches = 0
 
     # -- tokens ------------------------------------------------------------------
-    def register_token(self, token: str, name: str = "") -> None:
-        """Accept bots presenting ``token`` (idempotent)."""
+    def register_token(self, token: str, name: str = "", max_connections: int = 0, game: str = "") -> None:
+        """Accept bots presenting ``token`` (idempotent; see :class:`TokenSlot`)."""
         if token not in self.tokens:
-            self.tokens[token] = TokenSlot(token, name)
+            self.tokens[token] = TokenSlot(token, name, max_connections, game)
 
-    def new_token(self, name: str = "") -> str:
+    def new_token(self, name: str = "", max_connections: int = 0, game: str = "") -> str:
         """Register and return a fresh random token (hex: never starts with "-", safe on any command line)."""
         t = secrets.token_hex(16)
-        self.register_token(t, name)
+        self.register_token(t, name, max_connections, game)
         return t
 
     def connected(self, token: str) -> bool:
@@ -382,21 +529,21 @@ class Referee:
 
     async def acquire(self, token: str, timeout_s: float,
                       gone: Callable[[], bool] | None = None,
-                      reserve: str | None = None) -> BotConnection | None:
+                      reserve: str | None = None, game: str = "") -> BotConnection | None:
         """A live connection of ``token`` with a free match slot, waiting up to
         ``timeout_s``; ``None`` if none came (the bot never connected or died).
         ``gone()`` returning true (e.g. the bot's process exited) stops the wait early.
         ``reserve``: a match id; the connection is reserved for that match in the
         same step it is found free (so two matches starting at once cannot both
         take a bot's last slot), and a connection already holding a seat of that
-        match is skipped (one connection never holds two seats of a match)."""
+        match is skipped (one connection never holds two seats of a match).
+        ``game``: only a connection whose ``Hello.games`` allows it."""
         slot = self.tokens[token]
         deadline = time.monotonic() + timeout_s
         async with slot.cond:
             while True:
-                slot.conns = [c for c in slot.conns if not c.closed.is_set()]
                 for c in slot.conns:
-                    if c.free and (reserve is None or reserve not in c.seats):
+                    if c.free and (reserve is None or reserve not in c.seats) and (not game or c.plays(game)):
                         if reserve is not None:
                             c.seats[reserve] = None  # placeholder until its MatchSeat exists
                         return c
@@ -414,16 +561,38 @@ class Referee:
             async with slot.cond:
                 slot.cond.notify_all()
 
+    def _release(self, conn: BotConnection) -> None:
+        """Forget a closed connection at once (its token's list, the live set)."""
+        self.connections.discard(conn)
+        slot = self.tokens.get(conn.token)
+        if slot is not None and conn in slot.conns:
+            slot.conns.remove(conn)
+            slot.closed.append(conn)
+
+    def rebind(self, conn: BotConnection) -> list[MatchSeat]:
+        """Give ``conn`` back the seats of its token whose connection dropped
+        in running matches (one seat per match, up to its capacity)."""
+        taken = []
+        for seat in self.match_seats.get(conn.token, ()):
+            if not seat.connected and seat.match_id not in conn.seats and conn.free and conn.plays(seat.game):
+                seat.take_over(conn)
+                taken.append(seat)
+        return taken
+
     # -- server ------------------------------------------------------------------
     async def start(self, host: str = "127.0.0.1", port: int = 0,
                     tls: tuple[bytes, bytes] | None = None, unix_path: Path | None = None) -> int:
         """Start serving; returns the bound port. ``tls`` = (cert PEM, key PEM).
+        Raises ``OSError`` if the address cannot be bound (also when another
+        process listens on the port: the port is not shared, ``grpc.so_reuseport`` 0).
         ``unix_path``: also listen on that Unix domain socket (plaintext, mode
         0666: the tokens guard it), for bots in their own network namespace
         (:attr:`unix_addr`)."""
         self.server = grpc.aio.server(options=[
             ("grpc.max_receive_message_length", self.max_message_bytes),
             ("grpc.max_send_message_length", 64 * 1024 * 1024),
+            ("grpc.so_reuseport", 0),
+            ("grpc.max_concurrent_streams", MAX_STREAMS_PER_CONNECTION),
             *KEEPALIVE_OPTIONS,
         ])
         add_referee_service(_BotServicer(self), self.server)
@@ -438,13 +607,18 @@ class Referee:
         )
         reflection.enable_server_reflection(names, self.server)
         addr = f"{host}:{port}" if ":" not in host else f"[{host}]:{port}"
-        if tls is None:
-            self.port = self.server.add_insecure_port(addr)
-        else:
-            creds = grpc.ssl_server_credentials([(tls[1], tls[0])])
-            self.port = self.server.add_secure_port(addr, creds)
+        try:
+            if tls is None:
+                self.port = self.server.add_insecure_port(addr)
+            else:
+                creds = grpc.ssl_server_credentials([(tls[1], tls[0])])
+                self.port = self.server.add_secure_port(addr, creds)
+        except RuntimeError as e:  # grpc: "Failed to bind to address ..."
+            self.server = None
+            raise OSError(f"could not bind {addr}: the port is in use or the address is not local ({e})") from None
         if self.port == 0:
-            raise OSError(f"could not bind {addr}")
+            self.server = None
+            raise OSError(f"could not bind {addr}: the port is in use or the address is not local")
         if unix_path is not None:
             unix_path = Path(unix_path)
             unix_path.unlink(missing_ok=True)
@@ -458,18 +632,23 @@ class Referee:
         r = hs.set("", health_pb2.HealthCheckResponse.SERVING)
         if asyncio.iscoroutine(r):
             await r
+        self.oplog.emit("listening", host=host, port=self.port, tls=tls is not None)
         return self.port
 
     async def stop(self, grace_s: float = 1.0) -> None:
         await self.stalls.stop()
-        for slot in self.tokens.values():
-            for c in slot.conns:
-                if not c.closed.is_set():
-                    await c.write(pb.RefereeMessage(goodbye=pb.Goodbye(reason="referee shutting down")))
-                    c.close("referee shutting down")
+        """Goodbye to every connection (each write bounded by ``end_write_s``), then stop the server."""
+        live = [c for c in self.connections if not c.closed.is_set()]
+
+        async def bye(c: BotConnection) -> None:
+            await c.write(pb.RefereeMessage(goodbye=pb.Goodbye(reason="referee shutting down")), self.end_write_s)
+            c.close("referee shutting down")
+
+        await asyncio.gather(*(bye(c) for c in live))
         if self.server is not None:
             await self.server.stop(grace_s)
             self.server = None
+        self.oplog.close()
 
     # -- matches -----------------------------------------------------------------
     def new_match_id(self, game: str) -> str:
@@ -483,8 +662,11 @@ class Referee:
                    cpu_meters: dict[str, Callable[[], float | None]] | None = None) -> MatchOutcome:
         """Seat the bots of ``tokens`` (seat order) and run ``spec`` to the end.
 
-        A seat whose bot does not connect within ``connect_timeout_s`` is a
-        no-show: it plays fallback actions and gets a ``disconnect`` fault.
+        A seat whose bot does not connect within ``connect_timeout_s`` (or only
+        with a ``Hello.games`` that does not list the game) is a no-show: a
+        ``no_show`` fault, forfeited, fallback actions; if no seat connects the
+        match is void (not played, not rated). A seat whose connection drops
+        may be taken back by a new connection of its token (:meth:`rebind`).
         ``close_after``: send Goodbye and close every seat's connection
         afterwards; ``close_tokens``: close only those of these tokens (bots
         launched for this match); ``gone``: per token, a check that the bot
@@ -493,44 +675,78 @@ class Referee:
         seats ``"<Hello.bot_name>#<seat>"``. Never raises for bot faults.
         """
         deadline = time.monotonic() + connect_timeout_s
+        gone = gone or {}
 
         # One connection never holds two seats of a match (it would see both views): a
         # token seated twice needs two connections. Tokens are acquired one at a time in
         # sorted order, so two matches waiting for the same busy bots cannot deadlock.
         by_token: dict[str, list[BotConnection | None]] = {}
         for t in sorted(set(tokens)):
-            by_token[t] = [await self.acquire(t, deadline - time.monotonic(), (gone or {}).get(t),
-                                              reserve=spec.match_id) for _ in range(tokens.count(t))]
+            by_token[t] = [await self.acquire(t, deadline - time.monotonic(), gone.get(t),
+                                              reserve=spec.match_id, game=spec.game)
+                           for _ in range(tokens.count(t))]
         conns = [by_token[t].pop(0) for t in tokens]
         links: list[Any] = []
+        seats: list[MatchSeat] = []
         for s, (t, c) in enumerate(zip(tokens, conns)):
+            name = spec.seat_names[s] if len(spec.seat_names) == len(tokens) else self.tokens[t].name
             if c is None:
-                links.append(NoShowSeat(spec.seat_names[s] if spec.seat_names else self.tokens[t].name))
+                links.append(NoShowSeat(name, self._no_show_reason(t, spec.game)))
             else:
-                seat = MatchSeat(c, spec.match_id)
+                seat = MatchSeat(c, spec.match_id, t, self.write_grace_s, gone.get(t), spec.game)
                 c.seats[spec.match_id] = seat
                 links.append(seat)
+                seats.append(seat)
+                self.match_seats.setdefault(t, []).append(seat)
         if not spec.seat_names or len(spec.seat_names) != len(tokens):
             spec.seat_names = [ln.name for ln in links]
         elif hello_names:  # name the seats after what the bots call themselves
             spec.seat_names = [f"{c.name}#{s}" if c is not None else spec.seat_names[s] for s, c in enumerate(conns)]
         path = log_path or (self.log_dir / f"{spec.match_id}.jsonl")
+        self.oplog.emit("match_started", match_id=spec.match_id, game=spec.game, seats=list(spec.seat_names),
+                        no_show=[s for s, ln in enumerate(links) if ln.no_show])
         self.active_matches += 1
         try:
             meters = [(cpu_meters or {}).get(t) for t in tokens]
             outcome = await run_match(spec, links, path, cpu_meters=meters, stalls=self.stalls)
         finally:
             self.active_matches -= 1
+            for seat in seats:
+                lst = self.match_seats.get(seat.token)
+                if lst is not None:
+                    lst.remove(seat)
+                    if not lst:
+                        del self.match_seats[seat.token]
+            for seat in seats:  # the connection holding the seat now (it may have been taken back)
+                c = seat.conn
+                c.seats.pop(spec.match_id, None)
+            ends = []
+            for seat in seats:
+                c = seat.conn
+                # a multiplexed connection stays open while it sits in other matches
+                if (close_after or c.token in (close_tokens or ())) and not c.seats and not c.closed.is_set():
+                    ends.append(self._goodbye(c, "match over"))
+            await asyncio.gather(*ends)  # MatchEnded (queued before) and Goodbye: bounded writes
             for c in conns:
                 if c is not None:
-                    c.seats.pop(spec.match_id, None)
-                    # a multiplexed connection stays open while it sits in other matches
-                    if (close_after or c.token in (close_tokens or ())) and not c.seats and not c.closed.is_set():
-                        await c.write(pb.RefereeMessage(goodbye=pb.Goodbye(reason="match over")))
-                        c.close("match over")
+                    c.seats.pop(spec.match_id, None)  # a reservation of a seat taken over elsewhere
             for t in set(tokens):
                 await self._notify(t)
+        faults = collections.Counter(f.kind for f in outcome.faults)
+        self.oplog.emit("match_ended", match_id=spec.match_id, status=outcome.status_text, faults=dict(faults),
+                        elapsed_s=round(outcome.elapsed_s, 3))
         return outcome
+
+    async def _goodbye(self, c: BotConnection, reason: str) -> None:
+        await c.write(pb.RefereeMessage(goodbye=pb.Goodbye(reason=reason)), self.end_write_s)
+        c.close(reason)
+
+    def _no_show_reason(self, token: str, game: str) -> str:
+        slot = self.tokens.get(token)
+        live = slot.conns if slot is not None else []
+        if live and all(not c.plays(game) for c in live):
+            return f"the bot does not play {game} (Hello.games = {sorted(live[0].games)})"
+        return "the bot never connected"
 
 
 def _serialize_referee_message(m: pb.RefereeMessage | bytes) -> bytes:
@@ -559,67 +775,133 @@ class _BotServicer(referee_pb2_grpc.RefereeServiceServicer):
 
     async def Connect(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
         ref = self.ref
+        peer = context.peer() or ""
+        host = _peer_host(peer)
+        name = ""
 
-        async def refuse(code: grpc.StatusCode, detail: str) -> None:
-            if len(ref.refused) < 1000:
-                ref.refused.append((code.name, detail))
+        async def refuse(code: grpc.StatusCode, reason: str, detail: str) -> None:
+            ref.refused.append((code.name, detail))
+            ref.oplog.emit("refused", reason=reason, detail=detail, peer=peer, name=name)
             await context.abort(code, detail)
 
+        # Before its Hello a stream holds one handler and at most one message (the
+        # rest waits in gRPC's flow-controlled buffers), for hello_timeout_s at most;
+        # the number of such streams is bounded per host and in all.
+        if (sum(ref.unauthenticated.values()) >= ref.max_unauthenticated
+                or ref.unauthenticated[host] >= ref.max_unauthenticated_per_host):
+            await refuse(grpc.StatusCode.RESOURCE_EXHAUSTED, "too_many_unauthenticated",
+                         "flood: too many connections without a Hello; send the Hello at once")
+            return
+        ref.unauthenticated[host] += 1
         try:
             first = await asyncio.wait_for(context.read(), ref.hello_timeout_s)
         except asyncio.TimeoutError:
-            await refuse(grpc.StatusCode.DEADLINE_EXCEEDED, f"no Hello within {ref.hello_timeout_s:g} s")
+            first = None
+        except Exception:  # the stream was reset or broke before its Hello
+            first = grpc.aio.EOF
+        finally:
+            ref.unauthenticated[host] -= 1
+            if ref.unauthenticated[host] <= 0:
+                del ref.unauthenticated[host]
+        if first is None:
+            await refuse(grpc.StatusCode.DEADLINE_EXCEEDED, "no_hello", f"no Hello within {ref.hello_timeout_s:g} s")
             return
         if first is grpc.aio.EOF or first.WhichOneof("msg") != "hello":
-            await refuse(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello")
+            await refuse(grpc.StatusCode.INVALID_ARGUMENT, "not_hello", "the first message must be a Hello")
             return
         hello = first.hello
+        name = hello.bot_name
         if hello.protocol_version != PROTOCOL_VERSION:
-            await refuse(grpc.StatusCode.FAILED_PRECONDITION,
+            await refuse(grpc.StatusCode.FAILED_PRECONDITION, "version",
                          f"protocol_version {hello.protocol_version} not supported; this referee speaks "
                          f"{PROTOCOL_VERSION} (package cardgames.v1)")
             return
+        if not valid_bot_name(hello.bot_name):
+            await refuse(grpc.StatusCode.INVALID_ARGUMENT, "bad_name",
+                         f"bot_name must be 1..{BOT_NAME_MAX} printable characters")
+            return
         slot = ref.tokens.get(hello.token)
         if slot is None:
-            await refuse(grpc.StatusCode.UNAUTHENTICATED, "unknown token")
+            await refuse(grpc.StatusCode.UNAUTHENTICATED, "bad_token", "unknown token")
             return
-        conn = BotConnection(context, hello, secrets.token_hex(6), hello.token, ref.max_strays)
-        await conn.write(pb.RefereeMessage(welcome=pb.Welcome(
-            session_id=conn.session_id, protocol_version=PROTOCOL_VERSION, referee_version=__version__,
-            max_message_bytes=ref.max_message_bytes)))
-        async with slot.cond:
-            slot.conns.append(conn)
-            slot.cond.notify_all()
-
-        async def reader() -> None:
-            try:
-                while not conn.closed.is_set():
-                    msg = await context.read()
-                    if msg is grpc.aio.EOF:
-                        conn.close("bot closed the stream")
-                        return
-                    if conn.on_message(msg):
-                        # a reply woke the match waiting for it: let the match run up to
-                        # its next request before this task arms the next read (the read
-                        # is then set up while the bot thinks, not between reply and request)
-                        await asyncio.sleep(0)
-            except Exception as e:
-                conn.close(f"read failed: {type(e).__name__}")
-
-        task = asyncio.get_running_loop().create_task(reader())
+        if slot.max_connections and sum(not c.closed.is_set() for c in slot.conns) >= slot.max_connections:
+            await refuse(grpc.StatusCode.ALREADY_EXISTS, "token_in_use",
+                         "this token's seat is already held by a live connection")
+            return
+        if slot.game and hello.games and slot.game not in hello.games:
+            await refuse(grpc.StatusCode.FAILED_PRECONDITION, "game",
+                         f"this token's seat is in a {slot.game} match, but Hello.games lists only "
+                         f"{', '.join(hello.games)}")
+            return
+        conn = BotConnection(context, hello, secrets.token_hex(6), hello.token, ref.max_strays, peer)
+        ref.connections.add(conn)
+        task: asyncio.Task | None = None
+        ref.oplog.emit("connected", name=name, peer=peer, session=conn.session_id, seat_of=slot.name,
+                       games=list(hello.games))
         try:
+            if not await conn.write(pb.RefereeMessage(welcome=pb.Welcome(
+                    session_id=conn.session_id, protocol_version=PROTOCOL_VERSION, referee_version=__version__,
+                    max_message_bytes=ref.max_message_bytes)), ref.hello_timeout_s):
+                return
+            async with slot.cond:
+                slot.conns.append(conn)
+                for seat in ref.rebind(conn):
+                    ref.oplog.emit("reconnected", name=name, peer=peer, session=conn.session_id,
+                                   match_id=seat.match_id, seat=seat.name)
+                slot.cond.notify_all()
+
+            async def reader() -> None:
+                try:
+                    while not conn.closed.is_set():
+                        msg = await context.read()
+                        if msg is grpc.aio.EOF:
+                            conn.close("bot closed the stream")
+                            return
+                        if conn.on_message(msg):
+                            # a reply woke the match waiting for it: let the match run up to
+                            # its next request before this task arms the next read (the read
+                            # is then set up while the bot thinks, not between reply and request)
+                            await asyncio.sleep(0)
+                except Exception as e:
+                    conn.close(f"read failed: {type(e).__name__}")
+
+            task = asyncio.get_running_loop().create_task(reader())
             await conn.closed.wait()
         finally:
-            task.cancel()
+            # also when gRPC cancels this handler (the peer went away mid-write)
+            if task is not None:
+                task.cancel()
+            conn.close("bot closed the stream")  # no-op if closed already: the first reason stands
+            ref._release(conn)  # released at once: nothing keeps a closed connection
+            for other in list(slot.conns):  # an idle connection of the token takes its seats back
+                for seat in ref.rebind(other):
+                    ref.oplog.emit("reconnected", name=other.name, peer=other.peer, session=other.session_id,
+                                   match_id=seat.match_id, seat=seat.name)
             await ref._notify(hello.token)
+            ref.oplog.emit("closed", name=name, peer=peer, session=conn.session_id, reason=conn.close_kind,
+                           detail=conn.close_reason)
+        if conn.not_reading:
+            # a write is stuck in gRPC (the peer grants no window): any status would
+            # queue behind it, so the handler just ends; gRPC core keeps the stream
+            # until the peer goes (closes its connection or misses keepalive pings)
+            return
         # tell the bot why, instead of a bare end of stream (status OK means "after Goodbye");
         # first let a write in progress finish (no write starts once the connection is closed)
-        async with conn._lock:
-            pass
+        if conn._writer is not None and not conn._writer.done():
+            await asyncio.wait({conn._writer}, timeout=ref.end_write_s)
+            if not conn._writer.done():
+                return  # still stuck: as for not reading
         if conn.close_reason.startswith("flood"):
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, conn.close_reason)
         if conn.close_reason.startswith("read failed"):
             await context.abort(grpc.StatusCode.INTERNAL, f"unreadable message ({conn.close_reason})")
+
+
+def _peer_host(peer: str) -> str:
+    """The host part of a gRPC peer string (``ipv4:1.2.3.4:5678`` -> ``ipv4:1.2.3.4``)."""
+    if peer.startswith(("ipv4:", "ipv6:")):
+        return peer.rsplit(":", 1)[0]
+    return peer
 
 
 class _AdminServicer(admin_pb2_grpc.AdminServiceServicer):
@@ -631,6 +913,8 @@ class _AdminServicer(admin_pb2_grpc.AdminServiceServicer):
         ref = self.ref
         md = dict(context.invocation_metadata() or ())
         if ref.admin_token is None or not secrets.compare_digest(md.get("x-admin-token", ""), ref.admin_token):
+            ref.oplog.emit("admin_refused", method="RunMatch", peer=context.peer() or "",
+                           reason="bad or missing x-admin-token")
             await context.abort(grpc.StatusCode.PERMISSION_DENIED, "bad or missing x-admin-token")
         for t in request.register_tokens:
             ref.register_token(t)

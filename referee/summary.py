@@ -10,6 +10,7 @@ from typing import Any, Iterator
 from rich.console import Console
 from rich.table import Table
 
+from referee.oplog import escape
 from referee.runner import MatchOutcome
 
 
@@ -156,12 +157,14 @@ def print_summary(outcome: MatchOutcome, console: Console | None = None) -> None
     r = outcome.result
     for s in range(spec.players):
         fs = ", ".join(f"{k}×{v}" for (seat, k), v in sorted(faults.items()) if seat == s) or "-"
-        t.add_row(str(s), spec.seat_names[s], f"{r.scores[s]:g}" if r else "-", str(r.ranks[s]) if r else "-", fs)
+        # a bot's name (Hello.bot_name) and a crash message (its stderr) are the bot's text:
+        # shown escaped, never read as rich markup or terminal escapes
+        t.add_row(str(s), escape(spec.seat_names[s]), f"{r.scores[s]:g}" if r else "-", str(r.ranks[s]) if r else "-", fs)
     con.print(t)
     shown: set[tuple[int, str]] = set()
     for f in outcome.faults:  # the first reason of each kind of fault, per seat
         if (f.seat, f.kind) not in shown and f.message and f.kind not in ("timeout", "forfeit"):
             shown.add((f.seat, f.kind))
-            con.print(f"  seat {f.seat} {f.kind}: {f.message}", soft_wrap=True)
+            con.print(f"  seat {f.seat} {f.kind}: {escape(f.message)}", soft_wrap=True)
     con.file.flush()
     print(f"log: {outcome.log_path}", flush=True)  # plain print: a path must never be wrapped

@@ -6,7 +6,11 @@ exit when the referee says Goodbye or closes the stream.
 
 Command line of every bot built on it::
 
-    BOT --referee HOST:PORT --token TOKEN [--name NAME] [--seed N] [--tls-ca FILE]
+    BOT --referee HOST:PORT [--token TOKEN] [--name NAME] [--seed N] [--tls-ca FILE]
+
+The token comes from the environment variable ``REFEREE_TOKEN`` (how the
+referee hands it to the bots it launches: a command line is readable by every
+process on the machine) or, for a bot run by hand, ``--token``.
 """
 
 from __future__ import annotations
@@ -31,8 +35,9 @@ def parse_args(default_name: str, argv: list[str] | None = None,
                extra: Callable[[argparse.ArgumentParser], None] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=f"{default_name}: a card-game bot for the referee")
     ap.add_argument("--referee", required=True, help="referee address HOST:PORT")
-    ap.add_argument("--token", default=os.environ.get("REFEREE_TOKEN"), required="REFEREE_TOKEN" not in os.environ,
-                    help="token given by the referee/launcher (default: $REFEREE_TOKEN, how launched bots get it)")
+    ap.add_argument("--token", default=None,
+                    help="token given by the operator (default: the REFEREE_TOKEN environment variable, "
+                    "which is how the referee hands it to the bots it launches)")
     ap.add_argument("--name", default=default_name, help="bot name shown on the leaderboard")
     ap.add_argument("--seed", type=int, default=None, help="seed of the bot's own RNG")
     ap.add_argument("--tls-ca", default=None, help="PEM file of the CA to trust (TLS referees)")
@@ -42,7 +47,12 @@ def parse_args(default_name: str, argv: list[str] | None = None,
                     help="receive each event as its own message (default: bundled into requests)")
     if extra:
         extra(ap)
-    return ap.parse_args(argv)
+    args = ap.parse_args(argv)
+    if args.token is None:
+        args.token = os.environ.get("REFEREE_TOKEN")
+    if not args.token:
+        ap.error("no token: set REFEREE_TOKEN or pass --token")
+    return args
 
 
 def run(choose: Chooser, args: argparse.Namespace, version: str = "1") -> int:

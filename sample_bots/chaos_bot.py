@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Chaos bot: misbehaves on purpose, for fault-injection tests.
 
-    python sample_bots/chaos_bot.py --mode MODE --referee HOST:PORT --token T
+    python sample_bots/chaos_bot.py --mode MODE --referee HOST:PORT   (token: REFEREE_TOKEN or --token)
 
 Modes (every loop is bounded, so a mode cannot run forever even outside the sandbox):
 

@@ -144,8 +144,9 @@ def test_a_crash_is_explained_and_written_to_the_log(tmp_path: Path) -> None:
 def test_match_on_a_running_referee_through_the_admin_service(tmp_path: Path) -> None:
     import re
 
-    serve = subprocess.Popen([PY, "-m", "referee.cli", "serve", "--port", "0", "--admin-token", "adm",
+    serve = subprocess.Popen([PY, "-m", "referee.cli", "serve", "--port", "0",
                               "--log-dir", str(tmp_path / "srv")], cwd=ROOT, stdout=subprocess.PIPE,
+                             env={**os.environ, "REFEREE_ADMIN_TOKEN": "adm"},  # secrets never in argv
                              stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         m = re.search(r"listening on 127\.0\.0\.1:(\d+)", serve.stdout.readline())

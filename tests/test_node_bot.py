@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -107,8 +108,8 @@ def test_node_bot_in_the_middle_seat_with_4_players(node_bot: str, tmp_path: Pat
 
 def test_node_bot_reports_bad_token_and_exits_nonzero(node_bot: str, tmp_path: Path) -> None:
     """A wrong token: the referee answers UNAUTHENTICATED; the bot says so on stderr and exits 1."""
-    serve = subprocess.Popen(referee_cmd() + ["serve", "--port", "0", "--log-dir", str(tmp_path),
-                                              "--admin-token", "test-admin"],
+    serve = subprocess.Popen(referee_cmd() + ["serve", "--port", "0", "--log-dir", str(tmp_path)],
+                             env={**os.environ, "REFEREE_ADMIN_TOKEN": "test-admin"},  # secrets never in argv
                              cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              start_new_session=True)
     try:

@@ -209,8 +209,10 @@ def test_crash_mid_match_is_recorded_as_a_crash_and_nothing_is_left_running(tmp_
 # --------------------------------------------------------------------------- tournament of chaos
 #: mode -> (fault kinds that must appear on the chaos bot's seat in every match, kinds allowed)
 GONE = {"disconnect", "timeout", "forfeit"}  # a bot that went away times out on every later request
+#: a seat whose bot never connected: forfeited before its first decision
+NO_SHOW = {"no_show", "forfeit"}
 EXPECTED: dict[str, tuple[set[str], set[str]]] = {
-    "crash-at-start": ({"crash", "disconnect"}, {"crash"} | GONE),
+    "crash-at-start": ({"crash", "no_show"}, {"crash"} | NO_SHOW),
     "crash-mid-match": ({"crash", "disconnect"}, {"crash"} | GONE),
     "hang": ({"timeout", "forfeit"}, {"timeout", "forfeit"}),
     "slow": ({"timeout", "forfeit"}, {"timeout", "forfeit", "late_reply"}),
@@ -218,9 +220,9 @@ EXPECTED: dict[str, tuple[set[str], set[str]]] = {
     "garbage": ({"disconnect"}, GONE),
     "wrong-request-id": ({"unknown_request", "timeout", "forfeit"}, {"unknown_request", "timeout", "forfeit"}),
     "flood": ({"unknown_request"}, {"unknown_request"} | GONE),
-    "memory-hog": ({"crash", "disconnect"}, {"crash"} | GONE),
-    "fork-bomb": ({"disconnect"}, GONE),
-    "stdout-spam": ({"crash", "disconnect"}, {"crash"} | GONE),
+    "memory-hog": ({"crash"}, {"crash"} | GONE | NO_SHOW),  # gone before or after its Hello
+    "fork-bomb": (NO_SHOW, NO_SHOW),
+    "stdout-spam": ({"crash"}, {"crash"} | GONE | NO_SHOW),  # gone before or after its Hello
 }
 
 

@@ -123,7 +123,7 @@ def test_clients_that_cannot_do_this_tls_are_refused(tmp_logs: Path, cert) -> No
         connected = conn is not None
         await ref.stop(0.2)
         await good
-        return plain, untrusted, wrong_name, connected, list(ref.tokens[tok].conns)
+        return plain, untrusted, wrong_name, connected, list(ref.tokens[tok].all_conns)
 
     plain, untrusted, wrong_name, connected, conns = run(with_tls_referee(tmp_logs, crt, key, body))
     for msgs, code in (plain, untrusted, wrong_name):
@@ -136,7 +136,8 @@ def test_referee_serve_with_tls_cert_and_key(tmp_path: Path, cert) -> None:
     welcomes a bot that trusts the certificate; Ctrl-C (SIGINT) stops it."""
     crt, key = cert
     proc = subprocess.Popen([sys.executable, "-m", "referee.cli", "serve", "--port", "0", "--tls-cert", str(crt),
-                             "--tls-key", str(key), "--token", "cli=abc123", "--log-dir", str(tmp_path)],
+                             "--tls-key", str(key), "--log-dir", str(tmp_path)],
+                            env={**os.environ, "REFEREE_TOKENS": "cli=abc123"},  # secrets never in argv
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     try:

@@ -6,7 +6,8 @@
 //   referee match doudizhu --bot "node __BOT_DIR__/bot.js" \
 //       --bot "python __OPPONENT__" --bot "python __OPPONENT__"
 //
-// The referee launches it as `bot.js --referee HOST:PORT --token T`. The
+// The referee launches it as `bot.js --referee HOST:PORT`, its token in the
+// REFEREE_TOKEN environment variable (by hand: --token T). The
 // protocol is loaded at runtime from the referee's .proto files: the
 // directory in the REFEREE_PROTOS environment variable, else the one below.
 // Write your strategy in choose().
@@ -58,8 +59,9 @@ function parseArgs(argv) {
     if (!keys[flag]) fail(2, `unknown argument ${argv[i]}`);
     opts[keys[flag]] = inline !== undefined ? inline : argv[++i];
   }
-  if (opts.token === undefined) opts.token = process.env.REFEREE_TOKEN; // how launched bots get it
-  if (!opts.referee || opts.token === undefined) fail(2, 'usage: bot.js --referee HOST:PORT --token T [--name N] [--seed S] [--tls-ca FILE]');
+  // the referee hands a bot it launches its token in REFEREE_TOKEN (never on the command line)
+  if (opts.token === undefined) opts.token = process.env.REFEREE_TOKEN;
+  if (!opts.referee || !opts.token) fail(2, 'usage: bot.js --referee HOST:PORT [--token T] [--name N] [--seed S] [--tls-ca FILE] (token: --token or REFEREE_TOKEN)');
   return opts;
 }
 

@@ -1,8 +1,12 @@
 #!/usr/bin/env node
 // Sample Node.js bot for the card-game referee (protocol cardgames.v1).
 //
-//   node sample_bots/node/bot.js --referee HOST:PORT --token T [--name N] [--seed S]
+//   node sample_bots/node/bot.js --referee HOST:PORT [--token T] [--name N] [--seed S]
 //                                [--tls-ca FILE] [--games g1,g2] [--max-matches K]
+//
+// The token comes from the REFEREE_TOKEN environment variable (how the referee
+// hands it to the bots it launches: a command line is readable by every process
+// on the machine) or, for a bot run by hand, --token.
 //
 // It loads the project's own .proto files at runtime (../../protos, or the
 // directory named by the REFEREE_PROTOS environment variable) with
@@ -30,7 +34,7 @@ const BOT_VERSION = '1.0.0';
 function usage(msg) {
   process.stderr.write(
     (msg ? `error: ${msg}\n` : '') +
-      'usage: node bot.js --referee HOST:PORT --token TOKEN [--name NAME] [--seed N]\n' +
+      'usage: node bot.js --referee HOST:PORT [--token TOKEN] [--name NAME] [--seed N]\n' +
       '                   [--tls-ca FILE] [--games g1,g2] [--max-matches K]\n'
   );
   process.exit(2);
@@ -61,8 +65,8 @@ function parseArgs(argv) {
     opts[key] = value;
   }
   if (!opts.referee) usage('--referee HOST:PORT is required');
-  if (opts.token === undefined) opts.token = process.env.REFEREE_TOKEN; // how launched bots get it
-  if (opts.token === undefined) usage('--token (or $REFEREE_TOKEN) is required');
+  if (opts.token === undefined) opts.token = process.env.REFEREE_TOKEN;
+  if (!opts.token) usage('no token: set REFEREE_TOKEN or pass --token');
   if (opts.seed !== null) {
     opts.seed = Number(opts.seed);
     if (!Number.isInteger(opts.seed)) usage('--seed must be an integer');
