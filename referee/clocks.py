@@ -3,9 +3,10 @@
 * :class:`StallMonitor` measures the referee's own stalls: a task on the
   event loop wakes every ``interval_ms`` and records how late it woke
   (event-loop lag: the loop was busy, blocked, or the process was not
-  scheduled). A timeout during which the referee stalled by more than
-  ``threshold_ms`` (one stall, not their sum) is the referee's fault (``harness``), not the bot's
-  (see :meth:`referee.runner.MatchRunner.apply`).
+  scheduled). A timeout whose deadline fell in a stall of the referee that
+  had lasted more than ``threshold_ms`` (:meth:`StallMonitor.stall_at`) is
+  the referee's fault (``harness``), not the bot's (see
+  :meth:`referee.runner.MatchRunner.apply`).
 * :func:`ask_on_cpu_clock` runs one decision on the CPU clock: the bot is
   charged the CPU time its process tree used while the request was open
   (from its cgroup's ``cpu.stat``, or ``/proc``), polled while it thinks,
@@ -88,6 +89,25 @@ class StallMonitor:
         if self._task is not None and ongoing_from < t1:
             longest = max(longest, t1 - max(ongoing_from, t0))
         return longest * 1000.0
+
+    def stall_at(self, deadline: float, since: float) -> float:
+        """How long before ``deadline`` (monotonic seconds) the referee had been
+        stalled without a break, if it was stalled at the deadline; in
+        milliseconds, counted from ``since`` at the earliest (the request's
+        start). This is the time of the bot's that the referee lost: a reply
+        that arrived in that span was read only after the deadline. A stall
+        that ended before the deadline cost the bot nothing (its reply was
+        read when the stall ended, still in time)."""
+        lost = 0.0
+        for a, b in reversed(self.stalls):
+            if b < deadline:
+                break
+            if a < deadline:
+                lost = max(lost, deadline - max(a, since))
+        ongoing_from = self.last_tick + self.interval_s
+        if self._task is not None and ongoing_from < deadline and time.monotonic() > deadline:
+            lost = max(lost, deadline - max(ongoing_from, since))
+        return max(0.0, lost) * 1000.0
 
     def total_stalled_ms(self, t0: float, t1: float) -> float:
         """All the stalls within [t0, t1] added up, in milliseconds."""

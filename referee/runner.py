@@ -418,6 +418,8 @@ class MatchRunner:
         self.cpu_meters = cpu_meters or [None] * spec.players
         self.stalls = stalls
         self._due = 0.0  # monotonic time the current request was due
+        self._deadline = 0.0  # ... and when its time ran out
+        self._timeout_s = 0.0
         self._bank_before = 0  # the asked seat's bank before its request
         self._cpu_out = False  # the current request ran out of CPU time
         self.max_write_delay_ms = 0.0
@@ -557,7 +559,7 @@ class MatchRunner:
         # seat thinks: the first time the event loop is free after the request has
         # been handed to gRPC (or just after, for a link that answers without yielding)
         asyncio.get_running_loop().call_soon(self.log.flush)
-        timeout_s = (left + bank) / 1000.0
+        timeout_s = self._timeout_s = (left + bank) / 1000.0
 
         async def call(t: float) -> tuple[pb.ActionReply | None, float, int]:
             if link.encoded_requests:
@@ -581,9 +583,10 @@ class MatchRunner:
                     elapsed = max(elapsed, wall_ms)  # the wall-clock cap, or a disconnect
                 elif elapsed > timeout_s * 1000.0:
                     reply, self._cpu_out = None, True  # answered, but after using up its CPU time
+        now = time.monotonic()
+        self._deadline = now - wall / 1000.0 + timeout_s  # the request went out wall ms ago
         if self.stalls is not None:
-            self.max_write_delay_ms = max(self.max_write_delay_ms,
-                                          (time.monotonic() - self._due) * 1000.0 - wall)
+            self.max_write_delay_ms = max(self.max_write_delay_ms, (now - self._due) * 1000.0 - wall)
         elapsed += away_ms
         self.charge(seat, elapsed)
         return reply, elapsed, request_id
@@ -600,14 +603,15 @@ class MatchRunner:
         rejects gives a fault, and the fallback action is to be applied instead."""
         game, link = self.game, self.links[seat]
         if reply is None:
-            stalled = self.stalls.stalled_ms(self._due, time.monotonic()) if self.stalls is not None else 0.0
+            stalled = (self.stalls.stall_at(self._deadline, since=self._deadline - self._timeout_s)
+                       if self.stalls is not None else 0.0)
             clock = "CPU " if self.spec.clock == "cpu" and self.cpu_meters[seat] is not None else ""
             if (link.connected and self.stalls is not None and stalled > self.stalls.threshold_ms
                     and not self._cpu_out):
                 # the referee itself was not running for part of the bot's time: not the bot's fault
                 self.bank[seat] = self._bank_before
-                fault = FaultRecord(seat, "harness", message=f"no answer read in {elapsed:.0f} ms while the "
-                                    f"referee stalled {stalled:.0f} ms: not charged to the bot",
+                fault = FaultRecord(seat, "harness", message=f"no answer read in {elapsed:.0f} ms: the referee had "
+                                    f"stalled for {stalled:.0f} ms at the deadline: not charged to the bot",
                                     request_id=request_id, elapsed_ms=elapsed)
             elif link.connected:
                 fault = FaultRecord(seat, "timeout", message=f"no answer in {elapsed:.0f} ms"
