@@ -633,8 +633,11 @@ def tournament_run(
                   f"use --resume to finish it or --fresh to start it over")
     sandbox = _sandbox(spec.bot_uids, spec.isolate_network, [b.command for b in spec.bots if not b.external])
     total = len(build(spec))
+    plan = (f"{total} matches" if not spec.until else
+            f"{total} matches, then more until every adjacent pair is separated at {spec.confidence:.0%} "
+            f"(at most {spec.max_matches})")
     console.print(f"tournament [bold]{spec.name}[/bold]: {spec.game}, {len(spec.bots)} bots, {spec.players} seats, "
-                  f"{spec.schedule}, {total} matches, concurrency {spec.concurrency}; results in {spec.database}")
+                  f"{spec.schedule}, {plan}, concurrency {spec.concurrency}; results in {spec.database}")
     console.print(f"sandbox: {sandbox.describe()}", markup=False)
     bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("ETA"),
                    TimeRemainingColumn(), TimeElapsedColumn(), TextColumn("faults: {task.fields[faults]}"),
@@ -642,7 +645,7 @@ def tournament_run(
     task = bar.add_task(spec.name, total=total, faults=0)
 
     def on_progress(p) -> None:
-        bar.update(task, completed=p.done, faults=p.faults)
+        bar.update(task, completed=p.done, total=p.total, faults=p.faults)
 
     try:
         with bar:
@@ -654,9 +657,12 @@ def tournament_run(
         console.print(f"[yellow]interrupted[/yellow]: finished matches are saved; continue with "
                       f"`referee tournament run {file} --resume`")
         raise typer.Exit(130)
-    out = render(res.board, fmt, title=f"{res.name} — {res.progress.done}/{res.progress.total} matches")
+    out = render(res.board, fmt, title=f"{res.name} — {res.progress.done}/{res.progress.total} matches",
+                 confidence=spec.confidence)
     if out is not None:
         print(out, end="" if out.endswith("\n") else "\n")
+    if res.stop is not None:
+        console.print(f"stopped: {res.stop.text}")
     console.print(f"{res.progress.done - res.progress.skipped} matches played in {res.elapsed_s:.1f} s"
                   f"{f', {res.progress.skipped} already done' if res.progress.skipped else ''}; "
                   f"aborted: {res.progress.aborted}; logs: {res.log_dir}; results: {res.store_url}")
@@ -695,8 +701,11 @@ def leaderboard(
     tournament: Optional[str] = typer.Option(None, "--tournament", "-t", help="Tournament name (default: latest)."),
     fmt: str = typer.Option("table", "--format", "-f", help="table, json or csv."),
     db: str = typer.Option("runs/referee.sqlite", "--db", help="Results database path or URL."),
+    show_details: bool = typer.Option(False, "--details", help="Also head-to-head, per-seat, per-role and "
+                                      "(duplicate schedules) per-deal paired tables (JSON: a 'details' key)."),
 ) -> None:
-    """Print a tournament's TrueSkill leaderboard (ranked by mu − 3·sigma)."""
+    """Print a tournament's leaderboard: batch-fit rating with its 95% interval,
+    the probability each bot is really better than the next, TrueSkill, faults."""
     from tournaments.report import FORMATS, board_from_store, render
     from tournaments.store import Store
 
@@ -707,7 +716,20 @@ def leaderboard(
         t, board = board_from_store(Store(db), tournament)
     except LookupError as e:
         _fail(str(e), 1)
-    out = render(board, fmt, title=f"{t['name']} ({t['game']}, {t['status']})")
+    import json
+
+    spec = json.loads(t["spec_json"])
+    extra = None
+    if show_details:
+        if fmt == "csv":
+            _fail("--details is shown as a table or JSON, not CSV")
+        from tournaments.details import details
+
+        store = Store(db)
+        extra = details(store.matches(t["id"]), [b["name"] for b in spec["bots"]], spec["game"], spec["players"],
+                        spec.get("schedule", "round_robin"))
+    out = render(board, fmt, title=f"{t['name']} ({t['game']}, {t['status']})",
+                 confidence=spec.get("confidence", 0.95), details=extra)
     if out is not None:
         print(out, end="" if out.endswith("\n") else "\n")
 

@@ -1,26 +1,17 @@
-"""TrueSkill ratings and the leaderboard.
+"""Ratings and the leaderboard.
 
-How each game's results become rating updates (each match result carries a
-list of *outcomes*, produced by the game engine, see
-``referee.engine.MatchResult``):
+Two ratings are kept, both computed from the same per-match outcomes
+(:mod:`tournaments.outcomes`: every game rated by its final standing):
 
-* free-for-all games (Smear, President): one outcome per match, every seat
-  its own team, ranked by the match's finishing order; equal places are
-  draws;
-* partnership games (Tractor, Back Alley): one outcome per match, teams
-  {seat 0, seat 2} and {seat 1, seat 3}, the winning team first, a drawn
-  match a draw;
-* Dou Dizhu: one outcome per round that was played out (redeals are
-  skipped), in round order: the landlord as a one-bot team against the
-  peasants as a team, the round's winner first. A match of R rounds is thus
-  R successive team updates, so a bot is credited for every hand it won as
-  landlord or helped win as a peasant, not only for the match's net money;
-* when the teams of an outcome differ in size (Dou Dizhu), members play
-  with partial-play weight 1/team size (see :func:`partial_play_weights`);
-* a forfeited seat is ranked below every other seat (its team loses).
+* **live TrueSkill** (the ``trueskill`` package, the file's parameters),
+  applied match by match in schedule (index) order: what the progress
+  display shows while a tournament runs, and the ``mu``/``sigma`` columns
+  of the JSON and CSV;
+* the **batch fit** (:mod:`tournaments.batch`: Bradley–Terry over every
+  pair of opponents, fitted to all results at once, with a bootstrap over
+  matches for confidence). It does not depend on the order matches were
+  scheduled or finished, and it ranks the final leaderboard.
 
-Updates are applied in schedule (match index) order, never completion
-order, so the leaderboard does not depend on timing or on concurrency.
 Aborted matches (an engine error) are not rated.
 """
 
@@ -31,34 +22,31 @@ from typing import Any, Iterable
 
 import trueskill
 
+from tournaments.batch import BatchFit, Unit, batch_fit, unit_key
+from tournaments.outcomes import match_outcome, pairwise
+from tournaments.schedule import derive_seed
 from tournaments.spec import TrueSkillParams
 from tournaments.store import MatchRow
 
+#: draw probability used for a tied outcome when the file says 0 (TrueSkill
+#: would call the tie impossible and blow sigma up)
+TIE_DRAW_PROBABILITY = 0.10
 
-def environment(p: TrueSkillParams) -> trueskill.TrueSkill:
+
+def environment(p: TrueSkillParams, draw_probability: float | None = None) -> trueskill.TrueSkill:
     """A TrueSkill environment with the tournament's parameters (pure-Python backend)."""
     return trueskill.TrueSkill(mu=p.mu, sigma=p.sigma, beta=p.beta, tau=p.tau,
-                               draw_probability=p.draw_probability)
+                               draw_probability=p.draw_probability if draw_probability is None else draw_probability)
 
 
-def partial_play_weights(teams: list[list[str]]) -> list[tuple[float, ...]] | None:
-    """``None`` (standard TrueSkill: a team's performance is the sum of its
-    members') when all teams have the same size; otherwise every member of a
-    team of k bots gets partial-play weight 1/k, so teams compare by average
-    skill. Without it a lone Dou Dizhu landlord would face the sum of two or
-    three peasants' skills and every rating would drift down."""
-    sizes = {len(t) for t in teams}
-    if len(sizes) <= 1:
-        return None
-    return [tuple(1.0 / len(t) for _ in t) for t in teams]
-
-
-def rate(rows: Iterable[MatchRow], bots: list[str], p: TrueSkillParams
+def rate(rows: Iterable[MatchRow], bots: list[str], p: TrueSkillParams, game: str, players: int
          ) -> tuple[dict[str, trueskill.Rating], list[tuple[int, str, float, float]]]:
-    """Ratings after every complete match, applied in index order whatever
-    the order of ``rows``. Returns ``(bot -> Rating, history)`` where history
-    rows are ``(match_idx, bot, mu, sigma)`` for the bots of each match."""
+    """Live TrueSkill after every complete match, applied in index order
+    whatever the order of ``rows``: one update per match from its outcome
+    (all-way draws skipped, ties drawn). Returns ``(bot -> Rating, history)``
+    where history rows are ``(match_idx, bot, mu, sigma)`` for the bots of each match."""
     env = environment(p)
+    tie_env = env if p.draw_probability > 0 else environment(p, TIE_DRAW_PROBABILITY)
     ratings = {b: env.create_rating() for b in bots}
     history: list[tuple[int, str, float, float]] = []
     for row in sorted(rows, key=lambda r: r.idx):
@@ -66,12 +54,12 @@ def rate(rows: Iterable[MatchRow], bots: list[str], p: TrueSkillParams
             continue
         # a match partly decided by fallbacks while the referee stalled counts less (runner.MatchOutcome)
         w = float(row.result.get("rating_weight", 1.0))
-        if w <= 0:
-            continue
-        for oc in row.result.get("outcomes", []):
-            teams = [[row.seats[s] for s in team] for team in oc["teams"]]
+        oc = match_outcome(game, row.result, players)
+        if oc is not None and not oc.all_tied and w > 0:
+            teams = [[row.seats[s] for s in team] for team in oc.teams]
             groups = [{b: ratings[b] for b in team} for team in teams]
-            new = env.rate(groups, ranks=oc["ranks"], weights=partial_play_weights(teams))
+            tied = len(set(oc.places)) < len(oc.places)
+            new = (tie_env if tied else env).rate(groups, ranks=list(oc.places))
             if w < 1:  # move each rating only that share of the way (variance interpolated)
                 new = [{b: env.create_rating(ratings[b].mu + w * (r.mu - ratings[b].mu),
                                              (ratings[b].sigma ** 2 + w * (r.sigma ** 2 - ratings[b].sigma ** 2)) ** 0.5)
@@ -83,14 +71,55 @@ def rate(rows: Iterable[MatchRow], bots: list[str], p: TrueSkillParams
     return ratings, history
 
 
+def units(rows: Iterable[MatchRow], bots: list[str], game: str, players: int) -> list[Unit]:
+    """Bootstrap units of the batch fit: complete matches grouped by seed
+    (a duplicate schedule's rotations on the same deals form one unit;
+    otherwise every match has its own seed and is its own unit)."""
+    index = {b: i for i, b in enumerate(bots)}
+    groups: dict[int, list[MatchRow]] = {}
+    for row in rows:
+        if row.status == "complete":
+            groups.setdefault(row.seed, []).append(row)
+    out: list[Unit] = []
+    for seed, group in groups.items():
+        wins: list[tuple[int, int, float]] = []
+        payload = []
+        for row in group:
+            oc = match_outcome(game, row.result, players)
+            if oc is None:
+                continue
+            payload.append([row.seats, list(oc.places)])
+            for a, b, s in pairwise(oc):
+                ia, ib = index[row.seats[a]], index[row.seats[b]]
+                wins.append((ia, ib, s))
+                wins.append((ib, ia, 1.0 - s))
+        if payload:
+            out.append(Unit(unit_key([seed, sorted(payload)]), wins))
+    return out
+
+
+def fit_rows(rows: list[MatchRow], bots: list[str], game: str, players: int, seed: int) -> BatchFit:
+    """The batch fit of a tournament's stored matches (see :mod:`tournaments.batch`)."""
+    return batch_fit(bots, units(rows, bots, game, players), derive_seed(seed, "bootstrap"))
+
+
 @dataclass
 class BoardRow:
-    """One leaderboard line. ``conservative`` = mu - 3 sigma (the ranking key)."""
+    """One leaderboard line. ``elo`` (batch fit, Elo points, 0 = the average
+    bot) ranks; ``low``/``high`` its 95% interval; ``p_next`` the probability
+    this bot is really better than the next one down (``None`` for the last),
+    ``separated`` whether that reaches the confidence asked for. ``mu``,
+    ``sigma``: live TrueSkill; ``conservative`` = mu - 3 sigma."""
 
     bot: str
+    elo: float
+    low: float
+    high: float
     mu: float
     sigma: float
     conservative: float
+    p_next: float | None = None
+    separated: bool | None = None
     matches: int = 0
     wins: int = 0
     mean_score: float = 0.0
@@ -101,17 +130,26 @@ class BoardRow:
     faults: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"bot": self.bot, "mu": round(self.mu, 4), "sigma": round(self.sigma, 4),
+        return {"bot": self.bot, "elo": round(self.elo, 1), "elo_low": round(self.low, 1),
+                "elo_high": round(self.high, 1),
+                "p_better_than_next": None if self.p_next is None else round(self.p_next, 4),
+                "separated_from_next": self.separated,
+                "mu": round(self.mu, 4), "sigma": round(self.sigma, 4),
                 "conservative": round(self.conservative, 4), "matches": self.matches, "wins": self.wins,
                 "mean_score": round(self.mean_score, 4), "timeouts": self.timeouts, "illegal": self.illegal,
                 "crashes": self.crashes, "other_faults": self.other_faults}
 
 
 def leaderboard(rows: list[MatchRow], bots: list[str], p: TrueSkillParams,
-                fault_counts: dict[str, dict[str, int]]) -> list[BoardRow]:
-    """Leaderboard sorted by conservative rating (best first, then name)."""
-    ratings, _ = rate(rows, bots, p)
-    board = {b: BoardRow(b, r.mu, r.sigma, r.mu - 3 * r.sigma) for b, r in ratings.items()}
+                fault_counts: dict[str, dict[str, int]], game: str, players: int, seed: int = 0,
+                confidence: float = 0.95) -> list[BoardRow]:
+    """Leaderboard ranked by the batch fit (best first, then name), with the
+    live TrueSkill figures, the interval and the adjacent-pair confidence."""
+    ratings, _ = rate(rows, bots, p, game, players)
+    bf = fit_rows(rows, bots, game, players, seed)
+    at = {b: i for i, b in enumerate(bots)}
+    board = {b: BoardRow(b, bf.elo[at[b]], bf.low[at[b]], bf.high[at[b]], r.mu, r.sigma, r.mu - 3 * r.sigma)
+             for b, r in ratings.items()}
     totals: dict[str, float] = {b: 0.0 for b in bots}
     for row in rows:
         if row.status != "complete":
@@ -129,4 +167,13 @@ def leaderboard(rows: list[MatchRow], bots: list[str], p: TrueSkillParams,
         br.illegal = fc.get("illegal", 0)
         br.crashes = fc.get("crash", 0) + fc.get("disconnect", 0)
         br.other_faults = sum(v for k, v in fc.items() if k not in ("timeout", "illegal", "crash", "disconnect"))
-    return sorted(board.values(), key=lambda r: (-r.conservative, r.bot))
+    ordered = sorted(board.values(), key=lambda r: (-round(r.elo, 6), r.bot))
+    for upper, lower in zip(ordered, ordered[1:]):
+        upper.p_next = bf.p_better(at[upper.bot], at[lower.bot])
+        upper.separated = upper.p_next >= confidence
+    return ordered
+
+
+def separated(board: list[BoardRow]) -> bool:
+    """Whether every adjacent pair of ``board`` is separated."""
+    return all(r.separated for r in board[:-1])

@@ -1,4 +1,4 @@
-"""Leaderboard and status output: rich table, JSON or CSV."""
+"""Leaderboard and status output: rich table, JSON or CSV (and the details tables)."""
 
 from __future__ import annotations
 
@@ -16,49 +16,86 @@ from tournaments.spec import TrueSkillParams
 from tournaments.store import Store
 
 FORMATS = ("table", "json", "csv")
+TABLE_WIDTH = 80  # the leaderboard fits an 80-column terminal
+BOT_WIDTH = 16    # longer bot names are cut with an ellipsis in the table (never in JSON/CSV)
 
 
 def board_from_store(store: Store, name: str | None) -> tuple[dict[str, Any], list[BoardRow]]:
     """``(tournament row, leaderboard)`` of tournament ``name`` (latest if
     ``None``). Raises ``LookupError`` when there is no such tournament."""
+    t = tournament_row(store, name)
+    spec = json.loads(t["spec_json"])
+    ts = TrueSkillParams(**spec["trueskill"])
+    names = [b["name"] for b in spec["bots"]]
+    return t, leaderboard(store.matches(t["id"]), names, ts, store.fault_counts(t["id"]), spec["game"],
+                          spec["players"], spec.get("seed", 0), spec.get("confidence", 0.95))
+
+
+def tournament_row(store: Store, name: str | None) -> dict[str, Any]:
+    """The stored tournament ``name`` (latest if ``None``); ``LookupError`` if absent."""
     t = store.tournament(name) if name else store.latest_tournament()
     if t is None:
         known = ", ".join(x["name"] for x in store.list_tournaments()) or "none"
         raise LookupError(f"no tournament {name!r} in {store.url} (known: {known})" if name
                           else f"no tournament in {store.url}")
-    spec = json.loads(t["spec_json"])
-    ts = TrueSkillParams(**spec["trueskill"])
-    names = [b["name"] for b in spec["bots"]]
-    return t, leaderboard(store.matches(t["id"]), names, ts, store.fault_counts(t["id"]))
+    return t
 
 
-def render(board: list[BoardRow], fmt: str, title: str = "leaderboard", console: Console | None = None) -> str | None:
-    """Render the board: ``table`` prints with rich and returns None; ``json``
-    and ``csv`` return the text. ``ValueError`` for another format."""
+def _interval(r: BoardRow) -> str:
+    return f"{r.low:.0f}..{r.high:.0f}" if r.matches else "-"  # no match yet: nothing known
+
+
+def _p_next(r: BoardRow) -> str:
+    if r.p_next is None:
+        return ""
+    return f"{r.p_next:.2f}" + ("" if r.separated else "~")
+
+
+def board_json(board: list[BoardRow]) -> list[dict[str, Any]]:
+    return [{"rank": i + 1, **r.to_json()} for i, r in enumerate(board)]
+
+
+def render(board: list[BoardRow], fmt: str, title: str = "leaderboard", console: Console | None = None,
+           confidence: float = 0.95, details: dict[str, Any] | None = None) -> str | None:
+    """Render the board: ``table`` prints with rich (80 columns wide at
+    most) and returns None; ``json`` and ``csv`` return the text.
+    ``details`` (see :mod:`tournaments.details`) is added to the JSON as
+    ``{"leaderboard": [...], "details": {...}}`` and printed after the table.
+    ``ValueError`` for another format."""
     if fmt == "json":
-        return json.dumps([{"rank": i + 1, **r.to_json()} for i, r in enumerate(board)], indent=2)
+        rows = board_json(board)
+        return json.dumps(rows if details is None else {"leaderboard": rows, "details": details}, indent=2)
     if fmt == "csv":
         buf = io.StringIO()
-        rows = [{"rank": i + 1, **r.to_json()} for i, r in enumerate(board)]
+        rows = board_json(board)
         w = csv.DictWriter(buf, fieldnames=list(rows[0].keys()) if rows else ["rank"], lineterminator="\n")
         w.writeheader()
         w.writerows(rows)
         return buf.getvalue()
     if fmt != "table":
         raise ValueError(f"format must be one of {', '.join(FORMATS)}")
-    t = Table(title=title, box=box.SIMPLE_HEAD, caption="rating = mu − 3·sigma (TrueSkill); faults: t/o timeouts, ill illegal "
-              "actions, crash crashes and disconnects, oth other", padding=(0, 1))
-    t.add_column("#", justify="right")
-    t.add_column("bot", no_wrap=True, min_width=max([len(r.bot) for r in board] + [3]))
-    for col in ("rating", "mu", "sigma", "matches", "wins", "avg score", "t/o", "ill", "crash", "oth"):
-        t.add_column(col, justify="right", no_wrap=True, min_width=len(col))
-    for i, r in enumerate(board, 1):
-        t.add_row(str(i), r.bot, f"{r.conservative:.2f}", f"{r.mu:.2f}", f"{r.sigma:.2f}", str(r.matches),
-                  str(r.wins), f"{r.mean_score:.2f}", str(r.timeouts), str(r.illegal), str(r.crashes),
-                  str(r.other_faults))
+    headers = ("#", "bot", "elo", "95% int.", "P>next", "matches", "wins", "score", "t/o", "ill", "crash", "oth")
+    cells = [[str(i), r.bot, f"{r.elo:.0f}", _interval(r), _p_next(r), str(r.matches), str(r.wins),
+              f"{r.mean_score:.2f}", str(r.timeouts), str(r.illegal), str(r.crashes), str(r.other_faults)]
+             for i, r in enumerate(board, 1)]
+    widths = [max([len(h)] + [len(c[k]) for c in cells]) for k, h in enumerate(headers)]
+    # one space between columns (the box's divider): the numbers never shrink, the bot column takes what is
+    # left of 80
+    widths[1] = max(3, min(widths[1], BOT_WIDTH, TABLE_WIDTH - (sum(widths) - widths[1]) - (len(headers) - 1)))
+    t = Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, padding=0,
+              caption=f"elo: batch fit, 0 = average bot, 95% interval; P>next: probability of being better "
+                      f"than the next bot, ~ = not separated at {confidence:.0%}; faults: t/o timeouts, "
+                      "ill illegal, crash crashes+disconnects, oth other")
+    for k, h in enumerate(headers):
+        t.add_column(h, justify="left" if k == 1 else "right", no_wrap=True, min_width=widths[k],
+                     max_width=widths[k], overflow="ellipsis")
+    for c in cells:
+        t.add_row(*c)
     if console is None:
-        console = Console()
-        if not console.is_terminal:
-            console = Console(width=120)  # piped output: do not squeeze to 80 columns
+        console = Console(width=TABLE_WIDTH) if not Console().is_terminal else Console()
     console.print(t)
+    if details is not None:
+        from tournaments.details import render_details
+
+        render_details(details, console)
     return None

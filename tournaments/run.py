@@ -4,6 +4,8 @@ at once, every result stored atomically, ratings in schedule order.
 Resume: matches already in the store are never replayed; a match that was
 running when the process died is simply played again from the start (its
 seed is fixed), so the final leaderboard equals an uninterrupted run's.
+An adaptive schedule (``until = "separated"``) is re-derived from the stored
+results (:mod:`tournaments.adaptive`), so it resumes exactly as well.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from referee.sandbox import Sandbox, SandboxError, prepare
 from referee.play import SeatPlan, play_match
 from referee.runner import IGNORED_FAULTS, MatchSpec
 from referee.service import Referee
-from tournaments.rating import BoardRow, leaderboard
-from tournaments.schedule import ScheduledMatch, build
+from tournaments.adaptive import AdaptiveSchedule, Stop
+from tournaments.rating import BoardRow, leaderboard, rate
+from tournaments.schedule import ScheduledMatch
 from tournaments.spec import TournamentSpec
 from tournaments.store import Store
 
@@ -50,6 +53,7 @@ class TournamentResult:
     elapsed_s: float
     store_url: str
     log_dir: str
+    stop: Stop | None = None  # why it stopped; None when stopped early (stop_after)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -123,13 +127,10 @@ async def run_tournament(spec: TournamentSpec, resume: bool = False, fresh: bool
             raise TournamentError(str(e)) from None
     t0 = time.monotonic()
     store = Store(spec.database)
-    schedule = build(spec)
-    tid = _open(spec, resume, fresh, store, schedule)
+    schedule = AdaptiveSchedule(spec)
+    tid = _open(spec, resume, fresh, store, schedule.matches)
     done = store.finished_indices(tid)
-    todo = [m for m in schedule if m.index not in done]
-    if stop_after is not None:
-        todo = todo[:stop_after]
-    prog = Progress(total=len(schedule), done=len(done), skipped=len(done))
+    prog = Progress(total=len(schedule.matches), done=len(done), skipped=len(done))
     log_dir = Path(spec.log_dir) / spec.name
     log_dir.mkdir(parents=True, exist_ok=True)
 
@@ -174,24 +175,51 @@ async def run_tournament(spec: TournamentSpec, resume: bool = False, fresh: bool
             if on_progress:
                 on_progress(prog)
 
+    stop: Stop | None = None
     try:
         if on_progress:
             on_progress(prog)
-        await asyncio.gather(*(one(m) for m in todo))
+        stop = await _play_schedule(schedule, store, tid, one, prog, on_progress, stop_after)
     finally:
         for p in persistent.values():
             await asyncio.to_thread(p.stop)
         await ref.stop(0.5)
         sandbox.close()
     rows = store.matches(tid)
-    from tournaments.rating import rate
-
     names = [b.name for b in spec.bots]
-    _, history = rate(rows, names, spec.trueskill)
+    _, history = rate(rows, names, spec.trueskill, spec.game, spec.players)
     store.write_rating_history(tid, history)
-    if len(rows) == len(schedule):
+    if stop is not None:
         store.set_tournament_status(tid, "complete")
-    board = leaderboard(rows, names, spec.trueskill, store.fault_counts(tid))
+    board = await asyncio.to_thread(leaderboard, rows, names, spec.trueskill, store.fault_counts(tid), spec.game,
+                                    spec.players, spec.seed, spec.confidence)
     url = store.url
     store.close()
-    return TournamentResult(spec.name, board, prog, time.monotonic() - t0, url, str(log_dir))
+    return TournamentResult(spec.name, board, prog, time.monotonic() - t0, url, str(log_dir), stop=stop)
+
+
+async def _play_schedule(schedule: AdaptiveSchedule, store: Store, tid: int,
+                         one: Callable[[ScheduledMatch], Any], prog: Progress,
+                         on_progress: Callable[[Progress], None] | None, stop_after: int | None) -> Stop | None:
+    """Play the schedule's missing matches, block by block, until it says
+    why it stops (returned), or until ``stop_after`` matches were played
+    this call (returns ``None``)."""
+    budget = stop_after
+    while True:
+        stop = await asyncio.to_thread(schedule.advance, store.matches(tid))
+        if stop is not None:
+            return stop
+        todo = schedule.pending(store.finished_indices(tid))
+        if budget is not None:
+            todo = todo[:budget]
+            budget -= len(todo)
+        if not todo:
+            return None
+        if len(schedule.matches) != prog.total:
+            prog.total = len(schedule.matches)
+            store.set_total_matches(tid, prog.total)
+            if on_progress:
+                on_progress(prog)
+        await asyncio.gather(*(one(m) for m in todo))
+        if budget == 0:
+            return None

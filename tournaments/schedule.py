@@ -64,20 +64,34 @@ def seatings(combo: tuple[str, ...], partnership: bool) -> list[tuple[str, ...]]
     return out
 
 
-def build(spec: TournamentSpec) -> list[ScheduledMatch]:
-    """The whole schedule in index order. Raises ``ValueError`` if there are
-    fewer bots than seats."""
-    names = [b.name for b in spec.bots]
-    if len(names) < spec.players:
-        raise ValueError(f"{len(names)} bots for {spec.players} seats")
+def combinations(spec: TournamentSpec) -> list[tuple[str, ...]]:
+    """Every combination of ``players`` bots, in schedule order."""
+    return list(itertools.combinations([b.name for b in spec.bots], spec.players))
+
+
+def repetition(spec: TournamentSpec, rep: int, combo_indices: list[int], start: int) -> list[ScheduledMatch]:
+    """Repetition ``rep`` of the combinations ``combo_indices`` (indices into
+    :func:`combinations`), each in every seating, numbered from ``start``."""
     partnership = spec.game in PARTNERSHIP_GAMES
-    combos = list(itertools.combinations(names, spec.players))
+    combos = combinations(spec)
+    out: list[ScheduledMatch] = []
+    for ci in combo_indices:
+        dup_seed = derive_seed(spec.seed, f"dup:{rep}:{ci}")
+        for ri, seats in enumerate(seatings(combos[ci], partnership)):
+            idx = start + len(out)
+            seed = dup_seed if spec.schedule == "duplicate" else derive_seed(spec.seed, f"match:{idx}")
+            out.append(ScheduledMatch(idx, seats, seed, rep, ci, ri))
+    return out
+
+
+def build(spec: TournamentSpec) -> list[ScheduledMatch]:
+    """The whole fixed schedule (for ``until = "separated"``: its first part,
+    see :mod:`tournaments.adaptive`) in index order. Raises ``ValueError``
+    if there are fewer bots than seats."""
+    if len(spec.bots) < spec.players:
+        raise ValueError(f"{len(spec.bots)} bots for {spec.players} seats")
+    every = list(range(len(combinations(spec))))
     out: list[ScheduledMatch] = []
     for rep in range(spec.games):
-        for ci, combo in enumerate(combos):
-            dup_seed = derive_seed(spec.seed, f"dup:{rep}:{ci}")
-            for ri, seats in enumerate(seatings(combo, partnership)):
-                idx = len(out)
-                seed = dup_seed if spec.schedule == "duplicate" else derive_seed(spec.seed, f"match:{idx}")
-                out.append(ScheduledMatch(idx, seats, seed, rep, ci, ri))
+        out.extend(repetition(spec, rep, every, len(out)))
     return out

@@ -7,7 +7,8 @@ Every problem is reported with its key and line before any match starts;
     name = "doudizhu-demo"         # unique name in the results database
     game = "doudizhu"              # doudizhu | tractor | smear | president | back_alley
     players = 3                    # seats per match
-    schedule = "round_robin"       # round_robin | duplicate
+    schedule = "round_robin"       # round_robin | duplicate, or a table:
+    [schedule]  kind = "duplicate", until = "separated", confidence = 0.95, max_matches = 600
     games = 1                      # repetitions of the whole schedule
     seed = 1                       # tournament seed: every match seed derives from it
     concurrency = 2                # matches at once (default: number of cores)
@@ -49,6 +50,7 @@ from referee.runner import FAULT_POLICIES
 CLOCKS = ("wall", "cpu")
 
 SCHEDULES = ("round_robin", "duplicate")
+UNTILS = ("separated",)
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 
 
@@ -94,6 +96,9 @@ class TournamentSpec:
     bots: list[BotEntry]
     schedule: str = "round_robin"
     games: int = 1
+    until: str = ""               # "" = the fixed schedule; "separated" = adaptive (see tournaments.adaptive)
+    confidence: float = 0.95      # adjacent pairs count as separated at this probability
+    max_matches: int = 0          # budget of an adaptive schedule (matches in all)
     seed: int = 1
     concurrency: int = field(default_factory=lambda: os.cpu_count() or 1)
     database: str = "runs/referee.sqlite"
@@ -128,6 +133,9 @@ class TournamentSpec:
         for b in d["bots"]:
             b.pop("token", None)
             b.pop("limits", None)
+        if not self.until:  # fixed schedules keep the fingerprint they had before adaptive ones existed
+            for k in ("until", "confidence", "max_matches"):
+                d.pop(k)
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
 
     def resolve(self, p: str) -> Path:
@@ -290,8 +298,25 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
     players = get(raw, "players", "players", int, cls.player_counts[0] if cls else 0)
     if cls and players not in cls.player_counts:
         bad("players", f"{game} is played by {' or '.join(map(str, cls.player_counts))} players, not {players}")
-    schedule = get(raw, "schedule", "schedule", str, "round_robin", lambda v: v in SCHEDULES,
-                   f"must be one of {', '.join(SCHEDULES)}")
+    schedule, until, confidence, max_matches = "round_robin", "", 0.95, 0
+    if isinstance(raw.get("schedule"), dict):
+        sched = raw["schedule"]
+        for k in sched:
+            if k not in ("kind", "until", "confidence", "max_matches"):
+                bad(f"schedule.{k}", "unknown key (known: confidence, kind, max_matches, until)")
+        schedule = get(sched, "kind", "schedule.kind", str, "round_robin", lambda v: v in SCHEDULES,
+                       f"must be one of {', '.join(SCHEDULES)}")
+        until = get(sched, "until", "schedule.until", str, "", lambda v: v in UNTILS,
+                    f"must be one of {', '.join(UNTILS)} (or leave it out for the fixed schedule)")
+        confidence = float(get(sched, "confidence", "schedule.confidence", (int, float), 0.95,
+                               lambda v: 0.5 <= v < 1, "must be in [0.5, 1), e.g. 0.95"))
+        max_matches = get(sched, "max_matches", "schedule.max_matches", int, 0, lambda v: 1 <= v <= 1_000_000,
+                          "must be 1..1000000")
+        if until and "max_matches" not in sched:
+            bad("schedule", 'until = "separated" needs a budget: max_matches = N (matches in all)')
+    else:
+        schedule = get(raw, "schedule", "schedule", str, "round_robin", lambda v: v in SCHEDULES,
+                       f"must be one of {', '.join(SCHEDULES)} (or a [schedule] table)")
     games = get(raw, "games", "games", int, 1, lambda v: 1 <= v <= 10_000, "must be 1..10000")
     seed = get(raw, "seed", "seed", int, 1, lambda v: 0 <= v < 2**63, "must be 0..2^63-1")
     concurrency = get(raw, "concurrency", "concurrency", int, os.cpu_count() or 1, lambda v: 1 <= v <= 256,
@@ -427,6 +452,13 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
         bots.append(BotEntry(bname, command, external, token, persistent, own_limits))
     if cls is not None and players and len(bots) < players:
         bad("bots[0]" if bots else "bots", f"{len(bots)} bot(s) for {players}-player matches: need at least {players}")
+    if until and cls is not None and players and len(bots) >= players and max_matches:
+        import math
+
+        first = math.comb(len(bots), players) * (12 if game in ("tractor", "back_alley") else players) * games
+        if max_matches < first:
+            bad("schedule.max_matches", f"is below the first full schedule ({first} matches: every combination "
+                "in every seat rotation, games times)")
     if any(b.external for b in bots) and port == 0:
         bad("port", "external bots need a fixed port to connect to")
 
@@ -435,6 +467,7 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
         raise SpecError(path, problems)
     return TournamentSpec(
         name=name, game=game, players=players, bots=bots, schedule=schedule, games=games, seed=seed,
+        until=until, confidence=confidence, max_matches=max_matches,
         concurrency=concurrency, database=database, log_dir=log_dir, port=port, variant=variant,
         params=params, decision_ms=decision_ms, bank_ms=bank_ms, fault_policy=policy, max_faults=max_faults,
         connect_timeout_ms=connect_ms, trueskill=tsp, limits=limits, base_dir=base_dir, clock=clock_kind,

@@ -219,6 +219,11 @@ class Store:
             c.execute(update(tournaments).where(tournaments.c.id == tid).values(
                 status=status, finished_at=time.time() if status == "complete" else None))
 
+    def set_total_matches(self, tid: int, total: int) -> None:
+        """Record how many matches the schedule holds (grows with an adaptive schedule)."""
+        with self.engine.begin() as c:
+            c.execute(update(tournaments).where(tournaments.c.id == tid).values(total_matches=total))
+
     # -- matches -----------------------------------------------------------------------
     def finished_indices(self, tid: int) -> set[int]:
         with self.engine.connect() as c:
