@@ -392,3 +392,21 @@ def test_the_hardening_recipe_works_as_written(tmp_path: Path) -> None:
     assert (logs.stat().st_mode & 0o777) == 0o700
     writers = [p for p in logs.glob("*.stderr") if "wrote and read back" in p.read_text()]
     assert len(writers) == 3
+
+
+def test_a_match_partly_decided_by_referee_stalls_moves_the_ratings_less() -> None:
+    from tournaments.rating import rate
+    from tournaments.spec import TrueSkillParams
+    from tournaments.store import MatchRow
+
+    def mu_after(weight: float | None) -> float:
+        result = {"scores": [3, -1, -2], "ranks": [1, 2, 3], "forfeited": [], "faults": [], "summary": {},
+                  "outcomes": [{"teams": [[0], [1], [2]], "ranks": [0, 1, 2]}]}
+        if weight is not None:
+            result["rating_weight"] = weight
+        ratings, _ = rate([MatchRow(0, 1, ["a", "b", "c"], "complete", result, None)], ["a", "b", "c"],
+                          TrueSkillParams(), "smear", 3)
+        return ratings["a"].mu
+
+    clean, half, none = mu_after(None), mu_after(0.5), mu_after(0.0)
+    assert clean == mu_after(1.0) and none == 25.0 and 25.0 < half < clean
