@@ -43,12 +43,11 @@ from referee.protocol import (
     MalformedAction,
     action_from_pb,
     action_to_pb,
-    decision_body,
     decision_message,
-    decision_request_events,
-    event_bytes,
+    event_json,
     event_message,
-    match_ended_events,
+    event_payload,
+    event_pb,
     message_to_json,
     to_struct,
 )
@@ -59,8 +58,6 @@ FAULT_POLICIES = ("default_action", "forfeit")
 #: decision clocks: elapsed wall-clock time, or CPU time of the bot's process tree
 CLOCKS = ("wall", "cpu")
 LOG_FORMAT = 1
-#: games played by two fixed teams: seats 0 and 2 against seats 1 and 3
-PARTNERSHIP_GAMES = frozenset({"tractor", "back_alley"})
 
 
 @dataclass
@@ -215,8 +212,6 @@ class SeatLink(Protocol):
       (``Hello.bundle_events``): the runner puts the seat's events inside its
       next ``DecisionRequest.events`` (or ``MatchEnded.events``) instead of
       sending them;
-    * ``encoded_requests`` -- the runner calls :meth:`ask_encoded` with the
-      request already encoded instead of :meth:`ask`;
     * stray reporting -- :meth:`attach` is handed a :class:`StrayReporter` once,
       before the match starts; a link without strays ignores it;
     * ``no_show`` -- the seat's bot never connected: a ``no_show`` fault and
@@ -231,7 +226,6 @@ class SeatLink(Protocol):
 
     name: str
     bundle_events: bool
-    encoded_requests: bool
 
     @property
     def connected(self) -> bool: ...
@@ -244,13 +238,6 @@ class SeatLink(Protocol):
         ``(reply or None on timeout/disconnect, elapsed ms)``. The clock starts
         once the request is written and stops when the reply is read."""
 
-    async def ask_encoded(self, body: bytes, timeout_s: float) -> tuple[pb.ActionReply | None, float, int]:
-        """:meth:`ask` for a request given encoded (only called when
-        ``encoded_requests``): ``body`` is :func:`referee.protocol.decision_body`,
-        the request without its ``request_id``, which the link assigns
-        (:func:`referee.protocol.decision_wire`). Returns ``(reply or None,
-        elapsed ms, request id)``."""
-
     def attach(self, reporter: StrayReporter) -> None:
         """Take the reporter of this seat's stray replies (see :class:`StrayReporter`)."""
 
@@ -261,19 +248,15 @@ class SeatLink(Protocol):
 
 class BasicSeatLink:
     """Defaults for a :class:`SeatLink` without the optional capabilities:
-    events sent one by one, requests as messages, no stray reports, never
-    a no-show, never comes back once disconnected."""
+    events sent one by one, no stray reports, never a no-show, never comes
+    back once disconnected."""
 
     bundle_events: bool = False
-    encoded_requests: bool = False
     no_show: bool = False
     not_reading: bool = False
 
     async def wait_back(self, timeout_s: float) -> float:
         return 0.0
-
-    async def ask_encoded(self, body: bytes, timeout_s: float) -> tuple[pb.ActionReply | None, float, int]:
-        raise NotImplementedError(f"{type(self).__name__} does not take encoded requests")
 
     def attach(self, reporter: StrayReporter) -> None:
         return None
@@ -324,11 +307,11 @@ class MatchLog:
         if self._f is not None:
             self._lines.append(obj)
 
-    def event(self, seq: int, ev: Event) -> None:
-        """Queue an event line; the event (its payload is never changed after
-        it is emitted) is converted to JSON at :meth:`flush`."""
+    def event(self, seq: int, ev: Event, payload: Any) -> None:
+        """Queue an event line; ``payload`` (the event's protobuf message,
+        never changed once built) is converted to JSON at :meth:`flush`."""
         if self._f is not None:
-            self._lines.append((_event_line, seq, ev))
+            self._lines.append((_event_line, seq, ev.to, payload))
 
     def decision(self, seat: int, kind: str, request_id: int, reply: Action | None, applied: Action,
                  fault: "FaultRecord | None", elapsed_ms: float) -> None:
@@ -357,8 +340,8 @@ class MatchLog:
             self._f = None
 
 
-def _event_line(seq: int, ev: Event) -> dict[str, Any]:
-    return {"event": message_to_json(ev.payload), "seq": seq, "to": ev.to, "type": "event"}
+def _event_line(seq: int, to: int | None, payload: Any) -> dict[str, Any]:
+    return {"event": message_to_json(payload), "seq": seq, "to": to, "type": "event"}
 
 
 def _decision_line(seat: int, kind: str, request_id: int, reply: Action | None, applied: Action,
@@ -439,9 +422,9 @@ class MatchRunner:
         self.decisions = 0
         self.status = MatchStatus.COMPLETE
         self.reason = ""
-        # per seat whose bot bundles events: its events (encoded, protocol.event_bytes)
+        # per seat whose bot bundles events: its events (protocol Event messages)
         # until its next request or MatchEnded; None for a seat that gets them one by one
-        self.bundled: list[list[bytes] | None] = [[] if ln.bundle_events else None for ln in links]
+        self.bundled: list[list[pb.Event] | None] = [[] if ln.bundle_events else None for ln in links]
         self.disconnected_noted: set[int] = set()  # seats whose disconnection is recorded
         for s, link in enumerate(links):
             link.attach(StrayReporter(self, s))
@@ -471,7 +454,7 @@ class MatchRunner:
         spec, game = self.spec, self.game
         self.log.write({"type": "header", "format": LOG_FORMAT, "spec": asdict(spec), "ruleset": game.ruleset,
                         "variant": game.variant, "params": game.params})
-        team = _seat_teams(spec.game, spec.players)
+        team = seat_teams(game.teams(spec.players), spec.players)
         seats = [pb.SeatInfo(seat=i, name=spec.seat_names[i], team=team[i]) for i in range(spec.players)]
         variant, params = to_struct(game.variant), to_struct(game.params)
         clock = pb.Clock(decision_ms=spec.decision_ms, bank_ms=spec.bank_ms)
@@ -546,13 +529,7 @@ class MatchRunner:
         if left_ms < 0:
             bank = max(0, bank + int(left_ms))
         left = max(1, int(left_ms))
-        if link.encoded_requests:
-            # the request as wire bytes, events bundled (see protocol.decision_body)
-            body = decision_body(game, spec.match_id, left, bank, pending or ())
-        else:
-            msg = decision_message(game, spec.match_id, 0, left, bank)
-            if pending:
-                msg.decision_request.MergeFromString(decision_request_events(pending))
+        msg = decision_message(game, spec.match_id, 0, left, bank, pending or ())
         if pending:
             pending.clear()
         # the previous decision's log lines are serialised and written while this
@@ -562,8 +539,6 @@ class MatchRunner:
         timeout_s = self._timeout_s = (left + bank) / 1000.0
 
         async def call(t: float) -> tuple[pb.ActionReply | None, float, int]:
-            if link.encoded_requests:
-                return await link.ask_encoded(body, t)
             r, ms = await link.ask(msg, t)
             return r, ms, msg.decision_request.request_id
 
@@ -667,31 +642,34 @@ class MatchRunner:
     async def flush_events(self) -> None:
         """Log and deliver the events the engine produced since the last call.
 
-        Each event is built once: encoded (``protocol.event_bytes``) for the seats
-        that get their events inside their next request, and as a
-        ``RefereeMessage`` only if a seat without bundling is connected. Sends are
+        Each event's message is built once (``protocol.event_payload``), wrapped
+        in an ``Event`` for the seats that get their events inside their next
+        request and in a ``RefereeMessage`` only if a seat without bundling is
+        connected. Sends are
         awaited one after the other, in order: a service link only queues the
         message (its connection's writer task puts it on the stream), so no task
         per send is needed; per seat, order is what counts."""
         spec, links, bundled = self.spec, self.links, self.bundled
         all_seats = range(spec.players)
+        game = spec.game
         for ev in self.game.pop_events():
             self.seq += 1
             seq = self.seq
-            self.log.event(seq, ev)
+            payload = event_payload(game, ev)
+            self.log.event(seq, ev, payload)
             msg = None
-            enc = None
+            bundled_ev = None
             for s in (all_seats if ev.to is None else (ev.to,)):
                 if not links[s].connected:
                     continue
                 b = bundled[s]
                 if b is not None:
-                    if enc is None:
-                        enc = event_bytes(spec.game, spec.match_id, seq, ev)
-                    b.append(enc)  # delivered with the seat's next request (or MatchEnded)
+                    if bundled_ev is None:
+                        bundled_ev = event_pb(game, spec.match_id, seq, ev, payload)
+                    b.append(bundled_ev)  # delivered with the seat's next request (or MatchEnded)
                 else:
                     if msg is None:
-                        msg = event_message(spec.game, spec.match_id, seq, ev)
+                        msg = event_message(game, spec.match_id, seq, ev, payload)
                     await links[s].send(msg)
 
     async def finish(self) -> MatchOutcome:
@@ -724,7 +702,7 @@ class MatchRunner:
                     match_id=spec.match_id, results=results, status=outcome.status_text,
                     faults=[f.to_pb() for f in self.faults if f.seat == s]))
                 if self.bundled[s]:
-                    ended.match_ended.MergeFromString(match_ended_events(self.bundled[s]))
+                    ended.match_ended.events.extend(self.bundled[s])
                 await link.send(ended)
         return outcome
 
@@ -739,9 +717,14 @@ async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | Non
     return await MatchRunner(spec, links, log_path, max_decisions, cpu_meters, stalls).run()
 
 
-def _seat_teams(game: str, players: int) -> list[int]:
-    """``SeatInfo.team`` per seat: seats 0 and 2 against 1 and 3 in partnership games, else -1."""
-    return [s % 2 if game in PARTNERSHIP_GAMES else -1 for s in range(players)]
+def seat_teams(teams: tuple[tuple[int, ...], ...], players: int) -> list[int]:
+    """``SeatInfo.team`` per seat: the index of its team in ``teams`` (a game's
+    :meth:`referee.engine.Game.teams`), -1 when the game has no fixed teams."""
+    team = [-1] * players
+    for i, members in enumerate(teams):
+        for s in members:
+            team[s] = i
+    return team
 
 
 def replay_log(path: Path) -> tuple[MatchSpec, list[dict[str, Any]], MatchResult]:
@@ -763,7 +746,7 @@ def replay_log(path: Path) -> tuple[MatchSpec, list[dict[str, Any]], MatchResult
         nonlocal seq
         for ev in game.pop_events():
             seq += 1
-            replayed.append({"type": "event", "seq": seq, "to": ev.to, "event": message_to_json(ev.payload)})
+            replayed.append({"type": "event", "seq": seq, "to": ev.to, "event": event_json(spec.game, ev)})
 
     drain()
     for ln in lines[1:]:

@@ -64,7 +64,7 @@ from grpc_reflection.v1alpha import reflection
 from cardgames.v1 import admin_pb2, admin_pb2_grpc, referee_pb2 as pb, referee_pb2_grpc
 from referee import __version__
 from referee.oplog import BOT_NAME_MAX, OperatorLog, valid_bot_name
-from referee.protocol import PROTOCOL_VERSION, decision_wire
+from referee.protocol import PROTOCOL_VERSION
 from referee.clocks import DEFAULT_STALL_THRESHOLD_MS, StallMonitor
 from referee.runner import BasicSeatLink, MatchOutcome, MatchSpec, StrayReporter, run_match
 
@@ -113,6 +113,9 @@ class BotConnection:
         self.seats: dict[str, "MatchSeat | None"] = {}
         self.pending: dict[int, tuple[str, asyncio.Future]] = {}
         self.expired: dict[int, str] = {}
+        #: request id -> match id of the last answered requests (bounded): a second
+        #: answer is told "already answered", not "no pending request"
+        self.answered: dict[int, str] = {}
         self._ids = itertools.count(1)
         self._outbox: collections.deque[tuple[pb.RefereeMessage | bytes, asyncio.Future | None]] = \
             collections.deque()
@@ -243,10 +246,13 @@ class BotConnection:
         p = self.pending.get(r.request_id)
         if p is not None and p[0] == r.match_id and not p[1].done():
             p[1].set_result((r, now))
+            self.answered[r.request_id] = r.match_id
+            if len(self.answered) > 4096:
+                self.answered.pop(next(iter(self.answered)))
             return True
         if self.expired.get(r.request_id) == r.match_id:
             self._stray(r, "late_reply", f"request {r.request_id} had expired")
-        elif p is not None and p[1].done():
+        elif self.answered.get(r.request_id) == r.match_id:
             self._stray(r, "unknown_request", f"request {r.request_id} was already answered")
         else:
             self._stray(r, "unknown_request", f"no pending request {r.request_id} in match {r.match_id!r}")
@@ -270,16 +276,14 @@ class BotConnection:
 
 class MatchSeat:
     """A :class:`referee.runner.SeatLink` for one seat of one match on a connection:
-    takes encoded requests, bundles events if the bot asked (``Hello.bundle_events``),
-    reports stray replies to the match's runner.
+    bundles events if the bot asked (``Hello.bundle_events``), reports stray
+    replies to the match's runner.
 
     The seat belongs to its token, not to one stream: if its connection drops,
     a new connection with the same token takes it back (:meth:`Referee.rebind`),
     and the next request goes to the new stream. ``gone()`` true (the bot's
     process exited) means it cannot come back: :meth:`wait_back` then returns at once."""
 
-    #: requests go on the stream as the bytes the runner encoded (ask_encoded)
-    encoded_requests = True
     no_show = False
 
     def __init__(self, conn: BotConnection, match_id: str, token: str, write_grace_s: float,
@@ -360,14 +364,6 @@ class MatchSeat:
     def last_request_id(self) -> int:
         """The id of the latest request asked on this seat (0 before any)."""
         return self._last_rid
-
-    async def ask_encoded(self, body: bytes, timeout_s: float) -> tuple[pb.ActionReply | None, float, int]:
-        """:meth:`ask` for a request already encoded (:func:`referee.protocol.decision_body`):
-        it goes on the stream as bytes. Returns (reply or None, elapsed ms, request id)."""
-        conn = self.conn
-        rid = conn.next_request_id()
-        reply, ms = await self._ask(conn, rid, decision_wire(body, rid), timeout_s)
-        return reply, ms, rid
 
     async def _ask(self, conn: BotConnection, rid: int, msg: pb.RefereeMessage | bytes,
                    timeout_s: float) -> tuple[pb.ActionReply | None, float]:
@@ -751,7 +747,7 @@ class Referee:
 
 def _serialize_referee_message(m: pb.RefereeMessage | bytes) -> bytes:
     """The bot stream's serializer: a message is serialised, bytes (a message
-    the referee encoded itself, see :func:`referee.protocol.decision_body`) go as they are."""
+    encoded beforehand, e.g. by the bench's echo server) go as they are."""
     return m if m.__class__ is bytes else m.SerializeToString()
 
 
@@ -917,12 +913,12 @@ class _AdminServicer(admin_pb2_grpc.AdminServiceServicer):
                            reason="bad or missing x-admin-token")
             await context.abort(grpc.StatusCode.PERMISSION_DENIED, "bad or missing x-admin-token")
         for t in request.register_tokens:
-            ref.register_token(t)
-        unknown = [t for t in request.seat_tokens if t not in ref.tokens]
-        if unknown:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"{len(unknown)} seat token(s) not registered")
+            ref.register_token(t, max_connections=1)  # each is one launched bot's
+        seat_tokens, problem = _seat_tokens(ref, request)
+        if problem:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, problem)
         spec = MatchSpec(
-            game=request.game, players=request.players or len(request.seat_tokens), seed=request.seed,
+            game=request.game, players=request.players or len(seat_tokens), seed=request.seed,
             seat_names=[], variant=_int_floats(json_format.MessageToDict(request.variant)),
             params=_int_floats(json_format.MessageToDict(request.params)),
             decision_ms=request.decision_ms or 1000, bank_ms=request.bank_ms,
@@ -935,11 +931,47 @@ class _AdminServicer(admin_pb2_grpc.AdminServiceServicer):
         except (ValueError, LookupError) as e:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
         spec.seat_names = []
-        outcome = await ref.play(spec, list(request.seat_tokens), (request.bot_connect_ms or 10_000) / 1000.0)
+        # bots launched for this match are told Goodbye; bots that connected on their own stay
+        outcome = await ref.play(spec, seat_tokens, (request.bot_connect_ms or 10_000) / 1000.0,
+                                 close_after=False, close_tokens=set(request.register_tokens))
         res = admin_pb2.RunMatchResponse(match_id=spec.match_id, status=outcome.status_text,
                                          log_path=outcome.log_path or "")
         res.result.update(_jsonable(outcome.to_json()))
         return res
+
+    async def RegisterTokens(self, request: admin_pb2.RegisterTokensRequest,
+                             context: grpc.aio.ServicerContext) -> admin_pb2.RegisterTokensResponse:
+        ref = self.ref
+        md = dict(context.invocation_metadata() or ())
+        if ref.admin_token is None or not secrets.compare_digest(md.get("x-admin-token", ""), ref.admin_token):
+            ref.oplog.emit("admin_refused", method="RegisterTokens", peer=context.peer() or "",
+                           reason="bad or missing x-admin-token")
+            await context.abort(grpc.StatusCode.PERMISSION_DENIED, "bad or missing x-admin-token")
+        for t in request.tokens:
+            ref.register_token(t, max_connections=1)  # each is one launched bot's
+        return admin_pb2.RegisterTokensResponse()
+
+
+def _seat_tokens(ref: Referee, request: admin_pb2.RunMatchRequest) -> tuple[list[str], str]:
+    """The token of every seat of ``request`` (``seat_tokens``, else the bot
+    registered under the ``seat_names`` entry), and a problem ("" if none)."""
+    n = max(len(request.seat_tokens), len(request.seat_names))
+    tokens: list[str] = []
+    for i in range(n):
+        t = request.seat_tokens[i] if i < len(request.seat_tokens) else ""
+        name = request.seat_names[i] if i < len(request.seat_names) else ""
+        if not t and name:
+            named = [tok for tok, slot in ref.tokens.items() if slot.name == name]
+            if len(named) != 1:
+                return [], (f"seat {i}: no bot named {name!r} is registered with this referee"
+                            if not named else f"seat {i}: {len(named)} bots are registered as {name!r}")
+            t = named[0]
+        if not t:
+            return [], f"seat {i}: neither a seat token nor a seat name"
+        if t not in ref.tokens:
+            return [], f"seat {i}: seat token not registered"
+        tokens.append(t)
+    return tokens, ""
 
 
 def _jsonable(d: dict[str, Any]) -> dict[str, Any]:

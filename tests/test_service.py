@@ -69,7 +69,7 @@ def test_full_match_each_seat_gets_its_own_view_and_log_replays(tmp_logs: Path) 
                 assert m.decision_request.seat == seat
                 assert m.decision_request.legal_actions_complete
                 assert m.decision_request.time_left_ms == 1000
-            if m.WhichOneof("msg") == "event" and m.event.private:
+            if m.WhichOneof("msg") == "event" and m.event.is_private:
                 assert m.event.doudizhu.WhichOneof("kind") == "deal"
     spec, events, result = replay_log(Path(outcome.log_path))
     assert result.scores == outcome.result.scores

@@ -20,6 +20,7 @@ from typing import Any, Callable
 from referee.bots import BotProcess, Limits
 from referee.sandbox import Sandbox, SandboxError, prepare
 from referee.play import SeatPlan, play_match
+from referee.remote import RemoteReferee, RemoteSeat
 from referee.runner import IGNORED_FAULTS, MatchSpec
 from referee.service import Referee
 from tournaments.adaptive import AdaptiveSchedule, Stop
@@ -108,8 +109,13 @@ def _open(spec: TournamentSpec, resume: bool, fresh: bool, store: Store, schedul
 
 async def run_tournament(spec: TournamentSpec, resume: bool = False, fresh: bool = False,
                          on_progress: Callable[[Progress], None] | None = None,
-                         stop_after: int | None = None, sandbox: Sandbox | None = None) -> TournamentResult:
+                         stop_after: int | None = None, remote: RemoteReferee | None = None,
+                         sandbox: Sandbox | None = None) -> TournamentResult:
     """Run (or resume) a tournament to the end and return its leaderboard.
+
+    ``remote``: play every match on that running referee instead of one
+    started here (external bots are the ones connected there; command bots
+    are launched here per match). Raises :class:`RemoteError` if it refuses.
 
     ``stop_after``: play at most that many matches this call (for tests and
     partial runs; a later ``resume`` finishes). Raises :class:`TournamentError`
@@ -137,9 +143,12 @@ async def run_tournament(spec: TournamentSpec, resume: bool = False, fresh: bool
     if sandbox.uids:
         os.chmod(log_dir, 0o700)  # bots of other uids must not read the live match logs
     ref = Referee(log_dir)
-    await ref.start("127.0.0.1", spec.port, unix_path=sandbox.socket_path if sandbox.isolate_network else None)
+    if remote is None:
+        await ref.start("127.0.0.1", spec.port, unix_path=sandbox.socket_path if sandbox.isolate_network else None)
     persistent: dict[str, _PersistentBot] = {}
     for b in spec.bots:
+        if remote is not None:
+            continue
         if b.external:
             ref.register_token(b.token, b.name)
         elif b.persistent:
@@ -163,8 +172,12 @@ async def run_tournament(spec: TournamentSpec, resume: bool = False, fresh: bool
                            variant=spec.variant, params=spec.params, decision_ms=spec.decision_ms,
                            bank_ms=spec.bank_ms, fault_policy=spec.fault_policy, max_faults=spec.max_faults,
                            match_id=f"{spec.name}-m{m.index:05d}", clock=spec.clock)
-            outcome = await play_match(ref, ms, plans, log_dir, spec.limits, spec.connect_timeout_ms / 1000,
-                                       sandbox=sandbox, base_dir=Path(spec.cwd))
+            if remote is not None:
+                seats = [RemoteSeat(token=p.token, command=p.command) for p in plans]
+                outcome = await remote.play(ms, seats, log_dir, spec.limits, spec.connect_timeout_ms / 1000)
+            else:
+                outcome = await play_match(ref, ms, plans, log_dir, spec.limits, spec.connect_timeout_ms / 1000,
+                                           sandbox=sandbox, base_dir=Path(spec.cwd))
             result = outcome.to_json()
             await asyncio.to_thread(store.record_match, tid, m.index, m.seed, list(m.seats), outcome.status,
                                     result, outcome.log_path, outcome.decisions, outcome.elapsed_s)

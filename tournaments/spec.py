@@ -138,10 +138,6 @@ class TournamentSpec:
                 d.pop(k)
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
 
-    def resolve(self, p: str) -> Path:
-        """A path of the file, relative to the directory the run starts in (absolute paths kept)."""
-        return Path(p)
-
 
 _BARE_KEY = r"[A-Za-z0-9_\-]+"
 _KEY_PART = re.compile(rf'\s*(?:({_BARE_KEY})|"((?:[^"\\]|\\.)*)"|\'([^\']*)\')\s*')
@@ -236,9 +232,10 @@ def _key_lines(text: str) -> dict[str, int]:
     return out
 
 
-def load(path: str | Path) -> TournamentSpec:
+def load(path: str | Path, remote: bool = False) -> TournamentSpec:
     """Read and validate a tournament file. Raises :class:`SpecError` listing
-    every problem with key and line, or ``FileNotFoundError``."""
+    every problem with key and line, or ``FileNotFoundError``. ``remote``: the
+    matches run on a running referee (``--referee``), so ``port`` is not needed."""
     path = Path(path)
     text = path.read_text(encoding="utf-8")
     try:
@@ -246,11 +243,11 @@ def load(path: str | Path) -> TournamentSpec:
     except tomllib.TOMLDecodeError as e:
         m = re.search(r"line (\d+)", str(e))
         raise SpecError(str(path), [("(syntax)", int(m.group(1)) if m else None, str(e))]) from None
-    return parse(raw, str(path), _key_lines(text), base_dir=str(path.parent))
+    return parse(raw, str(path), _key_lines(text), base_dir=str(path.parent), remote=remote)
 
 
 def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int] | None = None,
-          base_dir: str = ".") -> TournamentSpec:
+          base_dir: str = ".", remote: bool = False) -> TournamentSpec:
     """Validate an already-parsed TOML document (see :func:`load`)."""
     lines = lines or {}
     problems: list[tuple[str, int | None, str]] = []
@@ -459,7 +456,7 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
         if max_matches < first:
             bad("schedule.max_matches", f"is below the first full schedule ({first} matches: every combination "
                 "in every seat rotation, games times)")
-    if any(b.external for b in bots) and port == 0:
+    if any(b.external for b in bots) and port == 0 and not remote:
         bad("port", "external bots need a fixed port to connect to")
 
     if problems:

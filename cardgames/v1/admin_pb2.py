@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63\x61rdgames/v1/admin.proto\x12\x0c\x63\x61rdgames.v1\x1a\x1cgoogle/protobuf/struct.proto\"\xa7\x02\n\x0fRunMatchRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0f\n\x07players\x18\x02 \x01(\r\x12(\n\x07variant\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\'\n\x06params\x18\x04 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x0c\n\x04seed\x18\x05 \x01(\x04\x12\x13\n\x0bseat_tokens\x18\x06 \x03(\t\x12\x13\n\x0b\x64\x65\x63ision_ms\x18\x07 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x08 \x01(\r\x12\x14\n\x0c\x66\x61ult_policy\x18\t \x01(\t\x12\x12\n\nmax_faults\x18\n \x01(\r\x12\x16\n\x0e\x62ot_connect_ms\x18\x0b \x01(\r\x12\x17\n\x0fregister_tokens\x18\x0c \x03(\t\"o\n\x10RunMatchResponse\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0e\n\x06status\x18\x02 \x01(\t\x12\'\n\x06result\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x10\n\x08log_path\x18\x04 \x01(\t2Y\n\x0c\x41\x64minService\x12I\n\x08RunMatch\x12\x1d.cardgames.v1.RunMatchRequest\x1a\x1e.cardgames.v1.RunMatchResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63\x61rdgames/v1/admin.proto\x12\x0c\x63\x61rdgames.v1\x1a\x1cgoogle/protobuf/struct.proto\"\xbb\x02\n\x0fRunMatchRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0f\n\x07players\x18\x02 \x01(\r\x12(\n\x07variant\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\'\n\x06params\x18\x04 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x0c\n\x04seed\x18\x05 \x01(\x04\x12\x13\n\x0bseat_tokens\x18\x06 \x03(\t\x12\x13\n\x0b\x64\x65\x63ision_ms\x18\x07 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x08 \x01(\r\x12\x14\n\x0c\x66\x61ult_policy\x18\t \x01(\t\x12\x12\n\nmax_faults\x18\n \x01(\r\x12\x16\n\x0e\x62ot_connect_ms\x18\x0b \x01(\r\x12\x17\n\x0fregister_tokens\x18\x0c \x03(\t\x12\x12\n\nseat_names\x18\r \x03(\t\"\'\n\x15RegisterTokensRequest\x12\x0e\n\x06tokens\x18\x01 \x03(\t\"\x18\n\x16RegisterTokensResponse\"o\n\x10RunMatchResponse\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0e\n\x06status\x18\x02 \x01(\t\x12\'\n\x06result\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x10\n\x08log_path\x18\x04 \x01(\t2\xb6\x01\n\x0c\x41\x64minService\x12I\n\x08RunMatch\x12\x1d.cardgames.v1.RunMatchRequest\x1a\x1e.cardgames.v1.RunMatchResponse\x12[\n\x0eRegisterTokens\x12#.cardgames.v1.RegisterTokensRequest\x1a$.cardgames.v1.RegisterTokensResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,9 +33,13 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'cardgames.v1.admin_pb2', _g
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_RUNMATCHREQUEST']._serialized_start=73
-  _globals['_RUNMATCHREQUEST']._serialized_end=368
-  _globals['_RUNMATCHRESPONSE']._serialized_start=370
-  _globals['_RUNMATCHRESPONSE']._serialized_end=481
-  _globals['_ADMINSERVICE']._serialized_start=483
-  _globals['_ADMINSERVICE']._serialized_end=572
+  _globals['_RUNMATCHREQUEST']._serialized_end=388
+  _globals['_REGISTERTOKENSREQUEST']._serialized_start=390
+  _globals['_REGISTERTOKENSREQUEST']._serialized_end=429
+  _globals['_REGISTERTOKENSRESPONSE']._serialized_start=431
+  _globals['_REGISTERTOKENSRESPONSE']._serialized_end=455
+  _globals['_RUNMATCHRESPONSE']._serialized_start=457
+  _globals['_RUNMATCHRESPONSE']._serialized_end=568
+  _globals['_ADMINSERVICE']._serialized_start=571
+  _globals['_ADMINSERVICE']._serialized_end=753
 # @@protoc_insertion_point(module_scope)
