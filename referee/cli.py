@@ -101,7 +101,8 @@ def match(
     game: str = typer.Argument(..., help="Game id: doudizhu, tractor, smear, president, back_alley."),
     bot: Optional[list[str]] = typer.Option(None, "--bot", "-b", help="Bot command, once per seat in seat order, "
                                   "e.g. \"python sample_bots/random_bot.py\". The referee appends "
-                                  "--referee HOST:PORT and hands the bot its token in REFEREE_TOKEN."),
+                                  "--referee HOST:PORT and hands the bot its token in REFEREE_TOKEN. Relative "
+                                  "paths (program and files) are taken from the current directory."),
     players: Optional[int] = typer.Option(None, "--players", "-p", help="Seats (default: number of --bot)."),
     seed: int = typer.Option(1, "--seed", "-s", help="Seed of the deal RNG; same seed + same actions = same match."),
     variant: Optional[list[str]] = typer.Option(None, "--variant", help="Variant flag KEY=VALUE (repeatable)."),
@@ -129,6 +130,16 @@ def match(
                                              "there as NAME (NAME=TOKEN in referee serve's --token-file or "
                                              "REFEREE_TOKENS), repeatable; these seats come first, then one per "
                                              "--bot."),
+    limit: Optional[list[str]] = typer.Option(None, "--limit", help="Resource limit of every bot NAME=VALUE, as "
+                                              "in a tournament file's [limits] (repeatable): cpu_seconds, memory_mb, "
+                                              "processes, open_files, file_size_mb; 0 = unlimited."),
+    clock: str = typer.Option("wall", "--clock", help="What a decision is charged: wall (elapsed time) or cpu "
+                              "(CPU time of the bot's processes, at most 10x --decision-ms of wall time)."),
+    bot_uids: str = typer.Option("auto", "--bot-uids", help="Run each bot under its own unprivileged uid: auto "
+                                 "(when root), off, or a range such as 60000-60999 (required, root only)."),
+    no_bot_uids: bool = typer.Option(False, "--no-bot-uids", help="Same as --bot-uids off."),
+    isolate_network: bool = typer.Option(False, "--isolate-network", help="Each bot in its own network namespace "
+                                         "with only loopback, reaching the referee over a Unix socket (root)."),
 ) -> None:
     """Play one match between bot processes over gRPC and print a readable summary.
 
@@ -152,6 +163,7 @@ def match(
     for i, b in enumerate(bot):
         if (why := check_command(b)) is not None:
             _fail(f"--bot #{i + 1} {b!r}: {why}")
+    limits = _limits(limit)
     if len(seat) + len(bot) != n:
         _fail(f"--players {n} but {len(seat) + len(bot)} seats given (one --bot or --seat per seat)")
     try:
@@ -170,7 +182,7 @@ def match(
     spec = MatchSpec(game=game, players=n, seed=seed,
                      seat_names=list(seat) + [_bot_label(b, len(seat) + i) for i, b in enumerate(bot)],
                      variant=_parse_kv(variant, "--variant"), params=params, decision_ms=decision_ms,
-                     bank_ms=bank_ms, fault_policy=fault_policy, max_faults=max_faults)
+                     bank_ms=bank_ms, fault_policy=fault_policy, max_faults=max_faults, clock=clock)
     try:
         spec.check()
         cls(n, spec.variant, spec.params, __import__("random").Random(0))
@@ -190,6 +202,8 @@ def match(
     if admin_token_file is not None:
         admin_token = _read_secret_file(admin_token_file, "--admin-token-file").strip()
     if referee_addr:
+        if clock != "wall" or limit:
+            _fail("--clock cpu and --limit need a referee started here (not with --referee)")
         out = _match_remote(spec, seat, bot, referee_addr, admin_token, log_dir, tls_ca, end_grace_ms / 1000)
         if json_out:
             print(json.dumps(out, indent=2))
@@ -206,8 +220,9 @@ def match(
                   f"place {res.get('ranks', ['-'] * spec.players)[s_]}, faults: {', '.join(fs) or '-'}")
         print(f"log (on the referee's machine): {out.get('log_path')}")
         return
+    sandbox = _sandbox("off" if no_bot_uids else bot_uids, isolate_network, bot)
     try:
-        outcome = asyncio.run(_match_local(spec, bot, log_dir, end_grace_ms / 1000))
+        outcome = asyncio.run(_match_local(spec, bot, log_dir, end_grace_ms / 1000, limits, sandbox))
     except KeyboardInterrupt:
         _print_interrupted(spec, log_dir)
         raise typer.Exit(130)
@@ -283,22 +298,55 @@ def _fail(msg: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
-async def _match_local(spec, bots: list[str], log_dir: Path, end_grace_s: float):
+def _limits(items: list[str] | None):
+    """``--limit NAME=VALUE`` items as :class:`referee.bots.Limits` (error: exit 2)."""
+    from referee.bots import Limits
+
+    try:
+        return Limits.parse(items or [])
+    except ValueError as e:
+        _fail(str(e))
+
+
+def _sandbox(bot_uids: str, isolate_network: bool, commands: list[str]):
+    """The bots' sandbox, checked before any match (errors and warnings on stderr)."""
+    from referee.sandbox import Sandbox, SandboxError, parse_uid_range, prepare
+
+    try:
+        if bot_uids not in ("auto", "off"):
+            parse_uid_range(bot_uids)
+        sb = Sandbox(bot_uids, isolate_network)
+        for w in prepare(sb, commands):
+            console.print(w, style="yellow", markup=False)
+    except (SandboxError, ValueError) as e:
+        _fail(str(e))
+    return sb
+
+
+async def _match_local(spec, bots: list[str], log_dir: Path, end_grace_s: float, limits=None,
+                       sandbox=None):
     import asyncio
 
     from referee.play import play_launched
     from referee.service import Referee
 
+    log_dir.mkdir(parents=True, exist_ok=True)
+    if sandbox is not None and sandbox.uids:
+        log_dir.chmod(0o700)  # bots of other uids must not read the live match log
     ref = Referee(log_dir)
-    await ref.start("127.0.0.1", 0)
+    await ref.start("127.0.0.1", 0,
+                    unix_path=sandbox.socket_path if sandbox is not None and sandbox.isolate_network else None)
     spec.match_id = ref.new_match_id(spec.game)
     names = list(spec.seat_names)
     watch = asyncio.get_running_loop().create_task(_say_who_is_awaited(ref, names, log_dir / f"{spec.match_id}.jsonl"))
     try:
-        return await play_launched(ref, spec, bots, log_dir, hello_names=True, end_grace_s=end_grace_s)
+        return await play_launched(ref, spec, bots, log_dir, limits=limits, hello_names=True, end_grace_s=end_grace_s,
+                                   sandbox=sandbox)
     finally:
         watch.cancel()
         await ref.stop(0.5)
+        if sandbox is not None:
+            sandbox.close()
 
 
 async def _say_who_is_awaited(ref, names: list[str], log_path: Path, first_s: float = 3.0,
@@ -489,6 +537,9 @@ def serve(
             _fail(f"cannot listen on {host}:{port}: {e}")
         print(f"referee listening on {host}:{bound} ({'TLS' if tls else 'plaintext'}); "
               f"{len(entries)} bot token(s){shown}{adm if shown else ''}", flush=True)
+        from referee.sandbox import capabilities
+
+        print(f"sandbox of launched bots: {capabilities().describe()}", flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -611,12 +662,14 @@ def tournament_run(
         if existing is not None:
             _fail(f"tournament {spec.name!r} already exists in {spec.database} ({existing['status']}); "
                   f"use --resume to finish it or --fresh to start it over")
+    sandbox = _sandbox(spec.bot_uids, spec.isolate_network, [b.command for b in spec.bots if not b.external])
     total = len(build(spec))
     plan = (f"{total} matches" if not spec.until else
             f"{total} matches, then more until every adjacent pair is separated at {spec.confidence:.0%} "
             f"(at most {spec.max_matches})")
     console.print(f"tournament [bold]{spec.name}[/bold]: {spec.game}, {len(spec.bots)} bots, {spec.players} seats, "
                   f"{spec.schedule}, {plan}, concurrency {spec.concurrency}; results in {spec.database}")
+    console.print(f"sandbox: {sandbox.describe()}", markup=False)
     bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("ETA"),
                    TimeRemainingColumn(), TimeElapsedColumn(), TextColumn("faults: {task.fields[faults]}"),
                    console=console, disable=quiet, transient=False)
@@ -628,7 +681,7 @@ def tournament_run(
     try:
         with bar:
             res = asyncio.run(run_tournament(spec, resume=resume, fresh=fresh, on_progress=on_progress,
-                                             remote=remote))
+                                             remote=remote, sandbox=sandbox))
     except (TournamentError, RemoteError) as e:
         _fail(str(e))
     except KeyboardInterrupt:

@@ -49,6 +49,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import itertools
+import os
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -64,6 +65,7 @@ from cardgames.v1 import admin_pb2, admin_pb2_grpc, referee_pb2 as pb, referee_p
 from referee import __version__
 from referee.oplog import BOT_NAME_MAX, OperatorLog, valid_bot_name
 from referee.protocol import PROTOCOL_VERSION
+from referee.clocks import DEFAULT_STALL_THRESHOLD_MS, StallMonitor
 from referee.runner import BasicSeatLink, MatchOutcome, MatchSpec, StrayReporter, run_match
 
 DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024
@@ -291,6 +293,7 @@ class MatchSeat:
         self.game = game
         self.token = token
         self.name = conn.name
+        self._last_rid = 0
         self.write_grace_s = write_grace_s
         self.gone = gone
         #: where the connection reports this seat's stray replies (see attach)
@@ -357,10 +360,16 @@ class MatchSeat:
         msg.decision_request.request_id = rid
         return await self._ask(self.conn, rid, msg, timeout_s)
 
+    @property
+    def last_request_id(self) -> int:
+        """The id of the latest request asked on this seat (0 before any)."""
+        return self._last_rid
+
     async def _ask(self, conn: BotConnection, rid: int, msg: pb.RefereeMessage | bytes,
                    timeout_s: float) -> tuple[pb.ActionReply | None, float]:
         loop = asyncio.get_running_loop()
         fut: asyncio.Future = loop.create_future()
+        self._last_rid = rid
         conn.pending[rid] = (self.match_id, fut)
         timer = None
         try:
@@ -381,6 +390,9 @@ class MatchSeat:
                 conn._stray(reply, "late_reply", f"request {rid} had expired")
                 return None, (t1 - t0) * 1000.0
             return reply, max(0.0, (t1 - t0) * 1000.0)
+        except asyncio.CancelledError:  # the runner gave up (CPU clock): a later reply is late
+            self._expire(conn, rid, fut)
+            raise
         finally:
             if timer is not None:
                 timer.cancel()
@@ -464,8 +476,12 @@ class Referee:
                  max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES, hello_timeout_s: float = 10.0,
                  max_strays: int = 1000, oplog: OperatorLog | None = None,
                  max_unauthenticated: int = 1024, max_unauthenticated_per_host: int = 64,
-                 write_grace_s: float = 1.0, end_write_s: float = 2.0):
+                 write_grace_s: float = 1.0, end_write_s: float = 2.0,
+                 stall_threshold_ms: float = DEFAULT_STALL_THRESHOLD_MS):
         self.log_dir = Path(log_dir)
+        #: the referee's own event-loop lag (started with the server); timeouts during
+        #: stalls above ``stall_threshold_ms`` are recorded as ``harness``, not ``timeout``
+        self.stalls = StallMonitor(threshold_ms=stall_threshold_ms)
         self.admin_token = admin_token
         self.max_message_bytes = max_message_bytes
         self.hello_timeout_s = hello_timeout_s
@@ -485,6 +501,8 @@ class Referee:
         self.match_seats: dict[str, list[MatchSeat]] = {}
         self.server: grpc.aio.Server | None = None
         self.port = 0
+        #: ``unix:<path>`` when the referee also listens on a Unix socket (see :meth:`start`)
+        self.unix_addr: str | None = None
         self._match_ids = itertools.count(1)
         self.active_matches = 0
 
@@ -559,10 +577,13 @@ class Referee:
 
     # -- server ------------------------------------------------------------------
     async def start(self, host: str = "127.0.0.1", port: int = 0,
-                    tls: tuple[bytes, bytes] | None = None) -> int:
+                    tls: tuple[bytes, bytes] | None = None, unix_path: Path | None = None) -> int:
         """Start serving; returns the bound port. ``tls`` = (cert PEM, key PEM).
         Raises ``OSError`` if the address cannot be bound (also when another
-        process listens on the port: the port is not shared, ``grpc.so_reuseport`` 0)."""
+        process listens on the port: the port is not shared, ``grpc.so_reuseport`` 0).
+        ``unix_path``: also listen on that Unix domain socket (plaintext, mode
+        0666: the tokens guard it), for bots in their own network namespace
+        (:attr:`unix_addr`)."""
         self.server = grpc.aio.server(options=[
             ("grpc.max_receive_message_length", self.max_message_bytes),
             ("grpc.max_send_message_length", 64 * 1024 * 1024),
@@ -594,7 +615,16 @@ class Referee:
         if self.port == 0:
             self.server = None
             raise OSError(f"could not bind {addr}: the port is in use or the address is not local")
+        if unix_path is not None:
+            unix_path = Path(unix_path)
+            unix_path.unlink(missing_ok=True)
+            if self.server.add_insecure_port(f"unix:{unix_path}") == 0:
+                raise OSError(f"could not listen on the Unix socket {unix_path}")
+            self.unix_addr = f"unix:{unix_path}"
         await self.server.start()
+        self.stalls.start()
+        if unix_path is not None:
+            os.chmod(unix_path, 0o666)  # bots of other uids connect; their tokens authenticate them
         r = hs.set("", health_pb2.HealthCheckResponse.SERVING)
         if asyncio.iscoroutine(r):
             await r
@@ -602,6 +632,7 @@ class Referee:
         return self.port
 
     async def stop(self, grace_s: float = 1.0) -> None:
+        await self.stalls.stop()
         """Goodbye to every connection (each write bounded by ``end_write_s``), then stop the server."""
         live = [c for c in self.connections if not c.closed.is_set()]
 
@@ -623,7 +654,8 @@ class Referee:
                    close_after: bool = True, log_path: Path | None = None,
                    close_tokens: set[str] | None = None,
                    gone: dict[str, Callable[[], bool]] | None = None,
-                   hello_names: bool = False) -> MatchOutcome:
+                   hello_names: bool = False,
+                   cpu_meters: dict[str, Callable[[], float | None]] | None = None) -> MatchOutcome:
         """Seat the bots of ``tokens`` (seat order) and run ``spec`` to the end.
 
         A seat whose bot does not connect within ``connect_timeout_s`` (or only
@@ -634,7 +666,8 @@ class Referee:
         ``close_after``: send Goodbye and close every seat's connection
         afterwards; ``close_tokens``: close only those of these tokens (bots
         launched for this match); ``gone``: per token, a check that the bot
-        cannot connect any more (its process exited); ``hello_names``: rename the
+        cannot connect any more (its process exited); ``cpu_meters``: per token,
+        the bot's CPU seconds so far (``spec.clock == "cpu"``); ``hello_names``: rename the
         seats ``"<Hello.bot_name>#<seat>"``. Never raises for bot faults.
         """
         deadline = time.monotonic() + connect_timeout_s
@@ -670,7 +703,8 @@ class Referee:
                         no_show=[s for s, ln in enumerate(links) if ln.no_show])
         self.active_matches += 1
         try:
-            outcome = await run_match(spec, links, path)
+            meters = [(cpu_meters or {}).get(t) for t in tokens]
+            outcome = await run_match(spec, links, path, cpu_meters=meters, stalls=self.stalls)
         finally:
             self.active_matches -= 1
             for seat in seats:

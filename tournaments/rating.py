@@ -52,12 +52,19 @@ def rate(rows: Iterable[MatchRow], bots: list[str], p: TrueSkillParams, game: st
     for row in sorted(rows, key=lambda r: r.idx):
         if row.status != "complete":
             continue
+        # a match partly decided by fallbacks while the referee stalled counts less (runner.MatchOutcome)
+        w = float(row.result.get("rating_weight", 1.0))
         oc = match_outcome(game, row.result, players)
-        if oc is not None and not oc.all_tied:
+        if oc is not None and not oc.all_tied and w > 0:
             teams = [[row.seats[s] for s in team] for team in oc.teams]
             groups = [{b: ratings[b] for b in team} for team in teams]
             tied = len(set(oc.places)) < len(oc.places)
-            for g in (tie_env if tied else env).rate(groups, ranks=list(oc.places)):
+            new = (tie_env if tied else env).rate(groups, ranks=list(oc.places))
+            if w < 1:  # move each rating only that share of the way (variance interpolated)
+                new = [{b: env.create_rating(ratings[b].mu + w * (r.mu - ratings[b].mu),
+                                             (ratings[b].sigma ** 2 + w * (r.sigma ** 2 - ratings[b].sigma ** 2)) ** 0.5)
+                        for b, r in g.items()} for g in new]
+            for g in new:
                 ratings.update(g)
         for b in dict.fromkeys(row.seats):
             history.append((row.idx, b, ratings[b].mu, ratings[b].sigma))
