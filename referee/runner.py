@@ -31,11 +31,12 @@ import json
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 import orjson
 
 from cardgames.v1 import referee_pb2 as pb
+from referee.clocks import CPU_WALL_CAP, StallMonitor, ask_on_cpu_clock
 from referee.engine import Action, Event, Game, IllegalAction, MatchResult, RatingOutcome, seeded_rng
 from referee.games import game_class
 from referee.protocol import (
@@ -54,6 +55,8 @@ from referee.protocol import (
 DEFAULT_DECISION_MS = 1000
 DEFAULT_MAX_FAULTS = 5
 FAULT_POLICIES = ("default_action", "forfeit")
+#: decision clocks: elapsed wall-clock time, or CPU time of the bot's process tree
+CLOCKS = ("wall", "cpu")
 LOG_FORMAT = 1
 
 
@@ -77,6 +80,9 @@ class MatchSpec:
     fault_policy: str = "default_action"
     max_faults: int = DEFAULT_MAX_FAULTS
     match_id: str = "match"
+    #: what a decision is charged: ``"wall"`` (elapsed time) or ``"cpu"`` (CPU time of the
+    #: bot's processes, capped at clocks.CPU_WALL_CAP times the wall time), see :data:`CLOCKS`
+    clock: str = "wall"
 
     def check(self) -> None:
         """Raise ``ValueError`` naming the first bad field."""
@@ -84,6 +90,8 @@ class MatchSpec:
             raise ValueError(f"fault_policy must be one of {FAULT_POLICIES}, got {self.fault_policy!r}")
         if len(self.seat_names) != self.players:
             raise ValueError(f"{self.players} players but {len(self.seat_names)} seats given")
+        if self.clock not in CLOCKS:
+            raise ValueError(f"clock must be one of {CLOCKS}, got {self.clock!r}")
         if self.decision_ms <= 0 or self.bank_ms < 0 or self.max_faults < 1:
             raise ValueError("decision_ms must be > 0, bank_ms >= 0, max_faults >= 1")
 
@@ -95,7 +103,8 @@ class MatchSpec:
 @dataclass
 class FaultRecord:
     """One fault: ``kind`` in timeout/illegal/late_reply/unknown_request/disconnect/
-    not_reading/no_show/crash/forfeit."""
+    not_reading/no_show/crash/forfeit/harness (``harness``: no answer in time while
+    the referee itself stalled, see :class:`referee.clocks.StallMonitor`)."""
 
     seat: int
     kind: str
@@ -121,7 +130,7 @@ class MatchStatus(enum.StrEnum):
 
 
 #: fault kinds recorded but not counted towards forfeit
-IGNORED_FAULTS = frozenset({"late_reply", "unknown_request"})
+IGNORED_FAULTS = frozenset({"late_reply", "unknown_request", "harness"})
 
 
 @dataclass
@@ -138,6 +147,17 @@ class MatchOutcome:
     log_path: str | None
     elapsed_s: float
     reason: str = ""
+    #: decisions timed out by the referee's own stalls (``harness`` faults), and the
+    #: referee's stall figures during the match (ms): loop lag and request write delay
+    harness: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def rating_weight(self) -> float:
+        """1.0 for a match the referee played cleanly; less by the share of
+        decisions that were decided by a fallback because the referee stalled
+        (``harness`` faults): ratings weigh the match by it."""
+        n = sum(1 for f in self.faults if f.kind == "harness")
+        return round(max(0.0, 1.0 - n / self.decisions), 4) if n and self.decisions else 1.0
 
     @property
     def status_text(self) -> str:
@@ -159,6 +179,9 @@ class MatchOutcome:
             "forfeited": self.forfeited,
             "decisions": self.decisions,
             "log_path": self.log_path,
+            "clock": self.spec.clock,
+            "rating_weight": self.rating_weight,
+            "harness": self.harness,
         }
 
 
@@ -371,8 +394,18 @@ class MatchRunner:
     """
 
     def __init__(self, spec: MatchSpec, links: list[SeatLink], log_path: Path | None = None,
-                 max_decisions: int = 2_000_000):
+                 max_decisions: int = 2_000_000, cpu_meters: list[Callable[[], float | None] | None] | None = None,
+                 stalls: StallMonitor | None = None):
         spec.check()
+        #: per seat, the bot's CPU seconds so far (CPU clock); a seat without one is on the wall clock
+        self.cpu_meters = cpu_meters or [None] * spec.players
+        self.stalls = stalls
+        self._due = 0.0  # monotonic time the current request was due
+        self._deadline = 0.0  # ... and when its time ran out
+        self._timeout_s = 0.0
+        self._bank_before = 0  # the asked seat's bank before its request
+        self._cpu_out = False  # the current request ran out of CPU time
+        self.max_write_delay_ms = 0.0
         self.spec = spec
         self.links = links
         self.log_path = log_path
@@ -491,7 +524,7 @@ class MatchRunner:
         time beyond ``decision_ms``."""
         spec, game, link = self.spec, self.game, self.links[seat]
         pending = self.bundled[seat]
-        bank = self.bank[seat]
+        bank = self._bank_before = self.bank[seat]
         left_ms = spec.decision_ms - away_ms
         if left_ms < 0:
             bank = max(0, bank + int(left_ms))
@@ -503,8 +536,32 @@ class MatchRunner:
         # seat thinks: the first time the event loop is free after the request has
         # been handed to gRPC (or just after, for a link that answers without yielding)
         asyncio.get_running_loop().call_soon(self.log.flush)
-        reply, elapsed = await link.ask(msg, (left + bank) / 1000.0)
-        request_id = msg.decision_request.request_id
+        timeout_s = self._timeout_s = (left + bank) / 1000.0
+
+        async def call(t: float) -> tuple[pb.ActionReply | None, float, int]:
+            r, ms = await link.ask(msg, t)
+            return r, ms, msg.decision_request.request_id
+
+        self._due = time.monotonic()
+        self._cpu_out = False
+        meter = self.cpu_meters[seat] if spec.clock == "cpu" else None
+        if meter is None:
+            reply, elapsed, request_id = await call(timeout_s)
+            wall = elapsed
+        else:
+            got, elapsed, wall, self._cpu_out = await ask_on_cpu_clock(call, timeout_s * 1000.0, meter)
+            if got is None:  # ran out of CPU time: the link numbered the request it gave up
+                reply, request_id = None, getattr(link, "last_request_id", 0)
+            else:
+                reply, wall_ms, request_id = got
+                if reply is None:
+                    elapsed = max(elapsed, wall_ms)  # the wall-clock cap, or a disconnect
+                elif elapsed > timeout_s * 1000.0:
+                    reply, self._cpu_out = None, True  # answered, but after using up its CPU time
+        now = time.monotonic()
+        self._deadline = now - wall / 1000.0 + timeout_s  # the request went out wall ms ago
+        if self.stalls is not None:
+            self.max_write_delay_ms = max(self.max_write_delay_ms, (now - self._due) * 1000.0 - wall)
         elapsed += away_ms
         self.charge(seat, elapsed)
         return reply, elapsed, request_id
@@ -521,8 +578,20 @@ class MatchRunner:
         rejects gives a fault, and the fallback action is to be applied instead."""
         game, link = self.game, self.links[seat]
         if reply is None:
-            if link.connected:
-                fault = FaultRecord(seat, "timeout", message=f"no answer in {elapsed:.0f} ms",
+            stalled = (self.stalls.stall_at(self._deadline, since=self._deadline - self._timeout_s)
+                       if self.stalls is not None else 0.0)
+            clock = "CPU " if self.spec.clock == "cpu" and self.cpu_meters[seat] is not None else ""
+            if (link.connected and self.stalls is not None and stalled > self.stalls.threshold_ms
+                    and not self._cpu_out):
+                # the referee itself was not running for part of the bot's time: not the bot's fault
+                self.bank[seat] = self._bank_before
+                fault = FaultRecord(seat, "harness", message=f"no answer read in {elapsed:.0f} ms: the referee had "
+                                    f"stalled for {stalled:.0f} ms at the deadline: not charged to the bot",
+                                    request_id=request_id, elapsed_ms=elapsed)
+            elif link.connected:
+                fault = FaultRecord(seat, "timeout", message=f"no answer in {elapsed:.0f} ms"
+                                    + (" CPU time" if clock and self._cpu_out else "")
+                                    + (f" (wall-clock cap of {CPU_WALL_CAP}x)" if clock and not self._cpu_out else ""),
                                     request_id=request_id, elapsed_ms=elapsed)
             elif getattr(link, "not_reading", False):
                 fault = FaultRecord(seat, "not_reading", message="the request could not be written in time: "
@@ -613,9 +682,16 @@ class MatchRunner:
             if self.forfeited:
                 result = MatchResult(result.scores, _forfeit_ranks(result.ranks, self.forfeited),
                                      _forfeit_outcomes(result, self.forfeited, n), result.summary)
+        harness: dict[str, float] = {}
+        if self.stalls is not None:
+            now = time.monotonic()
+            harness = {"timeouts": sum(1 for f in self.faults if f.kind == "harness"),
+                       "longest_stall_ms": round(self.stalls.stalled_ms(self.t0, now), 1),
+                       "stalled_ms": round(self.stalls.total_stalled_ms(self.t0, now), 1),
+                       "max_write_delay_ms": round(self.max_write_delay_ms, 1)}
         outcome = MatchOutcome(spec, self.status, result, self.faults, sorted(self.forfeited), self.decisions,
                                str(self.log_path) if self.log_path else None, time.monotonic() - self.t0,
-                               self.reason)
+                               self.reason, harness)
         self.log.write({"type": "result", **outcome.to_json()})
         self.log.close()
         results = [pb.SeatResult(seat=s, score=result.scores[s], rank=result.ranks[s],
@@ -632,9 +708,13 @@ class MatchRunner:
 
 
 async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | None = None,
-                    max_decisions: int = 2_000_000) -> MatchOutcome:
-    """Play one match to the end: ``MatchRunner(...).run()`` (see :class:`MatchRunner`)."""
-    return await MatchRunner(spec, links, log_path, max_decisions).run()
+                    max_decisions: int = 2_000_000, cpu_meters: list[Callable[[], float | None] | None] | None = None,
+                    stalls: StallMonitor | None = None) -> MatchOutcome:
+    """Play one match to the end: ``MatchRunner(...).run()`` (see :class:`MatchRunner`).
+    ``cpu_meters``: per seat, the bot's CPU seconds so far (for ``clock = "cpu"``);
+    ``stalls``: the referee's :class:`referee.clocks.StallMonitor` (timeouts during
+    its stalls become ``harness`` faults)."""
+    return await MatchRunner(spec, links, log_path, max_decisions, cpu_meters, stalls).run()
 
 
 def seat_teams(teams: tuple[tuple[int, ...], ...], players: int) -> list[int]:

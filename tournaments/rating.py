@@ -68,12 +68,20 @@ class LiveRating:
 
     def __call__(self, ratings: dict[str, trueskill.Rating], row: MatchRow) -> None:
         """Update ``ratings`` (bot -> Rating, every bot of ``row`` present) by the complete match ``row``."""
+        env = self.env
+        # a match partly decided by fallbacks while the referee stalled counts less (runner.MatchOutcome)
+        w = float(row.result.get("rating_weight", 1.0))
         oc = match_outcome(self.game, row.result, self.players)
-        if oc is not None and not oc.all_tied:
+        if oc is not None and not oc.all_tied and w > 0:
             teams = [[row.seats[s] for s in team] for team in oc.teams]
             groups = [{b: ratings[b] for b in team} for team in teams]
             tied = len(set(oc.places)) < len(oc.places)
-            for g in (self.tie_env if tied else self.env).rate(groups, ranks=list(oc.places)):
+            new = (self.tie_env if tied else env).rate(groups, ranks=list(oc.places))
+            if w < 1:  # move each rating only that share of the way (variance interpolated)
+                new = [{b: env.create_rating(ratings[b].mu + w * (r.mu - ratings[b].mu),
+                                             (ratings[b].sigma ** 2 + w * (r.sigma ** 2 - ratings[b].sigma ** 2)) ** 0.5)
+                        for b, r in g.items()} for g in new]
+            for g in new:
                 ratings.update(g)
 
 

@@ -11,14 +11,17 @@ results (:mod:`tournaments.adaptive`), so it resumes exactly as well.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from referee.bots import BotProcess
+from referee.bots import BotProcess, Limits
+from referee.sandbox import Sandbox, SandboxError, prepare
 from referee.play import SeatPlan, play_match
-from referee.runner import MatchSpec
+from referee.remote import RemoteReferee, RemoteSeat
+from referee.runner import IGNORED_FAULTS, MatchSpec
 from referee.service import Referee
 from tournaments.adaptive import AdaptiveSchedule, Stop
 from tournaments.rating import BoardRow, leaderboard, rate
@@ -59,8 +62,10 @@ class _PersistentBot:
     """A bot process launched once for the whole tournament (``persistent = true``)
     and relaunched with the same token if it dies."""
 
-    def __init__(self, name: str, command: str, ref: Referee, log_dir: Path, spec: TournamentSpec):
+    def __init__(self, name: str, command: str, ref: Referee, log_dir: Path, spec: TournamentSpec,
+                 sandbox: Sandbox, limits: Limits):
         self.name, self.command, self.ref, self.log_dir, self.spec = name, command, ref, log_dir, spec
+        self.sandbox, self.limits = sandbox, limits
         self.token = ref.new_token(name)
         self.proc: BotProcess | None = None
         self.launches = 0
@@ -74,7 +79,8 @@ class _PersistentBot:
                 self.launches += 1
                 self.proc = BotProcess(self.command, f"{self.name}.persistent{self.launches}",
                                        f"127.0.0.1:{self.ref.port}", self.token, self.log_dir,
-                                       limits=self.spec.limits).start()
+                                       limits=self.limits, cwd_for_relative=Path(self.spec.cwd),
+                                       sandbox=self.sandbox, unix_addr=self.ref.unix_addr).start()
             return self.proc
 
     def stop(self) -> None:
@@ -103,14 +109,28 @@ def _open(spec: TournamentSpec, resume: bool, fresh: bool, store: Store, schedul
 
 async def run_tournament(spec: TournamentSpec, resume: bool = False, fresh: bool = False,
                          on_progress: Callable[[Progress], None] | None = None,
-                         stop_after: int | None = None) -> TournamentResult:
+                         stop_after: int | None = None, remote: RemoteReferee | None = None,
+                         sandbox: Sandbox | None = None) -> TournamentResult:
     """Run (or resume) a tournament to the end and return its leaderboard.
+
+    ``remote``: play every match on that running referee instead of one
+    started here (external bots are the ones connected there; command bots
+    are launched here per match). Raises :class:`RemoteError` if it refuses.
 
     ``stop_after``: play at most that many matches this call (for tests and
     partial runs; a later ``resume`` finishes). Raises :class:`TournamentError`
     when the tournament exists and neither ``resume`` nor ``fresh`` is set,
-    or when the file changed since the tournament started.
+    or when the file changed since the tournament started. ``sandbox``: the
+    bots' isolation (default: built from the file's ``[sandbox]`` table and
+    checked with :func:`referee.sandbox.prepare`; raises
+    :class:`TournamentError` when a strict setting cannot be honoured).
     """
+    if sandbox is None:
+        try:
+            sandbox = Sandbox(spec.bot_uids, spec.isolate_network)
+            prepare(sandbox, [b.command for b in spec.bots if not b.external], Path(spec.cwd))
+        except SandboxError as e:
+            raise TournamentError(str(e)) from None
     t0 = time.monotonic()
     store = Store(spec.database)
     schedule = AdaptiveSchedule(spec)
@@ -120,14 +140,19 @@ async def run_tournament(spec: TournamentSpec, resume: bool = False, fresh: bool
     log_dir = Path(spec.log_dir) / spec.name
     log_dir.mkdir(parents=True, exist_ok=True)
 
+    if sandbox.uids:
+        os.chmod(log_dir, 0o700)  # bots of other uids must not read the live match logs
     ref = Referee(log_dir)
-    await ref.start("127.0.0.1", spec.port)
+    if remote is None:
+        await ref.start("127.0.0.1", spec.port, unix_path=sandbox.socket_path if sandbox.isolate_network else None)
     persistent: dict[str, _PersistentBot] = {}
     for b in spec.bots:
+        if remote is not None:
+            continue
         if b.external:
             ref.register_token(b.token, b.name)
         elif b.persistent:
-            persistent[b.name] = _PersistentBot(b.name, b.command, ref, log_dir, spec)
+            persistent[b.name] = _PersistentBot(b.name, b.command, ref, log_dir, spec, sandbox, b.limits or spec.limits)
     entries = {b.name: b for b in spec.bots}
     sem = asyncio.Semaphore(spec.concurrency)
 
@@ -142,17 +167,22 @@ async def run_tournament(spec: TournamentSpec, resume: bool = False, fresh: bool
                     pb_ = persistent[name]
                     plans.append(SeatPlan(token=pb_.token, process=await pb_.ensure()))
                 else:
-                    plans.append(SeatPlan(command=b.command))
+                    plans.append(SeatPlan(command=b.command, limits=b.limits))
             ms = MatchSpec(game=spec.game, players=spec.players, seed=m.seed, seat_names=list(m.seats),
                            variant=spec.variant, params=spec.params, decision_ms=spec.decision_ms,
                            bank_ms=spec.bank_ms, fault_policy=spec.fault_policy, max_faults=spec.max_faults,
-                           match_id=f"{spec.name}-m{m.index:05d}")
-            outcome = await play_match(ref, ms, plans, log_dir, spec.limits, spec.connect_timeout_ms / 1000)
+                           match_id=f"{spec.name}-m{m.index:05d}", clock=spec.clock)
+            if remote is not None:
+                seats = [RemoteSeat(token=p.token, command=p.command) for p in plans]
+                outcome = await remote.play(ms, seats, log_dir, spec.limits, spec.connect_timeout_ms / 1000)
+            else:
+                outcome = await play_match(ref, ms, plans, log_dir, spec.limits, spec.connect_timeout_ms / 1000,
+                                           sandbox=sandbox, base_dir=Path(spec.cwd))
             result = outcome.to_json()
             await asyncio.to_thread(store.record_match, tid, m.index, m.seed, list(m.seats), outcome.status,
                                     result, outcome.log_path, outcome.decisions, outcome.elapsed_s)
             prog.done += 1
-            prog.faults += sum(1 for f in outcome.faults if f.kind not in ("late_reply", "unknown_request"))
+            prog.faults += sum(1 for f in outcome.faults if f.kind not in IGNORED_FAULTS)
             prog.aborted += outcome.status != "complete"
             prog.last = f"match {m.index}: {' / '.join(m.seats)} -> {outcome.status}"
             if on_progress:
@@ -167,6 +197,7 @@ async def run_tournament(spec: TournamentSpec, resume: bool = False, fresh: bool
         for p in persistent.values():
             await asyncio.to_thread(p.stop)
         await ref.stop(0.5)
+        sandbox.close()
     rows = store.matches(tid)
     names = [b.name for b in spec.bots]
     _, history = rate(rows, names, spec.trueskill, spec.game, spec.players)

@@ -8,7 +8,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class RunMatchRequest(_message.Message):
-    __slots__ = ("game", "players", "variant", "params", "seed", "seat_tokens", "decision_ms", "bank_ms", "fault_policy", "max_faults", "bot_connect_ms", "register_tokens")
+    __slots__ = ("game", "players", "variant", "params", "seed", "seat_tokens", "decision_ms", "bank_ms", "fault_policy", "max_faults", "bot_connect_ms", "register_tokens", "seat_names")
     GAME_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
@@ -21,6 +21,7 @@ class RunMatchRequest(_message.Message):
     MAX_FAULTS_FIELD_NUMBER: _ClassVar[int]
     BOT_CONNECT_MS_FIELD_NUMBER: _ClassVar[int]
     REGISTER_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    SEAT_NAMES_FIELD_NUMBER: _ClassVar[int]
     game: str
     players: int
     variant: _struct_pb2.Struct
@@ -33,7 +34,18 @@ class RunMatchRequest(_message.Message):
     max_faults: int
     bot_connect_ms: int
     register_tokens: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, game: _Optional[str] = ..., players: _Optional[int] = ..., variant: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., params: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seed: _Optional[int] = ..., seat_tokens: _Optional[_Iterable[str]] = ..., decision_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., fault_policy: _Optional[str] = ..., max_faults: _Optional[int] = ..., bot_connect_ms: _Optional[int] = ..., register_tokens: _Optional[_Iterable[str]] = ...) -> None: ...
+    seat_names: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, game: _Optional[str] = ..., players: _Optional[int] = ..., variant: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., params: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seed: _Optional[int] = ..., seat_tokens: _Optional[_Iterable[str]] = ..., decision_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., fault_policy: _Optional[str] = ..., max_faults: _Optional[int] = ..., bot_connect_ms: _Optional[int] = ..., register_tokens: _Optional[_Iterable[str]] = ..., seat_names: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class RegisterTokensRequest(_message.Message):
+    __slots__ = ("tokens",)
+    TOKENS_FIELD_NUMBER: _ClassVar[int]
+    tokens: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, tokens: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class RegisterTokensResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
 
 class RunMatchResponse(_message.Message):
     __slots__ = ("match_id", "status", "result", "log_path")

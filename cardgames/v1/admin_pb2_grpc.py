@@ -40,6 +40,11 @@ class AdminServiceStub:
                 request_serializer=cardgames_dot_v1_dot_admin__pb2.RunMatchRequest.SerializeToString,
                 response_deserializer=cardgames_dot_v1_dot_admin__pb2.RunMatchResponse.FromString,
                 _registered_method=True)
+        self.RegisterTokens = channel.unary_unary(
+                '/cardgames.v1.AdminService/RegisterTokens',
+                request_serializer=cardgames_dot_v1_dot_admin__pb2.RegisterTokensRequest.SerializeToString,
+                response_deserializer=cardgames_dot_v1_dot_admin__pb2.RegisterTokensResponse.FromString,
+                _registered_method=True)
         self.LadderAdd = channel.unary_unary(
                 '/cardgames.v1.AdminService/LadderAdd',
                 request_serializer=cardgames_dot_v1_dot_admin__pb2.LadderAddRequest.SerializeToString,
@@ -69,6 +74,14 @@ class AdminServiceServicer:
     def RunMatch(self, request, context):
         """Runs one match to the end and returns its result. The bots must connect
         (RefereeService.Connect) with the seat tokens, within bot_connect_ms.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RegisterTokens(self, request, context):
+        """Registers tokens for bots the caller is about to launch, so that they can
+        connect before the RunMatch call that seats them arrives.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -120,6 +133,11 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     request_deserializer=cardgames_dot_v1_dot_admin__pb2.RunMatchRequest.FromString,
                     response_serializer=cardgames_dot_v1_dot_admin__pb2.RunMatchResponse.SerializeToString,
             ),
+            'RegisterTokens': grpc.unary_unary_rpc_method_handler(
+                    servicer.RegisterTokens,
+                    request_deserializer=cardgames_dot_v1_dot_admin__pb2.RegisterTokensRequest.FromString,
+                    response_serializer=cardgames_dot_v1_dot_admin__pb2.RegisterTokensResponse.SerializeToString,
+            ),
             'LadderAdd': grpc.unary_unary_rpc_method_handler(
                     servicer.LadderAdd,
                     request_deserializer=cardgames_dot_v1_dot_admin__pb2.LadderAddRequest.FromString,
@@ -169,6 +187,33 @@ class AdminService:
             '/cardgames.v1.AdminService/RunMatch',
             cardgames_dot_v1_dot_admin__pb2.RunMatchRequest.SerializeToString,
             cardgames_dot_v1_dot_admin__pb2.RunMatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RegisterTokens(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardgames.v1.AdminService/RegisterTokens',
+            cardgames_dot_v1_dot_admin__pb2.RegisterTokensRequest.SerializeToString,
+            cardgames_dot_v1_dot_admin__pb2.RegisterTokensResponse.FromString,
             options,
             channel_credentials,
             insecure,

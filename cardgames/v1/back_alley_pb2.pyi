@@ -78,11 +78,11 @@ class BackAlleyTrick(_message.Message):
     def __init__(self, number: _Optional[int] = ..., leader: _Optional[int] = ..., plays: _Optional[_Iterable[_Union[BackAlleyPlay, _Mapping]]] = ..., winner: _Optional[int] = ...) -> None: ...
 
 class BackAlleyObservation(_message.Message):
-    __slots__ = ("seat", "phase", "round_index", "hand_size", "last_round", "dealer", "passed_out_in_row", "totals", "upcard", "trump", "exchange_seat", "laid_out_joker", "hand", "hand_counts", "bids", "contracts", "opening_leader", "completed_tricks", "current_trick", "team_tricks", "trumps_broken", "to_act")
+    __slots__ = ("seat", "phase", "round_index", "round_hand_size", "last_round", "dealer", "passed_out_in_row", "totals", "upcard", "trump", "exchange_seat", "laid_out_joker", "hand", "hand_counts", "bids", "contracts", "opening_leader", "completed_tricks", "current_trick", "team_tricks", "trumps_broken", "to_act")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PHASE_FIELD_NUMBER: _ClassVar[int]
     ROUND_INDEX_FIELD_NUMBER: _ClassVar[int]
-    HAND_SIZE_FIELD_NUMBER: _ClassVar[int]
+    ROUND_HAND_SIZE_FIELD_NUMBER: _ClassVar[int]
     LAST_ROUND_FIELD_NUMBER: _ClassVar[int]
     DEALER_FIELD_NUMBER: _ClassVar[int]
     PASSED_OUT_IN_ROW_FIELD_NUMBER: _ClassVar[int]
@@ -104,7 +104,7 @@ class BackAlleyObservation(_message.Message):
     seat: int
     phase: BackAlleyPhase
     round_index: int
-    hand_size: int
+    round_hand_size: int
     last_round: int
     dealer: int
     passed_out_in_row: int
@@ -123,7 +123,7 @@ class BackAlleyObservation(_message.Message):
     team_tricks: _containers.RepeatedScalarFieldContainer[int]
     trumps_broken: bool
     to_act: int
-    def __init__(self, seat: _Optional[int] = ..., phase: _Optional[_Union[BackAlleyPhase, str]] = ..., round_index: _Optional[int] = ..., hand_size: _Optional[int] = ..., last_round: _Optional[int] = ..., dealer: _Optional[int] = ..., passed_out_in_row: _Optional[int] = ..., totals: _Optional[_Iterable[int]] = ..., upcard: _Optional[str] = ..., trump: _Optional[str] = ..., exchange_seat: _Optional[int] = ..., laid_out_joker: _Optional[str] = ..., hand: _Optional[_Iterable[str]] = ..., hand_counts: _Optional[_Iterable[int]] = ..., bids: _Optional[_Iterable[_Union[BackAlleyBid, _Mapping]]] = ..., contracts: _Optional[_Iterable[_Union[BackAlleyContract, _Mapping]]] = ..., opening_leader: _Optional[int] = ..., completed_tricks: _Optional[_Iterable[_Union[BackAlleyTrick, _Mapping]]] = ..., current_trick: _Optional[_Union[BackAlleyTrick, _Mapping]] = ..., team_tricks: _Optional[_Iterable[int]] = ..., trumps_broken: _Optional[bool] = ..., to_act: _Optional[int] = ...) -> None: ...
+    def __init__(self, seat: _Optional[int] = ..., phase: _Optional[_Union[BackAlleyPhase, str]] = ..., round_index: _Optional[int] = ..., round_hand_size: _Optional[int] = ..., last_round: _Optional[int] = ..., dealer: _Optional[int] = ..., passed_out_in_row: _Optional[int] = ..., totals: _Optional[_Iterable[int]] = ..., upcard: _Optional[str] = ..., trump: _Optional[str] = ..., exchange_seat: _Optional[int] = ..., laid_out_joker: _Optional[str] = ..., hand: _Optional[_Iterable[str]] = ..., hand_counts: _Optional[_Iterable[int]] = ..., bids: _Optional[_Iterable[_Union[BackAlleyBid, _Mapping]]] = ..., contracts: _Optional[_Iterable[_Union[BackAlleyContract, _Mapping]]] = ..., opening_leader: _Optional[int] = ..., completed_tricks: _Optional[_Iterable[_Union[BackAlleyTrick, _Mapping]]] = ..., current_trick: _Optional[_Union[BackAlleyTrick, _Mapping]] = ..., team_tricks: _Optional[_Iterable[int]] = ..., trumps_broken: _Optional[bool] = ..., to_act: _Optional[int] = ...) -> None: ...
 
 class BackAlleyDeal(_message.Message):
     __slots__ = ("round_index", "hand_size", "dealer", "passed_out_in_row", "upcard", "trump")

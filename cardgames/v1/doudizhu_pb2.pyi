@@ -15,18 +15,18 @@ class DouDizhuCall(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., amount: _Optional[int] = ...) -> None: ...
 
 class DouDizhuPlay(_message.Message):
-    __slots__ = ("seat", "cards", "type", "rank", "length")
+    __slots__ = ("seat", "cards", "combination", "rank", "length")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     CARDS_FIELD_NUMBER: _ClassVar[int]
-    TYPE_FIELD_NUMBER: _ClassVar[int]
+    COMBINATION_FIELD_NUMBER: _ClassVar[int]
     RANK_FIELD_NUMBER: _ClassVar[int]
     LENGTH_FIELD_NUMBER: _ClassVar[int]
     seat: int
     cards: _containers.RepeatedScalarFieldContainer[str]
-    type: str
+    combination: str
     rank: str
     length: int
-    def __init__(self, seat: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ..., type: _Optional[str] = ..., rank: _Optional[str] = ..., length: _Optional[int] = ...) -> None: ...
+    def __init__(self, seat: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ..., combination: _Optional[str] = ..., rank: _Optional[str] = ..., length: _Optional[int] = ...) -> None: ...
 
 class DouDizhuObservation(_message.Message):
     __slots__ = ("players", "round", "rounds", "scores", "hand", "hand_sizes", "phase", "marker", "first_bidder", "calls", "landlord", "bid", "kitty", "trick", "top", "top_seat", "doublings", "multiplier", "played", "seat", "spring", "history", "results", "high_bid", "passes")

@@ -45,10 +45,10 @@ class PresidentTop(_message.Message):
     def __init__(self, count: _Optional[int] = ..., rank: _Optional[str] = ...) -> None: ...
 
 class PresidentPlay(_message.Message):
-    __slots__ = ("seat", "cards", "auto", "transparent", "top", "revolution", "hand_size", "place")
+    __slots__ = ("seat", "cards", "auto_pass", "transparent", "top", "revolution", "hand_size", "place")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     CARDS_FIELD_NUMBER: _ClassVar[int]
-    AUTO_FIELD_NUMBER: _ClassVar[int]
+    AUTO_PASS_FIELD_NUMBER: _ClassVar[int]
     TRANSPARENT_FIELD_NUMBER: _ClassVar[int]
     TOP_FIELD_NUMBER: _ClassVar[int]
     REVOLUTION_FIELD_NUMBER: _ClassVar[int]
@@ -56,13 +56,13 @@ class PresidentPlay(_message.Message):
     PLACE_FIELD_NUMBER: _ClassVar[int]
     seat: int
     cards: _containers.RepeatedScalarFieldContainer[str]
-    auto: bool
+    auto_pass: bool
     transparent: bool
     top: PresidentTop
     revolution: bool
     hand_size: int
     place: int
-    def __init__(self, seat: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ..., auto: _Optional[bool] = ..., transparent: _Optional[bool] = ..., top: _Optional[_Union[PresidentTop, _Mapping]] = ..., revolution: _Optional[bool] = ..., hand_size: _Optional[int] = ..., place: _Optional[int] = ...) -> None: ...
+    def __init__(self, seat: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ..., auto_pass: _Optional[bool] = ..., transparent: _Optional[bool] = ..., top: _Optional[_Union[PresidentTop, _Mapping]] = ..., revolution: _Optional[bool] = ..., hand_size: _Optional[int] = ..., place: _Optional[int] = ...) -> None: ...
 
 class PresidentTransfer(_message.Message):
     __slots__ = ("kind", "from_seat", "to_seat", "count", "cards")

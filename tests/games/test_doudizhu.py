@@ -519,9 +519,9 @@ def _recompute_from_events(n: int, events, spring_on: bool) -> tuple[list[int], 
             landlord, bid = m.landlord, m.bid
         elif k == "play" and m.cards:
             plays[m.seat] += 1
-            if m.type == "bomb":
+            if m.combination == "bomb":
                 bombs.append(len(m.cards))
-            elif m.type == "rocket":
+            elif m.combination == "rocket":
                 rockets += 1
         elif k == "round_end":
             if m.redeal:
