@@ -977,11 +977,7 @@ class _AdminServicer(admin_pb2_grpc.AdminServiceServicer):
     async def RegisterTokens(self, request: admin_pb2.RegisterTokensRequest,
                              context: grpc.aio.ServicerContext) -> admin_pb2.RegisterTokensResponse:
         ref = self.ref
-        md = dict(context.invocation_metadata() or ())
-        if ref.admin_token is None or not secrets.compare_digest(md.get("x-admin-token", ""), ref.admin_token):
-            ref.oplog.emit("admin_refused", method="RegisterTokens", peer=context.peer() or "",
-                           reason="bad or missing x-admin-token")
-            await context.abort(grpc.StatusCode.PERMISSION_DENIED, "bad or missing x-admin-token")
+        await self._admit(context, "RegisterTokens")
         for t in request.tokens:
             ref.register_token(t, max_connections=1)  # each is one launched bot's
         return admin_pb2.RegisterTokensResponse()
