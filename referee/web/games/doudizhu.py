@@ -52,13 +52,13 @@ class DouDizhuTable(Table):
     def on_play(self, m, to):
         cards = list(m.cards)
         if cards:
-            kind = m.type.replace("_", " ")
-            if m.type in ("bomb", "rocket"):
+            kind = m.combination.replace("_", " ")
+            if m.combination in ("bomb", "rocket"):
                 self.bombs += 1
                 self.set_info("Bombs and rockets", self.bombs)
             self.play(m.seat, cards, kind)
             self.counts[m.seat] -= len(cards)
-            self.say(m.seat, f"plays {kind}", cards)
+            self.say(m.seat, f"plays {kind}".strip(), cards)
         else:
             self.play(m.seat, [], "pass")
             self.say(m.seat, "passes")
