@@ -270,9 +270,9 @@ def event_payload(game_name: str, ev: Event) -> Any:
 
 
 def event_pb(game_name: str, match_id: str, seq: int, ev: Event, payload: Any = None) -> pb.Event:
-    """Protocol ``Event`` for an engine event (``private`` set when addressed to
+    """Protocol ``Event`` for an engine event (``is_private`` set when addressed to
     one seat); ``payload``: its :func:`event_payload`, if already built."""
-    m = pb.Event(match_id=match_id, seq=seq, private=ev.to is not None)
+    m = pb.Event(match_id=match_id, seq=seq, is_private=ev.to is not None)
     getattr(m, game_name).CopyFrom(event_payload(game_name, ev) if payload is None else payload)
     return m
 
@@ -283,7 +283,7 @@ def event_message(game_name: str, match_id: str, seq: int, ev: Event, payload: A
     e = m.event
     e.match_id = match_id
     e.seq = seq
-    e.private = ev.to is not None
+    e.is_private = ev.to is not None
     getattr(e, game_name).CopyFrom(event_payload(game_name, ev) if payload is None else payload)
     return m
 

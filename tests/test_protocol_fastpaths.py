@@ -50,7 +50,7 @@ def test_requests_and_events_equal_the_plain_protobuf_calls(game_name: str) -> N
                 seq += 1
                 payload = protocol.event_payload(game_name, ev)
                 assert protocol.message_to_json(payload) == _dict(payload) == protocol.event_json(game_name, ev)
-                want_ev = pb.Event(match_id="m", seq=seq, private=ev.to is not None)
+                want_ev = pb.Event(match_id="m", seq=seq, is_private=ev.to is not None)
                 getattr(want_ev, game_name).CopyFrom(payload)
                 assert protocol.event_pb(game_name, "m", seq, ev) == want_ev
                 got = protocol.event_message(game_name, "m", seq, ev, payload)

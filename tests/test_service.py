@@ -125,7 +125,8 @@ def test_no_message_to_a_seat_names_a_card_hidden_in_another_hand(tmp_logs: Path
     lines = [json.loads(x) for x in Path(outcome.log_path).read_text().splitlines()]
     deal = {ln["to"]: set(ln["event"]["deal"]["hand"]) for ln in lines
             if ln["type"] == "event" and ln["to"] is not None and "deal" in ln["event"]}
-    marker = next(ln["event"]["deal"]["marker"] for ln in lines if ln["type"] == "event" and "deal" in ln["event"])
+    marker = next(ln["event"]["round_start"]["marker"] for ln in lines
+                  if ln["type"] == "event" and "round_start" in ln["event"])
     kitty = next((set(ln["event"]["auction_end"].get("kitty", [])) for ln in lines
                   if ln["type"] == "event" and "auction_end" in ln["event"]), set())
     # A card is hidden from seat s if it was dealt to another seat (kitty and marker are public).

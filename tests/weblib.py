@@ -27,8 +27,8 @@ MATCHES: dict[str, tuple[str, int, list[str]]] = {
     "back_alley": ("back_alley", 4, ["--param", "last_round=2"]),
 }
 #: the event that opens a round, per game (an oracle of its own: not the viewer's table)
-ROUND_OPENER = {"doudizhu": "deal", "tractor": "deal_start", "smear": "round_start", "president": "round_start",
-                "back_alley": "deal"}
+ROUND_OPENER = {"doudizhu": "round_start", "tractor": "round_start", "smear": "round_start",
+                "president": "round_start", "back_alley": "round_start"}
 CARD_TOKEN = re.compile(r"(?<![A-Za-z0-9])(?:[2-9TJQKA][SHDC]|BJ|RJ)(?![A-Za-z0-9])")
 
 _logs: dict[str, Path] = {}

@@ -135,9 +135,9 @@ def test_2_2_hand_size_schedule_over_a_full_match():
     rng = random.Random(3)
     while g.to_act is not None:
         for e in g.pop_events():
-            if ev_kind(e) == "deal":
-                sizes.append((msg(e).deal.round_index, msg(e).deal.hand_size))
-                dealers.append(msg(e).deal.dealer)
+            if ev_kind(e) == "round_start":
+                sizes.append((msg(e).round_start.round_index, msg(e).round_start.hand_size))
+                dealers.append(msg(e).round_start.dealer)
         g.apply(g.to_act, rng.choice(g.legal_actions()[0]))
     played = [s for s in sizes]
     ks = sorted(set(k for k, _ in played))
@@ -548,8 +548,8 @@ def test_private_events_go_only_to_their_seat():
         while True:
             for e in g.pop_events():
                 k = ev_kind(e)
-                if k == "hand":
-                    assert e.to == msg(e).hand.seat
+                if k == "deal":
+                    assert e.to == msg(e).deal.seat
                 elif k == "draw":
                     assert e.to == msg(e).draw.seat
                 else:
@@ -582,7 +582,7 @@ def _recompute_from_log(events, zero):
     for e in events:
         k = ev_kind(e)
         p = getattr(msg(e), k)
-        if k == "deal":
+        if k == "round_start":
             h, bids, tricks, nplayed = p.hand_size, [], [0, 0], 0
         elif k == "bid":
             bids.append(p)

@@ -446,10 +446,10 @@ def _reference_observation(g: DouDizhu, seat: int):
     def _play_pb(seat, cards, combo):
         if combo is None:
             return dpb.DouDizhuPlay(seat=seat)
-        return dpb.DouDizhuPlay(seat=seat, cards=cards, type=combo[0], rank=R.RANK_NAMES[combo[1]], length=combo[2])
+        return dpb.DouDizhuPlay(seat=seat, cards=cards, combination=combo[0], rank=R.RANK_NAMES[combo[1]], length=combo[2])
 
     def _hist_pb(r):
-        return dpb.DouDizhuPlay(seat=r.seat, cards=r.cards, type=r.type, rank=r.rank, length=r.length)
+        return dpb.DouDizhuPlay(seat=r.seat, cards=r.cards, combination=r.combination, rank=r.rank, length=r.length)
 
     def _round_end_pb(r):
         return dpb.DouDizhuRoundEnd(round=r.round, winner=r.winner, landlord_won=r.landlord_won,
@@ -459,7 +459,8 @@ def _reference_observation(g: DouDizhu, seat: int):
     p = g.playp if g.phase != "auction" else None
     o = dpb.DouDizhuObservation(
         players=g.players, round=g.round, rounds=g.params["rounds"], scores=g.scores, hand=g.hands[seat],
-        hand_sizes=[len(h) for h in g.hands], phase=g.phase, marker=g.marker, first_bidder=g.first_bidder,
+        hand_sizes=[len(h) for h in g.hands], phase={"auction": dpb.DOU_DIZHU_PHASE_AUCTION, "play": dpb.DOU_DIZHU_PHASE_PLAY,
+                                                        "over": dpb.DOU_DIZHU_PHASE_OVER}[g.phase], marker=g.marker, first_bidder=g.first_bidder,
         seat=seat, spring=g.variant["spring"], calls=[dpb.DouDizhuCall(seat=s, amount=a) for s, a in g.auction.calls],
         high_bid=g.auction.high, landlord=-1, top_seat=-1, multiplier=1,
         results=[_round_end_pb(r) for r in g.results])
@@ -491,13 +492,12 @@ def test_observation_matches_engine_state_10(n):
 def test_private_deal_events_only_to_owner():
     g = new(3, 5)
     evs = g.pop_events()
+    starts = [e for e in evs if msg(e).WhichOneof("kind") == "round_start"]
+    assert len(starts) == 1 and starts[0].to is None  # the public part: no hand
     deals = [e for e in evs if msg(e).WhichOneof("kind") == "deal"]
-    assert len(deals) == 4 and deals[0].to is None and not msg(deals[0]).deal.hand
-    for e in deals[1:]:
+    assert len(deals) == 3 and all(e.to == msg(e).deal.seat for e in deals)
+    for e in deals:
         assert list(msg(e).deal.hand) == g.hands[e.to]
-    for e in evs:
-        if e.to is None:
-            assert not msg(e).deal.hand
 
 
 # ---------------------------------------------------------------- random playouts
@@ -513,7 +513,7 @@ def _recompute_from_events(n: int, events, spring_on: bool) -> tuple[list[int], 
             continue
         k = msg(e).WhichOneof("kind")
         m = getattr(msg(e), k)
-        if k == "deal":
+        if k == "round_start":
             landlord, bid, bombs, rockets, plays = None, None, [], 0, Counter()
         elif k == "auction_end" and not m.redeal:
             landlord, bid = m.landlord, m.bid
@@ -651,7 +651,9 @@ def test_decision_request_builds_for_both_kinds():
     g = new(3, 9)
     req = decision_request(g, "m", 1, 1000, 0)
     assert req.kind == pb.DECISION_KIND_BID and req.legal_actions_complete
-    assert req.observation.doudizhu.phase == "auction"
+    from cardgames.v1 import doudizhu_pb2 as dpb
+
+    assert req.observation.doudizhu.phase == dpb.DOU_DIZHU_PHASE_AUCTION
     to_play(g)
     req = decision_request(g, "m", 2, 1000, 0)
     assert req.kind == pb.DECISION_KIND_PLAY

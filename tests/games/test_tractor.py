@@ -394,11 +394,11 @@ def test_9_failed_throw_in_engine_penalty_forced_component_and_disclosure():
     g.apply(0, Action(PLAY, ("AS", "AS", "KS")))
     ev = g.pop_events()
     k = kinds(ev)
-    assert k[:2] == ["throw_failure", "played"] and all(e.to is None for e in ev)
+    assert k[:2] == ["throw_failure", "play"] and all(e.to is None for e in ev)
     tf = msg(ev[0]).throw_failure
     assert sorted(tf.attempted) == ["AS", "AS", "KS"] and list(tf.forced) == ["KS"]
     assert tf.penalty == 20 and tf.defender_points_delta == 20 and g.defender_points == 20
-    assert list(msg(ev[1]).played.play.cards) == ["KS"] and msg(ev[1]).played.lead_type == "single"
+    assert list(msg(ev[1]).play.play.cards) == ["KS"] and msg(ev[1]).play.lead_type == "single"
     assert g.hands[0] == {"AS": 2, "3D": 1} and g.hand_size(0) == 3
     assert tf.seat == 0  # the thrower; nothing names the blocking seat or cards
     # a defender's failed throw subtracts (and no_throw_penalty makes it 0)
@@ -414,7 +414,7 @@ def test_9_throw_that_stands_and_trump_throw_always_wins():
     g = play_state([["AS", "AS", "KS", "3D"], ["4S", "5D", "6D", "7D"], ["8D", "9D", "TD", "JD"],
                     ["QS", "5C", "3C", "4C"]])
     g.apply(0, Action(PLAY, ("AS", "AS", "KS")))
-    assert kinds(g.pop_events()) == ["played"] and g.defender_points == 0
+    assert kinds(g.pop_events()) == ["play"] and g.defender_points == 0
     assert g.trick_lead.type == "throw"
     assert g.legal_actions()[1] is True
 
@@ -726,8 +726,8 @@ def _trick_points_from_cards(events):
         tp = None
         if e.to is None:
             k = msg(e).WhichOneof("kind")
-            if k == "played":
-                cards_in_trick.extend(msg(e).played.play.cards)
+            if k == "play":
+                cards_in_trick.extend(msg(e).play.play.cards)
             elif k == "trick_end":
                 tp = sum(5 if c[0] == "5" else 10 if c[0] in "TK" else 0 for c in cards_in_trick)
                 assert tp == msg(e).trick_end.points
@@ -753,7 +753,7 @@ def recompute_scores(events, variant, params):
             continue
         k = msg(e).WhichOneof("kind")
         m = getattr(msg(e), k)
-        if k == "deal_start":
+        if k == "round_start":
             p = 0
             trump_rank = m.trump_rank
         elif k == "declaration_closed" and m.outcome != "redeal":
@@ -762,7 +762,7 @@ def recompute_scores(events, variant, params):
         elif k == "throw_failure":
             pen = 0 if ntp else 10 * (len(m.attempted) - len(m.forced))
             p += pen if m.seat % 2 == declarer else -pen
-        elif k == "played" and m.lead:
+        elif k == "play" and m.lead:
             last_lead = list(m.play.cards)
         elif k == "trick_end":
             if m.winner % 2 != declarer:

@@ -48,7 +48,7 @@ def observation(game, seat: int) -> bpb.BackAlleyObservation:
     o.seat = seat  # §9: own seat
     o.phase = _PHASE[g.phase]
     o.round_index = g.round_index  # §9: round index k (§2.2)
-    o.hand_size = g.hand_size  # §9: hand size h (§2.2)
+    o.round_hand_size = g.hand_size  # §9: hand size h (§2.2)
     o.last_round = g.params["last_round"]  # the last round index of the match (25 in the spec's match)
     o.dealer = g.dealer  # §9: the dealer (§2.1)
     o.passed_out_in_row = g.passed_out_in_row  # §9: pass-outs in a row at this index (§4.5)
@@ -93,11 +93,11 @@ def event_message(record: E.BackAlleyEventRecord) -> bpb.BackAlleyEvent:
             passed_out=r.passed_out, contracts=[_contract(c) for c in r.contracts],
             opening_leader=_none(r.opening_leader)))
     if t is E.Deal:
-        return bpb.BackAlleyEvent(deal=bpb.BackAlleyDeal(
+        return bpb.BackAlleyEvent(round_start=bpb.BackAlleyRoundStart(
             round_index=r.round_index, hand_size=r.hand_size, dealer=r.dealer,
             passed_out_in_row=r.passed_out_in_row, upcard=r.upcard, trump=r.trump))
     if t is E.Hand:
-        return bpb.BackAlleyEvent(hand=bpb.BackAlleyHand(seat=r.seat, cards=r.cards))
+        return bpb.BackAlleyEvent(deal=bpb.BackAlleyDeal(seat=r.seat, cards=r.cards))
     if t is E.JokerExchange:
         return bpb.BackAlleyEvent(exchange=bpb.BackAlleyJokerExchange(seat=r.seat, joker=r.joker))
     if t is E.Draw:

@@ -45,12 +45,12 @@ class AuctionEnd:
 
 @dataclass(frozen=True, slots=True)
 class Play:
-    """§7: a play (``cards`` in canonical order, its combination ``type``,
-    ordering ``rank`` name and chain ``length``) or a pass (no cards, empty type)."""
+    """§7: a play (``cards`` in canonical order, its ``combination`` type,
+    ordering ``rank`` name and chain ``length``) or a pass (no cards, empty combination)."""
 
     seat: int
     cards: tuple[str, ...] = ()
-    type: str = ""
+    combination: str = ""
     rank: str = ""
     length: int = 0
 

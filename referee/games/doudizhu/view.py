@@ -18,6 +18,9 @@ from referee.protocol import merge_records
 from referee.games.doudizhu import events as E
 from referee.games.doudizhu.game import DouDizhu
 
+#: the engine's phase -> the protocol's DouDizhuPhase
+_PHASE = {"auction": dpb.DOU_DIZHU_PHASE_AUCTION, "play": dpb.DOU_DIZHU_PHASE_PLAY, "over": dpb.DOU_DIZHU_PHASE_OVER}
+
 
 def observation(g: DouDizhu, seat: int) -> dpb.DouDizhuObservation:
     """The ``DouDizhuObservation`` of ``seat``: the public state (§10 "Public")
@@ -32,7 +35,7 @@ def observation(g: DouDizhu, seat: int) -> dpb.DouDizhuObservation:
         scores=g.scores,  # §10 public: every seat's score so far (§8)
         hand=g.hands[seat],  # §10 private: the seat's own hand, canonical order (§2.3)
         hand_sizes=[len(h) for h in g.hands],  # §10 public: cards each seat holds
-        phase=g.phase,  # "auction", "play" or "over"
+        phase=_PHASE[g.phase],  # auction, play or over
         marker=g.marker,  # §10 public: the marker's code (§2.2)
         first_bidder=g.first_bidder,  # §10 public: the first bidder (§2.2)
         high_bid=g.auction.high,  # §4: the highest bid so far (0 = none)
@@ -60,7 +63,7 @@ def _call(c: tuple[int, int]) -> dpb.DouDizhuCall:
 
 
 def _play(r: E.Play) -> dpb.DouDizhuPlay:
-    return dpb.DouDizhuPlay(seat=r.seat, cards=r.cards, type=r.type, rank=r.rank, length=r.length)
+    return dpb.DouDizhuPlay(seat=r.seat, cards=r.cards, combination=r.combination, rank=r.rank, length=r.length)
 
 
 def _round_end(r: E.RoundEnd) -> dpb.DouDizhuRoundEnd:
@@ -72,7 +75,6 @@ def _round_end(r: E.RoundEnd) -> dpb.DouDizhuRoundEnd:
 #: record type -> (its DouDizhuEvent field, the field's message type); the
 #: record's fields are the message's fields, one for one
 _EVENTS = {
-    E.Deal: ("deal", dpb.DouDizhuDeal),
     E.Call: ("call", dpb.DouDizhuCall),
     E.AuctionEnd: ("auction_end", dpb.DouDizhuAuctionEnd),
     E.Play: ("play", dpb.DouDizhuPlay),
@@ -84,7 +86,14 @@ _FIELDS = {t: tuple(f.name for f in fields(t)) for t in _EVENTS}
 
 
 def event_message(record: object) -> dpb.DouDizhuEvent:
-    """The ``DouDizhuEvent`` of an event record; ``KeyError`` for a record of another game."""
+    """The ``DouDizhuEvent`` of an event record; ``KeyError`` for a record of another game.
+    A deal record is the public ``round_start`` (``seat`` -1) or the seat's private ``deal``."""
     t = type(record)
+    if t is E.Deal:
+        r: E.Deal = record  # type: ignore[assignment]
+        if r.seat < 0:
+            return dpb.DouDizhuEvent(round_start=dpb.DouDizhuRoundStart(
+                round=r.round, marker=r.marker, first_bidder=r.first_bidder, hand_sizes=r.hand_sizes))
+        return dpb.DouDizhuEvent(deal=dpb.DouDizhuDeal(round=r.round, seat=r.seat, hand=r.hand))
     name, cls = _EVENTS[t]
     return dpb.DouDizhuEvent(**{name: cls(**{f: getattr(record, f) for f in _FIELDS[t]})})

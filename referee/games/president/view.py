@@ -13,6 +13,9 @@ from referee.protocol import merge_records
 from . import events as E
 from .rules import sort_cards
 
+#: the engine's phase -> the protocol's PresidentPhase
+_PHASE = {"exchange": ppb.PRESIDENT_PHASE_EXCHANGE, "play": ppb.PRESIDENT_PHASE_PLAY, "over": ppb.PRESIDENT_PHASE_OVER}
+
 
 def _top(top: tuple[int, str] | None) -> ppb.PresidentTop | None:
     """A top ``(count, effective rank)`` as its message (None: no top)."""
@@ -20,7 +23,7 @@ def _top(top: tuple[int, str] | None) -> ppb.PresidentTop | None:
 
 
 def _play(e: E.Play) -> ppb.PresidentPlay:
-    return ppb.PresidentPlay(seat=e.seat, cards=e.cards, auto=e.auto, transparent=e.transparent, top=_top(e.top),
+    return ppb.PresidentPlay(seat=e.seat, cards=e.cards, auto_pass=e.auto, transparent=e.transparent, top=_top(e.top),
                              revolution=e.revolution, hand_size=e.hand_size, place=e.place)
 
 
@@ -40,7 +43,7 @@ def observation(game, seat: int) -> ppb.PresidentObservation:
     o.round = g.round  # §9: the round number
     o.dealer = g.dealer  # §9, §2.2: the round's dealer
     o.first_leader = g.first_leader  # §9, §6.8: the round's first leader
-    o.phase = g.phase
+    o.phase = _PHASE[g.phase]
     o.roles.extend(g.roles_held)  # §9, §4: every seat's role from the previous round
     o.totals.extend(g.totals)  # §9, §8: every seat's total score
     o.last_order.extend(g.prev_order or ())  # §9, §7: the previous round's finishing order

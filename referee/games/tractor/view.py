@@ -20,6 +20,10 @@ from referee.games.tractor import events as E
 from referee.games.tractor import rules as R
 from referee.games.tractor.game import TractorGame
 
+#: the engine's phase -> the protocol's TractorPhase
+_PHASE = {"declare": tpb.TRACTOR_PHASE_DECLARE, "bury": tpb.TRACTOR_PHASE_BURY, "play": tpb.TRACTOR_PHASE_PLAY,
+          "over": tpb.TRACTOR_PHASE_OVER}
+
 
 def observation(g: TractorGame, seat: int) -> tpb.TractorObservation:
     """The ``TractorObservation`` of ``seat`` (section 12)."""
@@ -27,7 +31,7 @@ def observation(g: TractorGame, seat: int) -> tpb.TractorObservation:
     o = tpb.TractorObservation(
         seat=seat,  # the seat this observation is for
         hand=g.sorted_hand(seat),  # 12: the seat's own cards (section 16 order once the trump is fixed)
-        phase=g.phase,  # 1.5: "declare", "bury", "play" or "over"
+        phase=_PHASE[g.phase],  # 1.5: declare, bury, play or over
         round_number=g.round,  # 1.4: the round (1-based)
         deal_number=g.deal_number,  # 2.6: deals of round 1 (redeals)
         levels=[R.VALUE_RANK[x] for x in g.levels],  # 1.4: each team's level
@@ -79,7 +83,7 @@ def _suit(g: TractorGame) -> str:
 #: record type -> its message type; a record's fields are the message's fields,
 #: one for one (nested records are nested messages; ``None`` = field not set)
 _MESSAGES: dict[type, Any] = {
-    E.DealStart: tpb.TractorDealStart, E.CardDealt: tpb.TractorCardDealt, E.DeclarePass: tpb.TractorDeclarePass,
+    E.DealStart: tpb.TractorRoundStart, E.CardDealt: tpb.TractorCardDealt, E.DeclarePass: tpb.TractorDeclarePass,
     E.Declaration: tpb.TractorDeclaration, E.DeclarationClosed: tpb.TractorDeclarationClosed,
     E.KittyFlip: tpb.TractorKittyFlip, E.KittyTaken: tpb.TractorKittyTaken, E.KittyBuried: tpb.TractorKittyBuried,
     E.ThrowFailure: tpb.TractorThrowFailure, E.Play: tpb.TractorPlay, E.Played: tpb.TractorPlayed,
@@ -89,10 +93,10 @@ _MESSAGES: dict[type, Any] = {
 _FIELDS = {t: tuple(f.name for f in fields(t)) for t in _MESSAGES}
 #: record type -> its field of the TractorEvent oneof
 _EVENT_FIELD = {
-    E.DealStart: "deal_start", E.CardDealt: "card_dealt", E.DeclarePass: "declare_pass",
+    E.DealStart: "round_start", E.CardDealt: "card_dealt", E.DeclarePass: "declare_pass",
     E.Declaration: "declaration", E.DeclarationClosed: "declaration_closed", E.KittyFlip: "kitty_flip",
     E.KittyTaken: "kitty_taken", E.KittyBuried: "kitty_buried", E.ThrowFailure: "throw_failure",
-    E.Played: "played", E.TrickEnd: "trick_end", E.RoundResult: "round_end", E.MatchEnd: "match_end",
+    E.Played: "play", E.TrickEnd: "trick_end", E.RoundResult: "round_end", E.MatchEnd: "match_end",
 }
 
 

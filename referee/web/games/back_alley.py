@@ -8,7 +8,7 @@ from referee.web.table import Table, _num, suit_text
 
 class BackAlleyTable(Table):
     EVENT = pb.BackAlleyEvent
-    ROUND_OPENERS = frozenset({"deal"})
+    ROUND_OPENERS = frozenset({"round_start"})
 
     def __init__(self, header, view):
         super().__init__(header, view)
@@ -24,7 +24,7 @@ class BackAlleyTable(Table):
             parts.append(f"{self._team(c.team)}: {what}")
         return "; ".join(parts) or "none"
 
-    def on_deal(self, m, to):
+    def on_round_start(self, m, to):
         self.new_round(f"Round {m.round_index} ({m.hand_size} cards)", "bidding")
         self.counts = [m.hand_size] * self.n
         self.tags[m.dealer] = ["dealer"]
@@ -32,7 +32,7 @@ class BackAlleyTable(Table):
             self.set_pile("Upcard", [m.upcard])
         self.set_info("Trump", suit_text(m.trump))
 
-    def on_hand(self, m, to):
+    def on_deal(self, m, to):
         if to is not None and self.knows(to):
             self.hands[to] = list(m.cards)
 

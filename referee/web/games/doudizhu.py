@@ -8,7 +8,7 @@ from referee.web.table import Table, _num
 
 class DouDizhuTable(Table):
     EVENT = pb.DouDizhuEvent
-    ROUND_OPENERS = frozenset({"deal"})
+    ROUND_OPENERS = frozenset({"round_start"})
     RANKS = "3456789TJQKA2"
     SORT_BY_RANK = True
 
@@ -18,15 +18,16 @@ class DouDizhuTable(Table):
         self.results_cols = ["round", "landlord", "bid", "×", *self.names]
         self.bombs = 0
 
+    def on_round_start(self, m, to):
+        total = f" of {self.rounds}" if self.rounds else ""
+        self.new_round(f"Round {m.round}{total}", "auction")
+        self.counts = list(m.hand_sizes)
+        self.bombs = 0
+        if m.marker:
+            self.set_pile("Marker", [m.marker])
+
     def on_deal(self, m, to):
-        if to is None:
-            total = f" of {self.rounds}" if self.rounds else ""
-            self.new_round(f"Round {m.round}{total}", "auction")
-            self.counts = list(m.hand_sizes)
-            self.bombs = 0
-            if m.marker:
-                self.set_pile("Marker", [m.marker])
-        elif self.knows(to):
+        if to is not None and self.knows(to):
             self.hands[to] = list(m.hand)
 
     def on_call(self, m, to):
@@ -52,13 +53,13 @@ class DouDizhuTable(Table):
     def on_play(self, m, to):
         cards = list(m.cards)
         if cards:
-            kind = m.type.replace("_", " ")
-            if m.type in ("bomb", "rocket"):
+            kind = m.combination.replace("_", " ")
+            if m.combination in ("bomb", "rocket"):
                 self.bombs += 1
                 self.set_info("Bombs and rockets", self.bombs)
             self.play(m.seat, cards, kind)
             self.counts[m.seat] -= len(cards)
-            self.say(m.seat, f"plays {kind}", cards)
+            self.say(m.seat, f"plays {kind}".strip(), cards)
         else:
             self.play(m.seat, [], "pass")
             self.say(m.seat, "passes")

@@ -11,7 +11,7 @@ KITTY = 8  # cards in the kitty (spec: 108 cards, 25 each, 8 left)
 
 class TractorTable(Table):
     EVENT = pb.TractorEvent
-    ROUND_OPENERS = frozenset({"deal_start"})
+    ROUND_OPENERS = frozenset({"round_start"})
     RANKS = "23456789TJQKA"
 
     def __init__(self, header, view):
@@ -37,7 +37,7 @@ class TractorTable(Table):
             k = (s - self.first_drawer) % self.n
             self.counts[s] = 0 if self.dealt <= k else (self.dealt - k + self.n - 1) // self.n
 
-    def on_deal_start(self, m, to):
+    def on_round_start(self, m, to):
         self.new_round(f"Round {m.round_number}" + (f" (deal {m.deal_number})" if m.deal_number > 1 else ""),
                        "deal and declare")
         self.first_drawer = m.first_drawer
@@ -114,7 +114,7 @@ class TractorTable(Table):
         self.set_info("Failed throw", f"{self.name(m.seat)} tried {' '.join(m.attempted)}, "
                       f"must play {' '.join(m.forced)} (penalty {m.penalty})")
 
-    def on_played(self, m, to):
+    def on_play(self, m, to):
         p = m.play
         failed = getattr(self, "failed_throw", None)
         text = f"throw failed (tried {failed[1]} cards)" if failed and failed[0] == p.seat else ""
