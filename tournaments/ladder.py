@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
 import json
 import re
 import tomllib
@@ -38,6 +39,7 @@ import trueskill
 from referee.bots import check_command
 from referee.play import SeatPlan, play_match
 from referee.runner import MatchSpec
+from referee.sandbox import Sandbox, SandboxError, prepare
 from referee.service import Referee
 from tournaments import matchmaking
 from tournaments.ladder_store import Event, FinishedMatch, LadderStore
@@ -412,6 +414,7 @@ class Ladder:
         self.port = 0
         self.ready = asyncio.Event()
         self.log_dir = Path(spec.t.log_dir) / spec.name
+        self.sandbox: Sandbox | None = None
 
     # -- opening
     def _open(self) -> None:
@@ -522,8 +525,13 @@ class Ladder:
             if bool(command) == bool(token):
                 raise LadderRefusal(grpc.StatusCode.INVALID_ARGUMENT,
                                     "give either a command (a launched bot) or a token (an external bot)")
-            if command and (why := check_command(command)) is not None:
+            if command and (why := check_command(command, Path(self.spec.t.cwd))) is not None:
                 raise LadderRefusal(grpc.StatusCode.INVALID_ARGUMENT, f"command {command!r}: {why}")
+            if command and self.sandbox is not None:
+                try:
+                    prepare(self.sandbox, [command], Path(self.spec.t.cwd))
+                except SandboxError as e:
+                    raise LadderRefusal(grpc.StatusCode.INVALID_ARGUMENT, f"command {command!r}: {e}") from None
             if token:
                 if len(token) < 16:
                     raise LadderRefusal(grpc.StatusCode.INVALID_ARGUMENT, "a token needs at least 16 characters")
@@ -557,13 +565,23 @@ class Ladder:
         rest (played again on the next start) and stop every process.
         Raises :class:`LadderError` when the store holds an incompatible
         ladder, ``OSError`` when the address cannot be bound."""
+        t = self.spec.t
+        try:  # the bots' isolation, as for a tournament (docs/sandbox.md): the file's [sandbox] table
+            self.sandbox = Sandbox(t.bot_uids, t.isolate_network)
+            prepare(self.sandbox, [b.command for b in t.bots if not b.external], Path(t.cwd))
+        except SandboxError as e:
+            raise LadderError(str(e)) from None
         await asyncio.to_thread(self._open)
         assert self.store is not None
         self.log_dir.mkdir(parents=True, exist_ok=True)
+        if self.sandbox.uids:
+            os.chmod(self.log_dir, 0o700)  # bots of other uids must not read the live match logs
         self.ref = Referee(self.log_dir, admin_token=self.admin_token)
         self.ref.ladder = self
         try:
-            self.port = await self.ref.start(self.spec.host, self.spec.t.port)
+            self.port = await self.ref.start(
+                self.spec.host, t.port,
+                unix_path=self.sandbox.socket_path if self.sandbox.isolate_network else None)
             for v in self.state.versions.values():
                 if v.external and v.token:
                     self.ref.register_token(v.token, v.label)
@@ -650,7 +668,8 @@ class Ladder:
                            fault_policy=t.fault_policy, max_faults=t.max_faults, match_id=m.match_id)
             self.say(f"match {m.sched}: {' / '.join(m.seats)}")
             try:
-                outcome = await play_match(self.ref, ms, plans, self.log_dir, t.limits, t.connect_timeout_ms / 1000)
+                outcome = await play_match(self.ref, ms, plans, self.log_dir, t.limits, t.connect_timeout_ms / 1000,
+                                           sandbox=self.sandbox, base_dir=Path(t.cwd))
             except Exception as e:  # noqa: BLE001 - a harness failure (not a bot's): record it, free the seats
                 why = f"the referee failed: {type(e).__name__}: {e}"[:300]
                 async with self.lock:
