@@ -236,11 +236,14 @@ def test_an_innocent_bot_is_charged_no_timeout_while_the_referee_stalls(tmp_path
     out = run(_with_ref(tmp_path, body))
     kinds = [f.kind for f in out.faults]
     assert "timeout" not in kinds and "forfeit" not in kinds and not out.forfeited, out.faults
-    assert kinds.count("harness") >= 1 and set(kinds) <= {"harness", "late_reply"}, kinds  # the stalls were real
+    assert set(kinds) <= {"harness", "late_reply"}, kinds
     assert all("the referee had stalled" in f.message for f in out.faults if f.kind == "harness")
     j = out.to_json()
-    assert 0 < j["rating_weight"] < 1 and j["harness"]["timeouts"] == kinds.count("harness")
-    assert j["harness"]["longest_stall_ms"] >= 500
+    assert j["harness"]["longest_stall_ms"] >= 500  # the stalls were real, and measured
+    assert j["harness"]["timeouts"] == kinds.count("harness")
+    # whether a deadline fell inside a stall depends on the machine's speed (an idle one
+    # often reads every reply in time); when one did, the match weighs less
+    assert (0 < j["rating_weight"] < 1) if kinds.count("harness") else j["rating_weight"] == 1
 
 
 def test_a_cpu_burning_bot_times_out_on_the_cpu_clock_and_a_sleeping_one_on_its_wall_cap(tmp_path: Path) -> None:

@@ -16,6 +16,8 @@ import uuid
 from collections import defaultdict
 from pathlib import Path
 
+import pytest
+
 
 from conftest import ROOT, run
 from referee.bots import BotProcess, Limits, group_members, wait_all_reaped
@@ -50,6 +52,19 @@ def gone(pgid: int) -> bool:
     except ProcessLookupError:
         return True
     return False
+
+
+@pytest.fixture(autouse=True)
+def _reap_zombies_of_earlier_tests():
+    """The test process is the child subreaper of every bot any earlier test
+    started, so an orphan of another test file can die here as a zombie: reap
+    those first, so that each test below asserts what its own matches leave."""
+    for pid in zombie_children():
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
+    yield
 
 
 def zombie_children() -> list[int]:
