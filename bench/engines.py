@@ -5,10 +5,11 @@
 * ``legal_actions()`` time per decision (first call of each decision, so no
   per-state cache helps);
 * engine time per decision of what a refereed match does for one decision:
-  ``legal_actions()`` + the seat's ``DecisionRequest`` encoded as the referee
-  sends it (observation + legal actions, wire bytes:
-  ``protocol.decision_body``/``decision_wire``) + ``action_from_pb`` +
-  ``apply`` (which validates) + ``pop_events()``. The bot's choice is not timed.
+  ``legal_actions()`` + the seat's ``DecisionRequest`` as the referee sends it
+  (``protocol.decision_message``, observation built by the game's view, then
+  serialised as gRPC does) + ``action_from_pb`` + ``apply`` (which validates)
+  + ``pop_events()`` with each event's message built (``protocol.event_payload``,
+  as the runner does). The bot's choice is not timed.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 from referee.engine import Game
 from referee.games import game_class, implemented
 from cardgames.v1 import referee_pb2 as pb
-from referee.protocol import action_from_pb, action_to_pb, decision_body, decision_wire
+from referee.protocol import action_from_pb, action_to_pb, decision_message, event_payload, game_observation
 
 #: per game: (players, match parameters of a one-round match)
 ONE_ROUND: dict[str, tuple[int, dict[str, Any]]] = {
@@ -46,11 +47,11 @@ def new_game(game: str, seed: int, params: dict[str, Any] | None = None, players
 
 def rounds_played(g: Game) -> int:
     """Rounds (deals) a finished match played, read from the engine's own counter."""
-    for attr in ("round", "round_no", "round_number"):
+    for attr in ("round", "round_number"):
         v = getattr(g, attr, None)
         if isinstance(v, int):
             return v
-    k, first = getattr(g, "k", None), getattr(g, "params", {}).get("first_round")
+    k, first = getattr(g, "round_index", None), getattr(g, "params", {}).get("first_round")
     if isinstance(k, int) and isinstance(first, int):
         return min(k, g.params["last_round"]) - first + 1
     return 1
@@ -99,7 +100,8 @@ def per_decision(game: str, seconds: float, seed0: int = 10_000) -> dict[str, An
     """Per-decision timings (microseconds) over one-round playouts for ``seconds``.
 
     ``legal_us``: first ``legal_actions()`` call of the decision.
-    ``refereed_us``: legal + encoded DecisionRequest + action_from_pb + apply + pop_events.
+    ``refereed_us``: legal + DecisionRequest built and serialised + action_from_pb + apply + pop_events
+    (each event's message built).
     Also the parts and the median encoded request size (bytes on the wire). Even
     decisions are timed as the referee runs them (nothing called before);
     ``observation_us`` comes from the odd ones, so no figure is helped by a
@@ -125,7 +127,7 @@ def per_decision(game: str, seconds: float, seed0: int = 10_000) -> dict[str, An
                 # request); the call warms the engines' per-state caches, so these
                 # decisions are left out of the other figures
                 o = ns()
-                g.observation(s)
+                game_observation(g, s)
                 obs_t.append((ns() - o) / 1e3)
                 g.apply(s, rng.choice(g.legal_actions()[0]))
                 g.pop_events()
@@ -134,12 +136,14 @@ def per_decision(game: str, seconds: float, seed0: int = 10_000) -> dict[str, An
             a = ns()
             legal_list = g.legal_actions()[0]
             b = ns()
-            wire = decision_wire(decision_body(g, "bench", 1000, 0), d + 1)  # as the referee sends it
+            # as the referee sends it: the request built, then serialised by gRPC
+            wire = decision_message(g, "bench", d + 1, 1000, 0).SerializeToString()
             c = ns()
             choice = action_to_pb(rng.choice(legal_list))  # the bot's part: not timed
             e = ns()
             g.apply(s, action_from_pb(choice))
-            g.pop_events()
+            for ev in g.pop_events():
+                event_payload(game, ev)
             f = ns()
             legal.append((b - a) / 1e3)
             req_t.append((c - b) / 1e3)

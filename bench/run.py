@@ -251,8 +251,8 @@ def print_report(rep: dict[str, Any]) -> None:
                 f"{fmt(r['observation_us_median']):>8} {fmt(r['engine_us_median']):>10} "
                 f"{fmt(r['engine_us_p99']):>10} {r['request_bytes_median']:>9} {fmt(r['echo_rtt_us']):>9} "
                 f"{fmt(100 * r['engine_vs_echo']):>10}%")
-        say("   obs = the engine's observation() alone (part of engine); engine = legal_actions + DecisionRequest"
-            " (observation + legal actions, encoded as the referee sends it) + apply (validates) + pop_events;"
+        say("   obs = the observation alone (the game's view; part of engine); engine = legal_actions + DecisionRequest"
+            " (built and serialised as the referee sends it) + apply (validates) + pop_events (event messages built);"
             " echo RTT = median bare round trip (write the DecisionRequest, read the reply) on the same transport")
         say("\n-- full matches over loopback gRPC, random_bot.py processes (microseconds per decision = total time /"
             " decisions; ratios per repetition, medians)")

@@ -156,7 +156,7 @@ class EchoBench:
         """``n`` round trips: (each in microseconds, total seconds)."""
         ctx = self.servicer.ctxs[0]
         msg = pb.RefereeMessage(decision_request=pb.DecisionRequest.FromString(request))
-        wires = []  # encoded before the clock starts: the echo writes bytes, as the referee does
+        wires = []  # encoded before the clock starts: the echo writes bytes (its own cost left out)
         for i in range(n):
             msg.decision_request.request_id = i + 1
             wires.append(msg.SerializeToString())

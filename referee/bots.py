@@ -1,30 +1,28 @@
-"""Launching bot processes: own session and process group, resource limits,
-captured and size-capped output, and guaranteed reaping.
+"""Launching bot processes: command resolution, limits, token hand-off,
+crash attribution, and guaranteed reaping.
 
-What the sandbox does: each bot runs ``setsid`` (own session and process
-group, so the whole group can be killed), in its own working directory, with
-``RLIMIT_CPU`` (CPU seconds), ``RLIMIT_AS`` (address space), ``RLIMIT_NPROC``
-(processes of the user: only effective for non-root users), ``RLIMIT_NOFILE``
-(open files), ``RLIMIT_FSIZE`` (bytes per written file, which also caps its
-stdout/stderr capture files) and ``RLIMIT_CORE = 0`` (no core dumps). On
-stop, the whole process group gets SIGTERM, then SIGKILL after a grace
-period, and is waited for, with every process left in its group: the
-referee makes itself the "child subreaper" of its descendants (Linux), so a
-bot's children orphaned by their leader's death are re-parented to the
-referee, not to an init process that may never reap them (a container's
-PID 1 often does not), and are reaped at stop.
+Each bot runs ``setsid`` (own session and process group, so the whole group
+can be killed), in its own working directory, through a small wrapper that
+applies the OS isolation of :mod:`referee.sandbox` before it ``exec``s the
+bot: its own cgroup (resident-memory limit, per-bot process limit, CPU
+accounting) where one can be made, else ``RLIMIT_AS`` / ``RLIMIT_NPROC``;
+``RLIMIT_CPU``, ``RLIMIT_NOFILE``, ``RLIMIT_FSIZE`` (which also caps its
+stdout/stderr capture files), ``RLIMIT_CORE = 0``; optionally its own
+unprivileged uid and network namespace. Its token goes in the environment
+(``REFEREE_TOKEN``), never on its command line. On stop, the whole process
+group gets SIGTERM, then SIGKILL after a grace period, every process left in
+its cgroup is killed, and all are waited for: the referee makes itself the
+"child subreaper" of its descendants (Linux), so a bot's children orphaned
+by their leader's death are re-parented to the referee, not to an init
+process that may never reap them (a container's PID 1 often does not).
 
-What it does NOT do (see docs/sandbox.md): no network isolation, no
-filesystem isolation beyond the working directory (a bot can read what the
-referee's user can read), no protection against a bot that escapes its
-process group by double-forking into a new session. Public competitions
-should additionally run bots as a dedicated unprivileged user, in a
-container or network namespace.
+What it does NOT do is in docs/sandbox.md, section 2.
 """
 
 from __future__ import annotations
 
 import errno
+import json
 import os
 import resource
 import shlex
@@ -38,6 +36,10 @@ import time
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from referee.sandbox import Sandbox
 
 
 @dataclass
@@ -67,6 +69,38 @@ class Limits:
         lim(resource.RLIMIT_FSIZE, self.file_size_mb * 1024 * 1024)
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
+    @classmethod
+    def names(cls) -> list[str]:
+        """The limit names, as in a tournament file's ``[limits]`` and ``--limit``."""
+        return list(cls.__dataclass_fields__)
+
+    def override(self, values: dict[str, object]) -> "Limits":
+        """A copy with ``values`` (name -> whole number >= 0) replaced; raises
+        ``ValueError`` naming an unknown limit or a bad value."""
+        out = Limits(**{k: getattr(self, k) for k in self.names()})
+        for k, v in values.items():
+            if k not in self.names():
+                raise ValueError(f"unknown limit {k!r} (known: {', '.join(self.names())})")
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise ValueError(f"limit {k} must be a whole number >= 0 (0 = unlimited), got {v!r}")
+            setattr(out, k, v)
+        return out
+
+    @classmethod
+    def parse(cls, items: list[str], base: "Limits | None" = None) -> "Limits":
+        """``["memory_mb=4096", "cpu_seconds=60"]`` (``--limit``) on top of ``base``;
+        ``ValueError`` for a bad item."""
+        values: dict[str, object] = {}
+        for it in items:
+            k, sep, v = it.partition("=")
+            if not sep:
+                raise ValueError(f"--limit must look like NAME=VALUE (e.g. memory_mb=4096), got {it!r}")
+            try:
+                values[k.strip()] = int(v)
+            except ValueError:
+                raise ValueError(f"limit {k.strip()} must be a whole number >= 0, got {v!r}") from None
+        return (base or cls()).override(values)
+
     def rlimits(self) -> tuple[int, int, int, int, int]:
         """CPU seconds, address-space bytes, processes, open files, file-size bytes (0 = unlimited)."""
         mb = 1024 * 1024
@@ -74,46 +108,62 @@ class Limits:
 
 
 #: Run by a fresh interpreter (``python -S -E -c``) between the referee and the
-#: bot: sets the bot's limits and parent-death signal, then execs the bot, so
-#: the limits hold from the bot's first instruction. Launching through it
+#: bot: joins the bot's cgroups, enters a new network namespace, sets the
+#: limits, drops to the bot's uid, arms the parent-death signal, then execs the
+#: bot, so all of it holds from the bot's first instruction. Launching through it
 #: instead of a ``preexec_fn`` lets CPython spawn with vfork: a plain fork of
 #: the referee runs gRPC's fork handlers in the child, whose restarted poller
 #: thread crashed about one launch in six while the referee served gRPC traffic
 #: (SIGSEGV, or "epoll_wait error: Bad file descriptor" once close_fds had
 #: closed its epoll fd), before the bot even started.
-#: argv: referee pid, the five :meth:`Limits.rlimits`, then the bot's argv.
+#: argv: the launch settings as JSON (:meth:`BotProcess._wrapper_config`), then the bot's argv.
 _EXEC_LIMITED = r"""
-import os, resource, sys
-try:
-    import ctypes
-    ctypes.CDLL(None, use_errno=True).prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG, SIGKILL
-except (OSError, AttributeError):
-    pass
-if os.getppid() != int(sys.argv[1]):
-    os._exit(70)  # the referee died before the parent-death signal was armed
-for res, v in zip((resource.RLIMIT_CPU, resource.RLIMIT_AS, resource.RLIMIT_NPROC, resource.RLIMIT_NOFILE,
-                   resource.RLIMIT_FSIZE), map(int, sys.argv[2:7])):
+import ctypes, json, os, resource, sys
+cfg = json.loads(sys.argv[1])
+def fail(code, what):
+    sys.stderr.write("referee sandbox: " + what + "\n")
+    os._exit(code)
+libc = ctypes.CDLL(None, use_errno=True)
+for path in cfg["cgroups"]:
+    try:
+        with open(path, "w") as f:
+            f.write(str(os.getpid()))
+    except OSError as e:
+        fail(71, "cannot join cgroup " + path + ": " + str(e))
+if cfg["netns"]:
+    if libc.unshare(0x40000000) != 0:  # CLONE_NEWNET
+        fail(72, "cannot create a network namespace: " + os.strerror(ctypes.get_errno()))
+    import fcntl, socket, struct
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    flags = struct.unpack("16sH", fcntl.ioctl(s, 0x8913, struct.pack("16sH", b"lo", 0)))[1]  # SIOCGIFFLAGS
+    fcntl.ioctl(s, 0x8914, struct.pack("16sH", b"lo", flags | 1))  # SIOCSIFFLAGS: IFF_UP
+    s.close()
+names = ("RLIMIT_CPU", "RLIMIT_AS", "RLIMIT_NPROC", "RLIMIT_NOFILE", "RLIMIT_FSIZE")
+for name, v in zip(names, cfg["rlimits"]):
     if v > 0:
         try:
-            resource.setrlimit(res, (v, v))
+            resource.setrlimit(getattr(resource, name), (v, v))
         except (ValueError, OSError):
             pass  # cannot raise a hard limit above the referee's; keep the referee's
 resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-os.execvp(sys.argv[7], sys.argv[7:])
+uid = cfg["uid"]
+if uid is not None:
+    try:
+        os.setgroups([])
+        os.setgid(uid)
+        os.setuid(uid)
+    except OSError as e:
+        fail(73, "cannot switch to uid " + str(uid) + ": " + str(e))
+    libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS: no setuid binary gives privileges back
+# after the uid switch, which clears it
+libc.prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG, SIGKILL
+if os.getppid() != cfg["ppid"]:
+    os._exit(70)  # the referee died before the parent-death signal was armed
+try:
+    os.execvp(sys.argv[2], sys.argv[2:])
+except OSError as e:
+    fail(127, "cannot execute " + sys.argv[2] + ": " + str(e))
 """
-
-
-def _check_executable(prog: str, cwd: Path, env: dict[str, str]) -> None:
-    """Raise ``OSError`` as ``Popen`` would if ``prog`` cannot be executed
-    (the launch itself goes through an interpreter, which always exists)."""
-    if os.sep in prog:
-        path = prog if os.path.isabs(prog) else os.path.join(cwd, prog)
-        if not os.path.isfile(path):
-            raise FileNotFoundError(errno.ENOENT, "No such file or directory", prog)
-        if not os.access(path, os.X_OK):
-            raise PermissionError(errno.EACCES, "Permission denied", prog)
-    elif shutil.which(prog, path=env.get("PATH", os.defpath)) is None:
-        raise FileNotFoundError(errno.ENOENT, "No such file or directory", prog)
 
 
 def _die_with_parent() -> None:
@@ -141,70 +191,144 @@ def split_command(command: str) -> list[str]:
 
 
 _INTERPRETERS = ("python", "python3", "node", "nodejs", "ruby", "perl", "bash", "sh", "java", "deno", "bun")
+_SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".rb", ".pl", ".sh", ".ts", ".jar")
+
+
+def resolve_command(command: str, base: Path | None = None) -> list[str]:
+    """The argv a bot command runs as: the program found on PATH or, for a
+    path (``./mybot``, ``../bin/mybot``, ``.venv/bin/python``), made absolute
+    against ``base`` (the directory the user ran the command from, default the
+    current one); every later argument naming an existing file relative to
+    ``base`` made absolute too. The bot's own working directory never plays a
+    part. Raises ``ValueError`` (empty command) or ``FileNotFoundError`` /
+    ``PermissionError`` naming the program."""
+    argv = split_command(command)
+    base = Path(base or os.getcwd()).resolve()
+    prog = argv[0]
+    if os.sep in prog:
+        path = Path(prog) if os.path.isabs(prog) else base / prog
+        if not path.is_file():
+            raise FileNotFoundError(errno.ENOENT, f"program {prog!r} not found (relative paths are taken "
+                                    f"from {base})", prog)
+        if not os.access(path, os.X_OK):
+            raise PermissionError(errno.EACCES, f"program {prog!r} is not executable", prog)
+        argv[0] = os.path.normpath(str(path))
+    else:
+        found = shutil.which(prog)
+        if found is None:
+            raise FileNotFoundError(errno.ENOENT, f"program {prog!r} not found on PATH", prog)
+        argv[0] = found
+    return [argv[0]] + [str(base / a) if (not os.path.isabs(a) and not a.startswith("-") and (base / a).is_file())
+                        else a for a in argv[1:]]
 
 
 def check_command(command: str, cwd: Path | None = None) -> str | None:
     """A reason why ``command`` cannot start a bot, or ``None`` if it looks
-    runnable: the program must be found (on PATH or as a path), and for an
-    interpreter (``python``, ``node``, ...) a script argument that looks like a
-    file (``*.py``, ``*.js``, ...) must exist, relative to ``cwd``."""
+    runnable: the program must be found (on PATH, or as a path relative to
+    ``cwd``, see :func:`resolve_command`) and executable, and for an
+    interpreter (``python``, ``node``, ...) a script argument that looks like
+    a file (``*.py``, ``*.js``, ...) must exist, relative to ``cwd``."""
+    base = Path(cwd or os.getcwd())
     try:
-        argv = split_command(command)
+        argv = resolve_command(command, base)
     except ValueError as e:
         return str(e)
-    base = Path(cwd or os.getcwd())
-    prog = argv[0]
-    if os.sep in prog:
-        p = Path(prog) if os.path.isabs(prog) else base / prog
-        if not p.is_file():
-            return f"program {prog!r} not found"
-        if not os.access(p, os.X_OK):
-            return f"program {prog!r} is not executable"
-    elif shutil.which(prog) is None:
-        return f"program {prog!r} not found on PATH"
-    name = Path(prog).name
-    if name in _INTERPRETERS or name.startswith("python"):
+    except OSError as e:
+        return e.strerror
+    name = Path(argv[0]).name
+    if name in _INTERPRETERS or name.startswith(("python", "node")):
         script = next((a for a in argv[1:] if not a.startswith("-")), None)
-        if script and Path(script).suffix in (".py", ".js", ".mjs", ".cjs", ".rb", ".pl", ".sh", ".ts"):
-            sp = Path(script) if os.path.isabs(script) else base / script
-            if not sp.is_file():
-                return f"script {script!r} not found (relative paths are taken from {base})"
+        if script and Path(script).suffix in _SCRIPT_SUFFIXES and not Path(script).is_file():
+            return f"script {script!r} not found (relative paths are taken from {base.resolve()})"
     return None
 
 
 #: environment variable that hands a launched bot its token (never its command line,
 #: which every process on the machine can read in /proc/<pid>/cmdline)
 TOKEN_ENV = "REFEREE_TOKEN"
-#: the referee's own secrets: never passed on to a bot's environment
+#: the referee's own secrets: never passed on to a bot's environment (nor any other REFEREE_* variable)
 SECRET_ENV = ("REFEREE_ADMIN_TOKEN", "REFEREE_TOKENS")
+
+
+def readable_files(argv: list[str]) -> list[str]:
+    """What a bot started as ``argv`` must be able to read besides its program:
+    its existing file arguments and, for this Python, the referee's protocol
+    package and gRPC (the sample bots import them)."""
+    files = [a for a in argv[1:] if os.path.isabs(a) and os.path.isfile(a)]
+    if os.path.realpath(argv[0]) == os.path.realpath(sys.executable):
+        import grpc
+
+        from cardgames.v1 import referee_pb2
+        files += [referee_pb2.__file__, grpc.__file__]
+    return files
+
+
+def bot_environment(token: str, base: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of a launched bot: the referee's, without its own
+    secrets (``REFEREE_*`` variables, e.g. ``REFEREE_ADMIN_TOKEN``), plus the
+    bot's token in ``REFEREE_TOKEN`` (tokens never go on a command line, where
+    every process can read them from ``/proc/<pid>/cmdline``), the referee's
+    package on ``PYTHONPATH`` and unbuffered Python output."""
+    env = {k: v for k, v in (os.environ if base is None else base).items()
+           if not k.startswith("REFEREE_") and k not in SECRET_ENV}
+    env[TOKEN_ENV] = token
+    repo = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = repo + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
 
 
 class BotProcess:
     """One launched bot: ``command --referee ADDR``, its token in the
-    environment variable ``REFEREE_TOKEN`` (:data:`TOKEN_ENV`).
+    environment (``REFEREE_TOKEN``, see :func:`bot_environment`).
 
-    ``workdir``: its working directory (created); stdout/stderr go to
-    ``<log_dir>/<label>.stdout|.stderr``. Use as a context manager or call
-    :meth:`stop` — it is idempotent and always reaps the process group.
+    ``workdir``: its working directory (created; with a per-bot uid it is a
+    0700 directory of that uid under :meth:`referee.sandbox.Sandbox.private_root`);
+    stdout/stderr go to ``<log_dir>/<label>.stdout|.stderr``. Relative paths
+    in ``command`` are resolved against ``cwd_for_relative`` (default: the
+    current directory), see :func:`resolve_command`. ``sandbox``: the
+    isolation of this run (default: cgroups where possible, the referee's
+    uid, the host network). With ``sandbox.isolate_network`` the bot is given
+    ``unix_addr`` (the referee's Unix socket) instead of ``referee_addr``.
+    Use as a context manager or call :meth:`stop`: it is idempotent and
+    always reaps every process of the bot.
     """
 
     def __init__(self, command: str, label: str, referee_addr: str, token: str, log_dir: Path,
                  workdir: Path | None = None, limits: Limits | None = None, extra_args: list[str] | None = None,
-                 cwd_for_relative: Path | None = None):
-        argv = split_command(command)
-        base = Path(cwd_for_relative or os.getcwd())
-        # relative script paths are resolved against the caller's directory, not the bot's workdir
-        argv = [str(base / a) if (not os.path.isabs(a) and (base / a).is_file() and i > 0) else a
-                for i, a in enumerate(argv)]
-        self.argv = argv + ["--referee", referee_addr] + (extra_args or [])
+                 cwd_for_relative: Path | None = None, sandbox: "Sandbox | None" = None,
+                 unix_addr: str | None = None):
+        from referee.sandbox import Sandbox
+
+        self.command = command
+        self.sandbox = sandbox if sandbox is not None else Sandbox()
+        self.base = Path(cwd_for_relative or os.getcwd())
         self.token = token
+        addr = referee_addr
+        if self.sandbox.isolate_network:
+            if not unix_addr:
+                raise ValueError("isolate_network: the referee must listen on a Unix socket (unix_addr)")
+            addr = unix_addr
+        self.referee_addr = addr
+        self.extra_args = list(extra_args or [])
         self.label = label
         self.log_dir = Path(log_dir)
-        self.workdir = Path(workdir) if workdir else self.log_dir / f"{label}.wd"
+        self._workdir = Path(workdir) if workdir else None
         self.limits = limits or Limits()
         self.proc: subprocess.Popen | None = None
         self.pgid: int | None = None
         self.returncode: int | None = None
+        self.uid: int | None = None
+        self.cgroup = None
+        self.argv: list[str] = split_command(command) + ["--referee", addr] + self.extra_args
+
+    @property
+    def workdir(self) -> Path:
+        if self._workdir is not None:
+            return self._workdir
+        if self.sandbox.uids:
+            return self.sandbox.private_root() / self.label
+        return self.log_dir / f"{self.label}.wd"
 
     @property
     def stdout_path(self) -> Path:
@@ -214,28 +338,63 @@ class BotProcess:
     def stderr_path(self) -> Path:
         return self.log_dir / f"{self.label}.stderr"
 
+    def _wrapper_config(self) -> dict:
+        lim = self.limits
+        rl = list(lim.rlimits())
+        if self.cgroup is not None and self.cgroup.memory_bytes:
+            rl[1] = 0  # resident memory is limited by the cgroup: no address-space limit
+        if self.cgroup is not None and self.cgroup.pids:
+            rl[2] = 0  # per-bot pids.max instead of the per-user RLIMIT_NPROC
+        return {"ppid": os.getpid(), "rlimits": rl, "cgroups": self.cgroup.procs_files if self.cgroup else [],
+                "netns": self.sandbox.isolate_network, "uid": self.uid}
+
     def start(self) -> "BotProcess":
-        """Start the process; raises ``OSError`` if the command cannot be executed."""
+        """Start the process. Raises ``OSError`` if the command cannot be
+        executed (program missing, or not readable by the bot's uid: the
+        message says which file and why), ``ValueError`` for an empty command."""
+        from referee.sandbox import BotCgroup, private_dir
+
+        self.argv = resolve_command(self.command, self.base) + ["--referee", self.referee_addr] + self.extra_args
+        sb = self.sandbox
+        if sb.uids:
+            problems = sb.check(self.argv, readable_files(self.argv))
+            if problems:
+                raise PermissionError(errno.EACCES, "not readable by the bot's uid: " + "; ".join(problems))
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        self.workdir.mkdir(parents=True, exist_ok=True)
-        env = {k: v for k, v in os.environ.items() if k not in SECRET_ENV}
-        env[TOKEN_ENV] = self.token
-        repo = str(Path(__file__).resolve().parent.parent)
-        env["PYTHONPATH"] = repo + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-        env["PYTHONUNBUFFERED"] = "1"
+        env = bot_environment(self.token)
         _become_subreaper()
-        _check_executable(self.argv[0], self.workdir, env)
-        argv = [sys.executable, "-S", "-E", "-c", _EXEC_LIMITED, str(os.getpid()),
-                *map(str, self.limits.rlimits()), *self.argv]
-        with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
-            # no preexec_fn: CPython can then vfork, which runs no fork handlers in the child
-            self.proc = subprocess.Popen(
-                argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=self.workdir, env=env,
-                start_new_session=True, close_fds=True)
+        try:
+            if sb.uids:
+                self.uid = sb.pool.acquire()
+                env["HOME"] = str(self.workdir)
+            private_dir(self.workdir, self.uid)
+            if sb.caps.memory or sb.caps.pids or sb.caps.cpu:
+                mb = 1024 * 1024
+                self.cgroup = BotCgroup(self.label, self.limits.memory_mb * mb, self.limits.processes, sb.caps)
+            argv = [sys.executable, "-S", "-E", "-c", _EXEC_LIMITED, json.dumps(self._wrapper_config()), *self.argv]
+            with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
+                # no preexec_fn: CPython can then vfork, which runs no fork handlers in the child
+                self.proc = subprocess.Popen(
+                    argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=self.workdir, env=env,
+                    start_new_session=True, close_fds=True)
+        except BaseException:
+            self._release()
+            raise
         self.pgid = self.proc.pid  # start_new_session: the leader's pid is the group id
         with _LIVE_LOCK:
             _LIVE.add(self)
         return self
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time used so far by the bot's whole process tree (seconds): from
+        its cgroup, else from /proc (its process group's live members)."""
+        if self.cgroup is not None:
+            v = self.cgroup.cpu_seconds()
+            if v is not None:
+                return v
+        if self.pgid is None:
+            return None
+        return _group_cpu_seconds(self.pgid)
 
     def poll(self) -> int | None:
         """Exit code if the (leader) process has exited, else ``None``."""
@@ -248,7 +407,8 @@ class BotProcess:
 
     def stop(self, grace_s: float = 1.0) -> int | None:
         """Terminate the whole process group (SIGTERM, then SIGKILL after
-        ``grace_s``) and reap the leader. Returns its exit code."""
+        ``grace_s``), kill whatever is left in the bot's cgroup (processes
+        that left the group), reap them all. Returns the leader's exit code."""
         p = self.proc
         if p is None:
             return self.returncode
@@ -260,29 +420,118 @@ class BotProcess:
             except subprocess.TimeoutExpired:
                 pass
         _killpg(pgid, signal.SIGKILL)  # also reaches children that outlived the leader
+        if self.cgroup is not None:
+            self.cgroup.kill()
         try:
             p.wait(5)
         except subprocess.TimeoutExpired:  # pragma: no cover - unkillable (D state)
             pass
         _reap_group(pgid, 5.0)
         self.returncode = p.returncode
+        self.diagnosis = self.diagnose(self.returncode)
         self.proc = None
+        self._release()
         with _LIVE_LOCK:
             _LIVE.discard(self)
         return self.returncode
 
-    def tail_stderr(self, n_bytes: int = 2000) -> str:
-        try:
-            data = self.stderr_path.read_bytes()
-        except OSError:
+    def _release(self) -> None:
+        if self.cgroup is not None:
+            self.cgroup.remove()
+        if self.uid is not None and self.sandbox.pool is not None:
+            self.sandbox.pool.release(self.uid)
+
+    def diagnose(self, rc: int | None) -> str:
+        """Which limit an exit status ``rc`` most likely comes from (``""`` if
+        none): ``"memory limit"`` (the cgroup's OOM kill, or an allocation
+        failing under RLIMIT_AS), ``"cpu_seconds limit"``, ``"file_size_mb
+        limit"``, ``"processes limit"`` or ``"open_files limit"``, with the
+        limit's value and mechanism."""
+        prev = getattr(self, "diagnosis", "")
+        if prev:
+            return prev
+        lim = self.limits
+        cg = self.cgroup
+        tail = self.tail_stderr(4000) + self.tail_stdout(4000)
+        mech = self.sandbox.caps.memory_mechanism if cg is not None and cg.memory_bytes else "RLIMIT_AS (address space)"
+        if cg is not None and cg.oom_kills() > 0:
+            return f"memory limit (memory_mb = {lim.memory_mb}, {mech}: killed by the kernel)"
+        if rc in (None, 0) and not tail:
             return ""
-        return data[-n_bytes:].decode("utf-8", "replace")
+        if lim.memory_mb and any(m in tail for m in ("MemoryError", "Cannot allocate memory", "out of memory",
+                                                      "OutOfMemory", "Could not reserve", "allocation failed")):
+            return f"memory limit (memory_mb = {lim.memory_mb}, {mech})"
+        if lim.cpu_seconds and rc in (-signal.SIGXCPU, -signal.SIGKILL):
+            used = self.cpu_seconds() or 0.0
+            if rc == -signal.SIGXCPU or used >= lim.cpu_seconds - 0.5:
+                return f"cpu_seconds limit (cpu_seconds = {lim.cpu_seconds}, RLIMIT_CPU)"
+        if lim.file_size_mb and (rc == -signal.SIGXFSZ or "File too large" in tail):
+            return f"file_size_mb limit (file_size_mb = {lim.file_size_mb}, RLIMIT_FSIZE)"
+        if cg is not None and cg.pids_refused() > 0:
+            return f"processes limit (processes = {lim.processes}, cgroup pids.max)"
+        if lim.processes and ("can't start new thread" in tail or "Resource temporarily unavailable" in tail):
+            return f"processes limit (processes = {lim.processes}, RLIMIT_NPROC)"
+        if lim.open_files and "Too many open files" in tail:
+            return f"open_files limit (open_files = {lim.open_files}, RLIMIT_NOFILE)"
+        return ""
+
+    def crash_message(self, rc: int) -> str:
+        """The ``crash`` fault message: the limit hit if any, the status
+        (signal), the last lines of stderr, then of stdout (``; last stdout:``),
+        where the full output is."""
+        sig = ""
+        if rc < 0:
+            try:
+                sig = f" ({signal.Signals(-rc).name})"
+            except ValueError:
+                pass
+        why = self.diagnose(rc)
+        parts = [f"{why}: " if why else "", f"bot exited with status {rc}{sig}"]
+        for what, text in (("stderr", self.tail_stderr(400)), ("stdout", self.tail_stdout(400))):
+            lines = [ln for ln in text.strip().splitlines() if ln.strip()][-3:]
+            if lines:  # stderr's last lines right after the status, as they always were
+                parts.append((": " if what == "stderr" else "; last stdout: ") + " | ".join(lines))
+        parts.append(f" (stderr: {self.stderr_path}, stdout: {self.stdout_path})")
+        return "".join(parts)
+
+    def tail_stderr(self, n_bytes: int = 2000) -> str:
+        return _tail(self.stderr_path, n_bytes)
+
+    def tail_stdout(self, n_bytes: int = 2000) -> str:
+        return _tail(self.stdout_path, n_bytes)
 
     def __enter__(self) -> "BotProcess":
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def _tail(path: Path, n_bytes: int) -> str:
+    try:
+        with path.open("rb") as f:
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(0, size - n_bytes))
+            return f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+_CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _group_cpu_seconds(pgid: int) -> float:
+    """user + system CPU seconds of the live members of process group ``pgid``
+    (and their waited-for children), from /proc."""
+    total = 0
+    for pid, _ppid, _st in group_members(pgid):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
+        except (OSError, ValueError, IndexError):
+            pass
+    return total / _CLK_TCK
 
 
 _LIVE: "weakref.WeakSet[BotProcess]" = weakref.WeakSet()

@@ -99,9 +99,10 @@ def _parse_kv(items: list[str] | None, what: str) -> dict:
 @app.command()
 def match(
     game: str = typer.Argument(..., help="Game id: doudizhu, tractor, smear, president, back_alley."),
-    bot: list[str] = typer.Option(..., "--bot", "-b", help="Bot command, once per seat in seat order, "
+    bot: Optional[list[str]] = typer.Option(None, "--bot", "-b", help="Bot command, once per seat in seat order, "
                                   "e.g. \"python sample_bots/random_bot.py\". The referee appends "
-                                  "--referee HOST:PORT and hands the bot its token in REFEREE_TOKEN."),
+                                  "--referee HOST:PORT and hands the bot its token in REFEREE_TOKEN. Relative "
+                                  "paths (program and files) are taken from the current directory."),
     players: Optional[int] = typer.Option(None, "--players", "-p", help="Seats (default: number of --bot)."),
     seed: int = typer.Option(1, "--seed", "-s", help="Seed of the deal RNG; same seed + same actions = same match."),
     variant: Optional[list[str]] = typer.Option(None, "--variant", help="Variant flag KEY=VALUE (repeatable)."),
@@ -125,6 +126,20 @@ def match(
     end_grace_ms: int = typer.Option(2000, "--end-grace-ms", help="After the match, how long the bots may take to "
                                      "exit by themselves (they were sent MatchEnded and Goodbye) before SIGTERM."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON instead of a summary."),
+    seat: Optional[list[str]] = typer.Option(None, "--seat", help="With --referee: seat the bot registered "
+                                             "there as NAME (NAME=TOKEN in referee serve's --token-file or "
+                                             "REFEREE_TOKENS), repeatable; these seats come first, then one per "
+                                             "--bot."),
+    limit: Optional[list[str]] = typer.Option(None, "--limit", help="Resource limit of every bot NAME=VALUE, as "
+                                              "in a tournament file's [limits] (repeatable): cpu_seconds, memory_mb, "
+                                              "processes, open_files, file_size_mb; 0 = unlimited."),
+    clock: str = typer.Option("wall", "--clock", help="What a decision is charged: wall (elapsed time) or cpu "
+                              "(CPU time of the bot's processes, at most 10x --decision-ms of wall time)."),
+    bot_uids: str = typer.Option("auto", "--bot-uids", help="Run each bot under its own unprivileged uid: auto "
+                                 "(when root), off, or a range such as 60000-60999 (required, root only)."),
+    no_bot_uids: bool = typer.Option(False, "--no-bot-uids", help="Same as --bot-uids off."),
+    isolate_network: bool = typer.Option(False, "--isolate-network", help="Each bot in its own network namespace "
+                                         "with only loopback, reaching the referee over a Unix socket (root)."),
 ) -> None:
     """Play one match between bot processes over gRPC and print a readable summary.
 
@@ -137,14 +152,20 @@ def match(
 
     from referee.games import UnknownGame, game_class
 
-    n = players or len(bot)
+    bot, seat = bot or [], seat or []
+    if seat and not referee_addr:
+        _fail("--seat seats a bot connected to a running referee: give its address with --referee HOST:PORT")
+    if not bot and not seat:
+        _fail("give one --bot per seat (or, with --referee, --seat NAME for bots connected there)")
+    n = players or len(seat) + len(bot)
     from referee.bots import check_command
 
     for i, b in enumerate(bot):
         if (why := check_command(b)) is not None:
             _fail(f"--bot #{i + 1} {b!r}: {why}")
-    if len(bot) != n:
-        _fail(f"--players {n} but {len(bot)} --bot given (one --bot per seat)")
+    limits = _limits(limit)
+    if len(seat) + len(bot) != n:
+        _fail(f"--players {n} but {len(seat) + len(bot)} seats given (one --bot or --seat per seat)")
     try:
         cls = game_class(game)
     except UnknownGame as e:
@@ -158,9 +179,10 @@ def match(
         params[key] = rounds
     from referee.runner import MatchSpec
 
-    spec = MatchSpec(game=game, players=n, seed=seed, seat_names=[_bot_label(b, i) for i, b in enumerate(bot)],
+    spec = MatchSpec(game=game, players=n, seed=seed,
+                     seat_names=list(seat) + [_bot_label(b, len(seat) + i) for i, b in enumerate(bot)],
                      variant=_parse_kv(variant, "--variant"), params=params, decision_ms=decision_ms,
-                     bank_ms=bank_ms, fault_policy=fault_policy, max_faults=max_faults)
+                     bank_ms=bank_ms, fault_policy=fault_policy, max_faults=max_faults, clock=clock)
     try:
         spec.check()
         cls(n, spec.variant, spec.params, __import__("random").Random(0))
@@ -180,7 +202,9 @@ def match(
     if admin_token_file is not None:
         admin_token = _read_secret_file(admin_token_file, "--admin-token-file").strip()
     if referee_addr:
-        out = _ints(_match_remote(spec, bot, referee_addr, admin_token, log_dir, tls_ca, end_grace_ms / 1000))
+        if clock != "wall" or limit:
+            _fail("--clock cpu and --limit need a referee started here (not with --referee)")
+        out = _match_remote(spec, seat, bot, referee_addr, admin_token, log_dir, tls_ca, end_grace_ms / 1000)
         if json_out:
             print(json.dumps(out, indent=2))
             return
@@ -196,8 +220,9 @@ def match(
                   f"place {res.get('ranks', ['-'] * spec.players)[s_]}, faults: {', '.join(fs) or '-'}")
         print(f"log (on the referee's machine): {out.get('log_path')}")
         return
+    sandbox = _sandbox("off" if no_bot_uids else bot_uids, isolate_network, bot)
     try:
-        outcome = asyncio.run(_match_local(spec, bot, log_dir, end_grace_ms / 1000))
+        outcome = asyncio.run(_match_local(spec, bot, log_dir, end_grace_ms / 1000, limits, sandbox))
     except KeyboardInterrupt:
         _print_interrupted(spec, log_dir)
         raise typer.Exit(130)
@@ -207,8 +232,31 @@ def match(
         from referee.summary import print_summary
 
         print_summary(outcome)
+        _print_replay(outcome.log_path)
     if outcome.status != "complete":
         raise typer.Exit(1)
+
+
+def _print_replay(log_path: str | None) -> None:
+    """Write the match's replay pages next to its log and say where they are."""
+    from referee.webcli import write_match_replay
+
+    page = write_match_replay(log_path) if log_path else None
+    if page is not None:
+        print(f"replay: {page.resolve()}", flush=True)
+
+
+def _print_report_hint(name: str, database: str) -> None:
+    """Say how to see the tournament in a browser (static report or live site)."""
+    import shlex
+
+    from referee.webcli import DEFAULT_DB
+    from tournaments.store import mask_url
+
+    db = "" if database == DEFAULT_DB else f" --db {shlex.quote(mask_url(database))}"
+    out = (Path("runs/report") / name).resolve() / "index.html"
+    console.print(f"report: `referee report {name}{db}` writes {out}; "
+                  f"live: `referee web{db}` serves http://127.0.0.1:8080/t/{name}/")
 
 
 def _ints(v):
@@ -251,22 +299,55 @@ def _fail(msg: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
-async def _match_local(spec, bots: list[str], log_dir: Path, end_grace_s: float):
+def _limits(items: list[str] | None):
+    """``--limit NAME=VALUE`` items as :class:`referee.bots.Limits` (error: exit 2)."""
+    from referee.bots import Limits
+
+    try:
+        return Limits.parse(items or [])
+    except ValueError as e:
+        _fail(str(e))
+
+
+def _sandbox(bot_uids: str, isolate_network: bool, commands: list[str]):
+    """The bots' sandbox, checked before any match (errors and warnings on stderr)."""
+    from referee.sandbox import Sandbox, SandboxError, parse_uid_range, prepare
+
+    try:
+        if bot_uids not in ("auto", "off"):
+            parse_uid_range(bot_uids)
+        sb = Sandbox(bot_uids, isolate_network)
+        for w in prepare(sb, commands):
+            console.print(w, style="yellow", markup=False)
+    except (SandboxError, ValueError) as e:
+        _fail(str(e))
+    return sb
+
+
+async def _match_local(spec, bots: list[str], log_dir: Path, end_grace_s: float, limits=None,
+                       sandbox=None):
     import asyncio
 
     from referee.play import play_launched
     from referee.service import Referee
 
+    log_dir.mkdir(parents=True, exist_ok=True)
+    if sandbox is not None and sandbox.uids:
+        log_dir.chmod(0o700)  # bots of other uids must not read the live match log
     ref = Referee(log_dir)
-    await ref.start("127.0.0.1", 0)
+    await ref.start("127.0.0.1", 0,
+                    unix_path=sandbox.socket_path if sandbox is not None and sandbox.isolate_network else None)
     spec.match_id = ref.new_match_id(spec.game)
     names = list(spec.seat_names)
     watch = asyncio.get_running_loop().create_task(_say_who_is_awaited(ref, names, log_dir / f"{spec.match_id}.jsonl"))
     try:
-        return await play_launched(ref, spec, bots, log_dir, hello_names=True, end_grace_s=end_grace_s)
+        return await play_launched(ref, spec, bots, log_dir, limits=limits, hello_names=True, end_grace_s=end_grace_s,
+                                   sandbox=sandbox)
     finally:
         watch.cancel()
         await ref.stop(0.5)
+        if sandbox is not None:
+            sandbox.close()
 
 
 async def _say_who_is_awaited(ref, names: list[str], log_path: Path, first_s: float = 3.0,
@@ -300,57 +381,31 @@ def _print_interrupted(spec, log_dir: Path) -> None:
     print(f"log (incomplete): {log_path}", flush=True)
 
 
-def _match_remote(spec, bots: list[str], addr: str, admin_token: Optional[str], log_dir: Path,
-                  tls_ca: Optional[Path], end_grace_s: float) -> dict:
-    import secrets
+def _match_remote(spec, seats: list[str], bots: list[str], addr: str, admin_token: Optional[str],
+                  log_dir: Path, tls_ca: Optional[Path], end_grace_s: float) -> dict:
+    """One match on the referee at ``addr``: ``seats`` by registered name, then ``bots`` launched here."""
+    import asyncio
 
-    import grpc
-    from google.protobuf import json_format
-
-    from cardgames.v1 import admin_pb2, admin_pb2_grpc
-    from referee.bots import BotProcess
+    from referee.remote import RemoteError, RemoteReferee, RemoteSeat
 
     if not admin_token:
         _fail("--referee needs the referee's admin token: REFEREE_ADMIN_TOKEN or --admin-token-file")
-    extra: list[str] = []
     if tls_ca is not None:
         try:
-            creds = grpc.ssl_channel_credentials(tls_ca.read_bytes())
+            pem = tls_ca.read_bytes()
         except FileNotFoundError:
             _fail(f"--tls-ca {tls_ca}: no such file")
         except OSError as e:
             _fail(os_error_text(e, "--tls-ca: cannot read"))
-        if b"-----BEGIN CERTIFICATE-----" not in tls_ca.read_bytes():
+        if b"-----BEGIN CERTIFICATE-----" not in pem:
             _fail(f"--tls-ca {tls_ca}: not a PEM certificate (no BEGIN CERTIFICATE block)")
-        extra = ["--tls-ca", str(tls_ca.resolve())]
-    tokens = [secrets.token_hex(16) for _ in bots]
-    req = admin_pb2.RunMatchRequest(game=spec.game, players=spec.players, seed=spec.seed, seat_tokens=tokens,
-                                    register_tokens=tokens, decision_ms=spec.decision_ms, bank_ms=spec.bank_ms,
-                                    fault_policy=spec.fault_policy, max_faults=spec.max_faults)
-    req.variant.update(spec.variant)
-    req.params.update(spec.params)
-    procs: list[BotProcess] = []
-    with (grpc.secure_channel(addr, creds) if tls_ca is not None else grpc.insecure_channel(addr)) as ch:
-        stub = admin_pb2_grpc.AdminServiceStub(ch)
-        fut = stub.RunMatch.future(req, metadata=[("x-admin-token", admin_token)])
-        try:
-            import time
-
-            time.sleep(0.2)  # tokens are registered when the call arrives
-            for s, cmd in enumerate(bots):
-                procs.append(BotProcess(cmd, f"remote-{tokens[s][:6]}.seat{s}", addr, tokens[s], log_dir,
-                                        extra_args=extra).start())
-            res = fut.result()
-            deadline = time.monotonic() + end_grace_s  # bots that read their Goodbye exit by themselves
-            while time.monotonic() < deadline and any(p.poll() is None for p in procs):
-                time.sleep(0.02)
-        except grpc.RpcError as e:
-            _fail(f"referee at {addr} refused: {e.code().name}: {e.details()}")
-        finally:
-            fut.cancel()
-            for p in procs:
-                p.stop()
-    return json_format.MessageToDict(res, preserving_proto_field_name=True)
+    plan = [RemoteSeat(name=n) for n in seats] + [RemoteSeat(command=c) for c in bots]
+    try:
+        return asyncio.run(RemoteReferee(addr, admin_token, tls_ca, end_grace_s).run_match(spec, plan, log_dir))
+    except RemoteError as e:
+        _fail(str(e))
+    except KeyboardInterrupt:
+        _fail("interrupted: the launched bots were stopped; the match may go on at the referee", 130)
 
 
 # --------------------------------------------------------------------------- serve
@@ -483,6 +538,9 @@ def serve(
             _fail(f"cannot listen on {host}:{port}: {e}")
         print(f"referee listening on {host}:{bound} ({'TLS' if tls else 'plaintext'}); "
               f"{len(entries)} bot token(s){shown}{adm if shown else ''}", flush=True)
+        from referee.sandbox import capabilities
+
+        print(f"sandbox of launched bots: {capabilities().describe()}", flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -527,6 +585,21 @@ tournament_app = typer.Typer(help="Run tournaments and inspect them.", no_args_i
 app.add_typer(tournament_app, name="tournament")
 
 
+def _remote_for_tournament(spec, addr: Optional[str], admin_token: Optional[str]):
+    """The RemoteReferee of ``tournament run --referee`` (None without it); exits on a bad combination."""
+    if addr is None:
+        return None
+    from referee.remote import RemoteReferee
+
+    if not admin_token:
+        _fail("--referee needs the referee's admin token: REFEREE_ADMIN_TOKEN or --admin-token-file")
+    persistent = [b.name for b in spec.bots if b.persistent]
+    if persistent:
+        _fail(f"--referee: persistent bots ({', '.join(persistent)}) are not supported on a remote referee; "
+              "connect them to it and declare them external = true")
+    return RemoteReferee(addr, admin_token)
+
+
 @tournament_app.command("run")
 def tournament_run(
     file: Path = typer.Argument(..., help="Tournament file (TOML), e.g. tournaments/examples/doudizhu.toml."),
@@ -542,6 +615,13 @@ def tournament_run(
                                             "tcp://HOST:8786 (implies --executor dask)."),
     fmt: str = typer.Option("table", "--format", "-f", help="Leaderboard format: table, json or csv."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    referee_addr: Optional[str] = typer.Option(None, "--referee", help="Run every match on a running referee "
+                                               "HOST:PORT (referee serve; its admin token in REFEREE_ADMIN_TOKEN "
+                                               "or --admin-token-file): external bots are the ones connected "
+                                               "there, command bots are launched here."),
+    admin_token: Optional[str] = typer.Option(None, "--admin-token", envvar="REFEREE_ADMIN_TOKEN", hidden=True),
+    admin_token_file: Optional[Path] = typer.Option(None, "--admin-token-file",
+                                                    help="File holding the running referee's admin token (--referee)."),
 ) -> None:
     """Run a tournament of bots over gRPC and print its TrueSkill leaderboard.
 
@@ -559,6 +639,7 @@ def tournament_run(
     from tournaments import spec as tspec
     from tournaments.executor import ExecutorError
     from tournaments.report import FORMATS, render
+    from referee.remote import RemoteError
     from tournaments.run import TournamentError, run_tournament
     from tournaments.schedule import build
     from tournaments.store import StorageError, mask_url
@@ -566,7 +647,7 @@ def tournament_run(
     if fmt not in FORMATS:  # checked before any match is played
         _fail(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     try:
-        spec = tspec.load(file)
+        spec = tspec.load(file, remote=referee_addr is not None)
     except FileNotFoundError:
         _fail(f"no such tournament file: {file}")
     except tspec.SpecError as e:
@@ -587,6 +668,11 @@ def tournament_run(
         _fail("--executor dask needs --scheduler tcp://HOST:8786 (or scheduler = \"...\" in [execution])")
     if spec.executor == "dask" and any(b.external for b in spec.bots):
         _fail("external bots connect to this machine's referee: they cannot play on a Dask cluster")
+    if spec.executor == "dask" and referee_addr:
+        _fail("--referee plays every match on that referee: it excludes the Dask executor")
+    if admin_token_file is not None:
+        admin_token = _read_secret_file(admin_token_file, "--admin-token-file").strip()
+    remote = _remote_for_tournament(spec, referee_addr, admin_token)
     if resume and fresh:
         _fail("--resume and --fresh exclude each other")
     if not (resume or fresh):  # before any progress bar is drawn
@@ -604,16 +690,22 @@ def tournament_run(
             pass
         if state is not None:
             _fail(f"tournament {spec.name!r} already exists in {mask_url(spec.database)} ({state}); "
-                         "use --resume to finish it or --fresh to start it over")
+                  "use --resume to finish it or --fresh to start it over")
+    sandbox = None  # on a Dask cluster each worker makes its own; a remote referee has its own
+    if spec.executor == "local" and remote is None:
+        sandbox = _sandbox(spec.bot_uids, spec.isolate_network, [b.command for b in spec.bots if not b.external])
     total = len(build(spec))
     plan = (f"{total} matches" if not spec.until else
             f"{total} matches, then more until every adjacent pair is separated at {spec.confidence:.0%} "
             f"(at most {spec.max_matches})")
     where = (f"on the Dask cluster at {spec.scheduler}" if spec.executor == "dask"
+             else f"on the referee at {referee_addr}" if remote is not None
              else f"concurrency {spec.concurrency}")
     console.print(f"tournament [bold]{escape(spec.name)}[/bold]: {spec.game}, {len(spec.bots)} bots, "
                   f"{spec.players} seats, {spec.schedule}, {plan}, {escape(where)}; "
                   f"results in {escape(mask_url(spec.database))}")
+    if sandbox is not None:
+        console.print(f"sandbox: {sandbox.describe()}", markup=False)
     bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("ETA"),
                    TimeRemainingColumn(), TimeElapsedColumn(), TextColumn("faults: {task.fields[faults]}"),
                    console=console, disable=quiet, transient=False)
@@ -628,8 +720,9 @@ def tournament_run(
     old_term = signal.signal(signal.SIGTERM, on_term)
     try:
         with bar:
-            res = asyncio.run(run_tournament(spec, resume=resume, fresh=fresh, on_progress=on_progress))
-    except (TournamentError, StorageError, ExecutorError) as e:
+            res = asyncio.run(run_tournament(spec, resume=resume, fresh=fresh, on_progress=on_progress,
+                                             remote=remote, sandbox=sandbox))
+    except (TournamentError, RemoteError, StorageError, ExecutorError) as e:
         _fail(str(e), 1 if isinstance(e, (StorageError, ExecutorError)) else 2)
     except KeyboardInterrupt:
         console.print(f"[yellow]interrupted[/yellow]: finished matches are saved; continue with "
@@ -646,6 +739,7 @@ def tournament_run(
     console.print(f"{res.progress.done - res.progress.skipped} matches played in {res.elapsed_s:.1f} s"
                   f"{f', {res.progress.skipped} already done' if res.progress.skipped else ''}; "
                   f"aborted: {res.progress.aborted}; logs: {escape(res.log_dir)}; results: {escape(res.store_url)}")
+    _print_report_hint(res.name, spec.database)
 
 
 def _reading_db(db: Optional[str], config: Optional[Path]) -> tuple[str, Optional[str]]:
@@ -847,7 +941,15 @@ from referee.botnew import bot_app  # noqa: E402
 
 app.add_typer(bot_app, name="bot")
 
+from referee.laddercli import ladder_app  # noqa: E402
+
+app.add_typer(ladder_app, name="ladder")
+
 from referee.benchcli import bench  # noqa: E402
+from referee.webcli import report, web  # noqa: E402
+
+app.command("report")(report)
+app.command("web")(web)
 
 app.command("bench")(bench)
 if __name__ == "__main__":  # python -m referee.cli

@@ -1,18 +1,47 @@
-"""The rules-engine interface every game implements.
+"""The rules-engine contract every game implements.
 
 A :class:`Game` is one whole **match** of one game (several rounds), as a
-pure, synchronous state machine:
+pure, synchronous state machine. The contract, which :class:`Game` states
+here and enforces (its public methods are final; a game implements the
+``_``-prefixed hooks under them):
 
-* no I/O, no wall clock, no randomness except the ``random.Random`` it is
-  handed at construction (same seed + same actions => same match, byte for
-  byte in the log);
-* the match runner asks :attr:`Game.to_act` who must act, sends that seat
-  :meth:`Game.observation` and :meth:`Game.legal_actions`, and feeds the
-  answer to :meth:`Game.apply`, which raises :class:`IllegalAction` naming
-  the spec rule broken;
-* every state change is reported as :class:`Event` objects collected with
-  :meth:`Game.pop_events`; an event is public (``to is None``) or private to
-  one seat.
+* **Pure.** No I/O, no wall clock, no wire format (``rules.py`` and
+  ``game.py`` of a game import no protobuf or generated module:
+  ``tests/test_engine_contract.py`` checks), no randomness except the
+  ``random.Random`` handed to the constructor: same seed + same actions =>
+  the same match, event for event.
+* **The turn.** :attr:`Game.to_act` is the seat that must act, ``None`` once
+  the match is over. While a decision is pending, :meth:`Game.decision_kind`
+  names it, :meth:`Game.legal_actions` lists the legal actions as a
+  :class:`Legal` (an immutable ``tuple[Action, ...]`` and whether it is
+  complete), :meth:`Game.validate` raises :class:`IllegalAction` exactly when
+  :meth:`Game.apply` would, and :meth:`Game.fallback_action` is the spec's
+  action for a seat that does not answer (always legal).
+* **After the end** (``to_act is None``), ``decision_kind``,
+  ``legal_actions``, ``validate``, ``fallback_action`` and ``apply`` raise
+  :class:`MatchOver` (an :class:`IllegalAction` with rule ``"TURN"``, so a
+  late action is refused like any other); :meth:`Game.result` is valid only
+  then (``RuntimeError`` before).
+* **Teams** are declared by the game (:meth:`Game.teams`): the runner and the
+  scheduler ask it, nothing else knows which games have partnerships.
+* **Events.** Every state change is reported through :meth:`Game.emit` as a
+  typed, immutable record (a frozen dataclass of the game's ``events.py``)
+  wrapped in an :class:`Event` with its audience (``to``: ``None`` = public,
+  else the one seat allowed to see it); the runner collects them with
+  :meth:`Game.pop_events`.
+* **Views live outside the engine.** What a seat is sent is built by the
+  game's view module, ``referee/games/<game>/view.py`` (see
+  :func:`referee.games.view_module`): ``observation(game, seat)`` -> the
+  game's observation protobuf message, built field by field from the
+  engine's public state and that seat's own hidden cards, and
+  ``event_message(record)`` -> the game's event protobuf message. Encoding,
+  and any caching of encodings, is :mod:`referee.protocol`'s, generic across
+  games. An engine exposes the state a view needs as plain attributes
+  (documented in its class docstring).
+* **Hidden information and cards** (for the contract and leak tests):
+  :meth:`Game.hidden_zones` / :meth:`Game.with_hidden_zones` (what a seat
+  cannot see, and a copy with it reshuffled), :meth:`Game.card_zones` (every
+  place holding cards: their union is :meth:`Game.deck` as a multiset).
 
 Game modules register a subclass in :mod:`referee.games`.
 """
@@ -22,7 +51,7 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Iterable
+from typing import Any, ClassVar, Iterable, NamedTuple
 
 # Action kinds (the protocol's ActionKind without the prefix).
 PASS = "PASS"
@@ -78,55 +107,39 @@ class IllegalAction(Exception):
         self.message = message
 
 
+class MatchOver(IllegalAction):
+    """Raised by every turn method of a :class:`Game` once the match is over
+    (``to_act is None``): ``decision_kind``, ``legal_actions``, ``validate``,
+    ``fallback_action`` and ``apply``. An :class:`IllegalAction` of rule
+    ``"TURN"``, so an action sent after the end is refused like any illegal one."""
+
+    def __init__(self, game: str):
+        super().__init__("TURN", f"{game}: the match is over; no decision is pending")
+
+
+class Legal(NamedTuple):
+    """What :meth:`Game.legal_actions` returns: ``actions``, an immutable
+    tuple (callers may keep it; an engine may return the same tuple for the
+    same state), and ``complete``: ``True`` when ``actions`` is every legal
+    action, ``False`` when it is a non-empty deterministic sample (some legal
+    actions are not listed; :meth:`Game.validate` is then the judge)."""
+
+    actions: tuple[Action, ...]
+    complete: bool
+
+
+_new_tuple = tuple.__new__
+
+
+@dataclass(frozen=True, slots=True)
 class Event:
-    """Something that happened. ``payload`` is the game's event protobuf
-    message (e.g. ``DouDizhuEvent``); ``to`` is ``None`` for a public event
-    or the seat number of the only seat allowed to see it.
+    """Something that happened: ``record``, an immutable event record of the
+    game (a frozen dataclass of ``referee/games/<game>/events.py``, turned
+    into the protocol's event message by the game's view module), and ``to``:
+    ``None`` for a public event, else the only seat allowed to see it."""
 
-    An engine that assembles an event as bytes may pass ``encoded`` (the
-    payload's wire encoding) and ``parse`` (the message type's
-    ``FromString``) instead of ``payload``: the message is parsed the first
-    time :attr:`payload` is read, and :attr:`encoded` hands the bytes over
-    without a parse and a serialisation (the referee sends events encoded).
-    A payload is never changed after it is emitted; should a caller change
-    the message anyway, :attr:`encoded` follows it (once :attr:`payload` has
-    been read it is what gets encoded). Raises ``TypeError`` without a payload
-    or an encoding and its parser."""
-
-    __slots__ = ("_payload", "to", "_encoded", "_parse")
-
-    def __init__(self, payload: Any = None, to: int | None = None, *, encoded: bytes | None = None,
-                 parse: Callable[[bytes], Any] | None = None):
-        if payload is None and (encoded is None or parse is None):
-            raise TypeError("Event needs a payload, or its encoding and a parser")
-        self._payload = payload
-        self.to = to
-        self._encoded = encoded
-        self._parse = parse
-
-    @property
-    def payload(self) -> Any:
-        p = self._payload
-        if p is None:
-            p = self._payload = self._parse(self._encoded)  # type: ignore[misc]
-        return p
-
-    @property
-    def encoded(self) -> bytes:
-        """The payload's wire encoding."""
-        if self._payload is None:
-            return self._encoded  # type: ignore[return-value]
-        return self._payload.SerializeToString()
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Event):
-            return NotImplemented
-        return self.to == other.to and self.payload == other.payload
-
-    __hash__ = None  # type: ignore[assignment]  # mutable payload, as the dataclass it replaces
-
-    def __repr__(self) -> str:
-        return f"Event(payload={self.payload!r}, to={self.to!r})"
+    record: Any
+    to: int | None = None
 
 
 @dataclass(slots=True)
@@ -164,13 +177,24 @@ def ranks_from_scores(scores: Iterable[float], higher_is_better: bool = True) ->
     return [1 + sum(1 for o in s if sign * o < sign * x) for x in s]
 
 
+#: the turn methods that are final in :class:`Game` (each calls its ``_`` hook)
+_FINAL = ("decision_kind", "legal_actions", "validate", "fallback_action", "apply")
+
+
 class Game(ABC):
-    """One match of one game. Subclasses implement the spec; see module docstring.
+    """One match of one game; see the module docstring for the contract.
 
     Constructor: ``Game(players, variant, params, rng)`` where ``variant`` is a
     dict of the spec's variant flags (missing = default), ``params`` a dict of
     match parameters (missing = default) and ``rng`` a ``random.Random``.
     Raises ``ValueError`` for an unsupported player count or unknown flag.
+
+    A game implements :attr:`to_act`, the hooks ``_decision_kind``,
+    ``_legal_actions``, ``_validate``, ``_fallback_action`` and ``_apply``
+    (each called only while a decision is pending), :meth:`result`,
+    :meth:`deck`, :meth:`card_zones`, :meth:`hidden_zones` and
+    :meth:`with_hidden_zones`; it may override :meth:`teams`. It may not
+    override the public turn methods (``TypeError`` at class creation).
     """
 
     #: game id used in the protocol, CLI and tournament files
@@ -188,6 +212,12 @@ class Game(ABC):
     variant: dict[str, Any]
     params: dict[str, Any]
 
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        for name in _FINAL:
+            if name in cls.__dict__:
+                raise TypeError(f"{cls.__name__} overrides Game.{name}: implement _{name} instead")
+
     def __init__(self, players: int, variant: dict[str, Any] | None, params: dict[str, Any] | None,
                  rng: random.Random):
         """Check and store the configuration; subclasses call this first.
@@ -204,32 +234,78 @@ class Game(ABC):
         self.rng = rng
         self._events = []
 
-    # -- the turn ---------------------------------------------------------
+    @classmethod
+    def teams(cls, players: int) -> tuple[tuple[int, ...], ...]:
+        """The fixed partnerships of a match of ``players`` seats, as tuples of
+        seats (``SeatInfo.team`` is the index of a seat's team), or ``()`` when
+        every seat plays for itself or sides change from round to round (Dou
+        Dizhu's landlord). Default ``()``."""
+        return ()
+
+    # -- the turn (final: each checks the match is not over, then calls its hook)
     @property
     @abstractmethod
     def to_act(self) -> int | None:
         """Seat that must act now, or ``None`` when the match is over."""
 
-    @abstractmethod
+    @property
+    def over(self) -> bool:
+        """True once the match is over (``to_act is None``)."""
+        return self.to_act is None
+
     def decision_kind(self) -> str:
-        """Kind of the pending decision (one of :data:`DECISION_KINDS`)."""
+        """Kind of the pending decision (one of :data:`DECISION_KINDS`).
+        Raises :class:`MatchOver` after the end."""
+        if self.to_act is None:
+            raise MatchOver(self.name)
+        return self._decision_kind()
 
-    @abstractmethod
-    def legal_actions(self) -> tuple[list[Action], bool]:
-        """Legal actions of :attr:`to_act`, and whether the list is complete.
-        When incomplete, the list is a non-empty deterministic sample."""
-
-    @abstractmethod
-    def apply(self, seat: int, action: Action) -> None:
-        """Validate then apply ``action`` by ``seat``.
-
-        Raises :class:`IllegalAction` (state unchanged) if it is not that
-        seat's turn or the action breaks a rule.
-        """
+    def legal_actions(self) -> Legal:
+        """The legal actions of :attr:`to_act` (see :class:`Legal`). Raises
+        :class:`MatchOver` after the end; ``TypeError`` if the game's hook
+        returns anything but a tuple of actions."""
+        if self.to_act is None:
+            raise MatchOver(self.name)
+        acts, complete = self._legal_actions()
+        if type(acts) is not tuple:
+            raise TypeError(f"{self.name}: legal actions must be a tuple, not {type(acts).__name__}")
+        return _new_tuple(Legal, (acts, complete))  # Legal(acts, complete), without NamedTuple's Python __new__
 
     def validate(self, seat: int, action: Action) -> None:
-        """Raise :class:`IllegalAction` if ``apply`` would reject the action.
-        Default: check membership in a complete legal list."""
+        """Raise :class:`IllegalAction` (naming the spec rule) exactly when
+        :meth:`apply` would reject ``action`` by ``seat``; :class:`MatchOver`
+        after the end."""
+        if self.to_act is None:
+            raise MatchOver(self.name)
+        self._validate(seat, action)
+
+    def fallback_action(self) -> Action:
+        """The spec's fallback action for :attr:`to_act` (timeouts,
+        disconnections, forfeits); always legal. :class:`MatchOver` after the end."""
+        if self.to_act is None:
+            raise MatchOver(self.name)
+        return self._fallback_action()
+
+    def apply(self, seat: int, action: Action) -> None:
+        """Validate then apply ``action`` by ``seat``. Raises
+        :class:`IllegalAction` (state unchanged) if it is not that seat's turn
+        or the action breaks a rule; :class:`MatchOver` after the end."""
+        if self.to_act is None:
+            raise MatchOver(self.name)
+        self._apply(seat, action)
+
+    # -- the hooks (called only while a decision is pending) ---------------------
+    @abstractmethod
+    def _decision_kind(self) -> str:
+        """See :meth:`decision_kind`."""
+
+    @abstractmethod
+    def _legal_actions(self) -> tuple[tuple[Action, ...], bool]:
+        """See :meth:`legal_actions`: ``(actions as a tuple, complete)``."""
+
+    def _validate(self, seat: int, action: Action) -> None:
+        """See :meth:`validate`. Default: the seat's turn, and membership in a
+        complete legal list."""
         if seat != self.to_act:
             raise IllegalAction("TURN", f"it is seat {self.to_act}'s turn, not seat {seat}'s")
         legal, complete = self.legal_actions()
@@ -237,53 +313,51 @@ class Game(ABC):
             raise IllegalAction("LEGAL", f"{action.kind} {' '.join(action.cards)} is not a legal action")
 
     @abstractmethod
-    def fallback_action(self) -> Action:
-        """The spec's fallback action for :attr:`to_act` (timeouts, disconnections)."""
+    def _fallback_action(self) -> Action:
+        """See :meth:`fallback_action`."""
 
-    # -- what a seat sees ---------------------------------------------------
     @abstractmethod
-    def observation(self, seat: int) -> Any:
-        """The game's observation protobuf message for ``seat``: its own
-        hidden information and the public state only (spec's visibility section)."""
+    def _apply(self, seat: int, action: Action) -> None:
+        """See :meth:`apply`."""
 
-    def observation_bytes(self, seat: int) -> bytes | None:
-        """The encoded :meth:`observation` of ``seat`` (protobuf wire format),
-        for an engine that assembles it as bytes and can hand them over
-        without parsing them first (the referee then parses them once, inside
-        the request); ``None`` (the default) = use :meth:`observation`."""
-        return None
+    # -- events ------------------------------------------------------------------
+    _events: list[Event]
+
+    def emit(self, record: Any, to: int | None = None) -> None:
+        """Report an event: ``record`` (a frozen dataclass of the game's
+        ``events.py``), public (``to is None``) or private to seat ``to``."""
+        self._events.append(Event(record, to))
 
     def pop_events(self) -> list[Event]:
-        """Events produced since the last call (construction included), in order."""
+        """Events emitted since the last call (construction included), in order."""
         ev, self._events = self._events, []
         return ev
 
-    _events: list[Event]
-
-    def emit(self, payload: Any, to: int | None = None) -> None:
-        """Record an event (for subclasses)."""
-        self._events.append(Event(payload, to))
-
     # -- the end --------------------------------------------------------------
-    @property
-    def over(self) -> bool:
-        return self.to_act is None
-
     @abstractmethod
     def result(self) -> MatchResult:
-        """Final result; only valid once :attr:`over` is true."""
+        """Final result; only valid once :attr:`over` is true (``RuntimeError`` before)."""
 
-    # -- hidden information (for the leak tests) --------------------------------
+    # -- cards and hidden information (for the contract and leak tests) ----------
+    def deck(self) -> tuple[str, ...]:
+        """Every card of the current round (the game's pack), as codes."""
+        raise NotImplementedError
+
+    def card_zones(self) -> dict[str, tuple[str, ...]]:
+        """Every place holding cards of the current round (hands, kitty, stock,
+        the current trick, cards played or won...): as multisets their union is
+        :meth:`deck`, whatever has been played."""
+        raise NotImplementedError
+
     def hidden_zones(self, seat: int) -> dict[str, list[str]]:
         """Every place holding cards that ``seat`` may not see right now,
-        e.g. ``{"hand1": [...], "hand2": [...], "kitty": [...]}``. Used by the
-        hidden-information differential test; engines override it."""
+        e.g. ``{"hand1": [...], "hand2": [...], "kitty": [...]}``."""
         raise NotImplementedError
 
     def with_hidden_zones(self, zones: dict[str, list[str]]) -> "Game":
         """A deep copy of this game whose hidden places hold ``zones`` (same
         keys and sizes as :meth:`hidden_zones`), including any pending future
-        cards (undealt stock). Engines override it."""
+        cards (undealt stock)."""
         raise NotImplementedError
 
 

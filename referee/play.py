@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from referee.bots import BotProcess, Limits
+from referee.sandbox import Sandbox
 from referee.runner import FaultRecord, MatchOutcome, MatchSpec
 from referee.service import Referee
 
@@ -23,6 +25,8 @@ class SeatPlan:
     command: str | None = None
     token: str | None = None
     process: BotProcess | None = None
+    #: this bot's own limits (a tournament's per-bot override); ``None``: the match's
+    limits: Limits | None = None
 
 
 #: seconds a launched bot has to exit by itself after its match ended (MatchEnded and
@@ -33,6 +37,7 @@ DEFAULT_END_GRACE_S = 2.0
 async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_dir: Path,
                      limits: Limits | None = None, connect_timeout_s: float = 15.0,
                      hello_names: bool = False, end_grace_s: float = DEFAULT_END_GRACE_S,
+                     sandbox: Sandbox | None = None, base_dir: Path | None = None,
                      log_path: Path | None = None) -> MatchOutcome:
     """Run ``spec`` on ``ref`` with the given seats; launch per-match bots
     first and always stop and reap them afterwards (also when cancelled).
@@ -42,14 +47,21 @@ async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_d
     never on a command line), good for one connection in this match. When the
     match is over its bots have ``end_grace_s`` seconds to exit by themselves
     (they have been sent ``MatchEnded`` and ``Goodbye``) before SIGTERM.
+    ``sandbox``: how bots are isolated (default: cgroups where possible);
+    ``base_dir``: what relative paths in bot commands are relative to
+    (default: the current directory).
+
 
     A bot process that exits with a non-zero status (or by a signal) during
     the match, or whose command cannot be executed at all, gets a ``crash``
-    fault on its seat (with the reason and the end of its stderr); the match
-    goes on with the referee playing for that seat. Crash faults are also
-    appended to the match log.
+    fault on its seat (naming the limit it hit, with the last lines of its
+    stderr and stdout); the match goes on with the referee playing for that
+    seat. Crash faults are appended to the match log, followed by a
+    ``{"type": "sandbox"}`` line: the mechanisms in force and each launched
+    seat's uid and limits.
     """
     addr = f"127.0.0.1:{ref.port}"
+    sandbox = sandbox if sandbox is not None else Sandbox()
     tokens: list[str] = []
     own: dict[int, BotProcess] = {}
     failed: dict[int, str] = {}  # seat -> why its command could not be started
@@ -61,7 +73,8 @@ async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_d
                 tokens.append(tok)
                 try:
                     own[s] = BotProcess(plan.command, f"{spec.match_id}.seat{s}", addr, tok, log_dir,
-                                        limits=limits).start()
+                                        limits=plan.limits or limits, cwd_for_relative=base_dir,
+                                        sandbox=sandbox, unix_addr=ref.unix_addr).start()
                 except (OSError, ValueError) as e:
                     failed[s] = f"bot command could not be started: {e}"
             else:
@@ -71,9 +84,12 @@ async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_d
         gone.update({tokens[s]: (lambda p=plan.process: p.poll() is not None)
                      for s, plan in enumerate(seats) if plan.process is not None})
         gone.update({tokens[s]: (lambda: True) for s in failed})
+        meters = {tokens[s]: p.cpu_seconds for s, p in own.items()}
+        meters.update({tokens[s]: plan.process.cpu_seconds for s, plan in enumerate(seats)
+                       if plan.process is not None})
         outcome = await ref.play(spec, tokens, connect_timeout_s, close_after=False, log_path=log_path,
                                  hello_names=hello_names,
-                                 close_tokens={tokens[s] for s in own}, gone=gone)
+                                 close_tokens={tokens[s] for s in own}, gone=gone, cpu_meters=meters)
         crashes = [FaultRecord(s, "crash", message=why) for s, why in failed.items()]
         for s, plan in enumerate(seats):
             proc = own.get(s) or plan.process
@@ -82,15 +98,24 @@ async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_d
                 # its stream closed as it died: the rest of the match can take less time than
                 # the kernel needs to turn the dying process into an exit status
                 rc = await asyncio.to_thread(_exit_status_within, proc, CRASH_GRACE_S)
+                if rc is None and proc.cgroup is not None and proc.cgroup.oom_kills() > 0:
+                    # killed by the kernel for its memory: a process freeing gigabytes on a
+                    # loaded machine can take longer to become an exit status
+                    rc = await asyncio.to_thread(_exit_status_within, proc, OOM_GRACE_S)
+                    if rc is None:
+                        rc = -signal.SIGKILL  # the OOM killer's signal; the process is on its way out
             if rc not in (None, 0):
-                crashes.append(FaultRecord(s, "crash", message=f"bot exited with status {rc}: "
-                                           + proc.tail_stderr(300).strip().replace("\n", " | ")
-                                           + f" (stderr: {proc.stderr_path})"))
+                crashes.append(FaultRecord(s, "crash", message=proc.crash_message(rc)))
         outcome.faults.extend(crashes)
-        if crashes and log_path.exists():
+        if log_path.exists():
             with log_path.open("a", encoding="utf-8") as f:  # the runner closed the log before exit codes existed
                 for c in crashes:
                     f.write(json.dumps({"type": "fault", **asdict(c)}, sort_keys=True, separators=(",", ":")) + "\n")
+                f.write(json.dumps({"type": "sandbox", "mechanisms": sandbox.describe(), "seats": [
+                    {"seat": s, "uid": p.uid, "limits": asdict(p.limits),
+                     "memory": (sandbox.caps.memory_mechanism if p.cgroup is not None and p.cgroup.memory_bytes
+                                else "RLIMIT_AS (address space)")} for s, p in sorted(own.items())]},
+                    sort_keys=True, separators=(",", ":")) + "\n")
         if end_grace_s > 0 and own:  # a bot that read MatchEnded and Goodbye exits by itself
             await asyncio.gather(*(asyncio.to_thread(_exit_status_within, p, end_grace_s) for p in own.values()))
         return outcome
@@ -107,6 +132,8 @@ async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_d
 
 #: how long a disconnected bot process may take to exit before it is judged alive (not crashed)
 CRASH_GRACE_S = 1.5
+#: the same, for a bot its cgroup says the kernel killed for its memory
+OOM_GRACE_S = 10.0
 
 
 def _exit_status_within(proc: BotProcess, timeout_s: float) -> int | None:
@@ -118,7 +145,8 @@ def _exit_status_within(proc: BotProcess, timeout_s: float) -> int | None:
 
 async def play_launched(ref: Referee, spec: MatchSpec, commands: list[str], log_dir: Path,
                         limits: Limits | None = None, connect_timeout_s: float = 15.0,
-                        hello_names: bool = False, end_grace_s: float = DEFAULT_END_GRACE_S) -> MatchOutcome:
+                        hello_names: bool = False, end_grace_s: float = DEFAULT_END_GRACE_S,
+                        sandbox: Sandbox | None = None, base_dir: Path | None = None) -> MatchOutcome:
     """:func:`play_match` with one freshly launched process per seat."""
     return await play_match(ref, spec, [SeatPlan(command=c) for c in commands], log_dir, limits, connect_timeout_s,
-                            hello_names, end_grace_s)
+                            hello_names, end_grace_s, sandbox, base_dir)

@@ -1,13 +1,17 @@
-"""Conversions between engine objects and protocol v1 messages.
+"""Conversions between engine objects and protocol v1 messages: the one place
+where anything is encoded.
 
-Everything the referee sends to a seat about game state is built here from
-the engine's own per-seat methods (``observation(seat)``, ``legal_actions()``,
-events addressed to that seat), so the leak tests can recompute it.
+Everything the referee sends to a seat about game state is built here, from
+the game's view module (:func:`referee.games.view_module`:
+``observation(game, seat)``, ``event_message(record)``) and the engine's
+``legal_actions()``, so the leak tests can recompute it. Generic across games:
+no game's field appears here, and the bytes assembled for legal actions are
+derived from the generated descriptors (no literal field numbers).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Iterable
 
 from google.protobuf import descriptor as _descriptor, json_format
 from google.protobuf.struct_pb2 import Struct
@@ -15,7 +19,7 @@ from google.protobuf.struct_pb2 import Struct
 from cardgames.v1 import referee_pb2 as pb
 from referee.cards import ALL_CODES
 from referee.engine import Action, Event, Game
-from referee.games._wire import int_field, key as _key, str_field, varint
+from referee.games import view_module
 
 PROTOCOL_VERSION = 1
 
@@ -81,248 +85,212 @@ def _action_from_pb(m: pb.Action) -> Action:
 
 
 def decision_kind_pb(kind: str) -> int:
+    """Engine decision kind (``"PLAY"``...) -> protocol ``DecisionKind``."""
     return _DECISION_KIND_TO_PB[kind]
 
 
+# ----------------------------------------------------------------------------- observations
+def game_observation(game: Game, seat: int) -> Any:
+    """The game's own observation message for ``seat`` (e.g. ``DouDizhuObservation``),
+    built by its view module."""
+    return view_module(game.name).observation(game, seat)
+
+
 def observation_pb(game: Game, seat: int) -> pb.Observation:
-    """The ``Observation`` for ``seat`` (wraps the game's typed observation)."""
+    """The ``Observation`` for ``seat`` (the game's observation in its oneof field)."""
     obs = pb.Observation()
-    getattr(obs, game.name).CopyFrom(game.observation(seat))
+    getattr(obs, game.name).CopyFrom(game_observation(game, seat))
     return obs
 
 
+def _fill_observation(obs: pb.Observation, game: Game, seat: int) -> None:
+    getattr(obs, game.name).CopyFrom(view_module(game.name).observation(game, seat))
+
+
+def merge_records(message: Any, field: str, records: Iterable[Any], convert: Callable[[Any], Any]) -> None:
+    """Append ``convert(record)`` for each of ``records`` to ``message.<field>``
+    (a repeated message field), in order: what ``getattr(message,
+    field).extend(convert(r) for r in records)`` does, faster. For a singular
+    message field and one record, the same as ``getattr(message,
+    field).MergeFrom(convert(record))``.
+
+    For a view's lists of immutable records (a round's plays, finished
+    tricks): each record's entry is encoded once, the first time it is seen,
+    and kept with the record (by identity: records never change, so an entry
+    cannot go stale; the cache holds the record, so no other object can have
+    its id meanwhile), and the entries are merged in one parse. Building each
+    sub-message anew costs ~1-2 us per entry with upb, and the same records
+    are listed again at every decision of a round."""
+    d = message.DESCRIPTOR
+    c = _ENTRIES.get((d, field, convert))
+    if c is None or len(c[1]) > _ENTRIES_MAX:
+        c = _ENTRIES[d, field, convert] = ({}, [])
+    cache, kept = c
+    get = cache.get
+    entries = [get(id(r)) for r in records]
+    if None in entries:
+        key = _key(d.fields_by_name[field], _WIRE_LEN)
+        for i, r in enumerate(records):
+            if entries[i] is None:
+                b = convert(r).SerializeToString()
+                entries[i] = cache[id(r)] = key + _varint(len(b)) + b
+                kept.append(r)  # alive while cached: no other object can have its id
+    if entries:
+        message.MergeFromString(b"".join(entries))
+
+
+#: per (message type, field, converter): ({id(record): its encoded entry}, [the records]), see merge_records
+_ENTRIES: dict[tuple[Any, str, Any], tuple[dict[int, bytes], list[Any]]] = {}
+_ENTRIES_MAX = 50_000  # entries per cache (a full cache is replaced by an empty one)
+
+
+# ----------------------------------------------------------------------------- decision requests
 def _fill_decision_request(r: pb.DecisionRequest, game: Game, match_id: str, request_id: int,
                            time_left_ms: int, bank_left_ms: int) -> None:
     # Filled in place: every sub-message assigned through a constructor or
     # appended as a message is a deep copy with upb, and this runs per decision.
     seat = game.to_act
-    assert seat is not None, "no decision pending: the match is over"
+    if seat is None:
+        raise ValueError("no decision pending: the match is over")
     legal, complete = game.legal_actions()
     r.match_id = match_id
     r.request_id = request_id
     r.seat = seat
     r.kind = _DECISION_KIND_TO_PB[game.decision_kind()]
-    ob = game.observation_bytes(seat)
-    if ob is None:
-        getattr(r.observation, game.name).CopyFrom(game.observation(seat))
-        _add_legal_actions(r, legal)
-    else:
-        # the engine's encoded observation, parsed once, here, with the legal actions
-        _add_legal_actions(r, legal, _observation_field(game.name, ob))
+    _fill_observation(r.observation, game, seat)
+    _add_legal_actions(r, legal)
     r.legal_actions_complete = complete
     r.time_left_ms = time_left_ms
     r.bank_left_ms = bank_left_ms
 
 
-#: engine Action -> its DecisionRequest.legal_actions field, encoded (tag, length, Action bytes)
-_LEGAL_FIELD_BYTES: dict[Action, bytes] = {}
-_LEGAL_FIELD_BYTES_MAX = 20_000  # entries (~100 bytes each); cleared when full
-_LEGAL_ACTIONS_TAG = bytes([(pb.DecisionRequest.LEGAL_ACTIONS_FIELD_NUMBER << 3) | 2])
-# Action fields: kind (1, varint), cards (2, repeated string), amount (3, int32 varint)
-_KIND_FIELD = {k: bytes([(pb.Action.KIND_FIELD_NUMBER << 3) | 0, v]) for k, v in _ACTION_KIND_TO_PB.items()}
-_CARDS_TAG = bytes([(pb.Action.CARDS_FIELD_NUMBER << 3) | 2])
-_AMOUNT_TAG = bytes([(pb.Action.AMOUNT_FIELD_NUMBER << 3) | 0])
-_CARD_FIELD: dict[str, bytes] = {}
-_LEGAL_MERGE_MAX = 64  # longer legal lists are built one message per action
-
-
-def _card_field(c: str) -> bytes:
-    b = _CARD_FIELD.get(c)
-    if b is None:
-        raw = c.encode()
-        b = _CARDS_TAG + varint(len(raw)) + raw
-        if len(_CARD_FIELD) < 1024:
-            _CARD_FIELD[c] = b
-    return b
-
-
-def _legal_field_bytes(a: Action, keep: bool = True) -> bytes:
-    """``a`` as one encoded ``DecisionRequest.legal_actions`` entry; cached
-    unless ``keep`` is false (long lists: mostly combinations not seen before,
-    which would push the common ones out)."""
-    b = _LEGAL_FIELD_BYTES.get(a)
-    if b is None:
-        card = _CARD_FIELD.get
-        body = _KIND_FIELD[a.kind] + b"".join([card(c) or _card_field(c) for c in a.cards])
-        if a.amount:
-            if type(a.amount) is not int or not -2**31 <= a.amount < 2**31:
-                raise TypeError("amount is not an int32")
-            body += _AMOUNT_TAG + varint(a.amount)
-        b = _LEGAL_ACTIONS_TAG + varint(len(body)) + body
-        if not keep:
-            return b
-        if len(_LEGAL_FIELD_BYTES) >= _LEGAL_FIELD_BYTES_MAX:
-            _LEGAL_FIELD_BYTES.clear()
-        _LEGAL_FIELD_BYTES[a] = b
-    return b
-
-
-#: encoded key of DecisionRequest.observation, and of each game's field of Observation
-_OBSERVATION_KEY = bytes([(pb.DecisionRequest.OBSERVATION_FIELD_NUMBER << 3) | 2])
-_OBS_GAME_KEY: dict[str, bytes] = {}
-
-
-def _obs_game_key(name: str) -> bytes:
-    """Encoded key of the ``Observation`` field named after the game (KeyError if none)."""
-    k = varint(pb.Observation.DESCRIPTOR.fields_by_name[name].number << 3 | 2)
-    _OBS_GAME_KEY[name] = k
-    return k
-
-
-def _observation_field(game_name: str, ob: bytes) -> bytes:
-    """``DecisionRequest.observation`` encoded, holding the game's encoded observation ``ob``."""
-    inner = (_OBS_GAME_KEY.get(game_name) or _obs_game_key(game_name)) + varint(len(ob)) + ob
-    return _OBSERVATION_KEY + varint(len(inner)) + inner
-
-
-def _add_legal_actions(r: pb.DecisionRequest, legal: list[Action], prefix: bytes = b"") -> None:
-    """Append ``legal`` to ``r.legal_actions``: their wire encoding (cached per
-    action, else assembled from per-card pieces) parsed in one call, instead of
-    one message per action (the upb ``add`` is ~1 us per action). ``prefix``:
-    other encoded ``DecisionRequest`` fields to merge in the same parse."""
-    if len(legal) <= _LEGAL_MERGE_MAX:
-        try:
-            enc = [_legal_field_bytes(a) for a in legal]
-        except (TypeError, KeyError, AttributeError, ValueError):
-            pass  # not a plain action (unhashable cards, unknown kind, odd amount): the loop below
-        else:
-            r.MergeFromString(prefix + b"".join(enc))
-            return
-    if prefix:
-        r.MergeFromString(prefix)
-    # long lists (a Dou Dizhu lead: mostly combinations not seen before, so the cache would
-    # mostly miss) and odd actions: one message per action, raising what it always did
-    add = r.legal_actions.add
-    for a in legal:
-        add(kind=_ACTION_KIND_TO_PB[a.kind], cards=a.cards, amount=a.amount)
-
-
 def decision_request(game: Game, match_id: str, request_id: int, time_left_ms: int,
                      bank_left_ms: int) -> pb.DecisionRequest:
-    """The ``DecisionRequest`` for the seat to act (``game.to_act``)."""
+    """The ``DecisionRequest`` for the seat to act (``game.to_act``); the clock
+    fields in milliseconds. ``ValueError`` once the match is over."""
     r = pb.DecisionRequest()
     _fill_decision_request(r, game, match_id, request_id, time_left_ms, bank_left_ms)
     return r
 
 
 def decision_message(game: Game, match_id: str, request_id: int, time_left_ms: int,
-                     bank_left_ms: int) -> pb.RefereeMessage:
-    """:func:`decision_request` already wrapped in a ``RefereeMessage`` (no extra copy)."""
+                     bank_left_ms: int, events: list[pb.Event] = ()) -> pb.RefereeMessage:
+    """:func:`decision_request` already wrapped in a ``RefereeMessage`` (no extra
+    copy), with ``events`` (protocol ``Event`` messages, :func:`event_pb`) bundled
+    in ``DecisionRequest.events`` in order."""
     m = pb.RefereeMessage()
-    _fill_decision_request(m.decision_request, game, match_id, request_id, time_left_ms, bank_left_ms)
+    r = m.decision_request
+    _fill_decision_request(r, game, match_id, request_id, time_left_ms, bank_left_ms)
+    if events:
+        r.events.extend(events)
     return m
 
 
-# ----------------------------------------------------------------------------- encoded fast path
-# What the referee puts on a bundling bot's stream per decision, built as wire
-# bytes: the engine's encoded observation, the cached encodings of the legal
-# actions and of the events, joined once. No message object is built, parsed or
-# serialised on the way (the bot stream's serializer passes bytes through,
-# see referee/service.py). A parser reads these bytes as the same message the
-# plain calls build (field order on the wire does not matter; tests compare).
-_DR = pb.DecisionRequest
-_DECISION_REQUEST_KEY = _key(pb.RefereeMessage.DECISION_REQUEST_FIELD_NUMBER, 2)
-_REQUEST_ID_KEY = _key(_DR.REQUEST_ID_FIELD_NUMBER, 0)
-_DR_EVENTS_KEY = _key(_DR.EVENTS_FIELD_NUMBER, 2)
-_ME_EVENTS_KEY = _key(pb.MatchEnded.EVENTS_FIELD_NUMBER, 2)
-_SEAT_FIELD = [int_field(_DR.SEAT_FIELD_NUMBER, s) for s in range(8)]
-_KIND_FIELD_DR = {k: int_field(_DR.KIND_FIELD_NUMBER, v) for k, v in _DECISION_KIND_TO_PB.items()}
-_COMPLETE_FIELD = {True: int_field(_DR.LEGAL_ACTIONS_COMPLETE_FIELD_NUMBER, 1), False: b""}
-_EV_SEQ_KEY = _key(pb.Event.SEQ_FIELD_NUMBER, 0)
-_EV_PRIVATE = int_field(pb.Event.PRIVATE_FIELD_NUMBER, 1)
-_EV_GAME_KEY: dict[str, bytes] = {}
-_MATCH_ID_FIELD: dict[str, bytes] = {}  # match id -> its encoded match_id field (see _match_id_field)
-assert pb.Event.MATCH_ID_FIELD_NUMBER == _DR.MATCH_ID_FIELD_NUMBER
+# The legal actions go into a request as the wire encoding of their
+# ``DecisionRequest.legal_actions`` entries, cached per action and parsed in
+# one call: appending one message per action (the upb ``add``) costs ~1 us per
+# action, and most requests list actions seen before. Field keys come from the
+# generated descriptors; the encoding is checked against protobuf's own in
+# tests/test_protocol.py.
+_FD = _descriptor.FieldDescriptor
+_WIRE_VARINT, _WIRE_LEN = 0, 2
 
 
-def decision_body(game: Game, match_id: str, time_left_ms: int, bank_left_ms: int,
-                  events: list[bytes] = ()) -> bytes:
-    """The ``DecisionRequest`` for the seat to act, encoded, without its
-    ``request_id`` (the link numbers it: :func:`decision_wire`); ``events``:
-    encoded ``Event`` messages (:func:`event_bytes`) to bundle, in order.
-    Parses as :func:`decision_request` (plus the events) builds it. Raises what
-    the plain path raises for an action it cannot encode."""
-    seat = game.to_act
-    assert seat is not None, "no decision pending: the match is over"
-    legal, complete = game.legal_actions()
-    ob = game.observation_bytes(seat)
-    if ob is None:
-        ob = game.observation(seat).SerializeToString()
-    get = _LEGAL_FIELD_BYTES.get
-    try:
-        keep = len(legal) <= _LEGAL_MERGE_MAX
-        acts = b"".join([get(a) or _legal_field_bytes(a, keep) for a in legal])
-    except (TypeError, KeyError, AttributeError, ValueError):
-        # not a plain action (unhashable cards, unknown kind, odd amount): protobuf
-        # encodes it or raises what the plain path raises
-        r = pb.DecisionRequest()
-        _add_legal_actions(r, legal)
-        acts = r.SerializeToString()
-    return b"".join((_match_id_field(match_id),
-                     _SEAT_FIELD[seat] if seat < 8 else int_field(_DR.SEAT_FIELD_NUMBER, seat),
-                     _KIND_FIELD_DR[game.decision_kind()], _observation_field(game.name, ob), acts,
-                     _COMPLETE_FIELD[bool(complete)], int_field(_DR.TIME_LEFT_MS_FIELD_NUMBER, time_left_ms),
-                     int_field(_DR.BANK_LEFT_MS_FIELD_NUMBER, bank_left_ms),
-                     decision_request_events(events) if events else b""))
+def _varint(n: int) -> bytes:
+    """Protobuf varint of ``n`` (a negative int as its 64-bit two's complement)."""
+    if n < 0:
+        n += 1 << 64
+    out = bytearray()
+    while n > 0x7F:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
 
 
-def _match_id_field(match_id: str) -> bytes:
-    """Encoded ``match_id`` field, memoised per match (field 1 of both ``DecisionRequest`` and ``Event``)."""
-    b = _MATCH_ID_FIELD.get(match_id)
+def _key(field: Any, wire_type: int) -> bytes:
+    """The encoded key (tag) of a field descriptor with ``wire_type``."""
+    return _varint(field.number << 3 | wire_type)
+
+
+_DR_FIELDS = pb.DecisionRequest.DESCRIPTOR.fields_by_name
+_ACTION_FIELDS = pb.Action.DESCRIPTOR.fields_by_name
+_LEGAL_ACTIONS_KEY = _key(_DR_FIELDS["legal_actions"], _WIRE_LEN)
+_KIND_FIELD = {k: _key(_ACTION_FIELDS["kind"], _WIRE_VARINT) + _varint(v) for k, v in _ACTION_KIND_TO_PB.items()}
+_CARDS_KEY = _key(_ACTION_FIELDS["cards"], _WIRE_LEN)
+_AMOUNT_KEY = _key(_ACTION_FIELDS["amount"], _WIRE_VARINT)
+#: engine Action -> its encoded DecisionRequest.legal_actions entry (key, length, Action bytes)
+_LEGAL_ENTRY: dict[Action, bytes] = {}
+_LEGAL_ENTRY_MAX = 20_000  # entries (~100 bytes each); cleared when full
+#: card code -> its encoded Action.cards entry
+_CARD_ENTRY = {c: _CARDS_KEY + _varint(len(c)) + c.encode() for c in ALL_CODES}
+#: longer legal lists are mostly combinations not seen before (a Dou Dizhu lead):
+#: built one message per action, and not cached (they would push the common ones out)
+_LEGAL_MERGE_MAX = 64
+
+
+def _legal_entry(a: Action) -> bytes:
+    """``a`` as one encoded ``DecisionRequest.legal_actions`` entry (cached).
+    ``KeyError``/``TypeError``/``ValueError`` for what the encoding does not
+    take (the caller then lets protobuf build the message and raise)."""
+    b = _LEGAL_ENTRY.get(a)
     if b is None:
-        if len(_MATCH_ID_FIELD) >= 10_000:
-            _MATCH_ID_FIELD.clear()
-        b = _MATCH_ID_FIELD[match_id] = str_field(_DR.MATCH_ID_FIELD_NUMBER, match_id)
+        body = _KIND_FIELD[a.kind] + b"".join([_CARD_ENTRY[c] for c in a.cards])
+        if a.amount:
+            if type(a.amount) is not int or not -2**31 <= a.amount < 2**31:
+                raise ValueError("amount is not an int32")
+            body += _AMOUNT_KEY + _varint(a.amount)
+        b = _LEGAL_ACTIONS_KEY + _varint(len(body)) + body
+        if len(_LEGAL_ENTRY) >= _LEGAL_ENTRY_MAX:
+            _LEGAL_ENTRY.clear()
+        _LEGAL_ENTRY[a] = b
     return b
 
 
-def decision_wire(body: bytes, request_id: int) -> bytes:
-    """The ``RefereeMessage`` bytes of a :func:`decision_body` numbered ``request_id``."""
-    inner = body + _REQUEST_ID_KEY + varint(request_id)
-    return _DECISION_REQUEST_KEY + varint(len(inner)) + inner
+def _add_legal_actions(r: pb.DecisionRequest, legal: tuple[Action, ...]) -> None:
+    """Append ``legal`` to ``r.legal_actions`` (see above)."""
+    if len(legal) <= _LEGAL_MERGE_MAX:
+        try:
+            enc = [_legal_entry(a) for a in legal]
+        except (TypeError, KeyError, AttributeError, ValueError):
+            pass  # not a plain action (unhashable cards, unknown kind or card, odd amount): the loop below
+        else:
+            r.MergeFromString(b"".join(enc))
+            return
+    add = r.legal_actions.add
+    for a in legal:  # raises what protobuf raises for an odd action
+        add(kind=_ACTION_KIND_TO_PB[a.kind], cards=a.cards, amount=a.amount)
 
 
-def event_bytes(game_name: str, match_id: str, seq: int, ev: Event) -> bytes:
-    """:func:`event_pb`, encoded."""
-    payload = ev.encoded
-    k = _EV_GAME_KEY.get(game_name)
-    if k is None:
-        k = _EV_GAME_KEY[game_name] = _key(pb.Event.DESCRIPTOR.fields_by_name[game_name].number, 2)
-    return b"".join((_match_id_field(match_id), _EV_SEQ_KEY, varint(seq),
-                     _EV_PRIVATE if ev.to is not None else b"", k, varint(len(payload)), payload))
+# ----------------------------------------------------------------------------- events
+def event_payload(game_name: str, ev: Event) -> Any:
+    """The game's event message (e.g. ``DouDizhuEvent``) of an engine event,
+    built by the game's view module from ``ev.record``."""
+    return view_module(game_name).event_message(ev.record)
 
 
-def _entries(key: bytes, items: list[bytes]) -> bytes:
-    """Encoded entries of a repeated message field whose key is ``key``."""
-    return b"".join([key + varint(len(e)) + e for e in items])
-
-
-def match_ended_events(events: list[bytes]) -> bytes:
-    """Encoded ``MatchEnded.events`` entries of :func:`event_bytes` results (merge into a MatchEnded)."""
-    return _entries(_ME_EVENTS_KEY, events)
-
-
-def decision_request_events(events: list[bytes]) -> bytes:
-    """Encoded ``DecisionRequest.events`` entries of :func:`event_bytes` results (merge into a DecisionRequest)."""
-    return _entries(_DR_EVENTS_KEY, events)
-
-
-def event_pb(game_name: str, match_id: str, seq: int, ev: Event) -> pb.Event:
-    """Protocol ``Event`` for an engine event (``private`` set when addressed to one seat)."""
-    m = pb.Event(match_id=match_id, seq=seq, private=ev.to is not None)
-    getattr(m, game_name).CopyFrom(ev.payload)
+def event_pb(game_name: str, match_id: str, seq: int, ev: Event, payload: Any = None) -> pb.Event:
+    """Protocol ``Event`` for an engine event (``is_private`` set when addressed to
+    one seat); ``payload``: its :func:`event_payload`, if already built."""
+    m = pb.Event(match_id=match_id, seq=seq, is_private=ev.to is not None)
+    getattr(m, game_name).CopyFrom(event_payload(game_name, ev) if payload is None else payload)
     return m
 
 
-def event_message(game_name: str, match_id: str, seq: int, ev: Event) -> pb.RefereeMessage:
+def event_message(game_name: str, match_id: str, seq: int, ev: Event, payload: Any = None) -> pb.RefereeMessage:
     """:func:`event_pb` already wrapped in a ``RefereeMessage`` (no extra copy)."""
     m = pb.RefereeMessage()
     e = m.event
     e.match_id = match_id
     e.seq = seq
-    e.private = ev.to is not None
-    getattr(e, game_name).CopyFrom(ev.payload)
+    e.is_private = ev.to is not None
+    getattr(e, game_name).CopyFrom(event_payload(game_name, ev) if payload is None else payload)
     return m
+
+
+def event_json(game_name: str, ev: Event, payload: Any = None) -> dict[str, Any]:
+    """The event as the match log writes it: its :func:`event_payload` as JSON."""
+    return message_to_json(event_payload(game_name, ev) if payload is None else payload)
 
 
 def to_struct(d: dict[str, Any]) -> Struct:
@@ -348,7 +316,6 @@ def message_to_json(m: Any) -> dict[str, Any]:
     return conv(m)
 
 
-_FD = _descriptor.FieldDescriptor
 _PLAIN_SCALARS = frozenset({_FD.CPPTYPE_INT32, _FD.CPPTYPE_UINT32, _FD.CPPTYPE_STRING, _FD.CPPTYPE_BOOL})
 _INT64_SCALARS = frozenset({_FD.CPPTYPE_INT64, _FD.CPPTYPE_UINT64})
 _JSON_CONVERTERS: dict[Any, Any] = {}

@@ -31,23 +31,23 @@ import json
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 import orjson
 
 from cardgames.v1 import referee_pb2 as pb
+from referee.clocks import CPU_WALL_CAP, StallMonitor, ask_on_cpu_clock
 from referee.engine import Action, Event, Game, IllegalAction, MatchResult, RatingOutcome, seeded_rng
 from referee.games import game_class
 from referee.protocol import (
     MalformedAction,
     action_from_pb,
     action_to_pb,
-    decision_body,
     decision_message,
-    decision_request_events,
-    event_bytes,
+    event_json,
     event_message,
-    match_ended_events,
+    event_payload,
+    event_pb,
     message_to_json,
     to_struct,
 )
@@ -55,9 +55,9 @@ from referee.protocol import (
 DEFAULT_DECISION_MS = 1000
 DEFAULT_MAX_FAULTS = 5
 FAULT_POLICIES = ("default_action", "forfeit")
+#: decision clocks: elapsed wall-clock time, or CPU time of the bot's process tree
+CLOCKS = ("wall", "cpu")
 LOG_FORMAT = 1
-#: games played by two fixed teams: seats 0 and 2 against seats 1 and 3
-PARTNERSHIP_GAMES = frozenset({"tractor", "back_alley"})
 
 
 @dataclass
@@ -80,6 +80,9 @@ class MatchSpec:
     fault_policy: str = "default_action"
     max_faults: int = DEFAULT_MAX_FAULTS
     match_id: str = "match"
+    #: what a decision is charged: ``"wall"`` (elapsed time) or ``"cpu"`` (CPU time of the
+    #: bot's processes, capped at clocks.CPU_WALL_CAP times the wall time), see :data:`CLOCKS`
+    clock: str = "wall"
 
     def check(self) -> None:
         """Raise ``ValueError`` naming the first bad field."""
@@ -87,6 +90,8 @@ class MatchSpec:
             raise ValueError(f"fault_policy must be one of {FAULT_POLICIES}, got {self.fault_policy!r}")
         if len(self.seat_names) != self.players:
             raise ValueError(f"{self.players} players but {len(self.seat_names)} seats given")
+        if self.clock not in CLOCKS:
+            raise ValueError(f"clock must be one of {CLOCKS}, got {self.clock!r}")
         if self.decision_ms <= 0 or self.bank_ms < 0 or self.max_faults < 1:
             raise ValueError("decision_ms must be > 0, bank_ms >= 0, max_faults >= 1")
 
@@ -98,7 +103,8 @@ class MatchSpec:
 @dataclass
 class FaultRecord:
     """One fault: ``kind`` in timeout/illegal/late_reply/unknown_request/disconnect/
-    not_reading/no_show/crash/forfeit."""
+    not_reading/no_show/crash/forfeit/harness (``harness``: no answer in time while
+    the referee itself stalled, see :class:`referee.clocks.StallMonitor`)."""
 
     seat: int
     kind: str
@@ -124,7 +130,7 @@ class MatchStatus(enum.StrEnum):
 
 
 #: fault kinds recorded but not counted towards forfeit
-IGNORED_FAULTS = frozenset({"late_reply", "unknown_request"})
+IGNORED_FAULTS = frozenset({"late_reply", "unknown_request", "harness"})
 
 
 @dataclass
@@ -141,6 +147,17 @@ class MatchOutcome:
     log_path: str | None
     elapsed_s: float
     reason: str = ""
+    #: decisions timed out by the referee's own stalls (``harness`` faults), and the
+    #: referee's stall figures during the match (ms): loop lag and request write delay
+    harness: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def rating_weight(self) -> float:
+        """1.0 for a match the referee played cleanly; less by the share of
+        decisions that were decided by a fallback because the referee stalled
+        (``harness`` faults): ratings weigh the match by it."""
+        n = sum(1 for f in self.faults if f.kind == "harness")
+        return round(max(0.0, 1.0 - n / self.decisions), 4) if n and self.decisions else 1.0
 
     @property
     def status_text(self) -> str:
@@ -162,6 +179,9 @@ class MatchOutcome:
             "forfeited": self.forfeited,
             "decisions": self.decisions,
             "log_path": self.log_path,
+            "clock": self.spec.clock,
+            "rating_weight": self.rating_weight,
+            "harness": self.harness,
         }
 
 
@@ -192,8 +212,6 @@ class SeatLink(Protocol):
       (``Hello.bundle_events``): the runner puts the seat's events inside its
       next ``DecisionRequest.events`` (or ``MatchEnded.events``) instead of
       sending them;
-    * ``encoded_requests`` -- the runner calls :meth:`ask_encoded` with the
-      request already encoded instead of :meth:`ask`;
     * stray reporting -- :meth:`attach` is handed a :class:`StrayReporter` once,
       before the match starts; a link without strays ignores it;
     * ``no_show`` -- the seat's bot never connected: a ``no_show`` fault and
@@ -208,7 +226,6 @@ class SeatLink(Protocol):
 
     name: str
     bundle_events: bool
-    encoded_requests: bool
 
     @property
     def connected(self) -> bool: ...
@@ -221,13 +238,6 @@ class SeatLink(Protocol):
         ``(reply or None on timeout/disconnect, elapsed ms)``. The clock starts
         once the request is written and stops when the reply is read."""
 
-    async def ask_encoded(self, body: bytes, timeout_s: float) -> tuple[pb.ActionReply | None, float, int]:
-        """:meth:`ask` for a request given encoded (only called when
-        ``encoded_requests``): ``body`` is :func:`referee.protocol.decision_body`,
-        the request without its ``request_id``, which the link assigns
-        (:func:`referee.protocol.decision_wire`). Returns ``(reply or None,
-        elapsed ms, request id)``."""
-
     def attach(self, reporter: StrayReporter) -> None:
         """Take the reporter of this seat's stray replies (see :class:`StrayReporter`)."""
 
@@ -238,19 +248,15 @@ class SeatLink(Protocol):
 
 class BasicSeatLink:
     """Defaults for a :class:`SeatLink` without the optional capabilities:
-    events sent one by one, requests as messages, no stray reports, never
-    a no-show, never comes back once disconnected."""
+    events sent one by one, no stray reports, never a no-show, never comes
+    back once disconnected."""
 
     bundle_events: bool = False
-    encoded_requests: bool = False
     no_show: bool = False
     not_reading: bool = False
 
     async def wait_back(self, timeout_s: float) -> float:
         return 0.0
-
-    async def ask_encoded(self, body: bytes, timeout_s: float) -> tuple[pb.ActionReply | None, float, int]:
-        raise NotImplementedError(f"{type(self).__name__} does not take encoded requests")
 
     def attach(self, reporter: StrayReporter) -> None:
         return None
@@ -302,11 +308,11 @@ class MatchLog:
         if self._f is not None:
             self._lines.append(obj)
 
-    def event(self, seq: int, ev: Event) -> None:
-        """Queue an event line; the event (its payload is never changed after
-        it is emitted) is converted to JSON at :meth:`flush`."""
+    def event(self, seq: int, ev: Event, payload: Any) -> None:
+        """Queue an event line; ``payload`` (the event's protobuf message,
+        never changed once built) is converted to JSON at :meth:`flush`."""
         if self._f is not None:
-            self._lines.append((_event_line, seq, ev))
+            self._lines.append((_event_line, seq, ev.to, payload))
 
     def decision(self, seat: int, kind: str, request_id: int, reply: Action | None, applied: Action,
                  fault: "FaultRecord | None", elapsed_ms: float) -> None:
@@ -349,8 +355,8 @@ class MatchLog:
             raise self.error
 
 
-def _event_line(seq: int, ev: Event) -> dict[str, Any]:
-    return {"event": message_to_json(ev.payload), "seq": seq, "to": ev.to, "type": "event"}
+def _event_line(seq: int, to: int | None, payload: Any) -> dict[str, Any]:
+    return {"event": message_to_json(payload), "seq": seq, "to": to, "type": "event"}
 
 
 def _decision_line(seat: int, kind: str, request_id: int, reply: Action | None, applied: Action,
@@ -403,8 +409,18 @@ class MatchRunner:
     """
 
     def __init__(self, spec: MatchSpec, links: list[SeatLink], log_path: Path | None = None,
-                 max_decisions: int = 2_000_000):
+                 max_decisions: int = 2_000_000, cpu_meters: list[Callable[[], float | None] | None] | None = None,
+                 stalls: StallMonitor | None = None):
         spec.check()
+        #: per seat, the bot's CPU seconds so far (CPU clock); a seat without one is on the wall clock
+        self.cpu_meters = cpu_meters or [None] * spec.players
+        self.stalls = stalls
+        self._due = 0.0  # monotonic time the current request was due
+        self._deadline = 0.0  # ... and when its time ran out
+        self._timeout_s = 0.0
+        self._bank_before = 0  # the asked seat's bank before its request
+        self._cpu_out = False  # the current request ran out of CPU time
+        self.max_write_delay_ms = 0.0
         self.spec = spec
         self.links = links
         self.log_path = log_path
@@ -421,9 +437,9 @@ class MatchRunner:
         self.decisions = 0
         self.status = MatchStatus.COMPLETE
         self.reason = ""
-        # per seat whose bot bundles events: its events (encoded, protocol.event_bytes)
+        # per seat whose bot bundles events: its events (protocol Event messages)
         # until its next request or MatchEnded; None for a seat that gets them one by one
-        self.bundled: list[list[bytes] | None] = [[] if ln.bundle_events else None for ln in links]
+        self.bundled: list[list[pb.Event] | None] = [[] if ln.bundle_events else None for ln in links]
         self.disconnected_noted: set[int] = set()  # seats whose disconnection is recorded
         for s, link in enumerate(links):
             link.attach(StrayReporter(self, s))
@@ -453,7 +469,7 @@ class MatchRunner:
         spec, game = self.spec, self.game
         self.log.write({"type": "header", "format": LOG_FORMAT, "spec": asdict(spec), "ruleset": game.ruleset,
                         "variant": game.variant, "params": game.params})
-        team = _seat_teams(spec.game, spec.players)
+        team = seat_teams(game.teams(spec.players), spec.players)
         seats = [pb.SeatInfo(seat=i, name=spec.seat_names[i], team=team[i]) for i in range(spec.players)]
         variant, params = to_struct(game.variant), to_struct(game.params)
         clock = pb.Clock(decision_ms=spec.decision_ms, bank_ms=spec.bank_ms)
@@ -523,30 +539,44 @@ class MatchRunner:
         time beyond ``decision_ms``."""
         spec, game, link = self.spec, self.game, self.links[seat]
         pending = self.bundled[seat]
-        bank = self.bank[seat]
+        bank = self._bank_before = self.bank[seat]
         left_ms = spec.decision_ms - away_ms
         if left_ms < 0:
             bank = max(0, bank + int(left_ms))
         left = max(1, int(left_ms))
-        if link.encoded_requests:
-            # the request as wire bytes, events bundled (see protocol.decision_body)
-            body = decision_body(game, spec.match_id, left, bank, pending or ())
-        else:
-            msg = decision_message(game, spec.match_id, 0, left, bank)
-            if pending:
-                msg.decision_request.MergeFromString(decision_request_events(pending))
+        msg = decision_message(game, spec.match_id, 0, left, bank, pending or ())
         if pending:
             pending.clear()
         # the previous decision's log lines are serialised and written while this
         # seat thinks: the first time the event loop is free after the request has
         # been handed to gRPC (or just after, for a link that answers without yielding)
         asyncio.get_running_loop().call_soon(self.log.flush)
-        timeout_s = (left + bank) / 1000.0
-        if link.encoded_requests:
-            reply, elapsed, request_id = await link.ask_encoded(body, timeout_s)
+        timeout_s = self._timeout_s = (left + bank) / 1000.0
+
+        async def call(t: float) -> tuple[pb.ActionReply | None, float, int]:
+            r, ms = await link.ask(msg, t)
+            return r, ms, msg.decision_request.request_id
+
+        self._due = time.monotonic()
+        self._cpu_out = False
+        meter = self.cpu_meters[seat] if spec.clock == "cpu" else None
+        if meter is None:
+            reply, elapsed, request_id = await call(timeout_s)
+            wall = elapsed
         else:
-            reply, elapsed = await link.ask(msg, timeout_s)
-            request_id = msg.decision_request.request_id
+            got, elapsed, wall, self._cpu_out = await ask_on_cpu_clock(call, timeout_s * 1000.0, meter)
+            if got is None:  # ran out of CPU time: the link numbered the request it gave up
+                reply, request_id = None, getattr(link, "last_request_id", 0)
+            else:
+                reply, wall_ms, request_id = got
+                if reply is None:
+                    elapsed = max(elapsed, wall_ms)  # the wall-clock cap, or a disconnect
+                elif elapsed > timeout_s * 1000.0:
+                    reply, self._cpu_out = None, True  # answered, but after using up its CPU time
+        now = time.monotonic()
+        self._deadline = now - wall / 1000.0 + timeout_s  # the request went out wall ms ago
+        if self.stalls is not None:
+            self.max_write_delay_ms = max(self.max_write_delay_ms, (now - self._due) * 1000.0 - wall)
         elapsed += away_ms
         self.charge(seat, elapsed)
         return reply, elapsed, request_id
@@ -563,8 +593,20 @@ class MatchRunner:
         rejects gives a fault, and the fallback action is to be applied instead."""
         game, link = self.game, self.links[seat]
         if reply is None:
-            if link.connected:
-                fault = FaultRecord(seat, "timeout", message=f"no answer in {elapsed:.0f} ms",
+            stalled = (self.stalls.stall_at(self._deadline, since=self._deadline - self._timeout_s)
+                       if self.stalls is not None else 0.0)
+            clock = "CPU " if self.spec.clock == "cpu" and self.cpu_meters[seat] is not None else ""
+            if (link.connected and self.stalls is not None and stalled > self.stalls.threshold_ms
+                    and not self._cpu_out):
+                # the referee itself was not running for part of the bot's time: not the bot's fault
+                self.bank[seat] = self._bank_before
+                fault = FaultRecord(seat, "harness", message=f"no answer read in {elapsed:.0f} ms: the referee had "
+                                    f"stalled for {stalled:.0f} ms at the deadline: not charged to the bot",
+                                    request_id=request_id, elapsed_ms=elapsed)
+            elif link.connected:
+                fault = FaultRecord(seat, "timeout", message=f"no answer in {elapsed:.0f} ms"
+                                    + (" CPU time" if clock and self._cpu_out else "")
+                                    + (f" (wall-clock cap of {CPU_WALL_CAP}x)" if clock and not self._cpu_out else ""),
                                     request_id=request_id, elapsed_ms=elapsed)
             elif getattr(link, "not_reading", False):
                 fault = FaultRecord(seat, "not_reading", message="the request could not be written in time: "
@@ -615,31 +657,34 @@ class MatchRunner:
     async def flush_events(self) -> None:
         """Log and deliver the events the engine produced since the last call.
 
-        Each event is built once: encoded (``protocol.event_bytes``) for the seats
-        that get their events inside their next request, and as a
-        ``RefereeMessage`` only if a seat without bundling is connected. Sends are
+        Each event's message is built once (``protocol.event_payload``), wrapped
+        in an ``Event`` for the seats that get their events inside their next
+        request and in a ``RefereeMessage`` only if a seat without bundling is
+        connected. Sends are
         awaited one after the other, in order: a service link only queues the
         message (its connection's writer task puts it on the stream), so no task
         per send is needed; per seat, order is what counts."""
         spec, links, bundled = self.spec, self.links, self.bundled
         all_seats = range(spec.players)
+        game = spec.game
         for ev in self.game.pop_events():
             self.seq += 1
             seq = self.seq
-            self.log.event(seq, ev)
+            payload = event_payload(game, ev)
+            self.log.event(seq, ev, payload)
             msg = None
-            enc = None
+            bundled_ev = None
             for s in (all_seats if ev.to is None else (ev.to,)):
                 if not links[s].connected:
                     continue
                 b = bundled[s]
                 if b is not None:
-                    if enc is None:
-                        enc = event_bytes(spec.game, spec.match_id, seq, ev)
-                    b.append(enc)  # delivered with the seat's next request (or MatchEnded)
+                    if bundled_ev is None:
+                        bundled_ev = event_pb(game, spec.match_id, seq, ev, payload)
+                    b.append(bundled_ev)  # delivered with the seat's next request (or MatchEnded)
                 else:
                     if msg is None:
-                        msg = event_message(spec.game, spec.match_id, seq, ev)
+                        msg = event_message(game, spec.match_id, seq, ev, payload)
                     await links[s].send(msg)
 
     async def finish(self) -> MatchOutcome:
@@ -652,9 +697,16 @@ class MatchRunner:
             if self.forfeited:
                 result = MatchResult(result.scores, _forfeit_ranks(result.ranks, self.forfeited),
                                      _forfeit_outcomes(result, self.forfeited, n), result.summary)
+        harness: dict[str, float] = {}
+        if self.stalls is not None:
+            now = time.monotonic()
+            harness = {"timeouts": sum(1 for f in self.faults if f.kind == "harness"),
+                       "longest_stall_ms": round(self.stalls.stalled_ms(self.t0, now), 1),
+                       "stalled_ms": round(self.stalls.total_stalled_ms(self.t0, now), 1),
+                       "max_write_delay_ms": round(self.max_write_delay_ms, 1)}
         outcome = MatchOutcome(spec, self.status, result, self.faults, sorted(self.forfeited), self.decisions,
                                str(self.log_path) if self.log_path else None, time.monotonic() - self.t0,
-                               self.reason)
+                               self.reason, harness)
         self.log.write({"type": "result", **outcome.to_json()})
         self.log.close()
         results = [pb.SeatResult(seat=s, score=result.scores[s], rank=result.ranks[s],
@@ -665,20 +717,29 @@ class MatchRunner:
                     match_id=spec.match_id, results=results, status=outcome.status_text,
                     faults=[f.to_pb() for f in self.faults if f.seat == s]))
                 if self.bundled[s]:
-                    ended.match_ended.MergeFromString(match_ended_events(self.bundled[s]))
+                    ended.match_ended.events.extend(self.bundled[s])
                 await link.send(ended)
         return outcome
 
 
 async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | None = None,
-                    max_decisions: int = 2_000_000) -> MatchOutcome:
-    """Play one match to the end: ``MatchRunner(...).run()`` (see :class:`MatchRunner`)."""
-    return await MatchRunner(spec, links, log_path, max_decisions).run()
+                    max_decisions: int = 2_000_000, cpu_meters: list[Callable[[], float | None] | None] | None = None,
+                    stalls: StallMonitor | None = None) -> MatchOutcome:
+    """Play one match to the end: ``MatchRunner(...).run()`` (see :class:`MatchRunner`).
+    ``cpu_meters``: per seat, the bot's CPU seconds so far (for ``clock = "cpu"``);
+    ``stalls``: the referee's :class:`referee.clocks.StallMonitor` (timeouts during
+    its stalls become ``harness`` faults)."""
+    return await MatchRunner(spec, links, log_path, max_decisions, cpu_meters, stalls).run()
 
 
-def _seat_teams(game: str, players: int) -> list[int]:
-    """``SeatInfo.team`` per seat: seats 0 and 2 against 1 and 3 in partnership games, else -1."""
-    return [s % 2 if game in PARTNERSHIP_GAMES else -1 for s in range(players)]
+def seat_teams(teams: tuple[tuple[int, ...], ...], players: int) -> list[int]:
+    """``SeatInfo.team`` per seat: the index of its team in ``teams`` (a game's
+    :meth:`referee.engine.Game.teams`), -1 when the game has no fixed teams."""
+    team = [-1] * players
+    for i, members in enumerate(teams):
+        for s in members:
+            team[s] = i
+    return team
 
 
 def replay_log(path: Path) -> tuple[MatchSpec, list[dict[str, Any]], MatchResult]:
@@ -700,7 +761,7 @@ def replay_log(path: Path) -> tuple[MatchSpec, list[dict[str, Any]], MatchResult
         nonlocal seq
         for ev in game.pop_events():
             seq += 1
-            replayed.append({"type": "event", "seq": seq, "to": ev.to, "event": message_to_json(ev.payload)})
+            replayed.append({"type": "event", "seq": seq, "to": ev.to, "event": event_json(spec.game, ev)})
 
     drain()
     for ln in lines[1:]:

@@ -49,6 +49,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import itertools
+import os
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -63,7 +64,8 @@ from grpc_reflection.v1alpha import reflection
 from cardgames.v1 import admin_pb2, admin_pb2_grpc, referee_pb2 as pb, referee_pb2_grpc
 from referee import __version__
 from referee.oplog import BOT_NAME_MAX, OperatorLog, valid_bot_name
-from referee.protocol import PROTOCOL_VERSION, decision_wire
+from referee.protocol import PROTOCOL_VERSION
+from referee.clocks import DEFAULT_STALL_THRESHOLD_MS, StallMonitor
 from referee.runner import BasicSeatLink, MatchOutcome, MatchSpec, StrayReporter, run_match
 
 DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024
@@ -111,6 +113,9 @@ class BotConnection:
         self.seats: dict[str, "MatchSeat | None"] = {}
         self.pending: dict[int, tuple[str, asyncio.Future]] = {}
         self.expired: dict[int, str] = {}
+        #: request id -> match id of the last answered requests (bounded): a second
+        #: answer is told "already answered", not "no pending request"
+        self.answered: dict[int, str] = {}
         self._ids = itertools.count(1)
         self._outbox: collections.deque[tuple[pb.RefereeMessage | bytes, asyncio.Future | None]] = \
             collections.deque()
@@ -241,10 +246,13 @@ class BotConnection:
         p = self.pending.get(r.request_id)
         if p is not None and p[0] == r.match_id and not p[1].done():
             p[1].set_result((r, now))
+            self.answered[r.request_id] = r.match_id
+            if len(self.answered) > 4096:
+                self.answered.pop(next(iter(self.answered)))
             return True
         if self.expired.get(r.request_id) == r.match_id:
             self._stray(r, "late_reply", f"request {r.request_id} had expired")
-        elif p is not None and p[1].done():
+        elif self.answered.get(r.request_id) == r.match_id:
             self._stray(r, "unknown_request", f"request {r.request_id} was already answered")
         else:
             self._stray(r, "unknown_request", f"no pending request {r.request_id} in match {r.match_id!r}")
@@ -268,16 +276,14 @@ class BotConnection:
 
 class MatchSeat:
     """A :class:`referee.runner.SeatLink` for one seat of one match on a connection:
-    takes encoded requests, bundles events if the bot asked (``Hello.bundle_events``),
-    reports stray replies to the match's runner.
+    bundles events if the bot asked (``Hello.bundle_events``), reports stray
+    replies to the match's runner.
 
     The seat belongs to its token, not to one stream: if its connection drops,
     a new connection with the same token takes it back (:meth:`Referee.rebind`),
     and the next request goes to the new stream. ``gone()`` true (the bot's
     process exited) means it cannot come back: :meth:`wait_back` then returns at once."""
 
-    #: requests go on the stream as the bytes the runner encoded (ask_encoded)
-    encoded_requests = True
     no_show = False
 
     def __init__(self, conn: BotConnection, match_id: str, token: str, write_grace_s: float,
@@ -287,6 +293,7 @@ class MatchSeat:
         self.game = game
         self.token = token
         self.name = conn.name
+        self._last_rid = 0
         self.write_grace_s = write_grace_s
         self.gone = gone
         #: where the connection reports this seat's stray replies (see attach)
@@ -353,18 +360,16 @@ class MatchSeat:
         msg.decision_request.request_id = rid
         return await self._ask(self.conn, rid, msg, timeout_s)
 
-    async def ask_encoded(self, body: bytes, timeout_s: float) -> tuple[pb.ActionReply | None, float, int]:
-        """:meth:`ask` for a request already encoded (:func:`referee.protocol.decision_body`):
-        it goes on the stream as bytes. Returns (reply or None, elapsed ms, request id)."""
-        conn = self.conn
-        rid = conn.next_request_id()
-        reply, ms = await self._ask(conn, rid, decision_wire(body, rid), timeout_s)
-        return reply, ms, rid
+    @property
+    def last_request_id(self) -> int:
+        """The id of the latest request asked on this seat (0 before any)."""
+        return self._last_rid
 
     async def _ask(self, conn: BotConnection, rid: int, msg: pb.RefereeMessage | bytes,
                    timeout_s: float) -> tuple[pb.ActionReply | None, float]:
         loop = asyncio.get_running_loop()
         fut: asyncio.Future = loop.create_future()
+        self._last_rid = rid
         conn.pending[rid] = (self.match_id, fut)
         timer = None
         try:
@@ -385,6 +390,9 @@ class MatchSeat:
                 conn._stray(reply, "late_reply", f"request {rid} had expired")
                 return None, (t1 - t0) * 1000.0
             return reply, max(0.0, (t1 - t0) * 1000.0)
+        except asyncio.CancelledError:  # the runner gave up (CPU clock): a later reply is late
+            self._expire(conn, rid, fut)
+            raise
         finally:
             if timer is not None:
                 timer.cancel()
@@ -468,8 +476,12 @@ class Referee:
                  max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES, hello_timeout_s: float = 10.0,
                  max_strays: int = 1000, oplog: OperatorLog | None = None,
                  max_unauthenticated: int = 1024, max_unauthenticated_per_host: int = 64,
-                 write_grace_s: float = 1.0, end_write_s: float = 2.0):
+                 write_grace_s: float = 1.0, end_write_s: float = 2.0,
+                 stall_threshold_ms: float = DEFAULT_STALL_THRESHOLD_MS):
         self.log_dir = Path(log_dir)
+        #: the referee's own event-loop lag (started with the server); timeouts during
+        #: stalls above ``stall_threshold_ms`` are recorded as ``harness``, not ``timeout``
+        self.stalls = StallMonitor(threshold_ms=stall_threshold_ms)
         self.admin_token = admin_token
         self.max_message_bytes = max_message_bytes
         self.hello_timeout_s = hello_timeout_s
@@ -489,8 +501,13 @@ class Referee:
         self.match_seats: dict[str, list[MatchSeat]] = {}
         self.server: grpc.aio.Server | None = None
         self.port = 0
+        #: ``unix:<path>`` when the referee also listens on a Unix socket (see :meth:`start`)
+        self.unix_addr: str | None = None
         self._match_ids = itertools.count(1)
         self.active_matches = 0
+        #: the standing competition this referee hosts (``tournaments.ladder.Ladder``), answering
+        #: AdminService's Ladder* calls; ``None``: they are refused with FAILED_PRECONDITION
+        self.ladder: Any = None
 
     # -- tokens ------------------------------------------------------------------
     def register_token(self, token: str, name: str = "", max_connections: int = 0, game: str = "") -> None:
@@ -563,10 +580,13 @@ class Referee:
 
     # -- server ------------------------------------------------------------------
     async def start(self, host: str = "127.0.0.1", port: int = 0,
-                    tls: tuple[bytes, bytes] | None = None) -> int:
+                    tls: tuple[bytes, bytes] | None = None, unix_path: Path | None = None) -> int:
         """Start serving; returns the bound port. ``tls`` = (cert PEM, key PEM).
         Raises ``OSError`` if the address cannot be bound (also when another
-        process listens on the port: the port is not shared, ``grpc.so_reuseport`` 0)."""
+        process listens on the port: the port is not shared, ``grpc.so_reuseport`` 0).
+        ``unix_path``: also listen on that Unix domain socket (plaintext, mode
+        0666: the tokens guard it), for bots in their own network namespace
+        (:attr:`unix_addr`)."""
         self.server = grpc.aio.server(options=[
             ("grpc.max_receive_message_length", self.max_message_bytes),
             ("grpc.max_send_message_length", 64 * 1024 * 1024),
@@ -598,7 +618,16 @@ class Referee:
         if self.port == 0:
             self.server = None
             raise OSError(f"could not bind {addr}: the port is in use or the address is not local")
+        if unix_path is not None:
+            unix_path = Path(unix_path)
+            unix_path.unlink(missing_ok=True)
+            if self.server.add_insecure_port(f"unix:{unix_path}") == 0:
+                raise OSError(f"could not listen on the Unix socket {unix_path}")
+            self.unix_addr = f"unix:{unix_path}"
         await self.server.start()
+        self.stalls.start()
+        if unix_path is not None:
+            os.chmod(unix_path, 0o666)  # bots of other uids connect; their tokens authenticate them
         r = hs.set("", health_pb2.HealthCheckResponse.SERVING)
         if asyncio.iscoroutine(r):
             await r
@@ -606,6 +635,7 @@ class Referee:
         return self.port
 
     async def stop(self, grace_s: float = 1.0) -> None:
+        await self.stalls.stop()
         """Goodbye to every connection (each write bounded by ``end_write_s``), then stop the server."""
         live = [c for c in self.connections if not c.closed.is_set()]
 
@@ -627,7 +657,8 @@ class Referee:
                    close_after: bool = True, log_path: Path | None = None,
                    close_tokens: set[str] | None = None,
                    gone: dict[str, Callable[[], bool]] | None = None,
-                   hello_names: bool = False) -> MatchOutcome:
+                   hello_names: bool = False,
+                   cpu_meters: dict[str, Callable[[], float | None]] | None = None) -> MatchOutcome:
         """Seat the bots of ``tokens`` (seat order) and run ``spec`` to the end.
 
         A seat whose bot does not connect within ``connect_timeout_s`` (or only
@@ -638,7 +669,8 @@ class Referee:
         ``close_after``: send Goodbye and close every seat's connection
         afterwards; ``close_tokens``: close only those of these tokens (bots
         launched for this match); ``gone``: per token, a check that the bot
-        cannot connect any more (its process exited); ``hello_names``: rename the
+        cannot connect any more (its process exited); ``cpu_meters``: per token,
+        the bot's CPU seconds so far (``spec.clock == "cpu"``); ``hello_names``: rename the
         seats ``"<Hello.bot_name>#<seat>"``. Never raises for bot faults.
         """
         deadline = time.monotonic() + connect_timeout_s
@@ -674,7 +706,8 @@ class Referee:
                         no_show=[s for s, ln in enumerate(links) if ln.no_show])
         self.active_matches += 1
         try:
-            outcome = await run_match(spec, links, path)
+            meters = [(cpu_meters or {}).get(t) for t in tokens]
+            outcome = await run_match(spec, links, path, cpu_meters=meters, stalls=self.stalls)
         finally:
             self.active_matches -= 1
             for seat in seats:
@@ -717,7 +750,7 @@ class Referee:
 
 def _serialize_referee_message(m: pb.RefereeMessage | bytes) -> bytes:
     """The bot stream's serializer: a message is serialised, bytes (a message
-    the referee encoded itself, see :func:`referee.protocol.decision_body`) go as they are."""
+    encoded beforehand, e.g. by the bench's echo server) go as they are."""
     return m if m.__class__ is bytes else m.SerializeToString()
 
 
@@ -874,21 +907,53 @@ class _AdminServicer(admin_pb2_grpc.AdminServiceServicer):
     def __init__(self, ref: Referee):
         self.ref = ref
 
-    async def RunMatch(self, request: admin_pb2.RunMatchRequest,
-                       context: grpc.aio.ServicerContext) -> admin_pb2.RunMatchResponse:
+    async def _admit(self, context: grpc.aio.ServicerContext, method: str) -> None:
+        """Abort with PERMISSION_DENIED (and log it) unless the call carries the admin token."""
         ref = self.ref
         md = dict(context.invocation_metadata() or ())
         if ref.admin_token is None or not secrets.compare_digest(md.get("x-admin-token", ""), ref.admin_token):
-            ref.oplog.emit("admin_refused", method="RunMatch", peer=context.peer() or "",
+            ref.oplog.emit("admin_refused", method=method, peer=context.peer() or "",
                            reason="bad or missing x-admin-token")
             await context.abort(grpc.StatusCode.PERMISSION_DENIED, "bad or missing x-admin-token")
+
+    async def _ladder(self, method: str, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        """A Ladder* call, answered by :attr:`Referee.ladder`; a refusal it raises
+        (an exception with a ``grpc_code``) becomes that status with its message."""
+        await self._admit(context, method)
+        if self.ref.ladder is None:
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION,
+                                "this referee runs no ladder (start one with `referee ladder FILE`)")
+        try:
+            return await self.ref.ladder.admin(method, request)
+        except Exception as e:  # noqa: BLE001 - only refusals carry a grpc_code; anything else propagates
+            code = getattr(e, "grpc_code", None)
+            if code is None:
+                raise
+            await context.abort(code, str(e))
+
+    async def LadderAdd(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        return await self._ladder("LadderAdd", request, context)
+
+    async def LadderReplace(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        return await self._ladder("LadderReplace", request, context)
+
+    async def LadderRetire(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        return await self._ladder("LadderRetire", request, context)
+
+    async def LadderStatus(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        return await self._ladder("LadderStatus", request, context)
+
+    async def RunMatch(self, request: admin_pb2.RunMatchRequest,
+                       context: grpc.aio.ServicerContext) -> admin_pb2.RunMatchResponse:
+        ref = self.ref
+        await self._admit(context, "RunMatch")
         for t in request.register_tokens:
-            ref.register_token(t)
-        unknown = [t for t in request.seat_tokens if t not in ref.tokens]
-        if unknown:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"{len(unknown)} seat token(s) not registered")
+            ref.register_token(t, max_connections=1)  # each is one launched bot's
+        seat_tokens, problem = _seat_tokens(ref, request)
+        if problem:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, problem)
         spec = MatchSpec(
-            game=request.game, players=request.players or len(request.seat_tokens), seed=request.seed,
+            game=request.game, players=request.players or len(seat_tokens), seed=request.seed,
             seat_names=[], variant=_int_floats(json_format.MessageToDict(request.variant)),
             params=_int_floats(json_format.MessageToDict(request.params)),
             decision_ms=request.decision_ms or 1000, bank_ms=request.bank_ms,
@@ -901,11 +966,43 @@ class _AdminServicer(admin_pb2_grpc.AdminServiceServicer):
         except (ValueError, LookupError) as e:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
         spec.seat_names = []
-        outcome = await ref.play(spec, list(request.seat_tokens), (request.bot_connect_ms or 10_000) / 1000.0)
+        # bots launched for this match are told Goodbye; bots that connected on their own stay
+        outcome = await ref.play(spec, seat_tokens, (request.bot_connect_ms or 10_000) / 1000.0,
+                                 close_after=False, close_tokens=set(request.register_tokens))
         res = admin_pb2.RunMatchResponse(match_id=spec.match_id, status=outcome.status_text,
                                          log_path=outcome.log_path or "")
         res.result.update(_jsonable(outcome.to_json()))
         return res
+
+    async def RegisterTokens(self, request: admin_pb2.RegisterTokensRequest,
+                             context: grpc.aio.ServicerContext) -> admin_pb2.RegisterTokensResponse:
+        ref = self.ref
+        await self._admit(context, "RegisterTokens")
+        for t in request.tokens:
+            ref.register_token(t, max_connections=1)  # each is one launched bot's
+        return admin_pb2.RegisterTokensResponse()
+
+
+def _seat_tokens(ref: Referee, request: admin_pb2.RunMatchRequest) -> tuple[list[str], str]:
+    """The token of every seat of ``request`` (``seat_tokens``, else the bot
+    registered under the ``seat_names`` entry), and a problem ("" if none)."""
+    n = max(len(request.seat_tokens), len(request.seat_names))
+    tokens: list[str] = []
+    for i in range(n):
+        t = request.seat_tokens[i] if i < len(request.seat_tokens) else ""
+        name = request.seat_names[i] if i < len(request.seat_names) else ""
+        if not t and name:
+            named = [tok for tok, slot in ref.tokens.items() if slot.name == name]
+            if len(named) != 1:
+                return [], (f"seat {i}: no bot named {name!r} is registered with this referee"
+                            if not named else f"seat {i}: {len(named)} bots are registered as {name!r}")
+            t = named[0]
+        if not t:
+            return [], f"seat {i}: neither a seat token nor a seat name"
+        if t not in ref.tokens:
+            return [], f"seat {i}: seat token not registered"
+        tokens.append(t)
+    return tokens, ""
 
 
 def _jsonable(d: dict[str, Any]) -> dict[str, Any]:

@@ -32,7 +32,7 @@ def _doudizhu_lines(events: Iterator[dict[str, Any]], names: list[str]) -> Itera
     calls: list[str] = []
     auction: dict[str, Any] = {}
     for ev in events:
-        if "deal" in ev:
+        if "round_start" in ev:
             calls, auction = [], {}
         elif "call" in ev:
             c = ev["call"]
@@ -108,7 +108,7 @@ def _back_alley_lines(events: Iterator[dict[str, Any]], names: list[str]) -> Ite
     """Back Alley: each seat's bid, the teams' contracts, tricks taken, points, totals."""
     bids: dict[int, str] = {}
     for ev in events:
-        if "deal" in ev:
+        if "round_start" in ev:
             bids = {}
         elif "bid" in ev:
             b = ev["bid"]

@@ -18,6 +18,15 @@ fork-bomb         forks up to 200 sleeping children, then hangs
 stdout-spam       writes up to 1 GiB to stdout (the file-size limit stops it)
 wrong-match       answers with another match id
 double-answer     answers every request twice
+reserve-8g        reserves 8 GiB of address space without touching it, then plays randomly
+                  (as a JVM, Go or .NET runtime does: must play under the default limits)
+cpu-burn          burns CPU for twice its decision time before every answer
+stdout-error      writes an error to stdout (as a JVM does) and exits with status 1
+connect-out       tries a TCP connection to 127.0.0.1:--target-port, says on stderr
+                  whether it got through, then plays randomly
+write-workdir     writes a 1 MiB file to its working directory, reads it back, then plays randomly
+token-thief       plays randomly while it scans /proc/*/cmdline and /proc/*/environ for
+                  tokens of other seats and tries each one; reports a JSON line on stderr
 """
 
 from __future__ import annotations
@@ -36,7 +45,8 @@ from cardgames.v1 import referee_pb2 as pb, referee_pb2_grpc  # noqa: E402
 from sample_bots import botlib  # noqa: E402
 
 MODES = ("crash-at-start", "crash-mid-match", "hang", "slow", "illegal", "garbage", "wrong-request-id", "flood",
-         "memory-hog", "fork-bomb", "stdout-spam", "wrong-match", "double-answer")
+         "memory-hog", "fork-bomb", "stdout-spam", "wrong-match", "double-answer", "reserve-8g", "cpu-burn",
+         "stdout-error", "connect-out", "token-thief", "write-workdir")
 
 
 def illegal_action(req: pb.DecisionRequest) -> pb.Action:
@@ -72,7 +82,11 @@ def garbage(args) -> int:
 
 
 def main() -> int:
-    args = botlib.parse_args("chaos", None, lambda ap: ap.add_argument("--mode", required=True, choices=MODES))
+    def extra(ap) -> None:
+        ap.add_argument("--mode", required=True, choices=MODES)
+        ap.add_argument("--target-port", type=int, default=0, help="connect-out: the port to try on 127.0.0.1")
+
+    args = botlib.parse_args("chaos", None, extra)
     args.name = f"chaos-{args.mode}" if args.name == "chaos" else args.name
     rng = random.Random(args.seed)
     mode = args.mode
@@ -81,6 +95,31 @@ def main() -> int:
         return 3
     if mode == "garbage":
         return garbage(args)
+    if mode == "stdout-error":
+        print("Error occurred during initialization of VM", flush=True)
+        print("Could not allocate metaspace: 1073741824 bytes", flush=True)
+        return 1
+    if mode == "reserve-8g":
+        import mmap
+
+        reserved = mmap.mmap(-1, 8 << 30, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | getattr(mmap, "MAP_NORESERVE", 0))
+        print(f"chaos: reserved {len(reserved) >> 30} GiB of address space", file=sys.stderr, flush=True)
+    if mode == "write-workdir":
+        data = os.urandom(1 << 20)
+        with open("scratch.bin", "wb") as f:
+            f.write(data)
+        with open("scratch.bin", "rb") as f:
+            assert f.read() == data
+        print(f"chaos: wrote and read back {os.path.abspath('scratch.bin')}", file=sys.stderr, flush=True)
+    if mode == "connect-out":
+        import socket
+
+        try:
+            socket.create_connection(("127.0.0.1", args.target_port), timeout=5).close()
+            print("chaos: connect-out got through", file=sys.stderr, flush=True)
+        except OSError as e:
+            print(f"chaos: connect-out blocked: {e}", file=sys.stderr, flush=True)
+
     if mode == "memory-hog":
         hog = []
         for _ in range(4096):  # at most 4096 x 64 MiB
@@ -128,6 +167,12 @@ def main() -> int:
             os._exit(4)
         if mode == "slow":
             time.sleep((req.time_left_ms + req.bank_left_ms) / 1000 + 0.1)
+        if mode == "token-thief" and count[0] == 1:
+            _steal_tokens(args)  # every seat is connected once a request comes: their bots are running
+        if mode == "cpu-burn":
+            t = time.process_time()
+            while time.process_time() - t < 2 * (req.time_left_ms + req.bank_left_ms) / 1000:
+                pass
         if mode == "illegal":
             return illegal_action(req)
         return rng.choice(list(req.legal_actions))
@@ -135,6 +180,53 @@ def main() -> int:
     if mode in ("wrong-request-id", "flood", "wrong-match", "double-answer"):
         return _misaddressed(args, rng)
     return botlib.run(choose, args)
+
+
+def _steal_tokens(args) -> None:
+    """token-thief: read every /proc/*/cmdline and /proc/*/environ it can, try
+    every 32-hex-digit string found (but its own token) in a Hello of its own,
+    and report ``{"readable", "found", "tried", "welcomed", "seated"}`` on stderr."""
+    import json
+    import re
+
+    hexrun = re.compile(rb"(?<![0-9a-f])[0-9a-f]{32}(?![0-9a-f])")
+    found: set[str] = set()
+    readable = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        for name in ("cmdline", "environ"):
+            try:
+                with open(f"/proc/{pid}/{name}", "rb") as f:
+                    data = f.read()
+            except OSError:
+                continue
+            if data and pid != str(os.getpid()):
+                readable += 1
+            found.update(m.decode() for m in hexrun.findall(data))
+    found.discard(args.token)
+    welcomed = seated = 0
+    for tok in sorted(found):
+        channel = grpc.insecure_channel(args.referee, options=botlib.CHANNEL_OPTIONS)
+        q: "queue.Queue[pb.BotMessage | None]" = queue.Queue()
+        q.put(pb.BotMessage(hello=pb.Hello(bot_name="thief", token=tok, protocol_version=1)))
+
+        def gen():
+            while (m := q.get()) is not None:
+                yield m
+
+        try:
+            for msg in referee_pb2_grpc.RefereeServiceStub(channel).Connect(gen(), timeout=2):
+                kind = msg.WhichOneof("msg")
+                welcomed += kind == "welcome"
+                if kind in ("match_started", "decision_request"):
+                    seated += 1
+                    break
+        except grpc.RpcError:
+            pass
+        finally:
+            q.put(None)
+            channel.close()
+    print("token-thief: " + json.dumps({"readable": readable, "found": len(found), "tried": len(found),
+                                        "welcomed": welcomed, "seated": seated}), file=sys.stderr, flush=True)
 
 
 def _connect(args):

@@ -176,6 +176,8 @@ def test_answering_twice_applies_the_first_answer_and_records_the_second(tmp_log
     assert set(dup) <= {d["request_id"] for d in mine}  # each one names a request already answered
     told = [m.action_result for m in msgs if m.WhichOneof("msg") == "action_result"]
     assert told and all(r.fault == "unknown_request" and not r.accepted for r in told)
+    # told apart from an id it was never sent
+    assert all(r.message == f"request {r.request_id} was already answered" for r in told), [r.message for r in told]
     assert_unaffected(clean, reference)
 
 
@@ -198,6 +200,7 @@ def test_a_reply_naming_a_match_the_bot_is_not_in_is_recorded_not_applied(tmp_lo
     told = [m.action_result for m in msgs if m.WhichOneof("msg") == "action_result" and m.action_result.fault
             == "unknown_request"]
     assert len(told) == 3 and all(r.match_id == "" for r in told)  # nothing about a match it is not in
+    assert all(r.message.startswith(f"no pending request {r.request_id} ") for r in told)
     assert_unaffected(clean, reference)
 
 

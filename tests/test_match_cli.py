@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -60,25 +61,26 @@ def test_bad_arguments_are_clear_errors(tmp_path: Path) -> None:
 
 
 def test_ctrl_c_reaps_every_bot_process(tmp_path: Path) -> None:
-    hang = "python sample_bots/chaos_bot.py --mode hang"
+    marker = uuid.uuid4().hex[:12]  # on every bot's command line: finds this test's processes
+    hang = f"python sample_bots/chaos_bot.py --mode hang --name hang-{marker}"
     p = subprocess.Popen([PY, "-m", "referee.cli", "match", "doudizhu", "--log-dir", str(tmp_path),
                           "--bot", hang, "--bot", hang, "--bot", hang, "--decision-ms", "60000"],
                          cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     try:
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not _pids("chaos_bot.py --mode hang", tmp_path):
+        while time.monotonic() < deadline and not _pids(marker):
             time.sleep(0.1)
         time.sleep(1.5)  # let them connect
-        assert _pids("chaos_bot.py --mode hang", tmp_path)
+        assert _pids(marker)
         os.kill(p.pid, signal.SIGINT)
         p.wait(30)
     finally:
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and _pids("chaos_bot.py --mode hang", tmp_path):
+    while time.monotonic() < deadline and _pids(marker):
         time.sleep(0.1)
-    assert not _pids("chaos_bot.py --mode hang", tmp_path)
+    assert not _pids(marker)
 
 
 def _pids(pattern: str, under: Path | None = None) -> list[str]:

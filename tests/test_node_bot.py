@@ -97,7 +97,10 @@ def test_node_bot_plays_a_full_match(node_bot: str, tmp_path: Path) -> None:
 
 def test_node_bot_in_the_middle_seat_with_4_players(node_bot: str, tmp_path: Path) -> None:
     """Seat numbers and the 2-deck 4-player game do not confuse the bot's heuristic."""
+    # a generous clock: this test is about the bot's play, and a 4-player lead can list ~100,000 actions,
+    # which a loaded machine's Node process takes more than the default second to parse
     r = run_referee(["match", GAME, "--param", "rounds=1", "--seed", "5", "--json", "--log-dir", str(tmp_path),
+                     "--decision-ms", "10000",
                      "--bot", f"{RANDOM_BOT} --seed 2", "--bot", f"{node_bot} --seed 4",
                      "--bot", f"{RANDOM_BOT} --seed 3", "--bot", f"{RANDOM_BOT} --seed 6"])
     assert r.returncode == 0, f"referee match failed:\n{r.stdout}\n{r.stderr}"

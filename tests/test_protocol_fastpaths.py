@@ -1,6 +1,7 @@
-"""The per-decision fast paths of referee/protocol.py build exactly what the
-plain protobuf calls build: same DecisionRequest and Event bytes, same JSON
-as ``json_format.MessageToDict`` (match logs are compared with it on replay)."""
+"""What referee/protocol.py builds is what the plain protobuf calls build:
+same DecisionRequest (its legal actions merged from cached encodings) and
+Event bytes, same JSON as ``json_format.MessageToDict`` (match logs are
+compared with it on replay)."""
 
 from __future__ import annotations
 
@@ -20,11 +21,11 @@ ONE_ROUND = {"doudizhu": {"rounds": 1}, "tractor": {"max_rounds": 1}, "smear": {
 
 
 def _reference_request(game, match_id: str, request_id: int, time_left_ms: int, bank_left_ms: int) -> pb.DecisionRequest:
-    """The straightforward construction the fast path replaces."""
+    """The straightforward construction: one message per legal action."""
     seat = game.to_act
     legal, complete = game.legal_actions()
     obs = pb.Observation()
-    getattr(obs, game.name).CopyFrom(game.observation(seat))
+    getattr(obs, game.name).CopyFrom(protocol.game_observation(game, seat))
     return pb.DecisionRequest(match_id=match_id, request_id=request_id, seat=seat,
                               kind=protocol.decision_kind_pb(game.decision_kind()), observation=obs,
                               legal_actions=[protocol.action_to_pb(a) for a in legal],
@@ -36,7 +37,7 @@ def _dict(m) -> dict:
 
 
 @pytest.mark.parametrize("game_name", [g for g in implemented() if g in PLAYERS])
-def test_fast_paths_equal_the_plain_protobuf_calls(game_name: str) -> None:
+def test_requests_and_events_equal_the_plain_protobuf_calls(game_name: str) -> None:
     n = PLAYERS[game_name]
     checked = 0
     for seed in range(3):
@@ -44,33 +45,29 @@ def test_fast_paths_equal_the_plain_protobuf_calls(game_name: str) -> None:
         rng = random.Random(seed)
         seq = 0
         for _ in range(20_000):
-            events, want_events = [], []  # this decision's events (bundled into the encoded request below)
+            want_events = []  # this decision's events (bundled into the request below)
             for ev in g.pop_events():
                 seq += 1
-                # encoded first: an engine's own encoding is used only while nobody has read the payload
-                events.append(protocol.event_bytes(game_name, "m", seq, ev))
-                assert protocol.message_to_json(ev.payload) == _dict(ev.payload)
-                want_ev = protocol.event_pb(game_name, "m", seq, ev)
-                want = pb.RefereeMessage(event=want_ev)
-                got = protocol.event_message(game_name, "m", seq, ev)
-                assert got.SerializeToString(deterministic=True) == want.SerializeToString(deterministic=True)
+                payload = protocol.event_payload(game_name, ev)
+                assert protocol.message_to_json(payload) == _dict(payload) == protocol.event_json(game_name, ev)
+                want_ev = pb.Event(match_id="m", seq=seq, is_private=ev.to is not None)
+                getattr(want_ev, game_name).CopyFrom(payload)
+                assert protocol.event_pb(game_name, "m", seq, ev) == want_ev
+                got = protocol.event_message(game_name, "m", seq, ev, payload)
+                assert got.SerializeToString(deterministic=True) == pb.RefereeMessage(
+                    event=want_ev).SerializeToString(deterministic=True)
                 assert protocol.message_to_json(got) == _dict(got)
-                assert pb.Event.FromString(events[-1]) == want_ev
-                assert want_ev.private == (ev.to is not None)
                 want_events.append(want_ev)
             seat = g.to_act
             if seat is None:
                 break
             want = _reference_request(g, "m", seq + 1, 900, 50)
             req = protocol.decision_request(g, "m", seq + 1, 900, 50)
-            msg = protocol.decision_message(g, "m", seq + 1, 900, 50)
             assert req.SerializeToString(deterministic=True) == want.SerializeToString(deterministic=True)
-            assert msg.decision_request.SerializeToString(deterministic=True) == want.SerializeToString(deterministic=True)
+            msg = protocol.decision_message(g, "m", seq + 1, 900, 50, want_events)
             assert protocol.message_to_json(msg) == _dict(msg)
-            # the encoded path (what a bundling bot gets): same request, plus the events in order
-            wire = protocol.decision_wire(protocol.decision_body(g, "m", 900, 50, events), seq + 1)
             want.events.extend(want_events)
-            assert pb.RefereeMessage.FromString(wire) == pb.RefereeMessage(decision_request=want)
+            assert msg == pb.RefereeMessage(decision_request=want)
             checked += 1
             g.apply(seat, protocol.action_from_pb(rng.choice(req.legal_actions)))
         assert g.over
@@ -97,6 +94,7 @@ def test_legal_actions_encoding_matches_one_message_per_action() -> None:
     want = pb.DecisionRequest(legal_actions=[protocol.action_to_pb(a) for a in legal])
     for actions in (legal, legal * 20,  # longer than the merged path takes
                     [Action("PLAY", ["4S", "4H"])] + legal,  # a list of cards is unhashable
+                    [Action("PLAY", ("XX",))] + legal,  # not a card code: protobuf takes any string
                     [Action("BID", (), 2**40)] + legal):  # not an int32: the message says so
         if actions[0].amount == 2**40:
             with pytest.raises(ValueError):
@@ -108,19 +106,3 @@ def test_legal_actions_encoding_matches_one_message_per_action() -> None:
     r = pb.DecisionRequest()
     protocol._add_legal_actions(r, legal)
     assert r.SerializeToString(deterministic=True) == want.SerializeToString(deterministic=True)
-
-
-def test_event_with_an_encoded_payload() -> None:
-    from cardgames.v1 import doudizhu_pb2 as dpb
-    from referee.engine import Event
-
-    msg = dpb.DouDizhuEvent(call=dpb.DouDizhuCall(seat=2, amount=3))
-    raw = msg.SerializeToString()
-    ev = Event(None, 1, encoded=raw, parse=dpb.DouDizhuEvent.FromString)
-    assert ev.encoded is raw  # handed over as is while the message is not read
-    assert ev.payload == msg and ev.to == 1
-    assert ev == Event(msg, 1) and ev != Event(msg, None)
-    ev.payload.call.amount = 1  # a changed payload is what gets encoded from then on
-    assert dpb.DouDizhuEvent.FromString(ev.encoded).call.amount == 1
-    with pytest.raises(TypeError):
-        Event(None, None, encoded=raw)

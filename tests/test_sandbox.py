@@ -16,11 +16,14 @@ import uuid
 from collections import defaultdict
 from pathlib import Path
 
+import pytest
+
 
 from conftest import ROOT, run
 from referee.bots import BotProcess, Limits, group_members, wait_all_reaped
 from referee.play import play_launched
 from referee.runner import MatchSpec
+from referee.sandbox import Sandbox, capabilities
 from referee.service import Referee
 
 CHAOS = "python sample_bots/chaos_bot.py"
@@ -28,9 +31,9 @@ NOWHERE = "127.0.0.1:9"  # bots that never connect are still given a loopback ad
 
 
 def launch(command: str, label: str, log_dir: Path, limits: Limits | None = None,
-           referee: str = NOWHERE) -> BotProcess:
+           referee: str = NOWHERE, sandbox: Sandbox | None = None) -> BotProcess:
     return BotProcess(command, label, referee, "t" + uuid.uuid4().hex, log_dir, limits=limits,
-                      cwd_for_relative=ROOT).start()
+                      cwd_for_relative=ROOT, sandbox=sandbox).start()
 
 
 def wait_exit(p: BotProcess, timeout_s: float = 60.0) -> int | None:
@@ -51,6 +54,19 @@ def gone(pgid: int) -> bool:
     return False
 
 
+@pytest.fixture(autouse=True)
+def _reap_zombies_of_earlier_tests():
+    """The test process is the child subreaper of every bot any earlier test
+    started, so an orphan of another test file can die here as a zombie: reap
+    those first, so that each test below asserts what its own matches leave."""
+    for pid in zombie_children():
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
+    yield
+
+
 def zombie_children() -> list[int]:
     """Zombies whose parent is this (test / referee) process."""
     me = str(os.getpid())
@@ -67,7 +83,8 @@ def zombie_children() -> list[int]:
 
 # --------------------------------------------------------------------------- limits
 def test_memory_hog_is_stopped_by_the_address_space_limit(tmp_path: Path) -> None:
-    p = launch(f"{CHAOS} --mode memory-hog", "hog", tmp_path, Limits(memory_mb=1024))
+    """The fallback where no cgroup can be made (forced here): RLIMIT_AS."""
+    p = launch(f"{CHAOS} --mode memory-hog", "hog", tmp_path, Limits(memory_mb=1024), sandbox=Sandbox(cgroups=False))
     try:
         rc = wait_exit(p)
         err = p.tail_stderr()
@@ -75,6 +92,7 @@ def test_memory_hog_is_stopped_by_the_address_space_limit(tmp_path: Path) -> Non
         p.stop()
     assert rc not in (None, 0), "the hog was not stopped"
     assert "MemoryError" in err  # the allocation failed: RLIMIT_AS, not the OOM killer
+    assert p.crash_message(rc).startswith("memory limit (memory_mb = 1024, RLIMIT_AS")
     assert gone(p.pgid)
 
 
@@ -102,7 +120,9 @@ def test_fork_bomb_children_are_all_killed_and_reaped_at_stop(tmp_path: Path) ->
     finally:
         p.stop()
     assert kids > 0 and len(members) == kids + 1  # the leader and every child share the group
-    if os.geteuid() == 0:
+    if p.cgroup is not None and p.cgroup.pids:
+        assert kids < 64  # cgroup pids.max: per bot, binds root too (docs/sandbox.md)
+    elif os.geteuid() == 0:
         assert kids == 200  # documented: RLIMIT_NPROC does not bind root (docs/sandbox.md)
     else:
         assert kids < 200
@@ -221,6 +241,12 @@ EXPECTED: dict[str, tuple[set[str], set[str]]] = {
 }
 
 
+#: the chaos bot's own memory limit: resident memory under a cgroup (a hog filling 1.5 GB
+#: takes 20 s and more on a loaded machine, 3 at once), else address space (a Python
+#: gRPC bot needs ~0.7 GB of it)
+CHAOS_MB = 256 if capabilities().memory else 1536
+
+
 def chaos_toml(tmp: Path, mode: str, marker: str) -> Path:
     """Two sample bots and one chaos bot: a round robin of 3 bots at 3 seats
     is the 3 seat rotations, so the chaos bot meets both sample bots in every seat."""
@@ -258,6 +284,7 @@ command = "python sample_bots/heuristic_bot.py --seed 2 --name heuristic-{marker
 [[bots]]
 name = "chaos"
 command = "python sample_bots/chaos_bot.py --mode {mode} --seed 3 --name chaos-{marker}"
+limits = {{ memory_mb = {CHAOS_MB} }}
 ''')
     return f
 
@@ -297,8 +324,9 @@ def test_tournament_with_one_chaos_bot_per_mode(tmp_path: Path) -> None:
             seat = r.seats.index("chaos")
             chaos_seats.add(seat)
             kinds = {f["kind"] for f in r.result["faults"] if f["seat"] == seat}
-            others = [f for f in r.result["faults"] if f["seat"] != seat]
-            assert must <= kinds <= allowed, (mode, r.idx, kinds)
+            # harness: a timeout while the referee itself stalled (a loaded machine), charged to nobody
+            others = [f for f in r.result["faults"] if f["seat"] != seat and f["kind"] != "harness"]
+            assert must <= kinds <= allowed | ({"harness"} if "timeout" in allowed else set()), (mode, r.idx, kinds)
             assert not others, (mode, r.idx, others)  # the sample bots never pay for the chaos bot
             if "forfeit" in kinds:
                 assert r.result["forfeited"] == [seat]

@@ -69,7 +69,7 @@ def test_full_match_each_seat_gets_its_own_view_and_log_replays(tmp_logs: Path) 
                 assert m.decision_request.seat == seat
                 assert m.decision_request.legal_actions_complete
                 assert m.decision_request.time_left_ms == 1000
-            if m.WhichOneof("msg") == "event" and m.event.private:
+            if m.WhichOneof("msg") == "event" and m.event.is_private:
                 assert m.event.doudizhu.WhichOneof("kind") == "deal"
     spec, events, result = replay_log(Path(outcome.log_path))
     assert result.scores == outcome.result.scores
@@ -87,7 +87,7 @@ def test_no_message_to_a_seat_names_a_card_hidden_in_another_hand(tmp_logs: Path
 
         real_run = runner.run_match
 
-        async def spying_run(spec, links, log_path=None, max_decisions=2_000_000):
+        async def spying_run(spec, links, log_path=None, max_decisions=2_000_000, **clocks):
             class Spy(runner.BasicSeatLink):
                 def __init__(self, link, seat):
                     self.link, self.seat, self.name = link, seat, link.name
@@ -107,7 +107,7 @@ def test_no_message_to_a_seat_names_a_card_hidden_in_another_hand(tmp_logs: Path
                 def attach(self, reporter):
                     self.link.attach(reporter)
 
-            return await real_run(spec, [Spy(l, s) for s, l in enumerate(links)], log_path, max_decisions)
+            return await real_run(spec, [Spy(l, s) for s, l in enumerate(links)], log_path, max_decisions, **clocks)
 
         from referee import service
 
@@ -125,7 +125,8 @@ def test_no_message_to_a_seat_names_a_card_hidden_in_another_hand(tmp_logs: Path
     lines = [json.loads(x) for x in Path(outcome.log_path).read_text().splitlines()]
     deal = {ln["to"]: set(ln["event"]["deal"]["hand"]) for ln in lines
             if ln["type"] == "event" and ln["to"] is not None and "deal" in ln["event"]}
-    marker = next(ln["event"]["deal"]["marker"] for ln in lines if ln["type"] == "event" and "deal" in ln["event"])
+    marker = next(ln["event"]["round_start"]["marker"] for ln in lines
+                  if ln["type"] == "event" and "round_start" in ln["event"])
     kitty = next((set(ln["event"]["auction_end"].get("kitty", [])) for ln in lines
                   if ln["type"] == "event" and "auction_end" in ln["event"]), set())
     # A card is hidden from seat s if it was dealt to another seat (kitty and marker are public).

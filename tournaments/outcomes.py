@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from referee.runner import PARTNERSHIP_GAMES
+from referee.games import game_class
 
 
 @dataclass(frozen=True)
@@ -45,10 +45,10 @@ class Outcome:
 
 
 def teams_of(game: str, players: int) -> tuple[tuple[int, ...], ...]:
-    """The rating teams of ``game`` with ``players`` seats (seat indices)."""
-    if game in PARTNERSHIP_GAMES:
-        return ((0, 2), (1, 3))
-    return tuple((s,) for s in range(players))
+    """The rating teams of ``game`` with ``players`` seats (seat indices): the
+    partnerships the game declares (``Game.teams``), else one team per seat."""
+    teams = game_class(game).teams(players)
+    return tuple(tuple(t) for t in teams) if teams else tuple((s,) for s in range(players))
 
 
 def match_outcome(game: str, result: dict[str, Any], players: int) -> Outcome | None:

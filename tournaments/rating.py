@@ -45,23 +45,44 @@ def rate(rows: Iterable[MatchRow], bots: list[str], p: TrueSkillParams, game: st
     whatever the order of ``rows``: one update per match from its outcome
     (all-way draws skipped, ties drawn). Returns ``(bot -> Rating, history)``
     where history rows are ``(match_idx, bot, mu, sigma)`` for the bots of each match."""
-    env = environment(p)
-    tie_env = env if p.draw_probability > 0 else environment(p, TIE_DRAW_PROBABILITY)
-    ratings = {b: env.create_rating() for b in bots}
+    update = LiveRating(p, game, players)
+    ratings = {b: update.env.create_rating() for b in bots}
     history: list[tuple[int, str, float, float]] = []
     for row in sorted(rows, key=lambda r: r.idx):
         if row.status != "complete":
             continue
-        oc = match_outcome(game, row.result, players)
-        if oc is not None and not oc.all_tied:
-            teams = [[row.seats[s] for s in team] for team in oc.teams]
-            groups = [{b: ratings[b] for b in team} for team in teams]
-            tied = len(set(oc.places)) < len(oc.places)
-            for g in (tie_env if tied else env).rate(groups, ranks=list(oc.places)):
-                ratings.update(g)
+        update(ratings, row)
         for b in dict.fromkeys(row.seats):
             history.append((row.idx, b, ratings[b].mu, ratings[b].sigma))
     return ratings, history
+
+
+class LiveRating:
+    """The live TrueSkill update of one match, as :func:`rate` applies it
+    (also used match by match by the ladder, :mod:`tournaments.ladder`)."""
+
+    def __init__(self, p: TrueSkillParams, game: str, players: int):
+        self.env = environment(p)
+        self.tie_env = self.env if p.draw_probability > 0 else environment(p, TIE_DRAW_PROBABILITY)
+        self.game, self.players = game, players
+
+    def __call__(self, ratings: dict[str, trueskill.Rating], row: MatchRow) -> None:
+        """Update ``ratings`` (bot -> Rating, every bot of ``row`` present) by the complete match ``row``."""
+        env = self.env
+        # a match partly decided by fallbacks while the referee stalled counts less (runner.MatchOutcome)
+        w = float(row.result.get("rating_weight", 1.0))
+        oc = match_outcome(self.game, row.result, self.players)
+        if oc is not None and not oc.all_tied and w > 0:
+            teams = [[row.seats[s] for s in team] for team in oc.teams]
+            groups = [{b: ratings[b] for b in team} for team in teams]
+            tied = len(set(oc.places)) < len(oc.places)
+            new = (self.tie_env if tied else env).rate(groups, ranks=list(oc.places))
+            if w < 1:  # move each rating only that share of the way (variance interpolated)
+                new = [{b: env.create_rating(ratings[b].mu + w * (r.mu - ratings[b].mu),
+                                             (ratings[b].sigma ** 2 + w * (r.sigma ** 2 - ratings[b].sigma ** 2)) ** 0.5)
+                        for b, r in g.items()} for g in new]
+            for g in new:
+                ratings.update(g)
 
 
 def units(rows: Iterable[MatchRow], bots: list[str], game: str, players: int) -> list[Unit]:

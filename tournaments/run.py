@@ -34,8 +34,11 @@ from typing import Any, Callable
 
 from sqlalchemy.exc import IntegrityError
 
+from referee.remote import RemoteReferee
+from referee.runner import IGNORED_FAULTS
+from referee.sandbox import Sandbox
 from tournaments.adaptive import AdaptiveSchedule, Stop
-from tournaments.executor import Executor, ExecutorError, FinishedMatch, make_executor, match_job
+from tournaments.executor import Executor, ExecutorError, FinishedMatch, make_executor, match_job, sandbox_for
 from tournaments.rating import BoardRow, leaderboard, rate
 from tournaments.schedule import ScheduledMatch
 from tournaments.spec import TournamentSpec
@@ -122,6 +125,8 @@ def _keep_log(fm: FinishedMatch, log_dir: Path, match_id: str) -> str | None:
         for name, data in fm.files.items():
             target = log_dir / name
             target.write_bytes(zlib.decompress(data))
+        if fm.remote_log is not None:  # on the remote referee's host
+            return fm.remote_log
         if fm.log_file is not None:
             target = final
             os.replace(fm.log_file, final)
@@ -151,13 +156,19 @@ def _root_cause(e: BaseException) -> BaseException:
 
 async def run_tournament(spec: TournamentSpec, resume: bool = False, fresh: bool = False,
                          on_progress: Callable[[Progress], None] | None = None,
-                         stop_after: int | None = None, executor: Executor | None = None) -> TournamentResult:
+                         stop_after: int | None = None, executor: Executor | None = None,
+                         remote: RemoteReferee | None = None, sandbox: Sandbox | None = None) -> TournamentResult:
     """Run (or resume) a tournament to the end and return its leaderboard.
 
     ``stop_after``: play at most that many matches this call (for tests and
     partial runs; a later ``resume`` finishes). ``executor``: where matches
     are played (default: as the spec says, see
-    :func:`tournaments.executor.make_executor`). Raises
+    :func:`tournaments.executor.make_executor`); ``remote``: play every match
+    on that running referee instead (external bots are the ones connected
+    there; command bots are launched here per match), which raises
+    :class:`~referee.remote.RemoteError` if it refuses. ``sandbox``: the
+    local executor's bot isolation (default: the file's ``[sandbox]``,
+    checked before the store is opened). Raises
     :class:`TournamentError` when the tournament exists and neither
     ``resume`` nor ``fresh`` is set, when the file changed since the
     tournament started, or when another driver runs it;
@@ -166,6 +177,14 @@ async def run_tournament(spec: TournamentSpec, resume: bool = False, fresh: bool
     executor cannot play.
     """
     t0 = time.monotonic()
+    if executor is None:
+        if sandbox is None and remote is None and spec.executor == "local":
+            try:  # a strict setting this machine cannot honour fails before anything is stored
+                sandbox = sandbox_for(spec.bot_uids, spec.isolate_network,
+                                      [b.command for b in spec.bots if not b.external], Path(spec.cwd))
+            except ExecutorError as e:
+                raise TournamentError(str(e)) from None
+        executor = make_executor(spec, remote, sandbox)
     store = Store(spec.database)
     try:
         return await _run(spec, store, t0, resume, fresh, on_progress, stop_after, executor)
@@ -175,7 +194,7 @@ async def run_tournament(spec: TournamentSpec, resume: bool = False, fresh: bool
 
 async def _run(spec: TournamentSpec, store: Store, t0: float, resume: bool, fresh: bool,
                on_progress: Callable[[Progress], None] | None, stop_after: int | None,
-               executor: Executor | None) -> TournamentResult:
+               ex: Executor) -> TournamentResult:
     schedule = AdaptiveSchedule(spec)
     me = LeaseHolder.me()
     tid = _open(spec, resume, fresh, store, schedule.matches, me)
@@ -189,7 +208,6 @@ async def _run(spec: TournamentSpec, store: Store, t0: float, resume: bool, fres
                 stale.unlink()
         except OSError as e:
             raise StorageError(f"log directory {log_dir}: {e.strerror or e}") from None
-        ex = executor or make_executor(spec)
         await ex.start(spec, log_dir)
         try:
             stop = await _play_all(spec, store, tid, me, ex, schedule, log_dir, prog, on_progress, stop_after)
@@ -249,7 +267,7 @@ async def _play_all(spec: TournamentSpec, store: Store, tid: int, me: LeaseHolde
         await asyncio.to_thread(store.record_match, tid, m.index, m.seed, list(m.seats), fm.status,
                                 result, result["log_path"], fm.decisions, fm.elapsed_s)
         prog.done += 1
-        prog.faults += sum(1 for f in result.get("faults", []) if f["kind"] not in ("late_reply", "unknown_request"))
+        prog.faults += sum(1 for f in result.get("faults", []) if f["kind"] not in IGNORED_FAULTS)
         prog.aborted += fm.status != "complete"
         prog.last = f"match {m.index}: {' / '.join(m.seats)} -> {fm.status}"
         if on_progress:

@@ -21,7 +21,7 @@ import hashlib
 import itertools
 from dataclasses import dataclass
 
-from referee.runner import PARTNERSHIP_GAMES
+from referee.games import game_class
 from tournaments.spec import TournamentSpec
 
 
@@ -64,6 +64,16 @@ def seatings(combo: tuple[str, ...], partnership: bool) -> list[tuple[str, ...]]
     return out
 
 
+def _partnership(spec: TournamentSpec) -> bool:
+    """Whether the game is played by the partnerships seats 0+2 against 1+3, as
+    the game declares (``Game.teams``); ``ValueError`` for a team structure
+    no schedule here supports."""
+    teams = game_class(spec.game).teams(spec.players)
+    if teams and teams != ((0, 2), (1, 3)):
+        raise ValueError(f"{spec.game}: no schedule for teams {teams} (only seats 0+2 against 1+3)")
+    return bool(teams)
+
+
 def combinations(spec: TournamentSpec) -> list[tuple[str, ...]]:
     """Every combination of ``players`` bots, in schedule order."""
     return list(itertools.combinations([b.name for b in spec.bots], spec.players))
@@ -72,7 +82,7 @@ def combinations(spec: TournamentSpec) -> list[tuple[str, ...]]:
 def repetition(spec: TournamentSpec, rep: int, combo_indices: list[int], start: int) -> list[ScheduledMatch]:
     """Repetition ``rep`` of the combinations ``combo_indices`` (indices into
     :func:`combinations`), each in every seating, numbered from ``start``."""
-    partnership = spec.game in PARTNERSHIP_GAMES
+    partnership = _partnership(spec)
     combos = combinations(spec)
     out: list[ScheduledMatch] = []
     for ci in combo_indices:
@@ -90,6 +100,7 @@ def build(spec: TournamentSpec) -> list[ScheduledMatch]:
     if there are fewer bots than seats."""
     if len(spec.bots) < spec.players:
         raise ValueError(f"{len(spec.bots)} bots for {spec.players} seats")
+    _partnership(spec)  # an unschedulable team structure is refused here
     every = list(range(len(combinations(spec))))
     out: list[ScheduledMatch] = []
     for rep in range(spec.games):

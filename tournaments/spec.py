@@ -17,16 +17,22 @@ Every problem is reported with its key and line before any match starts;
     port = 0                       # referee port (0 = any; set it for external bots)
     variant = { spring = false }   # the game's variant flags
     params = { rounds = 4 }        # the game's match parameters
-    [clock]     decision_ms = 1000, bank_ms = 0
+    [clock]     decision_ms = 1000, bank_ms = 0, connect_timeout_ms = 15000,
+                kind = "wall" | "cpu"  (or top-level clock = "cpu" without a [clock] table)
     [faults]    policy = "default_action" | "forfeit", max_faults = 5
     [trueskill] mu, sigma, beta, tau, draw_probability
     [limits]    cpu_seconds, memory_mb, processes, open_files, file_size_mb
+    [sandbox]   bot_uids = "auto" | "off" | "60000-60999", isolate_network = false
     [execution] executor = "local" | "dask", scheduler = "tcp://HOST:8786"
     [[bots]]    name = "...", command = "python sample_bots/random_bot.py"
                 (or external = true, token = "..."), persistent = false,
+                limits = { memory_mb = 4096 }   (this bot's own limits),
                 resources = ["java"]   # Dask: only workers started with --resources java=N
 
 ``database`` defaults to ``$REFEREE_DB``, else ``runs/referee.sqlite``.
+Relative paths in bot commands (the program and file arguments) are taken
+from the directory the tournament is run from, and checked when the file is
+loaded, before any match (on a Dask cluster: from each worker's directory).
 """
 
 from __future__ import annotations
@@ -43,6 +49,8 @@ from typing import Any
 from referee.bots import Limits, check_command
 from referee.games import GAME_IDS, UnknownGame, game_class
 from referee.runner import FAULT_POLICIES
+
+CLOCKS = ("wall", "cpu")
 
 SCHEDULES = ("round_robin", "duplicate")
 EXECUTORS = ("local", "dask")
@@ -70,6 +78,8 @@ class BotEntry:
     token: str = ""
     persistent: bool = False
     resources: list[str] = field(default_factory=list)  # Dask worker resources a match of this bot needs
+    #: this bot's limits (the tournament's ``[limits]`` with its own overrides)
+    limits: Limits | None = None
 
 
 @dataclass
@@ -111,17 +121,26 @@ class TournamentSpec:
     base_dir: str = "."
     executor: str = "local"  # where matches run: local (this process) or dask (a Dask cluster)
     scheduler: str = ""  # the Dask scheduler's address, e.g. tcp://10.0.0.5:8786
+    #: ``"wall"`` or ``"cpu"`` (see referee.runner.CLOCKS)
+    clock: str = "wall"
+    bot_uids: str = "auto"
+    isolate_network: bool = False
+    #: the directory relative paths of bot commands are taken from (where the run started)
+    cwd: str = field(default_factory=os.getcwd)
 
     def fingerprint(self) -> str:
         """Hash of everything that determines the matches and ratings (not
         concurrency, paths or ports), so ``--resume`` can refuse a changed file."""
         d = asdict(self)
         for k in ("concurrency", "database", "log_dir", "port", "base_dir", "limits", "connect_timeout_ms",
-                  "executor", "scheduler"):
+                  "bot_uids", "isolate_network", "cwd", "executor", "scheduler"):
             d.pop(k)
+        if d["clock"] == "wall":
+            d.pop("clock")  # files from before the CPU clock keep their fingerprint
         for b in d["bots"]:
             b.pop("token", None)
             b.pop("resources", None)
+            b.pop("limits", None)
         if not self.until:  # fixed schedules keep the fingerprint they had before adaptive ones existed
             for k in ("until", "confidence", "max_matches"):
                 d.pop(k)
@@ -138,10 +157,6 @@ class TournamentSpec:
             if b.get("token"):
                 b["token"] = "***"
         return d
-
-    def resolve(self, p: str) -> Path:
-        """A path of the file, relative to the directory the run starts in (absolute paths kept)."""
-        return Path(p)
 
 
 _BARE_KEY = r"[A-Za-z0-9_\-]+"
@@ -237,9 +252,10 @@ def _key_lines(text: str) -> dict[str, int]:
     return out
 
 
-def load(path: str | Path) -> TournamentSpec:
+def load(path: str | Path, remote: bool = False) -> TournamentSpec:
     """Read and validate a tournament file. Raises :class:`SpecError` listing
-    every problem with key and line, or ``FileNotFoundError``."""
+    every problem with key and line, or ``FileNotFoundError``. ``remote``: the
+    matches run on a running referee (``--referee``), so ``port`` is not needed."""
     path = Path(path)
     text = path.read_text(encoding="utf-8")
     try:
@@ -247,11 +263,11 @@ def load(path: str | Path) -> TournamentSpec:
     except tomllib.TOMLDecodeError as e:
         m = re.search(r"line (\d+)", str(e))
         raise SpecError(str(path), [("(syntax)", int(m.group(1)) if m else None, str(e))]) from None
-    return parse(raw, str(path), _key_lines(text), base_dir=str(path.parent))
+    return parse(raw, str(path), _key_lines(text), base_dir=str(path.parent), remote=remote)
 
 
 def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int] | None = None,
-          base_dir: str = ".") -> TournamentSpec:
+          base_dir: str = ".", remote: bool = False) -> TournamentSpec:
     """Validate an already-parsed TOML document (see :func:`load`)."""
     lines = lines or {}
     problems: list[tuple[str, int | None, str]] = []
@@ -278,7 +294,7 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
         return v
 
     known = {"name", "game", "players", "schedule", "games", "seed", "concurrency", "database", "log_dir",
-             "port", "variant", "params", "clock", "faults", "trueskill", "limits", "bots", "execution"}
+             "port", "variant", "params", "clock", "faults", "trueskill", "limits", "sandbox", "execution", "bots"}
     for k in raw:
         if k not in known:
             bad(k, f"unknown key (known: {', '.join(sorted(known))})")
@@ -359,6 +375,11 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
                 except ValueError as e:
                     bad("params" if "parameter" in str(e) else "variant", str(e))
 
+    clock_kind = "wall"
+    if isinstance(raw.get("clock"), str):  # clock = "cpu": the shorthand without a [clock] table
+        clock_kind = get(raw, "clock", "clock", str, "wall", lambda v: v in CLOCKS, f"must be one of {', '.join(CLOCKS)}")
+        raw = {k: v for k, v in raw.items() if k != "clock"}
+
     def table(key: str) -> dict[str, Any]:
         t = raw.get(key, {})
         if not isinstance(t, dict):
@@ -367,8 +388,10 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
         return t
 
     clock, faults, ts, lim = table("clock"), table("faults"), table("trueskill"), table("limits")
+    sbx = table("sandbox")
     execution = table("execution")
-    for t, allowed, tn in ((clock, {"decision_ms", "bank_ms", "connect_timeout_ms"}, "clock"),
+    for t, allowed, tn in ((clock, {"decision_ms", "bank_ms", "connect_timeout_ms", "kind"}, "clock"),
+                           (sbx, {"bot_uids", "isolate_network"}, "sandbox"),
                            (execution, {"executor", "scheduler"}, "execution"),
                            (faults, {"policy", "max_faults"}, "faults"),
                            (ts, {"mu", "sigma", "beta", "tau", "draw_probability"}, "trueskill"),
@@ -381,6 +404,11 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
     bank_ms = get(clock, "bank_ms", "clock.bank_ms", int, 0, lambda v: 0 <= v <= 36_000_000, "must be >= 0 ms")
     connect_ms = get(clock, "connect_timeout_ms", "clock.connect_timeout_ms", int, 15000,
                      lambda v: 100 <= v <= 600_000, "must be 100..600000 ms")
+    clock_kind = get(clock, "kind", "clock.kind", str, clock_kind, lambda v: v in CLOCKS,
+                     f"must be one of {', '.join(CLOCKS)}")
+    bot_uids = get(sbx, "bot_uids", "sandbox.bot_uids", str, "auto", _uids_ok,
+                   'must be "auto", "off" or a uid range like "60000-60999"')
+    isolate_network = get(sbx, "isolate_network", "sandbox.isolate_network", bool, False)
     policy = get(faults, "policy", "faults.policy", str, "default_action", lambda v: v in FAULT_POLICIES,
                  f"must be one of {', '.join(FAULT_POLICIES)}")
     max_faults = get(faults, "max_faults", "faults.max_faults", int, 5, lambda v: v >= 1, "must be >= 1")
@@ -400,6 +428,7 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
     for k in Limits.__dataclass_fields__:
         setattr(limits, k, get(lim, k, f"limits.{k}", int, getattr(limits, k), lambda v: v >= 0, "must be >= 0"))
 
+    cwd = os.getcwd()
     bots: list[BotEntry] = []
     raw_bots = raw.get("bots")
     if not isinstance(raw_bots, list) or not raw_bots:
@@ -412,8 +441,9 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
             bad(key, "must be a table")
             continue
         for k in b:
-            if k not in {"name", "command", "external", "token", "persistent", "resources"}:
-                bad(f"{key}.{k}", "unknown key (known: command, external, name, persistent, resources, token)")
+            if k not in {"name", "command", "external", "token", "persistent", "limits", "resources"}:
+                bad(f"{key}.{k}", "unknown key (known: command, external, limits, name, persistent, resources, "
+                    "token)")
         bname = get(b, "name", f"{key}.name", str, "", lambda v: bool(_NAME_RE.match(v)),
                     "must be 1-64 letters, digits, '_', '-', '.'")
         if "name" not in b:
@@ -428,6 +458,15 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
         resources = get(b, "resources", f"{key}.resources", list, [],
                         lambda v: all(isinstance(x, str) and _NAME_RE.match(x) for x in v),
                         "must be a list of resource names, e.g. [\"java\"]")
+        own_limits = None
+        if "limits" in b:
+            lb = get(b, "limits", f"{key}.limits", dict, {})
+            try:
+                own_limits = limits.override(lb)
+            except ValueError as e:
+                bad(f"{key}.limits", str(e))
+            if external and lb:
+                bad(f"{key}.limits", "an external bot is not launched by the referee: limits do not apply")
         if external:
             if not token:
                 bad(f"{key}.token", "an external bot needs a token")
@@ -435,9 +474,9 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
                 bad(f"{key}.command", "an external bot has no command (it connects on its own)")
         elif not command.strip():
             bad(f"{key}.command", "missing (or set external = true with a token)")
-        elif (why := check_command(command)) is not None:
+        elif (why := check_command(command, Path(cwd))) is not None:
             bad(f"{key}.command", why)
-        bots.append(BotEntry(bname, command, external, token, persistent, list(resources)))
+        bots.append(BotEntry(bname, command, external, token, persistent, resources=list(resources), limits=own_limits))
     if cls is not None and players and len(bots) < players:
         bad("bots[0]" if bots else "bots", f"{len(bots)} bot(s) for {players}-player matches: need at least {players}")
     if until and cls is not None and players and len(bots) >= players and max_matches:
@@ -447,7 +486,7 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
         if max_matches < first:
             bad("schedule.max_matches", f"is below the first full schedule ({first} matches: every combination "
                 "in every seat rotation, games times)")
-    if any(b.external for b in bots) and port == 0:
+    if any(b.external for b in bots) and port == 0 and not remote:
         bad("port", "external bots need a fixed port to connect to")
     if executor == "dask" and any(b.external for b in bots):
         bad("execution.executor", "external bots connect to this machine's referee: they cannot play on a "
@@ -461,5 +500,17 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
         until=until, confidence=confidence, max_matches=max_matches,
         concurrency=concurrency, database=database, log_dir=log_dir, port=port, variant=variant,
         params=params, decision_ms=decision_ms, bank_ms=bank_ms, fault_policy=policy, max_faults=max_faults,
-        connect_timeout_ms=connect_ms, trueskill=tsp, limits=limits, base_dir=base_dir, executor=executor,
-        scheduler=scheduler)
+        connect_timeout_ms=connect_ms, trueskill=tsp, limits=limits, base_dir=base_dir, clock=clock_kind,
+        bot_uids=bot_uids, isolate_network=isolate_network, cwd=cwd, executor=executor, scheduler=scheduler)
+
+
+def _uids_ok(v: str) -> bool:
+    if v in ("auto", "off"):
+        return True
+    from referee.sandbox import parse_uid_range
+
+    try:
+        parse_uid_range(v)
+        return True
+    except ValueError:
+        return False

@@ -40,6 +40,31 @@ class AdminServiceStub:
                 request_serializer=cardgames_dot_v1_dot_admin__pb2.RunMatchRequest.SerializeToString,
                 response_deserializer=cardgames_dot_v1_dot_admin__pb2.RunMatchResponse.FromString,
                 _registered_method=True)
+        self.RegisterTokens = channel.unary_unary(
+                '/cardgames.v1.AdminService/RegisterTokens',
+                request_serializer=cardgames_dot_v1_dot_admin__pb2.RegisterTokensRequest.SerializeToString,
+                response_deserializer=cardgames_dot_v1_dot_admin__pb2.RegisterTokensResponse.FromString,
+                _registered_method=True)
+        self.LadderAdd = channel.unary_unary(
+                '/cardgames.v1.AdminService/LadderAdd',
+                request_serializer=cardgames_dot_v1_dot_admin__pb2.LadderAddRequest.SerializeToString,
+                response_deserializer=cardgames_dot_v1_dot_admin__pb2.LadderAddResponse.FromString,
+                _registered_method=True)
+        self.LadderReplace = channel.unary_unary(
+                '/cardgames.v1.AdminService/LadderReplace',
+                request_serializer=cardgames_dot_v1_dot_admin__pb2.LadderReplaceRequest.SerializeToString,
+                response_deserializer=cardgames_dot_v1_dot_admin__pb2.LadderReplaceResponse.FromString,
+                _registered_method=True)
+        self.LadderRetire = channel.unary_unary(
+                '/cardgames.v1.AdminService/LadderRetire',
+                request_serializer=cardgames_dot_v1_dot_admin__pb2.LadderRetireRequest.SerializeToString,
+                response_deserializer=cardgames_dot_v1_dot_admin__pb2.LadderRetireResponse.FromString,
+                _registered_method=True)
+        self.LadderStatus = channel.unary_unary(
+                '/cardgames.v1.AdminService/LadderStatus',
+                request_serializer=cardgames_dot_v1_dot_admin__pb2.LadderStatusRequest.SerializeToString,
+                response_deserializer=cardgames_dot_v1_dot_admin__pb2.LadderStatusResponse.FromString,
+                _registered_method=True)
 
 
 class AdminServiceServicer:
@@ -54,6 +79,52 @@ class AdminServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RegisterTokens(self, request, context):
+        """Registers tokens for bots the caller is about to launch, so that they can
+        connect before the RunMatch call that seats them arrives.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def LadderAdd(self, request, context):
+        """Standing competition (`referee ladder`): the calls below are answered
+        only by a referee that runs a ladder (else FAILED_PRECONDITION). Every
+        change is recorded as a numbered ladder event before it is answered.
+
+        Adds a new entrant (version 1). ALREADY_EXISTS if the name is taken
+        (use LadderReplace for a new version), INVALID_ARGUMENT for a bad name,
+        command or token.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def LadderReplace(self, request, context):
+        """Replaces an entrant (active, suspended or retired) by a new version: the
+        name is kept, the version number goes up, the new version starts with a
+        fresh rating; the old version's matches and rating stay in the history.
+        NOT_FOUND for an unknown name.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def LadderRetire(self, request, context):
+        """Retires an entrant: it is scheduled in no new match (matches it is
+        playing finish and count). NOT_FOUND for an unknown name.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def LadderStatus(self, request, context):
+        """The ladder's entrants, their current ratings and states.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -61,6 +132,31 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     servicer.RunMatch,
                     request_deserializer=cardgames_dot_v1_dot_admin__pb2.RunMatchRequest.FromString,
                     response_serializer=cardgames_dot_v1_dot_admin__pb2.RunMatchResponse.SerializeToString,
+            ),
+            'RegisterTokens': grpc.unary_unary_rpc_method_handler(
+                    servicer.RegisterTokens,
+                    request_deserializer=cardgames_dot_v1_dot_admin__pb2.RegisterTokensRequest.FromString,
+                    response_serializer=cardgames_dot_v1_dot_admin__pb2.RegisterTokensResponse.SerializeToString,
+            ),
+            'LadderAdd': grpc.unary_unary_rpc_method_handler(
+                    servicer.LadderAdd,
+                    request_deserializer=cardgames_dot_v1_dot_admin__pb2.LadderAddRequest.FromString,
+                    response_serializer=cardgames_dot_v1_dot_admin__pb2.LadderAddResponse.SerializeToString,
+            ),
+            'LadderReplace': grpc.unary_unary_rpc_method_handler(
+                    servicer.LadderReplace,
+                    request_deserializer=cardgames_dot_v1_dot_admin__pb2.LadderReplaceRequest.FromString,
+                    response_serializer=cardgames_dot_v1_dot_admin__pb2.LadderReplaceResponse.SerializeToString,
+            ),
+            'LadderRetire': grpc.unary_unary_rpc_method_handler(
+                    servicer.LadderRetire,
+                    request_deserializer=cardgames_dot_v1_dot_admin__pb2.LadderRetireRequest.FromString,
+                    response_serializer=cardgames_dot_v1_dot_admin__pb2.LadderRetireResponse.SerializeToString,
+            ),
+            'LadderStatus': grpc.unary_unary_rpc_method_handler(
+                    servicer.LadderStatus,
+                    request_deserializer=cardgames_dot_v1_dot_admin__pb2.LadderStatusRequest.FromString,
+                    response_serializer=cardgames_dot_v1_dot_admin__pb2.LadderStatusResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -91,6 +187,141 @@ class AdminService:
             '/cardgames.v1.AdminService/RunMatch',
             cardgames_dot_v1_dot_admin__pb2.RunMatchRequest.SerializeToString,
             cardgames_dot_v1_dot_admin__pb2.RunMatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RegisterTokens(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardgames.v1.AdminService/RegisterTokens',
+            cardgames_dot_v1_dot_admin__pb2.RegisterTokensRequest.SerializeToString,
+            cardgames_dot_v1_dot_admin__pb2.RegisterTokensResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LadderAdd(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardgames.v1.AdminService/LadderAdd',
+            cardgames_dot_v1_dot_admin__pb2.LadderAddRequest.SerializeToString,
+            cardgames_dot_v1_dot_admin__pb2.LadderAddResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LadderReplace(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardgames.v1.AdminService/LadderReplace',
+            cardgames_dot_v1_dot_admin__pb2.LadderReplaceRequest.SerializeToString,
+            cardgames_dot_v1_dot_admin__pb2.LadderReplaceResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LadderRetire(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardgames.v1.AdminService/LadderRetire',
+            cardgames_dot_v1_dot_admin__pb2.LadderRetireRequest.SerializeToString,
+            cardgames_dot_v1_dot_admin__pb2.LadderRetireResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LadderStatus(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardgames.v1.AdminService/LadderStatus',
+            cardgames_dot_v1_dot_admin__pb2.LadderStatusRequest.SerializeToString,
+            cardgames_dot_v1_dot_admin__pb2.LadderStatusResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -78,11 +78,11 @@ class BackAlleyTrick(_message.Message):
     def __init__(self, number: _Optional[int] = ..., leader: _Optional[int] = ..., plays: _Optional[_Iterable[_Union[BackAlleyPlay, _Mapping]]] = ..., winner: _Optional[int] = ...) -> None: ...
 
 class BackAlleyObservation(_message.Message):
-    __slots__ = ("seat", "phase", "round_index", "hand_size", "last_round", "dealer", "passed_out_in_row", "totals", "upcard", "trump", "exchange_seat", "laid_out_joker", "hand", "hand_counts", "bids", "contracts", "opening_leader", "completed_tricks", "current_trick", "team_tricks", "trumps_broken", "to_act")
+    __slots__ = ("seat", "phase", "round_index", "round_hand_size", "last_round", "dealer", "passed_out_in_row", "totals", "upcard", "trump", "exchange_seat", "laid_out_joker", "hand", "hand_counts", "bids", "contracts", "opening_leader", "completed_tricks", "current_trick", "team_tricks", "trumps_broken", "to_act")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PHASE_FIELD_NUMBER: _ClassVar[int]
     ROUND_INDEX_FIELD_NUMBER: _ClassVar[int]
-    HAND_SIZE_FIELD_NUMBER: _ClassVar[int]
+    ROUND_HAND_SIZE_FIELD_NUMBER: _ClassVar[int]
     LAST_ROUND_FIELD_NUMBER: _ClassVar[int]
     DEALER_FIELD_NUMBER: _ClassVar[int]
     PASSED_OUT_IN_ROW_FIELD_NUMBER: _ClassVar[int]
@@ -104,7 +104,7 @@ class BackAlleyObservation(_message.Message):
     seat: int
     phase: BackAlleyPhase
     round_index: int
-    hand_size: int
+    round_hand_size: int
     last_round: int
     dealer: int
     passed_out_in_row: int
@@ -123,9 +123,9 @@ class BackAlleyObservation(_message.Message):
     team_tricks: _containers.RepeatedScalarFieldContainer[int]
     trumps_broken: bool
     to_act: int
-    def __init__(self, seat: _Optional[int] = ..., phase: _Optional[_Union[BackAlleyPhase, str]] = ..., round_index: _Optional[int] = ..., hand_size: _Optional[int] = ..., last_round: _Optional[int] = ..., dealer: _Optional[int] = ..., passed_out_in_row: _Optional[int] = ..., totals: _Optional[_Iterable[int]] = ..., upcard: _Optional[str] = ..., trump: _Optional[str] = ..., exchange_seat: _Optional[int] = ..., laid_out_joker: _Optional[str] = ..., hand: _Optional[_Iterable[str]] = ..., hand_counts: _Optional[_Iterable[int]] = ..., bids: _Optional[_Iterable[_Union[BackAlleyBid, _Mapping]]] = ..., contracts: _Optional[_Iterable[_Union[BackAlleyContract, _Mapping]]] = ..., opening_leader: _Optional[int] = ..., completed_tricks: _Optional[_Iterable[_Union[BackAlleyTrick, _Mapping]]] = ..., current_trick: _Optional[_Union[BackAlleyTrick, _Mapping]] = ..., team_tricks: _Optional[_Iterable[int]] = ..., trumps_broken: _Optional[bool] = ..., to_act: _Optional[int] = ...) -> None: ...
+    def __init__(self, seat: _Optional[int] = ..., phase: _Optional[_Union[BackAlleyPhase, str]] = ..., round_index: _Optional[int] = ..., round_hand_size: _Optional[int] = ..., last_round: _Optional[int] = ..., dealer: _Optional[int] = ..., passed_out_in_row: _Optional[int] = ..., totals: _Optional[_Iterable[int]] = ..., upcard: _Optional[str] = ..., trump: _Optional[str] = ..., exchange_seat: _Optional[int] = ..., laid_out_joker: _Optional[str] = ..., hand: _Optional[_Iterable[str]] = ..., hand_counts: _Optional[_Iterable[int]] = ..., bids: _Optional[_Iterable[_Union[BackAlleyBid, _Mapping]]] = ..., contracts: _Optional[_Iterable[_Union[BackAlleyContract, _Mapping]]] = ..., opening_leader: _Optional[int] = ..., completed_tricks: _Optional[_Iterable[_Union[BackAlleyTrick, _Mapping]]] = ..., current_trick: _Optional[_Union[BackAlleyTrick, _Mapping]] = ..., team_tricks: _Optional[_Iterable[int]] = ..., trumps_broken: _Optional[bool] = ..., to_act: _Optional[int] = ...) -> None: ...
 
-class BackAlleyDeal(_message.Message):
+class BackAlleyRoundStart(_message.Message):
     __slots__ = ("round_index", "hand_size", "dealer", "passed_out_in_row", "upcard", "trump")
     ROUND_INDEX_FIELD_NUMBER: _ClassVar[int]
     HAND_SIZE_FIELD_NUMBER: _ClassVar[int]
@@ -141,7 +141,7 @@ class BackAlleyDeal(_message.Message):
     trump: str
     def __init__(self, round_index: _Optional[int] = ..., hand_size: _Optional[int] = ..., dealer: _Optional[int] = ..., passed_out_in_row: _Optional[int] = ..., upcard: _Optional[str] = ..., trump: _Optional[str] = ...) -> None: ...
 
-class BackAlleyHand(_message.Message):
+class BackAlleyDeal(_message.Message):
     __slots__ = ("seat", "cards")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     CARDS_FIELD_NUMBER: _ClassVar[int]
@@ -222,9 +222,9 @@ class BackAlleyMatchEnd(_message.Message):
     def __init__(self, totals: _Optional[_Iterable[int]] = ..., winner_team: _Optional[int] = ...) -> None: ...
 
 class BackAlleyEvent(_message.Message):
-    __slots__ = ("deal", "hand", "exchange", "draw", "bid", "bidding_end", "play", "trick_end", "round_end", "match_end")
+    __slots__ = ("round_start", "deal", "exchange", "draw", "bid", "bidding_end", "play", "trick_end", "round_end", "match_end")
+    ROUND_START_FIELD_NUMBER: _ClassVar[int]
     DEAL_FIELD_NUMBER: _ClassVar[int]
-    HAND_FIELD_NUMBER: _ClassVar[int]
     EXCHANGE_FIELD_NUMBER: _ClassVar[int]
     DRAW_FIELD_NUMBER: _ClassVar[int]
     BID_FIELD_NUMBER: _ClassVar[int]
@@ -233,8 +233,8 @@ class BackAlleyEvent(_message.Message):
     TRICK_END_FIELD_NUMBER: _ClassVar[int]
     ROUND_END_FIELD_NUMBER: _ClassVar[int]
     MATCH_END_FIELD_NUMBER: _ClassVar[int]
+    round_start: BackAlleyRoundStart
     deal: BackAlleyDeal
-    hand: BackAlleyHand
     exchange: BackAlleyJokerExchange
     draw: BackAlleyDraw
     bid: BackAlleyBid
@@ -243,4 +243,4 @@ class BackAlleyEvent(_message.Message):
     trick_end: BackAlleyTrickEnd
     round_end: BackAlleyRoundEnd
     match_end: BackAlleyMatchEnd
-    def __init__(self, deal: _Optional[_Union[BackAlleyDeal, _Mapping]] = ..., hand: _Optional[_Union[BackAlleyHand, _Mapping]] = ..., exchange: _Optional[_Union[BackAlleyJokerExchange, _Mapping]] = ..., draw: _Optional[_Union[BackAlleyDraw, _Mapping]] = ..., bid: _Optional[_Union[BackAlleyBid, _Mapping]] = ..., bidding_end: _Optional[_Union[BackAlleyBiddingEnd, _Mapping]] = ..., play: _Optional[_Union[BackAlleyPlay, _Mapping]] = ..., trick_end: _Optional[_Union[BackAlleyTrickEnd, _Mapping]] = ..., round_end: _Optional[_Union[BackAlleyRoundEnd, _Mapping]] = ..., match_end: _Optional[_Union[BackAlleyMatchEnd, _Mapping]] = ...) -> None: ...
+    def __init__(self, round_start: _Optional[_Union[BackAlleyRoundStart, _Mapping]] = ..., deal: _Optional[_Union[BackAlleyDeal, _Mapping]] = ..., exchange: _Optional[_Union[BackAlleyJokerExchange, _Mapping]] = ..., draw: _Optional[_Union[BackAlleyDraw, _Mapping]] = ..., bid: _Optional[_Union[BackAlleyBid, _Mapping]] = ..., bidding_end: _Optional[_Union[BackAlleyBiddingEnd, _Mapping]] = ..., play: _Optional[_Union[BackAlleyPlay, _Mapping]] = ..., trick_end: _Optional[_Union[BackAlleyTrickEnd, _Mapping]] = ..., round_end: _Optional[_Union[BackAlleyRoundEnd, _Mapping]] = ..., match_end: _Optional[_Union[BackAlleyMatchEnd, _Mapping]] = ...) -> None: ...

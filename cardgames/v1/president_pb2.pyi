@@ -1,10 +1,22 @@
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class PresidentPhase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    PRESIDENT_PHASE_UNSPECIFIED: _ClassVar[PresidentPhase]
+    PRESIDENT_PHASE_EXCHANGE: _ClassVar[PresidentPhase]
+    PRESIDENT_PHASE_PLAY: _ClassVar[PresidentPhase]
+    PRESIDENT_PHASE_OVER: _ClassVar[PresidentPhase]
+PRESIDENT_PHASE_UNSPECIFIED: PresidentPhase
+PRESIDENT_PHASE_EXCHANGE: PresidentPhase
+PRESIDENT_PHASE_PLAY: PresidentPhase
+PRESIDENT_PHASE_OVER: PresidentPhase
 
 class PresidentRules(_message.Message):
     __slots__ = ("bigger_sets_beat_lower", "bigger_sets_beat_any", "equal_rank_beats", "equal_rank_skip", "revolution", "jokers", "two_high_low", "transparent_threes", "double_exchange", "later_leader", "target_score", "max_rounds", "first_dealer")
@@ -45,10 +57,10 @@ class PresidentTop(_message.Message):
     def __init__(self, count: _Optional[int] = ..., rank: _Optional[str] = ...) -> None: ...
 
 class PresidentPlay(_message.Message):
-    __slots__ = ("seat", "cards", "auto", "transparent", "top", "revolution", "hand_size", "place")
+    __slots__ = ("seat", "cards", "auto_pass", "transparent", "top", "revolution", "hand_size", "place")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     CARDS_FIELD_NUMBER: _ClassVar[int]
-    AUTO_FIELD_NUMBER: _ClassVar[int]
+    AUTO_PASS_FIELD_NUMBER: _ClassVar[int]
     TRANSPARENT_FIELD_NUMBER: _ClassVar[int]
     TOP_FIELD_NUMBER: _ClassVar[int]
     REVOLUTION_FIELD_NUMBER: _ClassVar[int]
@@ -56,13 +68,13 @@ class PresidentPlay(_message.Message):
     PLACE_FIELD_NUMBER: _ClassVar[int]
     seat: int
     cards: _containers.RepeatedScalarFieldContainer[str]
-    auto: bool
+    auto_pass: bool
     transparent: bool
     top: PresidentTop
     revolution: bool
     hand_size: int
     place: int
-    def __init__(self, seat: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ..., auto: _Optional[bool] = ..., transparent: _Optional[bool] = ..., top: _Optional[_Union[PresidentTop, _Mapping]] = ..., revolution: _Optional[bool] = ..., hand_size: _Optional[int] = ..., place: _Optional[int] = ...) -> None: ...
+    def __init__(self, seat: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ..., auto_pass: _Optional[bool] = ..., transparent: _Optional[bool] = ..., top: _Optional[_Union[PresidentTop, _Mapping]] = ..., revolution: _Optional[bool] = ..., hand_size: _Optional[int] = ..., place: _Optional[int] = ...) -> None: ...
 
 class PresidentTransfer(_message.Message):
     __slots__ = ("kind", "from_seat", "to_seat", "count", "cards")
@@ -79,14 +91,13 @@ class PresidentTransfer(_message.Message):
     def __init__(self, kind: _Optional[str] = ..., from_seat: _Optional[int] = ..., to_seat: _Optional[int] = ..., count: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class PresidentObservation(_message.Message):
-    __slots__ = ("players", "seat", "rules", "round", "dealer", "first_leader", "phase", "roles", "totals", "last_order", "hand", "hand_sizes", "exchange", "return_to", "return_count", "return_optional", "to_act", "trick_leader", "top", "top_seat", "revolution", "trick", "passed", "played", "finished")
+    __slots__ = ("players", "seat", "rules", "round", "dealer", "first_leader", "roles", "totals", "last_order", "hand", "hand_sizes", "exchange", "return_to", "return_count", "return_optional", "to_act", "trick_leader", "top", "top_seat", "revolution", "trick", "passed", "played", "finished", "phase")
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     ROUND_FIELD_NUMBER: _ClassVar[int]
     DEALER_FIELD_NUMBER: _ClassVar[int]
     FIRST_LEADER_FIELD_NUMBER: _ClassVar[int]
-    PHASE_FIELD_NUMBER: _ClassVar[int]
     ROLES_FIELD_NUMBER: _ClassVar[int]
     TOTALS_FIELD_NUMBER: _ClassVar[int]
     LAST_ORDER_FIELD_NUMBER: _ClassVar[int]
@@ -105,13 +116,13 @@ class PresidentObservation(_message.Message):
     PASSED_FIELD_NUMBER: _ClassVar[int]
     PLAYED_FIELD_NUMBER: _ClassVar[int]
     FINISHED_FIELD_NUMBER: _ClassVar[int]
+    PHASE_FIELD_NUMBER: _ClassVar[int]
     players: int
     seat: int
     rules: PresidentRules
     round: int
     dealer: int
     first_leader: int
-    phase: str
     roles: _containers.RepeatedScalarFieldContainer[str]
     totals: _containers.RepeatedScalarFieldContainer[int]
     last_order: _containers.RepeatedScalarFieldContainer[int]
@@ -130,7 +141,8 @@ class PresidentObservation(_message.Message):
     passed: _containers.RepeatedScalarFieldContainer[int]
     played: _containers.RepeatedScalarFieldContainer[str]
     finished: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, players: _Optional[int] = ..., seat: _Optional[int] = ..., rules: _Optional[_Union[PresidentRules, _Mapping]] = ..., round: _Optional[int] = ..., dealer: _Optional[int] = ..., first_leader: _Optional[int] = ..., phase: _Optional[str] = ..., roles: _Optional[_Iterable[str]] = ..., totals: _Optional[_Iterable[int]] = ..., last_order: _Optional[_Iterable[int]] = ..., hand: _Optional[_Iterable[str]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., exchange: _Optional[_Iterable[_Union[PresidentTransfer, _Mapping]]] = ..., return_to: _Optional[int] = ..., return_count: _Optional[int] = ..., return_optional: _Optional[bool] = ..., to_act: _Optional[int] = ..., trick_leader: _Optional[int] = ..., top: _Optional[_Union[PresidentTop, _Mapping]] = ..., top_seat: _Optional[int] = ..., revolution: _Optional[bool] = ..., trick: _Optional[_Iterable[_Union[PresidentPlay, _Mapping]]] = ..., passed: _Optional[_Iterable[int]] = ..., played: _Optional[_Iterable[str]] = ..., finished: _Optional[_Iterable[int]] = ...) -> None: ...
+    phase: PresidentPhase
+    def __init__(self, players: _Optional[int] = ..., seat: _Optional[int] = ..., rules: _Optional[_Union[PresidentRules, _Mapping]] = ..., round: _Optional[int] = ..., dealer: _Optional[int] = ..., first_leader: _Optional[int] = ..., roles: _Optional[_Iterable[str]] = ..., totals: _Optional[_Iterable[int]] = ..., last_order: _Optional[_Iterable[int]] = ..., hand: _Optional[_Iterable[str]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., exchange: _Optional[_Iterable[_Union[PresidentTransfer, _Mapping]]] = ..., return_to: _Optional[int] = ..., return_count: _Optional[int] = ..., return_optional: _Optional[bool] = ..., to_act: _Optional[int] = ..., trick_leader: _Optional[int] = ..., top: _Optional[_Union[PresidentTop, _Mapping]] = ..., top_seat: _Optional[int] = ..., revolution: _Optional[bool] = ..., trick: _Optional[_Iterable[_Union[PresidentPlay, _Mapping]]] = ..., passed: _Optional[_Iterable[int]] = ..., played: _Optional[_Iterable[str]] = ..., finished: _Optional[_Iterable[int]] = ..., phase: _Optional[_Union[PresidentPhase, str]] = ...) -> None: ...
 
 class PresidentRoundStart(_message.Message):
     __slots__ = ("round", "dealer", "leader", "roles", "hand_sizes")

@@ -220,10 +220,10 @@ class ActionResult(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[int] = ..., accepted: _Optional[bool] = ..., rule: _Optional[str] = ..., message: _Optional[str] = ..., applied: _Optional[_Union[Action, _Mapping]] = ..., fault: _Optional[str] = ..., elapsed_ms: _Optional[int] = ...) -> None: ...
 
 class Event(_message.Message):
-    __slots__ = ("match_id", "seq", "private", "doudizhu", "tractor", "smear", "president", "back_alley")
+    __slots__ = ("match_id", "seq", "is_private", "doudizhu", "tractor", "smear", "president", "back_alley")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEQ_FIELD_NUMBER: _ClassVar[int]
-    PRIVATE_FIELD_NUMBER: _ClassVar[int]
+    IS_PRIVATE_FIELD_NUMBER: _ClassVar[int]
     DOUDIZHU_FIELD_NUMBER: _ClassVar[int]
     TRACTOR_FIELD_NUMBER: _ClassVar[int]
     SMEAR_FIELD_NUMBER: _ClassVar[int]
@@ -231,13 +231,13 @@ class Event(_message.Message):
     BACK_ALLEY_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     seq: int
-    private: bool
+    is_private: bool
     doudizhu: _doudizhu_pb2.DouDizhuEvent
     tractor: _tractor_pb2.TractorEvent
     smear: _smear_pb2.SmearEvent
     president: _president_pb2.PresidentEvent
     back_alley: _back_alley_pb2.BackAlleyEvent
-    def __init__(self, match_id: _Optional[str] = ..., seq: _Optional[int] = ..., private: _Optional[bool] = ..., doudizhu: _Optional[_Union[_doudizhu_pb2.DouDizhuEvent, _Mapping]] = ..., tractor: _Optional[_Union[_tractor_pb2.TractorEvent, _Mapping]] = ..., smear: _Optional[_Union[_smear_pb2.SmearEvent, _Mapping]] = ..., president: _Optional[_Union[_president_pb2.PresidentEvent, _Mapping]] = ..., back_alley: _Optional[_Union[_back_alley_pb2.BackAlleyEvent, _Mapping]] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ..., seq: _Optional[int] = ..., is_private: _Optional[bool] = ..., doudizhu: _Optional[_Union[_doudizhu_pb2.DouDizhuEvent, _Mapping]] = ..., tractor: _Optional[_Union[_tractor_pb2.TractorEvent, _Mapping]] = ..., smear: _Optional[_Union[_smear_pb2.SmearEvent, _Mapping]] = ..., president: _Optional[_Union[_president_pb2.PresidentEvent, _Mapping]] = ..., back_alley: _Optional[_Union[_back_alley_pb2.BackAlleyEvent, _Mapping]] = ...) -> None: ...
 
 class SeatResult(_message.Message):
     __slots__ = ("seat", "score", "rank", "forfeited")

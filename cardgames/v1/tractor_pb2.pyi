@@ -1,10 +1,24 @@
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class TractorPhase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TRACTOR_PHASE_UNSPECIFIED: _ClassVar[TractorPhase]
+    TRACTOR_PHASE_DECLARE: _ClassVar[TractorPhase]
+    TRACTOR_PHASE_BURY: _ClassVar[TractorPhase]
+    TRACTOR_PHASE_PLAY: _ClassVar[TractorPhase]
+    TRACTOR_PHASE_OVER: _ClassVar[TractorPhase]
+TRACTOR_PHASE_UNSPECIFIED: TractorPhase
+TRACTOR_PHASE_DECLARE: TractorPhase
+TRACTOR_PHASE_BURY: TractorPhase
+TRACTOR_PHASE_PLAY: TractorPhase
+TRACTOR_PHASE_OVER: TractorPhase
 
 class TractorDeclaration(_message.Message):
     __slots__ = ("seat", "cards", "kind", "strength", "reinforcement", "trump_suit", "cards_dealt")
@@ -111,10 +125,9 @@ class TractorRoundResult(_message.Message):
     def __init__(self, round_number: _Optional[int] = ..., declarer_team: _Optional[int] = ..., starter: _Optional[int] = ..., trump_rank: _Optional[str] = ..., trump_suit: _Optional[str] = ..., kitty: _Optional[_Iterable[str]] = ..., kitty_points: _Optional[int] = ..., kitty_multiplier: _Optional[int] = ..., kitty_bonus: _Optional[int] = ..., trick_points: _Optional[int] = ..., penalty_points: _Optional[int] = ..., defender_points: _Optional[int] = ..., team_up: _Optional[int] = ..., levels_up: _Optional[int] = ..., levels: _Optional[_Iterable[str]] = ..., next_declarer_team: _Optional[int] = ..., next_starter: _Optional[int] = ..., match_over: _Optional[bool] = ..., winner_team: _Optional[int] = ..., draw: _Optional[bool] = ...) -> None: ...
 
 class TractorObservation(_message.Message):
-    __slots__ = ("seat", "hand", "phase", "round_number", "deal_number", "levels", "trump_rank", "declarer_team", "starter", "first_drawer", "cards_dealt", "final_window", "declaration_closed", "declarations", "trump_suit", "kitty_flipped", "kitty_taken", "kitty_buried", "hand_sizes", "tricks", "current_trick", "defender_points", "last_round", "notrump_rank_cards_trump", "must_follow_tractor", "kitty_multiplier_power", "must_play_ace", "no_throw_penalty", "max_rounds", "max_round1_deals")
+    __slots__ = ("seat", "hand", "round_number", "deal_number", "levels", "trump_rank", "declarer_team", "starter", "first_drawer", "cards_dealt", "final_window", "declaration_closed", "declarations", "trump_suit", "kitty_flipped", "kitty_taken", "kitty_buried", "hand_sizes", "tricks", "current_trick", "defender_points", "last_round", "notrump_rank_cards_trump", "must_follow_tractor", "kitty_multiplier_power", "must_play_ace", "no_throw_penalty", "max_rounds", "max_round1_deals", "phase")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     HAND_FIELD_NUMBER: _ClassVar[int]
-    PHASE_FIELD_NUMBER: _ClassVar[int]
     ROUND_NUMBER_FIELD_NUMBER: _ClassVar[int]
     DEAL_NUMBER_FIELD_NUMBER: _ClassVar[int]
     LEVELS_FIELD_NUMBER: _ClassVar[int]
@@ -142,9 +155,9 @@ class TractorObservation(_message.Message):
     NO_THROW_PENALTY_FIELD_NUMBER: _ClassVar[int]
     MAX_ROUNDS_FIELD_NUMBER: _ClassVar[int]
     MAX_ROUND1_DEALS_FIELD_NUMBER: _ClassVar[int]
+    PHASE_FIELD_NUMBER: _ClassVar[int]
     seat: int
     hand: _containers.RepeatedScalarFieldContainer[str]
-    phase: str
     round_number: int
     deal_number: int
     levels: _containers.RepeatedScalarFieldContainer[str]
@@ -172,9 +185,10 @@ class TractorObservation(_message.Message):
     no_throw_penalty: bool
     max_rounds: int
     max_round1_deals: int
-    def __init__(self, seat: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., phase: _Optional[str] = ..., round_number: _Optional[int] = ..., deal_number: _Optional[int] = ..., levels: _Optional[_Iterable[str]] = ..., trump_rank: _Optional[str] = ..., declarer_team: _Optional[int] = ..., starter: _Optional[int] = ..., first_drawer: _Optional[int] = ..., cards_dealt: _Optional[int] = ..., final_window: _Optional[bool] = ..., declaration_closed: _Optional[bool] = ..., declarations: _Optional[_Iterable[_Union[TractorDeclaration, _Mapping]]] = ..., trump_suit: _Optional[str] = ..., kitty_flipped: _Optional[_Iterable[str]] = ..., kitty_taken: _Optional[_Iterable[str]] = ..., kitty_buried: _Optional[_Iterable[str]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., tricks: _Optional[_Iterable[_Union[TractorTrick, _Mapping]]] = ..., current_trick: _Optional[_Union[TractorTrick, _Mapping]] = ..., defender_points: _Optional[int] = ..., last_round: _Optional[_Union[TractorRoundResult, _Mapping]] = ..., notrump_rank_cards_trump: _Optional[bool] = ..., must_follow_tractor: _Optional[bool] = ..., kitty_multiplier_power: _Optional[bool] = ..., must_play_ace: _Optional[bool] = ..., no_throw_penalty: _Optional[bool] = ..., max_rounds: _Optional[int] = ..., max_round1_deals: _Optional[int] = ...) -> None: ...
+    phase: TractorPhase
+    def __init__(self, seat: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., round_number: _Optional[int] = ..., deal_number: _Optional[int] = ..., levels: _Optional[_Iterable[str]] = ..., trump_rank: _Optional[str] = ..., declarer_team: _Optional[int] = ..., starter: _Optional[int] = ..., first_drawer: _Optional[int] = ..., cards_dealt: _Optional[int] = ..., final_window: _Optional[bool] = ..., declaration_closed: _Optional[bool] = ..., declarations: _Optional[_Iterable[_Union[TractorDeclaration, _Mapping]]] = ..., trump_suit: _Optional[str] = ..., kitty_flipped: _Optional[_Iterable[str]] = ..., kitty_taken: _Optional[_Iterable[str]] = ..., kitty_buried: _Optional[_Iterable[str]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., tricks: _Optional[_Iterable[_Union[TractorTrick, _Mapping]]] = ..., current_trick: _Optional[_Union[TractorTrick, _Mapping]] = ..., defender_points: _Optional[int] = ..., last_round: _Optional[_Union[TractorRoundResult, _Mapping]] = ..., notrump_rank_cards_trump: _Optional[bool] = ..., must_follow_tractor: _Optional[bool] = ..., kitty_multiplier_power: _Optional[bool] = ..., must_play_ace: _Optional[bool] = ..., no_throw_penalty: _Optional[bool] = ..., max_rounds: _Optional[int] = ..., max_round1_deals: _Optional[int] = ..., phase: _Optional[_Union[TractorPhase, str]] = ...) -> None: ...
 
-class TractorDealStart(_message.Message):
+class TractorRoundStart(_message.Message):
     __slots__ = ("round_number", "deal_number", "first_drawer", "levels", "trump_rank", "declarer_team", "starter")
     ROUND_NUMBER_FIELD_NUMBER: _ClassVar[int]
     DEAL_NUMBER_FIELD_NUMBER: _ClassVar[int]
@@ -291,8 +305,8 @@ class TractorMatchEnd(_message.Message):
     def __init__(self, winner_team: _Optional[int] = ..., draw: _Optional[bool] = ..., passed_ace: _Optional[bool] = ..., levels: _Optional[_Iterable[str]] = ..., rounds_played: _Optional[int] = ...) -> None: ...
 
 class TractorEvent(_message.Message):
-    __slots__ = ("deal_start", "card_dealt", "declare_pass", "declaration", "declaration_closed", "kitty_flip", "kitty_taken", "kitty_buried", "throw_failure", "played", "trick_end", "round_end", "match_end")
-    DEAL_START_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ("round_start", "card_dealt", "declare_pass", "declaration", "declaration_closed", "kitty_flip", "kitty_taken", "kitty_buried", "throw_failure", "play", "trick_end", "round_end", "match_end")
+    ROUND_START_FIELD_NUMBER: _ClassVar[int]
     CARD_DEALT_FIELD_NUMBER: _ClassVar[int]
     DECLARE_PASS_FIELD_NUMBER: _ClassVar[int]
     DECLARATION_FIELD_NUMBER: _ClassVar[int]
@@ -301,11 +315,11 @@ class TractorEvent(_message.Message):
     KITTY_TAKEN_FIELD_NUMBER: _ClassVar[int]
     KITTY_BURIED_FIELD_NUMBER: _ClassVar[int]
     THROW_FAILURE_FIELD_NUMBER: _ClassVar[int]
-    PLAYED_FIELD_NUMBER: _ClassVar[int]
+    PLAY_FIELD_NUMBER: _ClassVar[int]
     TRICK_END_FIELD_NUMBER: _ClassVar[int]
     ROUND_END_FIELD_NUMBER: _ClassVar[int]
     MATCH_END_FIELD_NUMBER: _ClassVar[int]
-    deal_start: TractorDealStart
+    round_start: TractorRoundStart
     card_dealt: TractorCardDealt
     declare_pass: TractorDeclarePass
     declaration: TractorDeclaration
@@ -314,8 +328,8 @@ class TractorEvent(_message.Message):
     kitty_taken: TractorKittyTaken
     kitty_buried: TractorKittyBuried
     throw_failure: TractorThrowFailure
-    played: TractorPlayed
+    play: TractorPlayed
     trick_end: TractorTrickEnd
     round_end: TractorRoundResult
     match_end: TractorMatchEnd
-    def __init__(self, deal_start: _Optional[_Union[TractorDealStart, _Mapping]] = ..., card_dealt: _Optional[_Union[TractorCardDealt, _Mapping]] = ..., declare_pass: _Optional[_Union[TractorDeclarePass, _Mapping]] = ..., declaration: _Optional[_Union[TractorDeclaration, _Mapping]] = ..., declaration_closed: _Optional[_Union[TractorDeclarationClosed, _Mapping]] = ..., kitty_flip: _Optional[_Union[TractorKittyFlip, _Mapping]] = ..., kitty_taken: _Optional[_Union[TractorKittyTaken, _Mapping]] = ..., kitty_buried: _Optional[_Union[TractorKittyBuried, _Mapping]] = ..., throw_failure: _Optional[_Union[TractorThrowFailure, _Mapping]] = ..., played: _Optional[_Union[TractorPlayed, _Mapping]] = ..., trick_end: _Optional[_Union[TractorTrickEnd, _Mapping]] = ..., round_end: _Optional[_Union[TractorRoundResult, _Mapping]] = ..., match_end: _Optional[_Union[TractorMatchEnd, _Mapping]] = ...) -> None: ...
+    def __init__(self, round_start: _Optional[_Union[TractorRoundStart, _Mapping]] = ..., card_dealt: _Optional[_Union[TractorCardDealt, _Mapping]] = ..., declare_pass: _Optional[_Union[TractorDeclarePass, _Mapping]] = ..., declaration: _Optional[_Union[TractorDeclaration, _Mapping]] = ..., declaration_closed: _Optional[_Union[TractorDeclarationClosed, _Mapping]] = ..., kitty_flip: _Optional[_Union[TractorKittyFlip, _Mapping]] = ..., kitty_taken: _Optional[_Union[TractorKittyTaken, _Mapping]] = ..., kitty_buried: _Optional[_Union[TractorKittyBuried, _Mapping]] = ..., throw_failure: _Optional[_Union[TractorThrowFailure, _Mapping]] = ..., play: _Optional[_Union[TractorPlayed, _Mapping]] = ..., trick_end: _Optional[_Union[TractorTrickEnd, _Mapping]] = ..., round_end: _Optional[_Union[TractorRoundResult, _Mapping]] = ..., match_end: _Optional[_Union[TractorMatchEnd, _Mapping]] = ...) -> None: ...

@@ -1,9 +1,12 @@
 """Registry of games.
 
 Each game lives in ``referee/games/<id>/``: ``__init__.py`` exports ``GAME``
-(its :class:`referee.engine.Game` subclass) and ``conformance.py`` exports
-``QUERIES`` (query kind -> function(case dict) -> answer dict), see
-:mod:`referee.conformance`. A game whose package is absent is "not
+(its :class:`referee.engine.Game` subclass), ``rules.py`` and ``game.py`` are
+the engine (pure: no protobuf), ``events.py`` its event records, ``view.py``
+what a seat is sent (``observation(game, seat)`` and
+``event_message(record)``, protobuf messages; see :func:`view_module`) and
+``conformance.py`` exports ``QUERIES`` (query kind -> function(case dict) ->
+answer dict), see :mod:`referee.conformance`. A game whose package is absent is "not
 implemented yet": the CLI refuses it and the conformance runner skips its cases.
 """
 
@@ -48,6 +51,21 @@ def game_class(game: str) -> type[Game]:
     if mod is None:
         raise UnknownGame(f"game {game!r} is not implemented yet; implemented: {', '.join(implemented())}")
     return mod.GAME
+
+
+_VIEWS: dict[str, ModuleType] = {}
+
+
+def view_module(game: str) -> ModuleType:
+    """The game's view module (``referee.games.<game>.view``: ``observation(game,
+    seat)`` -> the game's observation message, ``event_message(record)`` -> its
+    event message). :class:`UnknownGame` if the game is unknown or not
+    implemented; ``ModuleNotFoundError`` if an implemented game has no view."""
+    v = _VIEWS.get(game)
+    if v is None:
+        game_class(game)  # UnknownGame unless implemented
+        v = _VIEWS[game] = importlib.import_module(f"referee.games.{game}.view")
+    return v
 
 
 def conformance_module(game: str) -> ModuleType | None:

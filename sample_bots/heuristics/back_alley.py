@@ -136,7 +136,7 @@ class _View:
 
 def _estimate(o) -> float:
     """Expected tricks this hand takes by itself."""
-    h = o.hand_size
+    h = o.round_hand_size
     tr = o.trump
     hand = list(o.hand)
     known = set(hand) | {o.upcard}
@@ -182,7 +182,7 @@ def _estimate(o) -> float:
 
 def _bid(req: pb.DecisionRequest) -> pb.Action:
     o = req.observation.back_alley
-    h = o.hand_size
+    h = o.round_hand_size
     legal = list(req.legal_actions)
     est = _estimate(o)
     # board only when the hand alone should take every trick; with one card

@@ -2,10 +2,11 @@
 
 Unit tests name the spec rule they check; hypothesis properties compare the
 engine's enumerators with brute force written from the spec text; a seeded
-random-playout test plays 2,000+ matches checking card conservation, the
-no-change guarantee of IllegalAction and the final scores against a
-recomputation from the event log; leak tests shuffle hidden cards; the
-heuristic bot is measured against random play.
+random-playout test plays 2,000+ matches checking the no-change guarantee of
+IllegalAction and the final scores against a recomputation from the event
+log; the observation's section 12 contents are checked; the heuristic bot is
+measured against random play. What every engine must do (conservation,
+determinism, hidden-zone shuffles...) is tests/test_engine_contract.py's.
 """
 
 from __future__ import annotations
@@ -23,12 +24,12 @@ from cardgames.v1 import referee_pb2 as pb
 from referee.engine import BID, DECLARE, DISCARD, PASS, PLAY, Action, IllegalAction, seeded_rng
 from referee.games import conformance_module, game_class
 from referee.games.tractor import rules as R
+from referee.games.tractor import view
 from referee.games.tractor.game import TractorGame
 from referee.local import play_local, random_policy
 from referee.protocol import decision_request
 
 from conftest import VECTORS  # ../shared/rules/vectors beside the checkout, or $REFEREE_VECTORS
-SORTED_DECK = sorted(R.DECK)
 RANK_V = {r: i + 2 for i, r in enumerate("23456789TJQKA")}
 
 
@@ -49,11 +50,10 @@ def play_state(hands, trump_suit="H", rank="2", leader=0, declarer_team=0, start
     g.declarer_team, g.starter = declarer_team, starter
     g._rank = rank
     g.trump_suit, g.trump_fixed = trump_suit, True
-    g.ctx = R.ctx_for(trump_suit, rank, g._nrt)
+    g.ctx = R.ctx_for(trump_suit, rank, g.notrump_rank_cards_trump)
     g.phase = "play"
     g.dealt, g.window = 100, True
     g.hands = [R.counts_of(h) for h in hands]
-    g.hand_n = [len(h) for h in hands]
     g.kitty_buried, g.buried = list(kitty), True
     g.kitty_taken = list(kitty)
     g.played = []
@@ -62,30 +62,20 @@ def play_state(hands, trump_suit="H", rank="2", leader=0, declarer_team=0, start
     return g
 
 
+def msg(e):
+    """The TractorEvent of an engine event (built by the view)."""
+    return view.event_message(e.record)
+
+
 def kinds(events):
-    return [e.payload.WhichOneof("kind") for e in events]
-
-
-def all_cards(g: TractorGame) -> list[str]:
-    """Every card the engine holds, sorted: hands + stock + face-down kitty + buried kitty + played."""
-    cards: list[str] = []
-    for h in g.hands:
-        cards += h  # one of each code, then the extra copies
-        cards += [c for c, k in h.items() if k > 1 for _ in range(k - 1)]
-    if g.phase == "declare":
-        cards += g.deck[g.dealt:108]
-    elif g.phase in ("play", "over"):
-        cards += g.kitty_buried
-    cards += g.played
-    cards.sort()
-    return cards
+    return [msg(e).WhichOneof("kind") for e in events]
 
 
 def fingerprint(g: TractorGame):
-    return (g.phase, g.to_act, g.dealt, tuple(tuple(sorted(h.items())) for h in g.hands), tuple(g.hand_n),
-            tuple((d[0], d[1]) for d in g.declarations), g.window, g.window_seat, g.window_passes,
+    return (g.phase, g.to_act, g.dealt, tuple(tuple(sorted(h.items())) for h in g.hands), 
+            tuple((d.seat, d.cards) for d in g.declarations), g.window, g.window_seat, g.window_passes,
             tuple(g.trick_plays), g.trick_leader, g.defender_points, g.penalty_points, tuple(g.levels),
-            g.round_number, g.deal_number, len(g._events), g.rng.getstate(), tuple(g.kitty_buried), len(g.tricks),
+            g.round, g.deal_number, len(g._events), g.rng.getstate(), tuple(g.kitty_buried), len(g.tricks),
             g.trump_suit, g.declarer_team, g.starter, tuple(g.played))
 
 
@@ -186,7 +176,7 @@ def _to_window(g: TractorGame):
 def test_2_4_every_receiver_prompted_then_window_of_four_passes():
     g = new_game(3)
     prompts = []
-    while g.phase == "declare" and g.round_number == 1 and g.deal_number == 1:
+    while g.phase == "declare" and g.round == 1 and g.deal_number == 1:
         assert g.decision_kind() == DECLARE
         prompts.append((g.to_act, g.dealt, g.window))
         g.apply(g.to_act, Action(PASS))
@@ -263,7 +253,7 @@ def test_2_5_round1_declarer_becomes_starter():
         else:
             g.apply(g.to_act, Action(PASS))
     assert decl_seat == 3 and g.starter == 3 and g.declarer_team == 1 and g.to_act == 3
-    assert g.decision_kind() == DISCARD and g.hand_n[3] == 33
+    assert g.decision_kind() == DISCARD and g.hand_size(3) == 33
 
 
 def test_2_6_round1_redeal_then_safeguard_kitty_flip():
@@ -272,19 +262,19 @@ def test_2_6_round1_redeal_then_safeguard_kitty_flip():
     while g.phase == "declare":
         g.apply(g.to_act, Action(PASS))
         ev += g.pop_events()
-    closes = [e.payload.declaration_closed.outcome for e in ev if e.payload.WhichOneof("kind") == "declaration_closed"]
+    closes = [msg(e).declaration_closed.outcome for e in ev if msg(e).WhichOneof("kind") == "declaration_closed"]
     assert closes == ["redeal", "redeal", "kitty_flip"]
-    assert g.round_number == 1 and g.deal_number == 3
+    assert g.round == 1 and g.deal_number == 3
     assert g.starter == 0 and g.declarer_team == 0 and g.trump_rank == "2"
-    flip = [e.payload.kitty_flip for e in ev if e.payload.WhichOneof("kind") == "kitty_flip"][0]
+    flip = [msg(e).kitty_flip for e in ev if msg(e).WhichOneof("kind") == "kitty_flip"][0]
     suit, n = R.kitty_flip(g.kitty_taken, "2")
     assert list(flip.flipped) == g.kitty_taken[:n] and flip.trump_suit == suit == g.trump_suit
-    assert all(e.to is None for e in ev if e.payload.WhichOneof("kind") == "kitty_flip")
+    assert all(e.to is None for e in ev if msg(e).WhichOneof("kind") == "kitty_flip")
 
 
 def test_2_6_later_round_kitty_flip_when_nobody_declares():
     g = new_game(9, params={"max_rounds": 3})
-    while g.round_number == 1:
+    while g.round == 1:
         g.apply(g.to_act, g.fallback_action() if g.phase != "declare" else
                 next((a for a in g.legal_actions()[0] if a.kind == DECLARE), Action(PASS)))
     g.pop_events()
@@ -305,8 +295,8 @@ def test_3_bury_rules_and_privacy():
         g.apply(g.to_act, next((a for a in g.legal_actions()[0] if a.kind == DECLARE), Action(PASS)))
     st = g.to_act
     ev = g.pop_events()
-    taken = [e for e in ev if e.payload.WhichOneof("kind") == "kitty_taken"]
-    assert [(e.to, len(e.payload.kitty_taken.cards)) for e in taken] == [(None, 0), (st, 8)]
+    taken = [e for e in ev if msg(e).WhichOneof("kind") == "kitty_taken"]
+    assert [(e.to, len(msg(e).kitty_taken.cards)) for e in taken] == [(None, 0), (st, 8)]
     assert rule_of(g, st, Action(DISCARD, g.kitty_taken[:7])) == "3"
     assert rule_of(g, st, Action(PLAY, tuple(g.kitty_taken))) == "3"
     missing = next(c for c in R.ALL_CODES if c not in g.hands[st])
@@ -319,9 +309,9 @@ def test_3_bury_rules_and_privacy():
     trumps = sorted(hand, key=lambda c: (not g.ctx.is_trump(c), -R.POINTS[c]))[:8]
     g.apply(st, Action(DISCARD, tuple(trumps)))
     ev = g.pop_events()
-    bur = [e for e in ev if e.payload.WhichOneof("kind") == "kitty_buried"]
-    assert [(e.to, len(e.payload.kitty_buried.cards)) for e in bur] == [(None, 0), (st, 8)]
-    assert g.hand_n[st] == 25 and g.phase == "play" and g.to_act == st
+    bur = [e for e in ev if msg(e).WhichOneof("kind") == "kitty_buried"]
+    assert [(e.to, len(msg(e).kitty_buried.cards)) for e in bur] == [(None, 0), (st, 8)]
+    assert g.hand_size(st) == 25 and g.phase == "play" and g.to_act == st
 
 
 # ---------------------------------------------------------------------------
@@ -349,7 +339,7 @@ def test_7_follow_rules_in_engine():
     g.apply(2, Action(PLAY, ("KS", "5C")))
     assert rule_of(g, 0, Action(PLAY, ("4D", "5C"))) == "TURN"
     g.apply(3, Action(PLAY, ("4D", "5C")))
-    assert g.tricks[-1][6] == 0  # leader's pair stands: KS+5C is not a pair
+    assert g.tricks[-1].winner == 0  # leader's pair stands: KS+5C is not a pair
 
 
 def test_7_must_follow_tractor_variant():
@@ -365,7 +355,6 @@ def test_7_must_follow_tractor_variant():
     g = play_state([["8S", "8S", "9S", "9S"], ["QS", "QS", "KS", "KS"], ["3D", "4D", "5D", "6D"],
                     ["3C", "4C", "5C", "6C"]], variant={"must_follow_tractor": True})
     g.hands[1] = hand
-    g.hand_n[1] = 7
     g.apply(0, Action(PLAY, ("8S", "8S", "9S", "9S")))
     assert rule_of(g, 1, Action(PLAY, ("QS", "QS", "4S", "4S"))) == "13"
     assert [sorted(a.cards) for a in g.legal_actions()[0]] == [sorted("QS QS KS KS".split())]
@@ -405,12 +394,12 @@ def test_9_failed_throw_in_engine_penalty_forced_component_and_disclosure():
     g.apply(0, Action(PLAY, ("AS", "AS", "KS")))
     ev = g.pop_events()
     k = kinds(ev)
-    assert k[:2] == ["throw_failure", "played"] and all(e.to is None for e in ev)
-    tf = ev[0].payload.throw_failure
+    assert k[:2] == ["throw_failure", "play"] and all(e.to is None for e in ev)
+    tf = msg(ev[0]).throw_failure
     assert sorted(tf.attempted) == ["AS", "AS", "KS"] and list(tf.forced) == ["KS"]
     assert tf.penalty == 20 and tf.defender_points_delta == 20 and g.defender_points == 20
-    assert list(ev[1].payload.played.play.cards) == ["KS"] and ev[1].payload.played.lead_type == "single"
-    assert g.hands[0] == {"AS": 2, "3D": 1} and g.hand_n[0] == 3
+    assert list(msg(ev[1]).play.play.cards) == ["KS"] and msg(ev[1]).play.lead_type == "single"
+    assert g.hands[0] == {"AS": 2, "3D": 1} and g.hand_size(0) == 3
     assert tf.seat == 0  # the thrower; nothing names the blocking seat or cards
     # a defender's failed throw subtracts (and no_throw_penalty makes it 0)
     for variant, want in ((None, -20), ({"no_throw_penalty": True}, 0)):
@@ -418,14 +407,14 @@ def test_9_failed_throw_in_engine_penalty_forced_component_and_disclosure():
         g.hands[1] = R.counts_of(["KD", "KD", "QD", "7S"])
         g.hands[2] = R.counts_of(["AD", "9D", "TD", "JD"])
         g.apply(1, Action(PLAY, ("KD", "KD", "QD")))
-        assert g.defender_points == want and g.trick_plays[0][1] == ("QD",)
+        assert g.defender_points == want and g.trick_plays[0].cards == ("QD",)
 
 
 def test_9_throw_that_stands_and_trump_throw_always_wins():
     g = play_state([["AS", "AS", "KS", "3D"], ["4S", "5D", "6D", "7D"], ["8D", "9D", "TD", "JD"],
                     ["QS", "5C", "3C", "4C"]])
     g.apply(0, Action(PLAY, ("AS", "AS", "KS")))
-    assert kinds(g.pop_events()) == ["played"] and g.defender_points == 0
+    assert kinds(g.pop_events()) == ["play"] and g.defender_points == 0
     assert g.trick_lead.type == "throw"
     assert g.legal_actions()[1] is True
 
@@ -438,16 +427,16 @@ def test_10_2_kitty_bonus_applied_when_defender_wins_last_trick():
     kitty = ("KD", "5D", "3C", "4C", "6C", "7C", "8C", "9C")  # 15 points
     g = play_state([["3S", "4S"], ["AS", "AS"], ["5S", "6S"], ["7S", "8S"]], kitty=kitty, leader=0)
     g.apply(0, Action(PLAY, ("3S", "4S")))  # a throw of two singles; AS beats it: fails -> 3S forced
-    assert g.trick_plays[0][1] == ("3S",) and g.defender_points == 10
+    assert g.trick_plays[0].cards == ("3S",) and g.defender_points == 10
     for s, c in ((1, "AS"), (2, "5S"), (3, "7S")):
         g.apply(s, Action(PLAY, (c,)))
-    assert g.tricks[-1][6] == 1 and g.defender_points == 15
+    assert g.tricks[-1].winner == 1 and g.defender_points == 15
     g.hands[0]["4S"] = 1  # (the taken-back card is still there)
     g.apply(1, Action(PLAY, ("AS",)))
     for s, c in ((2, "6S"), (3, "8S"), (0, "4S")):
         g.apply(s, Action(PLAY, (c,)))
     ev = g.pop_events()
-    rr = [e.payload.round_end for e in ev if e.payload.WhichOneof("kind") == "round_end"][0]
+    rr = [msg(e).round_end for e in ev if msg(e).WhichOneof("kind") == "round_end"][0]
     assert rr.kitty_points == 15 and rr.kitty_multiplier == 2 and rr.kitty_bonus == 30
     assert rr.defender_points == 10 + 5 + 30 and sorted(rr.kitty) == sorted(kitty)
     assert rr.team_up == 0 and rr.levels_up == 1  # 45 points: declarers +1
@@ -474,7 +463,7 @@ def test_11_2_round_cap_result_and_ranks():
         g.apply(g.to_act, g.fallback_action() if g.phase != "declare" else
                 next((a for a in g.legal_actions()[0] if a.kind == DECLARE), Action(PASS)))
     res = g.result()
-    assert g.round_number == 1
+    assert g.round == 1
     lv = g.levels
     if lv[0] == lv[1]:
         assert res.outcomes[0].ranks == [0, 0] and res.ranks == [1, 1, 1, 1] and g.draw
@@ -517,7 +506,7 @@ def test_16_fallbacks_are_spec_actions_and_legal():
         fb = g.fallback_action()
         g.validate(g.to_act, fb)
         if g.phase == "play" and g.trick_plays:
-            assert fb.cards == R.fallback_follow(g.trick_lead, g.hands[g.to_act], g.ctx, g._mft)
+            assert fb.cards == R.fallback_follow(g.trick_lead, g.hands[g.to_act], g.ctx, g.must_follow_tractor)
         g.apply(g.to_act, fb if r.random() < 0.5 else r.choice(g.legal_actions()[0]))
 
 
@@ -736,12 +725,12 @@ def _trick_points_from_cards(events):
     for e in events:
         tp = None
         if e.to is None:
-            k = e.payload.WhichOneof("kind")
-            if k == "played":
-                cards_in_trick.extend(e.payload.played.play.cards)
+            k = msg(e).WhichOneof("kind")
+            if k == "play":
+                cards_in_trick.extend(msg(e).play.play.cards)
             elif k == "trick_end":
                 tp = sum(5 if c[0] == "5" else 10 if c[0] in "TK" else 0 for c in cards_in_trick)
-                assert tp == e.payload.trick_end.points
+                assert tp == msg(e).trick_end.points
                 cards_in_trick = []
         out.append((e, tp))
     return out
@@ -762,9 +751,9 @@ def recompute_scores(events, variant, params):
     for e, tp in _trick_points_from_cards(events):
         if e.to is not None:
             continue
-        k = e.payload.WhichOneof("kind")
-        m = getattr(e.payload, k)
-        if k == "deal_start":
+        k = msg(e).WhichOneof("kind")
+        m = getattr(msg(e), k)
+        if k == "round_start":
             p = 0
             trump_rank = m.trump_rank
         elif k == "declaration_closed" and m.outcome != "redeal":
@@ -773,7 +762,7 @@ def recompute_scores(events, variant, params):
         elif k == "throw_failure":
             pen = 0 if ntp else 10 * (len(m.attempted) - len(m.forced))
             p += pen if m.seat % 2 == declarer else -pen
-        elif k == "played" and m.lead:
+        elif k == "play" and m.lead:
             last_lead = list(m.play.cards)
         elif k == "trick_end":
             if m.winner % 2 != declarer:
@@ -831,7 +820,7 @@ def _illegal_probe(g: TractorGame, r: random.Random) -> None:
         hand = R.expand(g.hands[seat])
         for _ in range(4):
             cand = tuple(r.sample(hand, min(len(hand), g.trick_lead.n)))
-            if R.follow_error(g.trick_lead, g.hands[seat], cand, g.ctx, g._mft) is not None:
+            if R.follow_error(g.trick_lead, g.hands[seat], cand, g.ctx, g.must_follow_tractor) is not None:
                 probes.append((seat, Action(PLAY, cand), None))
                 break
     if g.phase == "play" and not g.trick_plays:
@@ -854,7 +843,6 @@ def run_checked_match(seed: int, params: dict, variant: dict, probe_every: int =
     events = g.pop_events()
     step = 0
     while g.to_act is not None:
-        assert all_cards(g) == SORTED_DECK
         acts, complete = g.legal_actions()
         assert acts
         if probe_every and step % probe_every == 0:
@@ -866,13 +854,12 @@ def run_checked_match(seed: int, params: dict, variant: dict, probe_every: int =
         g.apply(g.to_act, a)
         events += g.pop_events()
         step += 1
-    assert all_cards(g) == SORTED_DECK
     for e in events:  # private events only carry the addressee's own cards
-        k = e.payload.WhichOneof("kind")
+        k = msg(e).WhichOneof("kind")
         if e.to is not None:
             assert k in ("card_dealt", "declare_pass", "kitty_taken", "kitty_buried")
         elif k in ("kitty_taken", "kitty_buried"):
-            assert not getattr(e.payload, k).cards
+            assert not getattr(msg(e), k).cards
     res = g.result()
     scores, winner, draw = recompute_scores(events, {**TractorGame.variant_defaults, **variant}, params)
     assert res.scores == scores and res.summary["winner_team"] == winner and res.summary["draw"] == draw
@@ -895,43 +882,16 @@ def test_random_playouts_2000_matches():
         params = {"max_rounds": 1, "max_round1_deals": 1 + seed % 3}
         g = run_checked_match(seed, params, variant, probe_every=97 if seed % 10 == 0 else 0,
                               declare_p=0.02 if seed % 50 == 0 else 1.0)
-        rounds += g.round_number
+        rounds += g.round
         n += 1
     for seed in range(3):  # full default-length matches
         g = run_checked_match(10_000 + seed, {}, VARIANTS[seed], probe_every=211)
-        assert g.winner is not None and g.passed_ace or g.round_number == 100
-        rounds += g.round_number
+        assert g.winner is not None and g.passed_ace or g.round == 100
+        rounds += g.round
         n += 1
     dt = time.process_time() - t0
     print(f"\n{n} matches, {rounds} rounds in {dt:.1f}s CPU: {rounds / dt:.0f} checked rounds/s")
     assert n >= 2000
-
-
-def test_same_seed_same_actions_identical_events():
-    def log(seed):
-        g = new_game(seed, params={"max_rounds": 2})
-        r = random.Random(seed)
-        out = [e.payload.SerializeToString() for e in g.pop_events()]
-        while g.to_act is not None:
-            g.apply(g.to_act, r.choice(g.legal_actions()[0]))
-            out += [(e.to, e.payload.SerializeToString()) for e in g.pop_events()]
-        return out
-    assert log(42) == log(42)
-
-
-def test_engine_speed_random_rounds_per_second():
-    t0 = time.process_time()
-    rounds = 0
-    for seed in range(30):
-        g = new_game(seed, params={"max_rounds": 1})
-        r = random.Random(seed)
-        while g.to_act is not None:
-            g.apply(g.to_act, r.choice(g.legal_actions()[0]))
-            g.pop_events()
-        rounds += g.round_number
-    rate = rounds / (time.process_time() - t0)
-    print(f"\nengine: {rate:.0f} random rounds/s (CPU)")
-    assert rate >= 50
 
 
 # ---------------------------------------------------------------------------
@@ -951,18 +911,10 @@ def _states(seed: int, n: int):
     return out
 
 
-def _sent_to(g: TractorGame, seat: int):
-    obs = g.observation(seat).SerializeToString(deterministic=True)
-    if g.to_act != seat:
-        return obs, None
-    req = decision_request(g, "m", 1, 1000, 0)
-    return obs, req.SerializeToString(deterministic=True), g.fallback_action()
-
-
 def test_observation_never_shows_other_hidden_cards():
     for g in _states(5, 40):
         for seat in range(4):
-            o = g.observation(seat)
+            o = view.observation(g, seat)
             assert Counter(o.hand) == Counter(g.hands[seat])
             if seat != g.starter or g.phase in ("declare", "over"):
                 assert not o.kitty_taken and not o.kitty_buried
@@ -998,41 +950,6 @@ def _cards_named(o) -> set[str]:
     return names
 
 
-def test_leak_differential_shuffle_hidden_zones():
-    r = random.Random(99)
-    checked = compared = 0
-    for seed in (1, 2, 3):
-        for g in _states(seed, 25):
-            for seat in range(4):
-                zones = g.hidden_zones(seat)
-                pool = [c for v in zones.values() for c in v]
-                r.shuffle(pool)
-                new, i = {}, 0
-                for k, v in zones.items():
-                    new[k] = pool[i:i + len(v)]
-                    i += len(v)
-                g2 = g.with_hidden_zones(new)
-                assert _sent_to(g, seat) == _sent_to(g2, seat)
-                if g.to_act == seat:
-                    # the seat's own next action yields the same events for it, unless the rules
-                    # themselves reveal hidden cards (a throw check, the kitty taken, the round end)
-                    a = g.legal_actions()[0][-1]
-                    ga, gb = g.with_hidden_zones({}), g2.with_hidden_zones({})
-                    ga.pop_events(), gb.pop_events()
-                    ga.apply(seat, a)
-                    gb.apply(seat, a)
-                    ea = [(e.to, e.payload.SerializeToString()) for e in ga.pop_events() if e.to in (None, seat)]
-                    eb = [(e.to, e.payload.SerializeToString()) for e in gb.pop_events() if e.to in (None, seat)]
-                    throw = g.phase == "play" and not g.trick_plays and len(a.cards) > 1
-                    same_stage = (ga.round_number, ga.deal_number) == (g.round_number, g.deal_number) and \
-                        not (g.phase == "declare" and ga.phase != "declare")
-                    if same_stage and not throw:
-                        assert ea == eb
-                        compared += 1
-                checked += 1
-    assert checked > 100 and compared > 10
-
-
 def test_with_hidden_zones_round_trip():
     for g in _states(8, 20):
         for seat in range(4):
@@ -1040,7 +957,7 @@ def test_with_hidden_zones_round_trip():
             g2 = g.with_hidden_zones(z)
             for s in range(4):
                 assert g2.hidden_zones(s) == g.hidden_zones(s)
-                assert g2.observation(s) == g.observation(s)
+                assert view.observation(g2, s) == view.observation(g, s)
             assert fingerprint(g2) == fingerprint(g)
             with pytest.raises(ValueError):
                 g.with_hidden_zones({k: v[:-1] for k, v in z.items() if v} or {"nope": []})
@@ -1089,51 +1006,3 @@ def test_heuristic_decisions_are_legal_for_every_kind():
         seen.add(g.decision_kind())
         g.apply(g.to_act, act)
     assert seen == {DECLARE, DISCARD, PLAY}
-
-
-def _fresh_observation(g: TractorGame, seat: int):
-    """The observation built field by field from the state, without the engine's caches."""
-    from cardgames.v1 import tractor_pb2 as tpb
-    over = g.phase == "over"
-    o = tpb.TractorObservation(
-        seat=seat, hand=g._sorted_hand(seat), phase=g.phase, round_number=g.round_number,
-        deal_number=g.deal_number, levels=[R.VALUE_RANK[x] for x in g.levels], trump_rank=g.trump_rank,
-        declarer_team=-1 if g.declarer_team is None else g.declarer_team,
-        starter=-1 if g.starter is None else g.starter, first_drawer=g.first_drawer,
-        cards_dealt=g.dealt, final_window=g.window and not g.trump_fixed, declaration_closed=g.trump_fixed,
-        trump_suit=("NT" if g.trump_suit is None else g.trump_suit) if g.trump_fixed else "",
-        kitty_flipped=g.flipped, hand_sizes=[0, 0, 0, 0] if over else g.hand_n,
-        defender_points=g.defender_points, notrump_rank_cards_trump=g._nrt, must_follow_tractor=g._mft,
-        kitty_multiplier_power=g._power, must_play_ace=g._mpa, no_throw_penalty=g._ntp,
-        max_rounds=g.params["max_rounds"], max_round1_deals=g.params["max_round1_deals"],
-        tricks=[g._trick_pb(*t) for t in g.tricks], declarations=[g._decl_pb(d) for d in g.declarations])
-    if seat == g.starter and g.trump_fixed and not over:
-        o.kitty_taken.extend(g.kitty_taken)
-        if g.buried:
-            o.kitty_buried.extend(g.kitty_buried)
-    if g.phase == "play":
-        lt = g.trick_lead
-        o.current_trick.CopyFrom(g._trick_pb(
-            len(g.tricks) + 1, g.trick_leader, g.trick_plays, lt.type if lt else "", lt.suit if lt else "",
-            g.trick_failure, g.current_winner(), sum(R.POINTS[c] for _, cs in g.trick_plays for c in cs)))
-    if g.last_round is not None:
-        o.last_round.CopyFrom(g.last_round)
-    return o
-
-
-@pytest.mark.parametrize("seed", [2, 3])
-def test_cached_observation_matches_a_fresh_one_over_a_match(seed):
-    """The observation (cached per-deal part, declarations, finished tricks,
-    trick in progress, sorted hands) equals one built from scratch at every
-    decision of a seeded two-round match, for every seat."""
-    g = new_game(seed, params={"max_rounds": 2})
-    rng = random.Random(seed)
-    while True:
-        for s in range(4):
-            want = _fresh_observation(g, s).SerializeToString(deterministic=True)
-            assert g.observation(s).SerializeToString(deterministic=True) == want
-        if g.to_act is None:
-            break
-        legal, _ = g.legal_actions()
-        g.apply(g.to_act, rng.choice(legal))
-        g.pop_events()

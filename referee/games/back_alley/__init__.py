@@ -3,8 +3,9 @@
 trick play with the Blooper jokers.
 
 ``GAME`` is the engine class (:class:`.game.BackAlley`); the pure rule
-functions live in :mod:`.rules` and the conformance queries in
-:mod:`.conformance`.
+functions live in :mod:`.rules`, the event records in :mod:`.events`, what a
+seat is sent (protocol messages) in :mod:`.view` and the conformance queries
+in :mod:`.conformance`.
 """
 
 from .game import BackAlley

@@ -6,17 +6,14 @@ import copy
 import random
 from typing import Any
 
-from cardgames.v1 import back_alley_pb2 as bpb
 from referee.cards import ALL_CODES
 from referee.engine import (BID, PASS, PLAY, Action, Game, IllegalAction, MatchResult, RatingOutcome,
                             ranks_from_scores)
 
-from .. import _wire as W
+from . import events as E
 from . import rules as R
 
-_BIDDING, _PLAY, _OVER = 0, 1, 2
-_PHASE_PB = {_BIDDING: bpb.BACK_ALLEY_PHASE_BIDDING, _PLAY: bpb.BACK_ALLEY_PHASE_PLAY,
-             _OVER: bpb.BACK_ALLEY_PHASE_OVER}
+_BIDDING, _PLAY, _OVER = "bidding", "play", "over"
 
 #: shared immutable Action objects (hot path: no allocation per legal list)
 _PLAY_ACTION: dict[str, Action] = {c: Action(PLAY, (c,), 0) for c in R.DECK}
@@ -24,42 +21,6 @@ _PASS_ACTION = Action(PASS, (), 0)
 _BID_ACTION: dict[int, Action] = {n: Action(BID, (), n) for n in range(1, 14)}
 
 _CANON = R.CANON
-_Ev = bpb.BackAlleyEvent
-_Play = bpb.BackAlleyPlay
-_OBS_FROM = bpb.BackAlleyObservation.FromString
-
-# encoded BackAlleyObservation pieces (field numbers in back_alley.proto), see referee/games/_wire.py
-_HAND_B = W.repeated_str_entries(13, ALL_CODES)
-_PHASE_B = {ph: W.int_field(2, v) for ph, v in _PHASE_PB.items()}
-_HAND_COUNTS_KEY = W.key(14, 2) + bytes((4,))  # packed, four values
-_TO_ACT_NONE = W.int_field(22, -1)
-_WINNER_NONE = W.int_field(4, -1)  # BackAlleyTrick.winner of the trick in progress
-_PLAY_ENTRY: dict[tuple[int, str, int, int], bytes] = {}
-
-
-def _play_entry(seat: int, card: str, trick_number: int, position: int) -> bytes:
-    """One encoded ``BackAlleyTrick.plays`` entry (memoised: a few thousand at most)."""
-    k = (seat, card, trick_number, position)
-    b = _PLAY_ENTRY.get(k)
-    if b is None:
-        b = _PLAY_ENTRY[k] = W.len_field(3, _Play(seat=seat, card=card, trick_number=trick_number,
-                                                   position=position).SerializeToString())
-    return b
-
-
-def _bid_pb(seat: int, bid: int, h: int, level: int) -> bpb.BackAlleyBid:
-    if bid == R.PASS:
-        return bpb.BackAlleyBid(seat=seat, kind=bpb.BACK_ALLEY_BID_KIND_PASS, tricks=0)
-    if bid == R.BOARD:
-        return bpb.BackAlleyBid(seat=seat, kind=bpb.BACK_ALLEY_BID_KIND_BOARD, tricks=h, board_level=level)
-    return bpb.BackAlleyBid(seat=seat, kind=bpb.BACK_ALLEY_BID_KIND_NUMBER, tricks=bid)
-
-
-def _contracts_pb(cs: list[tuple[int, int]] | None, h: int) -> list[bpb.BackAlleyContract]:
-    if cs is None:
-        return []
-    return [bpb.BackAlleyContract(team=t, board=m > 0, board_level=m, tricks=h if m else b)
-            for t, (m, b) in enumerate(cs)]
 
 
 class BackAlley(Game):
@@ -92,8 +53,8 @@ class BackAlley(Game):
     plays. The spec's match is 1..25; a shorter range (e.g. 12..14 for hand
     sizes 2, 1, 2) is an engine extension for quick tests.
 
-    **Rule labels** of :class:`IllegalAction`: ``"TURN"`` (out of turn),
-    ``"8"`` (match over), ``"4.2"`` (not a legal bid), ``"10"`` (dealer may
+    **Rule labels** of :class:`IllegalAction`: ``"TURN"`` (out of turn, or
+    the match is over: :class:`referee.engine.MatchOver`), ``"4.2"`` (not a legal bid), ``"10"`` (dealer may
     not pass under ``dealer_must_bid``), ``"5.1"`` (not one card played in
     the play phase), ``"5.5"`` (malformed code or card not in hand),
     ``"5.3.3"``/``"5.3.4"`` (trump lead bans), ``"5.4.1"``/``"5.4.2"``
@@ -101,6 +62,20 @@ class BackAlley(Game):
 
     Randomness: ``self.rng`` draws the first dealer (when not fixed) and one
     ``shuffle`` of the 54 cards per deal, nothing else.
+
+    **State** (plain attributes, read by :mod:`.view`): ``round_index`` (k,
+    section 2.2; a pass-out redeals the same index), ``hand_size`` (h),
+    ``dealer``, ``passed_out_in_row``, ``totals`` (per team), ``phase``
+    (``"bidding"``, ``"play"``, ``"over"``), ``hands`` (per seat, sorted),
+    ``stock``, ``upcard``, ``trump`` (``None`` = no trump), ``exchange_seat``
+    and ``laid_out_joker`` (-1 and ``""`` without a joker exchange),
+    ``bids`` (0 = pass, -1 = board, else tricks) and ``bid_log`` (the same as :class:`.events.Bid` records),
+    ``levels`` (board levels), ``contracts`` (``[(board level, target)]``
+    per team, ``None`` before the end of bidding; :meth:`contract_records`),
+    ``opening_leader`` (-1 before), ``trick_number`` (1-based),
+    ``trick_leader``, ``trick`` (its cards), ``tricks`` (the completed ones,
+    :class:`.events.Trick` records), ``team_tricks`` and ``trumps_broken``.
+    Events: the records of :mod:`.events`.
     """
 
     name = "back_alley"
@@ -116,6 +91,11 @@ class BackAlley(Game):
         "first_round": 1,
         "last_round": R.ROUNDS,
     }
+
+    @classmethod
+    def teams(cls, players: int) -> tuple[tuple[int, ...], ...]:
+        """Two fixed partnerships (section 1): seats 0 and 2 against seats 1 and 3."""
+        return ((0, 2), (1, 3))
 
     def __init__(self, players: int, variant: dict[str, Any] | None, params: dict[str, Any] | None,
                  rng: random.Random):
@@ -139,15 +119,15 @@ class BackAlley(Game):
         self.totals = [0, 0]
         self.history: list[dict[str, Any]] = []
         self.dealer = fd if fd is not None else self.rng.randrange(4)
-        self.k = fr
-        self.passouts = 0
+        self.round_index = fr
+        self.passed_out_in_row = 0
         self._start_round()
 
     # ------------------------------------------------------------------
     # round set-up (sections 2, 4.1)
 
     def _start_round(self) -> None:
-        self.h = h = R.hand_size(self.k)
+        self.hand_size = h = R.hand_size(self.round_index)
         deck = list(R.DECK)
         self.rng.shuffle(deck)
         hands, stock = R.deal(deck, self.dealer, h)
@@ -155,44 +135,40 @@ class BackAlley(Game):
         trump, exch = R.trump_flip(hands, stock)
         self.trump = trump
         emit = self.emit
-        emit(_Ev(deal=bpb.BackAlleyDeal(round_index=self.k, hand_size=h, dealer=self.dealer,
-                                        passed_out_in_row=self.passouts, upcard=self.upcard,
-                                        trump=trump or "")))
+        emit(E.Deal(round_index=self.round_index, hand_size=h, dealer=self.dealer,
+                    passed_out_in_row=self.passed_out_in_row, upcard=self.upcard, trump=trump or ""))
         for s in range(4):
             hands[s].sort(key=_CANON.__getitem__)
-            emit(_Ev(hand=bpb.BackAlleyHand(seat=s, cards=hands[s])), to=s)
+            emit(E.Hand(seat=s, cards=tuple(hands[s])), to=s)
         if exch is not None:
             seat, joker, drawn = exch
             hands[seat].remove(joker)
             hands[seat].append(drawn)
             hands[seat].sort(key=_CANON.__getitem__)
-            self.exchange_seat, self.laid_out = seat, joker
+            self.exchange_seat, self.laid_out_joker = seat, joker
             self.stock = stock[2:]
-            emit(_Ev(exchange=bpb.BackAlleyJokerExchange(seat=seat, joker=joker)))
-            emit(_Ev(draw=bpb.BackAlleyDraw(seat=seat, card=drawn)), to=seat)
+            emit(E.JokerExchange(seat=seat, joker=joker))
+            emit(E.Draw(seat=seat, card=drawn), to=seat)
         else:
-            self.exchange_seat, self.laid_out = -1, ""
+            self.exchange_seat, self.laid_out_joker = -1, ""
             self.stock = stock[1:]
         self.hands = hands
         self.phase = _BIDDING
         self.bids: list[int] = []
+        self.bid_log: list[E.Bid] = []  # the same bids as records (seat, kind, tricks, board level)
         self.levels: list[int] = []
         self.contracts: list[tuple[int, int]] | None = None
+        self._contract_records: tuple[E.Contract, ...] | None = None  # the same, once made (contract_records)
         self.team_board = [False, False]
-        self.leader = -1
+        self.opening_leader = -1
         self.trick: list[str] = []
         self.trick_leader = -1
-        self.trick_no = 0
-        self.done: list[tuple[int, tuple[str, ...], int]] = []  # (leader, cards, winner)
+        self.trick_number = 0
+        self.tricks: list[E.Trick] = []  # the completed tricks of the round
         self.team_tricks = [0, 0]
-        self.broken = False
+        self.trumps_broken = False
         self._to_act: int | None = (self.dealer + 1) & 3
-        self._legal: tuple[list[Action], bool] | None = None
-        # observation caches: the per-round public part (scalars, bids,
-        # contracts; rebuilt after each bid and at round end) and the
-        # completed tricks (one encoded field appended per finished trick)
-        self._round_bytes: bytes | None = None
-        self._done_bytes = b""
+        self._legal: tuple[tuple[Action, ...], bool] | None = None
 
     # ------------------------------------------------------------------
     # the turn
@@ -202,50 +178,41 @@ class BackAlley(Game):
         """Seat that must act now, or ``None`` once the match is over."""
         return self._to_act
 
-    def decision_kind(self) -> str:
-        """``"BID"`` during bidding, ``"PLAY"`` during trick play; ``RuntimeError`` after the match."""
-        if self.phase == _BIDDING:
-            return BID
-        if self.phase == _PLAY:
-            return PLAY
-        raise RuntimeError("back_alley: the match is over; no decision is pending")
+    def _decision_kind(self) -> str:
+        """``"BID"`` during bidding, ``"PLAY"`` during trick play."""
+        return BID if self.phase == _BIDDING else PLAY
 
     def _legal_cards(self) -> list[str]:
         seat = self._to_act
-        return R.legal_set(self.hands[seat], self.trick, self.trump, self.broken, self.trick_no == 1,
+        return R.legal_set(self.hands[seat], self.trick, self.trump, self.trumps_broken, self.trick_number == 1,
                            self.team_board[seat & 1], self._board_first)
 
-    def legal_actions(self) -> tuple[list[Action], bool]:
-        """All legal actions of :attr:`to_act` (always complete; ``([], True)`` after the match).
+    def _legal_actions(self) -> tuple[tuple[Action, ...], bool]:
+        """All legal actions of :attr:`to_act` as an immutable tuple (always complete).
 
         Bidding: pass (unless ``dealer_must_bid`` forbids it), ``BID`` 1..h-1,
         ``BID h`` (= board). Play: one ``PLAY`` per card of ``LegalSet`` (5.5).
-        Cached per state (the cache is dropped by every applied action); the
-        list returned is shared, callers must not modify it.
+        Cached per state (the cache is dropped by every applied action).
         """
         res = self._legal
         if res is not None:
             return res
         if self.phase == _PLAY:
-            res = [_PLAY_ACTION[c] for c in self._legal_cards()], True
-        elif self.phase == _BIDDING:
-            h = self.h
-            res = [_PASS_ACTION if b == R.PASS else _BID_ACTION[h if b == R.BOARD else b]
-                   for b in R.legal_bids(h, self.bids, self._dealer_must_bid)], True
+            res = tuple([_PLAY_ACTION[c] for c in self._legal_cards()]), True
         else:
-            res = [], True
+            h = self.hand_size
+            res = tuple([_PASS_ACTION if b == R.PASS else _BID_ACTION[h if b == R.BOARD else b]
+                         for b in R.legal_bids(h, self.bids, self._dealer_must_bid)]), True
         self._legal = res
         return res
 
     def _parse(self, seat: int, action: Action) -> Any:
         """Validate ``action`` by ``seat`` without changing state; return the internal move."""
-        if self._to_act is None:
-            raise IllegalAction("8", "the match is over")
         if seat != self._to_act:
             raise IllegalAction("TURN", f"it is seat {self._to_act}'s turn, not seat {seat}'s")
         kind = action.kind
         if self.phase == _BIDDING:
-            h = self.h
+            h = self.hand_size
             if kind != PASS and kind != BID:
                 raise IllegalAction("4.2", f"bidding is in progress: expected PASS or BID, not {kind}")
             if action.cards:
@@ -271,23 +238,25 @@ class BackAlley(Game):
             raise IllegalAction("5.1", f"trick play is in progress: expected PLAY of one card, not {kind}")
         if len(action.cards) != 1:
             raise IllegalAction("5.1", f"play exactly one card, not {len(action.cards)}")
+        if action.amount != 0:
+            raise IllegalAction("5.1", "a PLAY carries no amount (amount must be 0)")
         card = action.cards[0]
         if card not in ALL_CODES:
             raise IllegalAction("5.5", f"malformed card code {card!r} (expected rank 2-9TJQKA + suit CDHS, or BJ/RJ)")
         hand = self.hands[seat]
         if card not in hand:
             raise IllegalAction("5.5", f"{card} is not in your hand ({' '.join(hand)})")
-        legal, rule, why = R.legal_set_rule(hand, self.trick, self.trump, self.broken, self.trick_no == 1,
+        legal, rule, why = R.legal_set_rule(hand, self.trick, self.trump, self.trumps_broken, self.trick_number == 1,
                                             self.team_board[seat & 1], self._board_first)
         if card not in legal:
             raise IllegalAction(rule, f"{card} may not be played: {why}")
         return card
 
-    def validate(self, seat: int, action: Action) -> None:
+    def _validate(self, seat: int, action: Action) -> None:
         """Raise :class:`IllegalAction` exactly when :meth:`apply` would reject ``action``."""
         self._parse(seat, action)
 
-    def apply(self, seat: int, action: Action) -> None:
+    def _apply(self, seat: int, action: Action) -> None:
         """Validate then apply ``action`` by ``seat`` (see the class docstring for the vocabulary).
 
         Raises :class:`IllegalAction` (state unchanged) for an out-of-turn
@@ -306,28 +275,33 @@ class BackAlley(Game):
     def _bid(self, seat: int, bid: int) -> None:
         bids = self.bids
         bids.append(bid)
-        self._round_bytes = None
         self.levels = R.board_levels(bids)
-        level = self.levels[-1]
-        self.emit(_Ev(bid=_bid_pb(seat, bid, self.h, level)))
+        h, level = self.hand_size, self.levels[-1]
+        if bid == R.PASS:
+            rec = E.Bid(seat=seat, kind="pass", tricks=0, board_level=0)
+        elif bid == R.BOARD:
+            rec = E.Bid(seat=seat, kind="board", tricks=h, board_level=level)
+        else:
+            rec = E.Bid(seat=seat, kind="number", tricks=bid, board_level=0)
+        self.bid_log.append(rec)
+        self.emit(rec)
         if len(bids) < 4:
             self._to_act = (seat + 1) & 3
             return
         cs = R.contracts(self.dealer, bids)
         if cs is None:  # passed out (4.5)
-            self.passouts += 1
-            self.emit(_Ev(bidding_end=bpb.BackAlleyBiddingEnd(passed_out=True, opening_leader=-1)))
-            closed = self.passouts >= R.MAX_PASSOUTS
+            self.passed_out_in_row += 1
+            self.emit(E.BiddingEnd(passed_out=True, contracts=(), opening_leader=None))
+            closed = self.passed_out_in_row >= R.MAX_PASSOUTS
             self._end_round(passed_out=True, closed=closed, points=[0, 0])
             return
         self.contracts = cs
         self.team_board = [cs[0][0] > 0, cs[1][0] > 0]
         lead = R.opening_leader(self.dealer, bids)
-        self.leader = lead
-        self.emit(_Ev(bidding_end=bpb.BackAlleyBiddingEnd(passed_out=False, contracts=_contracts_pb(cs, self.h),
-                                                          opening_leader=lead)))
+        self.opening_leader = lead
+        self.emit(E.BiddingEnd(passed_out=False, contracts=self.contract_records(), opening_leader=lead))
         self.phase = _PLAY
-        self.trick_no = 1
+        self.trick_number = 1
         self.trick_leader = lead
         self._to_act = lead
 
@@ -338,27 +312,25 @@ class BackAlley(Game):
         self.hands[seat].remove(card)
         trick = self.trick
         trick.append(card)
-        self.emit(_Ev(play=bpb.BackAlleyPlay(seat=seat, card=card, trick_number=self.trick_no,
-                                             position=len(trick) - 1)))
+        self.emit(E.Play(seat=seat, card=card, trick_number=self.trick_number, position=len(trick) - 1))
         if len(trick) < 4:
             self._to_act = (seat + 1) & 3
             return
         trump = self.trump
         winner, wi = R.trick_winner(trump, self.trick_leader, trick)
         self.team_tricks[winner & 1] += 1
-        if not self.broken and R.contains_trump(trump, trick):
-            self.broken = True
-        self.done.append((self.trick_leader, tuple(trick), winner))
-        self._done_bytes += self._trick_bytes(len(self.done), self.trick_leader, trick, winner)
-        self.emit(_Ev(trick_end=bpb.BackAlleyTrickEnd(trick_number=self.trick_no, winner=winner,
-                                                      winning_card=trick[wi], team_tricks=self.team_tricks,
-                                                      trumps_broken=self.broken)))
+        if not self.trumps_broken and R.contains_trump(trump, trick):
+            self.trumps_broken = True
+        self.tricks.append(E.Trick(number=self.trick_number, leader=self.trick_leader, cards=tuple(trick),
+                                   winner=winner))
+        self.emit(E.TrickEnd(trick_number=self.trick_number, winner=winner, winning_card=trick[wi],
+                              team_tricks=tuple(self.team_tricks), trumps_broken=self.trumps_broken))
         self.trick = []
-        if self.trick_no == self.h:
-            pts = R.round_scores(self.dealer, self.h, self.bids, self.team_tricks, self._zero_nothing)
+        if self.trick_number == self.hand_size:
+            pts = R.round_scores(self.dealer, self.hand_size, self.bids, self.team_tricks, self._zero_nothing)
             self._end_round(passed_out=False, closed=True, points=pts)
             return
-        self.trick_no += 1
+        self.trick_number += 1
         self.trick_leader = winner
         self._to_act = winner
 
@@ -366,106 +338,53 @@ class BackAlley(Game):
     # round and match end (sections 4.5, 7, 8)
 
     def _end_round(self, passed_out: bool, closed: bool, points: list[int]) -> None:
-        self._round_bytes = None
         self.totals[0] += points[0]
         self.totals[1] += points[1]
-        self.emit(_Ev(round_end=bpb.BackAlleyRoundEnd(
-            round_index=self.k, hand_size=self.h, dealer=self.dealer, passed_out=passed_out,
-            passed_out_in_row=self.passouts, index_complete=closed, team_tricks=self.team_tricks,
-            points=points, totals=self.totals, contracts=_contracts_pb(self.contracts, self.h))))
+        self.emit(E.RoundEnd(
+            round_index=self.round_index, hand_size=self.hand_size, dealer=self.dealer, passed_out=passed_out,
+            passed_out_in_row=self.passed_out_in_row, index_complete=closed, team_tricks=tuple(self.team_tricks),
+            points=tuple(points), totals=tuple(self.totals), contracts=self.contract_records()))
         self.history.append({
-            "round_index": self.k, "hand_size": self.h, "dealer": self.dealer,
+            "round_index": self.round_index, "hand_size": self.hand_size, "dealer": self.dealer,
             "upcard": self.upcard, "trump": self.trump,
             "bids": [R.bid_to_json(b) for b in self.bids], "passed_out": passed_out,
             "index_complete": closed, "team_tricks": list(self.team_tricks), "points": list(points),
         })
-        self.dealer = (self.dealer + 1) & 3  # after every round, pass-outs included (2.1)
         if closed:
-            self.k += 1
-            self.passouts = 0
-        if self.k > self._last_round:
-            self.phase = _OVER
-            self._to_act = None
-            w = R.match_winner(self.totals)
-            self.emit(_Ev(match_end=bpb.BackAlleyMatchEnd(totals=self.totals, winner_team=-1 if w is None else w)))
-            return
+            self.passed_out_in_row = 0
+            if self.round_index == self._last_round:  # §8: the last counted round is over
+                self.phase = _OVER
+                self._to_act = None
+                self.emit(E.MatchEnd(totals=tuple(self.totals), winner_team=R.match_winner(self.totals)))
+                return
+            self.round_index += 1
+        self.dealer = (self.dealer + 1) & 3  # after every round, pass-outs included (2.1)
         self._start_round()
 
-    def fallback_action(self) -> Action:
-        """Section 13: bid pass (or 1 / board under ``dealer_must_bid``); play the lowest legal card.
-
-        Raises ``RuntimeError`` after the match.
-        """
+    def _fallback_action(self) -> Action:
+        """Section 13: bid pass (or 1 / board under ``dealer_must_bid``); play the lowest legal card."""
         seat = self._to_act
-        if seat is None:
-            raise RuntimeError("back_alley: the match is over")
         if self.phase == _BIDDING:
-            b = R.fallback_bid(self.h, self.bids, self._dealer_must_bid)
+            b = R.fallback_bid(self.hand_size, self.bids, self._dealer_must_bid)
             if b == R.PASS:
                 return _PASS_ACTION
-            return _BID_ACTION[self.h if b == R.BOARD else b]
-        return _PLAY_ACTION[R.fallback_play(self.hands[seat], self.trick, self.trump, self.broken,
-                                            self.trick_no == 1, self.team_board[seat & 1], self._board_first)]
+            return _BID_ACTION[self.hand_size if b == R.BOARD else b]
+        return _PLAY_ACTION[R.fallback_play(self.hands[seat], self.trick, self.trump, self.trumps_broken,
+                                            self.trick_number == 1, self.team_board[seat & 1], self._board_first)]
 
     # ------------------------------------------------------------------
-    # what a seat sees (section 9)
+    # what the seats are told (section 9)
 
-    def observation(self, seat: int) -> bpb.BackAlleyObservation:
-        """``BackAlleyObservation`` for ``seat``: its own hand plus the public state of section 9
-        (parsed from :meth:`observation_bytes`)."""
-        return _OBS_FROM(self.observation_bytes(seat))
-
-    def observation_bytes(self, seat: int) -> bytes:
-        """:meth:`observation` encoded: the cached encoding of the per-round
-        public part (:meth:`_build_round_bytes`) and of the completed tricks,
-        then the per-decision fields, each from a per-value table."""
-        rb = self._round_bytes
-        if rb is None:
-            rb = self._round_bytes = self._build_round_bytes()
-        hands = self.hands
-        try:
-            hand = b"".join(map(_HAND_B.__getitem__, hands[seat]))
-        except KeyError:  # not a card code: let protobuf encode (or reject) it
-            hand = bpb.BackAlleyObservation(hand=hands[seat]).SerializeToString()
-        to_act = self._to_act
-        tt = self.team_tricks
-        parts = [rb, self._done_bytes, W.int_field(1, seat), _PHASE_B[self.phase], hand,
-                 _HAND_COUNTS_KEY, bytes(map(len, hands)),  # four one-byte varints: a hand holds < 128 cards
-                 W.packed_small_uints(20, tt), W.int_field(21, self.broken),
-                 _TO_ACT_NONE if to_act is None else W.int_field(22, to_act)]
-        if self.phase == _PLAY:
-            tl, tn = self.trick_leader, self.trick_no
-            head = W.int_field(1, tn) + W.int_field(2, tl) + _WINNER_NONE
-            plays = [_play_entry((tl + i) & 3, c, tn, i) for i, c in enumerate(self.trick)]
-            parts.append(W.len_field(19, head + b"".join(plays)))
-        return b"".join(parts)
-
-    def _build_round_bytes(self) -> bytes:
-        """Encoded observation fields that change only with a bid or at a round
-        boundary: round scalars, totals, upcard/trump/exchange, bids, contracts
-        and the opening leader."""
-        h = self.h
-        dealer = self._obs_dealer()
-        levels = self.levels
-        return bpb.BackAlleyObservation(
-            round_index=self.k if self.phase != _OVER else self._last_round,
-            hand_size=h, last_round=self._last_round, dealer=dealer, passed_out_in_row=self.passouts,
-            totals=self.totals, upcard=self.upcard, trump=self.trump or "", exchange_seat=self.exchange_seat,
-            laid_out_joker=self.laid_out,
-            bids=[_bid_pb(R.bid_seat(dealer, i), b, h, levels[i]) for i, b in enumerate(self.bids)],
-            contracts=_contracts_pb(self.contracts, h), opening_leader=self.leader).SerializeToString()
-
-    @staticmethod
-    def _trick_bytes(n: int, lead: int, cards: list[str], win: int) -> bytes:
-        """One encoded ``completed_tricks`` entry (trick number ``n``)."""
-        return bpb.BackAlleyObservation(completed_tricks=[bpb.BackAlleyTrick(
-            number=n, leader=lead, winner=win,
-            plays=[_Play(seat=(lead + i) & 3, card=c, trick_number=n, position=i) for i, c in enumerate(cards)])
-        ]).SerializeToString()
-
-    def _obs_dealer(self) -> int:
-        # after the match, self.dealer has already moved on; show the last round's dealer
-        return self.dealer if self.phase != _OVER else (self.dealer - 1) & 3
+    def contract_records(self) -> tuple[E.Contract, ...]:
+        """The two team contracts once bidding is over (§4.4); ``()`` before, or when passed out."""
+        if self.contracts is None:
+            return ()
+        if self._contract_records is not None:
+            return self._contract_records
+        h = self.hand_size
+        self._contract_records = tuple(E.Contract(team=t, board=m > 0, board_level=m, tricks=h if m else b)
+                                       for t, (m, b) in enumerate(self.contracts))
+        return self._contract_records
 
     # ------------------------------------------------------------------
     # the end (section 8)
@@ -488,7 +407,22 @@ class BackAlley(Game):
                                     "rounds": copy.deepcopy(self.history)})
 
     # ------------------------------------------------------------------
-    # hidden information (leak tests)
+    # cards and hidden information
+
+    def deck(self) -> tuple[str, ...]:
+        """The 54 cards (section 1)."""
+        return R.DECK
+
+    def card_zones(self) -> dict[str, tuple[str, ...]]:
+        """Every place holding cards: ``"hand<s>"``, ``"stock"``, the upcard
+        (``"upcard"``, with the laid-out joker when one was exchanged for
+        it), ``"trick"`` in progress and the completed ``"tricks"``."""
+        z = {f"hand{s}": tuple(h) for s, h in enumerate(self.hands)}
+        z["stock"] = tuple(self.stock)
+        z["upcard"] = (self.upcard, self.laid_out_joker) if self.laid_out_joker else (self.upcard,)
+        z["trick"] = tuple(self.trick)
+        z["tricks"] = tuple(c for t in self.tricks for c in t.cards)
+        return z
 
     def hidden_zones(self, seat: int) -> dict[str, list[str]]:
         """Places ``seat`` may not see now: ``"hand<j>"`` for every other seat

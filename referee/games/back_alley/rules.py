@@ -18,11 +18,10 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
-SUITS = "CDHS"  # tie-break order, clubs lowest (CONVENTIONS.md)
-RANKS = "23456789TJQKA"
-JOKERS = ("BJ", "RJ")
+from referee.cards import JOKERS, RANKS, STANDARD_DECK, SUITS
+
 #: the 54-card deck (spec section 1), in a fixed canonical order
-DECK: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS) + JOKERS
+DECK: tuple[str, ...] = STANDARD_DECK + JOKERS
 TRUMP_CHOICES: tuple[str | None, ...] = (None, "C", "D", "H", "S")
 
 PASS = 0

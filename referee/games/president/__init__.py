@@ -2,8 +2,10 @@
 
 Modules: :mod:`.rules` (pure rule functions: ranks, legality, effects,
 roles, deal, exchange, match end), :mod:`.play` (the trick machinery of one
-round, spec 6.9), :mod:`.game` (the match engine) and :mod:`.conformance`
-(answers to the spec's conformance queries, using the same code).
+round, spec 6.9), :mod:`.game` (the match engine), :mod:`.events` (its
+event records), :mod:`.view` (what a seat is sent, as protocol messages) and
+:mod:`.conformance` (answers to the spec's conformance queries, using the
+same code).
 """
 
 from .game import PresidentGame

@@ -8,9 +8,11 @@ one per round and turns what it reports into events; the conformance query
 
 from __future__ import annotations
 
+from bisect import insort
 from itertools import combinations
 from typing import Any, Sequence
 
+from .events import Play
 from .rules import CARD_ORDER, RANK_OF, Rules, Top
 
 
@@ -28,14 +30,14 @@ class RoundPlay:
     * ``passed``: seats that passed or were auto-passed since the top was played;
     * ``to_act``: the seat to act, ``None`` once the round is over;
     * ``revolution``: the state R (spec 3.2, 6.3 step 3);
-    * ``trick``: the actions of the current trick as *entries* ``(seat, cards,
-      auto, transparent, top_after, revolution_after, hand_size_after,
-      place)``, with ``cards == ()`` for a pass and ``auto`` true for an
-      automatic pass (spec 6.5);
-    * ``played``: every card played this round.
+    * ``trick``: the actions of the current trick as :class:`.events.Play`
+      records (``cards == ()`` for a pass, ``auto`` true for an automatic
+      pass, spec 6.5; ``top``, ``revolution`` and ``hand_size`` as after the
+      action);
+    * ``played``: every card played this round, in card order (spec 3.3).
 
     After each :meth:`act`, ``ev_*`` attributes describe what happened, for
-    the engine's events: ``ev_entries`` (the one or two trick entries the
+    the engine's events: ``ev_entries`` (the one or two trick records the
     action produced: the action, then an automatic pass if it caused a skip),
     ``ev_trick_end`` (``(last_player, next_leader)`` or ``None``) and
     ``ev_round_over``.
@@ -60,7 +62,7 @@ class RoundPlay:
         self.played: list[str] = []
         self.over = False
         self.groups: list[dict[str, Any] | None] = [None] * self.n
-        self.ev_entries: list[tuple] = []
+        self.ev_entries: list[Play] = []
         self.ev_trick_end: tuple[int, int] | None = None
         self.ev_round_over = False
         if self.active <= 1:
@@ -73,7 +75,7 @@ class RoundPlay:
         self.top: Top = None
         self.last = -1
         self.passed: list[int] = []
-        self.trick: list[tuple[int, tuple[str, ...], bool, bool]] = []
+        self.trick: list[Play] = []
         self.leader = leader
         self.to_act: int | None = leader
 
@@ -156,7 +158,7 @@ class RoundPlay:
         self.ev_round_over = False
         hands = self.hands
         if cards is None:
-            entry = (seat, (), False, False, self.top, self.revolution, len(hands[seat]), 0)
+            entry = Play(seat, (), False, False, self.top, self.revolution, len(hands[seat]), 0)
             self.passed.append(seat)
             self.trick.append(entry)
             self.ev_entries = [entry]
@@ -166,7 +168,9 @@ class RoundPlay:
             hand = hands[seat]
             for code in cards:
                 hand.remove(code)
-            self.played.extend(cards)
+            played = self.played
+            for code in cards:
+                insort(played, code, key=CARD_ORDER.__getitem__)
             c, r = len(cards), RANK_OF[cards[0]]
             groups = self.groups[seat]
             if groups is not None:  # keep the cached rank groups in step: only rank r changed
@@ -184,7 +188,7 @@ class RoundPlay:
                 self.finished.append(seat)
                 self.active -= 1
                 place = len(self.finished)
-            entry = (seat, cards, False, transparent, top, self.revolution, len(hand), place)
+            entry = Play(seat, cards, False, transparent, top, self.revolution, len(hand), place)
             self.trick.append(entry)
             self.ev_entries = [entry]
             if self.active <= 1:  # spec 6.7: before any skip or end-of-trick processing
@@ -194,7 +198,7 @@ class RoundPlay:
             if skip:
                 q = self.next_active(seat)
                 self.passed.append(q)
-                entry = (q, (), True, False, top, self.revolution, len(hands[q]), 0)
+                entry = Play(q, (), True, False, top, self.revolution, len(hands[q]), 0)
                 self.trick.append(entry)
                 self.ev_entries.append(entry)
                 cursor = q

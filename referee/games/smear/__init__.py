@@ -1,7 +1,9 @@
 """Cutthroat Canadian Smear (shared/rules/smear.md): engine package.
 
 ``GAME`` is the :class:`referee.engine.Game` subclass the registry loads;
-:mod:`.rules` holds the pure rule functions shared with :mod:`.conformance`.
+:mod:`.rules` holds the pure rule functions shared with :mod:`.conformance`,
+:mod:`.events` the event records and :mod:`.view` what a seat is sent
+(protocol messages).
 """
 
 from __future__ import annotations

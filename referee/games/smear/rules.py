@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-JOKER = "BJ"
-RANKS = "23456789TJQKA"
-SUITS = "CDHS"
+from referee.cards import RANKS, STANDARD_DECK, SUITS
+
+JOKER = "BJ"  # the one joker of variant with_joker (spec section 11.3)
 #: rank strength of a natural card, 2 -> 1 .. A -> 13 (spec section 3)
 RANK_VALUE: dict[str, int] = {r: i + 1 for i, r in enumerate(RANKS)}
 #: game-point values of spec section 4 (9 down to 2 are worth 0)
@@ -29,7 +29,7 @@ GAME_POINT_VALUE: dict[str, int] = {"T": 10, "A": 4, "K": 3, "Q": 2, "J": 1}
 JOKER_GAME_POINTS = 1
 
 #: the 52-card deck, suits C D H S, ranks 2..A (shuffled by the referee)
-DECK52: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS)
+DECK52: tuple[str, ...] = STANDARD_DECK
 #: the 53-card deck of ``with_joker``
 DECK53: tuple[str, ...] = DECK52 + (JOKER,)
 VALID_CODES: frozenset[str] = frozenset(DECK53)

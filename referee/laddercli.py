@@ -1,0 +1,248 @@
+"""``referee ladder``: run a standing competition (``referee ladder FILE``)
+and change its entrants while it runs (``add``, ``replace``, ``retire``,
+``status``: AdminService calls to the running ladder). See docs/ladder.md."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from typer.core import TyperGroup
+
+console = Console(stderr=True, soft_wrap=True)
+
+
+class _LadderGroup(TyperGroup):
+    """``referee ladder FILE ...`` means ``referee ladder run FILE ...``."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and not args[0].startswith("-"):
+            args = ["run", *args]
+        return super().parse_args(ctx, args)
+
+
+ladder_app = typer.Typer(cls=_LadderGroup, no_args_is_help=True, rich_markup_mode="markdown",
+                         help="A standing competition: `referee ladder FILE` runs it until stopped; "
+                              "add, replace, retire and status change and show it while it runs.")
+
+
+def _fail(msg: str, code: int = 2) -> None:
+    console.print(f"[red]error:[/red] {escape(msg)}")
+    raise typer.Exit(code)
+
+
+def _admin_token(admin_token_file: Optional[Path]) -> str:
+    from referee.cli import _read_secret_file
+
+    tok = ""
+    if admin_token_file is not None:
+        tok = _read_secret_file(admin_token_file, "--admin-token-file").strip()
+        if not tok:
+            _fail(f"--admin-token-file {admin_token_file}: the file is empty")
+    return tok or os.environ.get("REFEREE_ADMIN_TOKEN", "").strip()
+
+
+@ladder_app.command("run")
+def ladder_run(
+    file: Path = typer.Argument(..., help="Ladder file (TOML), e.g. tournaments/examples/ladder/doudizhu.toml."),
+    fresh: bool = typer.Option(False, "--fresh", help="Delete the stored ladder of this name and start over."),
+    db: Optional[str] = typer.Option(None, "--db", help="Results database path or URL (overrides the file)."),
+    port: Optional[int] = typer.Option(None, "--port", help="Referee port (overrides the file; 0 = any)."),
+    admin_token_file: Optional[Path] = typer.Option(None, "--admin-token-file",
+                                                    help="File holding the admin token that `referee ladder add` "
+                                                    "etc. must present. Also: REFEREE_ADMIN_TOKEN; random "
+                                                    "(printed) if neither."),
+    max_matches: Optional[int] = typer.Option(None, "--max-matches", help="Schedule at most N new matches, "
+                                              "play them, then stop (default: run until stopped)."),
+) -> None:
+    """Run a ladder until Ctrl-C or SIGTERM: matches are chosen from the current
+    ratings, played and rated as they finish; entrants change through
+    `referee ladder add|replace|retire`. On a stop, matches in progress may
+    finish (for the file's drain_ms; a second Ctrl-C abandons them at once);
+    abandoned ones are played again when the ladder starts again. Starting it
+    again continues where it stopped (also after kill -9)."""
+    import asyncio
+    import secrets
+    import signal
+
+    from tournaments.ladder import Ladder, LadderError, load
+    from tournaments.spec import SpecError
+
+    try:
+        spec = load(file)
+    except FileNotFoundError:
+        _fail(f"no such ladder file: {file}")
+    except SpecError as e:
+        _fail(str(e))
+    if db:
+        spec.t.database = db
+    if port is not None:
+        if not 0 <= port <= 65535:
+            _fail("--port must be 0..65535")
+        spec.t.port = port
+    if max_matches is not None and max_matches < 1:
+        _fail("--max-matches must be >= 1")
+    adm = _admin_token(admin_token_file)
+    shown = not adm
+    adm = adm or secrets.token_hex(16)
+
+    def say(line: str) -> None:
+        print(line, flush=True)
+
+    async def main() -> None:
+        lad = Ladder(spec, adm, say=say, max_matches=max_matches, fresh=fresh)
+        stop, abandon = asyncio.Event(), asyncio.Event()
+        loop = asyncio.get_running_loop()
+
+        def on_signal() -> None:
+            if stop.is_set():
+                abandon.set()
+            stop.set()
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, on_signal)
+        runner = asyncio.create_task(lad.run(stop, abandon))
+        ready = asyncio.create_task(lad.ready.wait())
+        await asyncio.wait([runner, ready], return_when=asyncio.FIRST_COMPLETED)
+        if lad.ready.is_set() and shown:
+            say(f"admin token: {adm}")
+        await runner
+
+    try:
+        asyncio.run(main())
+    except LadderError as e:
+        _fail(str(e), 1)
+    except OSError as e:
+        from referee.cli import os_error_text
+
+        _fail(os_error_text(e, f"cannot listen on {spec.host}:{spec.t.port}"), 1)
+    say("ladder stopped; `referee leaderboard -t {0} --db {1}` shows the ratings".format(spec.name, spec.t.database))
+
+
+# --------------------------------------------------------------------------- admin calls
+_REFEREE_OPT = typer.Option(..., "--referee", help="The running ladder's HOST:PORT.")
+_ADMIN_OPT = typer.Option(None, "--admin-token-file", help="File holding the ladder's admin token "
+                          "(also: REFEREE_ADMIN_TOKEN).")
+
+
+def _call(addr: str, admin_token_file: Optional[Path], method: str, request: Any) -> Any:
+    import grpc
+
+    from cardgames.v1 import admin_pb2_grpc
+
+    tok = _admin_token(admin_token_file)
+    if not tok:
+        _fail("the ladder's admin token is needed: REFEREE_ADMIN_TOKEN or --admin-token-file")
+    with grpc.insecure_channel(addr) as ch:
+        stub = admin_pb2_grpc.AdminServiceStub(ch)
+        try:
+            return getattr(stub, method)(request, metadata=[("x-admin-token", tok)], timeout=30)
+        except grpc.RpcError as e:
+            if e.code() == grpc.StatusCode.UNAVAILABLE:
+                _fail(f"no ladder answers at {addr} ({e.details()})", 1)
+            _fail(f"the ladder at {addr} refused: {e.code().name}: {e.details()}", 1)
+
+
+def _entrant(kind: str, name: str, command: Optional[str], external: bool, token_file: Optional[Path]) -> Any:
+    from cardgames.v1 import admin_pb2
+    from referee.cli import _read_secret_file
+
+    if bool(command) == external:
+        _fail("give --command CMD (a bot the ladder launches) or --external (a bot that connects with its token)")
+    token = ""
+    if external:
+        if token_file is not None:
+            token = _read_secret_file(token_file, "--token-file").strip()
+        token = token or os.environ.get("REFEREE_BOT_TOKEN", "").strip()
+        if not token:
+            _fail("--external needs the bot's token: --token-file FILE or REFEREE_BOT_TOKEN "
+                  "(never on the command line)")
+    return getattr(admin_pb2, f"Ladder{kind}Request")(name=name, command=command or "", token=token)
+
+
+_COMMAND_OPT = typer.Option(None, "--command", help="Command that launches the bot for each match "
+                            "(run on the ladder's machine), e.g. \"python sample_bots/heuristic_bot.py\".")
+_EXTERNAL_OPT = typer.Option(False, "--external", help="A bot that connects on its own with a token "
+                             "(from --token-file or REFEREE_BOT_TOKEN); it plays while it is connected.")
+_TOKEN_FILE_OPT = typer.Option(None, "--token-file", help="File holding an external bot's token.")
+
+
+@ladder_app.command("add")
+def ladder_add(
+    name: str = typer.Argument(..., help="Entrant name (1-56 letters, digits, '_', '-', '.')."),
+    referee: str = _REFEREE_OPT,
+    command: Optional[str] = _COMMAND_OPT,
+    external: bool = _EXTERNAL_OPT,
+    token_file: Optional[Path] = _TOKEN_FILE_OPT,
+    admin_token_file: Optional[Path] = _ADMIN_OPT,
+) -> None:
+    """Add a new entrant to a running ladder (its version 1, rated from scratch)."""
+    res = _call(referee, admin_token_file, "LadderAdd", _entrant("Add", name, command, external, token_file)).change
+    print(f"added {res.label} (event {res.event_seq})")
+
+
+@ladder_app.command("replace")
+def ladder_replace(
+    name: str = typer.Argument(..., help="The entrant that gets a new version."),
+    referee: str = _REFEREE_OPT,
+    command: Optional[str] = _COMMAND_OPT,
+    external: bool = _EXTERNAL_OPT,
+    token_file: Optional[Path] = _TOKEN_FILE_OPT,
+    admin_token_file: Optional[Path] = _ADMIN_OPT,
+) -> None:
+    """Give an entrant a new version: same name, a fresh rating; the old
+    version's matches and rating stay in the history (and on the leaderboard)."""
+    res = _call(referee, admin_token_file, "LadderReplace",
+                _entrant("Replace", name, command, external, token_file)).change
+    print(f"{name} is now {res.label} (event {res.event_seq})")
+
+
+@ladder_app.command("retire")
+def ladder_retire(
+    name: str = typer.Argument(..., help="The entrant to retire."),
+    referee: str = _REFEREE_OPT,
+    reason: str = typer.Option("", "--reason", help="Why (shown in the ladder's status)."),
+    admin_token_file: Optional[Path] = _ADMIN_OPT,
+) -> None:
+    """Retire an entrant: no new matches (matches in progress finish and count)."""
+    from cardgames.v1 import admin_pb2
+
+    res = _call(referee, admin_token_file, "LadderRetire",
+                admin_pb2.LadderRetireRequest(name=name, reason=reason)).change
+    print(f"retired {res.label} (event {res.event_seq})")
+
+
+@ladder_app.command("status")
+def ladder_status(
+    referee: str = _REFEREE_OPT,
+    admin_token_file: Optional[Path] = _ADMIN_OPT,
+    json_out: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+) -> None:
+    """The running ladder's entrants: version, state (and why suspended or
+    retired), connection of external bots, TrueSkill, matches."""
+    from cardgames.v1 import admin_pb2
+
+    res = _call(referee, admin_token_file, "LadderStatus", admin_pb2.LadderStatusRequest())
+    if json_out:
+        import json
+
+        from google.protobuf import json_format
+
+        print(json.dumps(json_format.MessageToDict(res, preserving_proto_field_name=True,
+                                                   always_print_fields_with_no_presence=True), indent=2))
+        return
+    from rich import box
+    from rich.table import Table
+
+    t = Table(title=f"ladder {res.ladder} ({res.game}): {res.matches_finished} matches finished, "
+                    f"{res.matches_running} running", box=box.SIMPLE_HEAD)
+    for col in ("entrant", "state", "mu", "sigma", "matches", "reason"):
+        t.add_column(col, justify="right" if col in ("mu", "sigma", "matches") else "left")
+    for e in sorted(res.entrants, key=lambda e: (-(e.mu - 3 * e.sigma), e.name)):
+        state = e.state + (" (online)" if e.external and e.online else " (offline)" if e.external else "")
+        t.add_row(escape(e.label), state, f"{e.mu:.2f}", f"{e.sigma:.2f}", str(e.matches), escape(e.reason))
+    Console(width=max(100, Console().width)).print(t)

@@ -1,0 +1,248 @@
+// Sample C++ bot for the card-game referee (protocol cardgames.v1).
+//
+//   bot --referee HOST:PORT [--token TOKEN] [--name NAME] [--seed N]
+//       [--tls-ca FILE] [--games g1,g2] [--max-matches K] [--verbose]
+//
+// The token comes from --token or, when that is absent, from the environment
+// variable REFEREE_TOKEN (how the referee hands it to the bots it launches:
+// a command line is readable by every process on the machine).
+//
+// Behaviour: sends a Hello (protocol_version 1; games [] = every game unless
+// --games; events bundled into the decision requests), then answers every
+// DecisionRequest with one of its legal_actions, chosen uniformly with a
+// seeded RNG, echoing match_id and request_id. It plays every game.
+// Exit status: 0 after a Goodbye or a normal end of the stream; 1 with
+// "NAME: connection ended: STATUS: details" on stderr for a connection error
+// (bad token -> UNAUTHENTICATED, no referee -> UNAVAILABLE, ...); 2 for bad
+// command-line arguments.
+//
+// Build: see README.md (make; system packages only).
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <grpcpp/grpcpp.h>
+
+#include "cardgames/v1/referee.grpc.pb.h"
+
+namespace pb = cardgames::v1;
+
+namespace {
+
+constexpr const char* kBotVersion = "1.0.0";
+// A 4-player Dou Dizhu lead can list ~100k legal actions (several MB).
+constexpr int kMaxReceiveBytes = 64 * 1024 * 1024;
+
+struct Options {
+  std::string referee;
+  std::string token;
+  std::string name = "cpp-bot";
+  std::string tls_ca;
+  std::vector<std::string> games;
+  unsigned long long seed = 0;
+  bool seeded = false;
+  unsigned max_matches = 1;
+  bool verbose = false;
+};
+
+[[noreturn]] void Usage(const std::string& error) {
+  if (!error.empty()) std::cerr << "error: " << error << "\n";
+  std::cerr << "usage: bot --referee HOST:PORT [--token TOKEN] [--name NAME] [--seed N]\n"
+               "           [--tls-ca FILE] [--games g1,g2] [--max-matches K] [--verbose]\n"
+               "The token defaults to the REFEREE_TOKEN environment variable.\n";
+  std::exit(2);
+}
+
+unsigned long long ParseNumber(const std::string& flag, const std::string& text) {
+  try {
+    size_t used = 0;
+    unsigned long long v = std::stoull(text, &used);
+    if (used == text.size()) return v;
+  } catch (const std::exception&) {
+  }
+  Usage(flag + " needs a non-negative integer, got '" + text + "'");
+}
+
+// `--key value` or `--key=value`.
+Options ParseArgs(int argc, char** argv) {
+  Options o;
+  bool have_token = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i], value;
+    bool inline_value = false;
+    if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+      inline_value = true;
+    }
+    if (arg == "--help" || arg == "-h") Usage("");
+    if (arg == "--verbose") {
+      o.verbose = true;
+      continue;
+    }
+    if (!inline_value) {
+      if (i + 1 >= argc) Usage(arg + " needs a value");
+      value = argv[++i];
+    }
+    if (arg == "--referee") {
+      o.referee = value;
+    } else if (arg == "--token") {
+      o.token = value;
+      have_token = true;
+    } else if (arg == "--name") {
+      o.name = value;
+    } else if (arg == "--seed") {
+      o.seed = ParseNumber(arg, value);
+      o.seeded = true;
+    } else if (arg == "--tls-ca") {
+      o.tls_ca = value;
+    } else if (arg == "--games") {
+      std::stringstream list(value);
+      for (std::string g; std::getline(list, g, ',');)
+        if (!g.empty()) o.games.push_back(g);
+    } else if (arg == "--max-matches") {
+      o.max_matches = static_cast<unsigned>(ParseNumber(arg, value));
+      if (o.max_matches < 1) Usage("--max-matches must be >= 1");
+    } else {
+      Usage("unknown argument " + arg);
+    }
+  }
+  if (o.referee.empty()) Usage("--referee HOST:PORT is required");
+  if (!have_token) {
+    const char* env = std::getenv("REFEREE_TOKEN");
+    if (env != nullptr) o.token = env;
+  }
+  if (o.token.empty()) Usage("no token: set REFEREE_TOKEN or pass --token");
+  return o;
+}
+
+std::shared_ptr<grpc::Channel> MakeChannel(const Options& o) {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(kMaxReceiveBytes);
+  std::shared_ptr<grpc::ChannelCredentials> creds;
+  if (o.tls_ca.empty()) {
+    creds = grpc::InsecureChannelCredentials();
+  } else {
+    std::ifstream in(o.tls_ca, std::ios::binary);
+    if (!in) Usage("cannot read --tls-ca file " + o.tls_ca);
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    creds = grpc::SslCredentials(ssl);
+  }
+  return grpc::CreateCustomChannel(o.referee, creds, args);
+}
+
+// The seat's own hand, read from the game's typed observation (the oneof
+// `game` of Observation holds exactly the match's game).
+const google::protobuf::RepeatedPtrField<std::string>* OwnHand(const pb::Observation& obs) {
+  switch (obs.game_case()) {
+    case pb::Observation::kDoudizhu: return &obs.doudizhu().hand();
+    case pb::Observation::kTractor: return &obs.tractor().hand();
+    case pb::Observation::kSmear: return &obs.smear().hand();
+    case pb::Observation::kPresident: return &obs.president().hand();
+    case pb::Observation::kBackAlley: return &obs.back_alley().hand();
+    default: return nullptr;  // a game added after this bot was written
+  }
+}
+
+// The whole strategy: any one of the legal actions. Replace it with yours.
+pb::Action Choose(const pb::DecisionRequest& req, std::mt19937_64& rng) {
+  std::uniform_int_distribution<int> pick(0, req.legal_actions_size() - 1);
+  return req.legal_actions(pick(rng));
+}
+
+const char* StatusName(grpc::StatusCode code) {
+  switch (code) {
+    case grpc::OK: return "OK";
+    case grpc::CANCELLED: return "CANCELLED";
+    case grpc::UNKNOWN: return "UNKNOWN";
+    case grpc::INVALID_ARGUMENT: return "INVALID_ARGUMENT";
+    case grpc::DEADLINE_EXCEEDED: return "DEADLINE_EXCEEDED";
+    case grpc::NOT_FOUND: return "NOT_FOUND";
+    case grpc::ALREADY_EXISTS: return "ALREADY_EXISTS";
+    case grpc::PERMISSION_DENIED: return "PERMISSION_DENIED";
+    case grpc::RESOURCE_EXHAUSTED: return "RESOURCE_EXHAUSTED";
+    case grpc::FAILED_PRECONDITION: return "FAILED_PRECONDITION";
+    case grpc::ABORTED: return "ABORTED";
+    case grpc::OUT_OF_RANGE: return "OUT_OF_RANGE";
+    case grpc::UNIMPLEMENTED: return "UNIMPLEMENTED";
+    case grpc::INTERNAL: return "INTERNAL";
+    case grpc::UNAVAILABLE: return "UNAVAILABLE";
+    case grpc::DATA_LOSS: return "DATA_LOSS";
+    case grpc::UNAUTHENTICATED: return "UNAUTHENTICATED";
+    default: return "UNKNOWN_STATUS";
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options opts = ParseArgs(argc, argv);
+  std::mt19937_64 rng(opts.seeded ? opts.seed : std::random_device{}());
+
+  auto stub = pb::RefereeService::NewStub(MakeChannel(opts));
+  grpc::ClientContext context;
+  auto stream = stub->Connect(&context);
+
+  pb::BotMessage hello_msg;
+  pb::Hello* hello = hello_msg.mutable_hello();
+  hello->set_bot_name(opts.name);
+  hello->set_bot_version(kBotVersion);
+  hello->set_token(opts.token);
+  hello->set_protocol_version(1);
+  for (const auto& g : opts.games) hello->add_games(g);
+  hello->set_max_concurrent_matches(opts.max_matches);
+  hello->set_bundle_events(true);  // events arrive inside the requests: fewer messages
+  stream->Write(hello_msg);        // a failed write shows up in Finish() below
+
+  pb::RefereeMessage msg;
+  bool goodbye = false;
+  while (!goodbye && stream->Read(&msg)) {
+    switch (msg.msg_case()) {
+      case pb::RefereeMessage::kDecisionRequest: {
+        const pb::DecisionRequest& req = msg.decision_request();
+        pb::BotMessage out;
+        pb::ActionReply* reply = out.mutable_action_reply();
+        reply->set_match_id(req.match_id());
+        reply->set_request_id(req.request_id());
+        *reply->mutable_action() = Choose(req, rng);
+        if (opts.verbose) {
+          const auto* hand = OwnHand(req.observation());
+          std::cerr << opts.name << ": " << req.match_id() << " request " << req.request_id() << " ("
+                    << pb::DecisionKind_Name(req.kind()) << "): " << (hand ? hand->size() : 0)
+                    << " cards in hand, " << req.legal_actions_size() << " legal actions\n";
+        }
+        if (!stream->Write(out)) goodbye = true;  // the stream is gone; Finish() says why
+        break;
+      }
+      case pb::RefereeMessage::kActionResult:
+        // Only sent when the referee did not apply our answer as given.
+        std::cerr << opts.name << ": request " << msg.action_result().request_id() << " not applied: "
+                  << msg.action_result().fault() << " " << msg.action_result().message() << "\n";
+        break;
+      case pb::RefereeMessage::kGoodbye:
+        goodbye = true;
+        break;
+      default:
+        // welcome, match_started, event, match_ended and kinds added later:
+        // information only (a stateless bot plays from the observation).
+        break;
+    }
+  }
+  stream->WritesDone();
+  while (stream->Read(&msg)) {
+  }
+  const grpc::Status status = stream->Finish();
+  if (!status.ok() && status.error_code() != grpc::CANCELLED) {
+    std::cerr << opts.name << ": connection ended: " << StatusName(status.error_code()) << ": "
+              << status.error_message() << "\n";
+    return 1;
+  }
+  return 0;
+}

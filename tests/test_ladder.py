@@ -1,0 +1,357 @@
+"""`referee ladder` end to end: real referee and bot processes on loopback,
+the admin RPC through the CLI, the store read back; a stop, a restart and a
+kill -9 (nothing replayed, nothing lost); suspension of a crashing bot and
+the admin token, in process over real gRPC."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import secrets
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import grpc
+import pytest
+
+from cardgames.v1 import admin_pb2, admin_pb2_grpc
+from conftest import PY, ROOT
+from tournaments.ladder import Ladder, load, verify_history
+from tournaments.ladder_store import LadderStore
+from tournaments.store import Store
+
+ADMIN = "ladder-admin-token-for-tests"
+
+
+def _bot(kind: str, seed: int, marker: str) -> str:
+    return f"python sample_bots/{kind}_bot.py --seed {seed} --name {marker}"
+
+
+def _file(tmp_path: Path, name: str, bots: list[tuple[str, str]], extra: str = "") -> Path:
+    f = tmp_path / f"{name}.toml"
+    text = (f'name = "{name}"\ngame = "doudizhu"\nplayers = 3\nseed = 5\nconcurrency = 1\n'
+            f'database = "{tmp_path / "ladder.sqlite"}"\nlog_dir = "{tmp_path / "logs"}"\n'
+            f'params = {{ rounds = 1 }}\n{extra}\n[clock]\ndecision_ms = 5000\n')
+    text += "".join(f'[[bots]]\nname = "{n}"\ncommand = "{c}"\n' for n, c in bots)
+    f.write_text(text)
+    return f
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "REFEREE_ADMIN_TOKEN": ADMIN}
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([PY, "-m", "referee.cli", *args], cwd=ROOT, capture_output=True, text=True, env=_env(),
+                          timeout=120)
+
+
+class LadderProc:
+    """`referee ladder FILE` in its own process group, its stdout in a file."""
+
+    def __init__(self, tmp_path: Path, f: Path, *extra: str):
+        self.out = tmp_path / f"ladder-{time.monotonic_ns()}.out"
+        self.fh = self.out.open("w")
+        self.p = subprocess.Popen([PY, "-m", "referee.cli", "ladder", str(f), *extra], cwd=ROOT, env=_env(),
+                                  stdout=self.fh, stderr=subprocess.STDOUT, start_new_session=True)
+        m = self.wait(r"listening on 127\.0\.0\.1:(\d+)")
+        self.addr = f"127.0.0.1:{m.group(1)}"
+
+    def text(self) -> str:
+        return self.out.read_text()
+
+    def wait(self, pattern: str, timeout: float = 90.0, count: int = 1) -> re.Match:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = list(re.finditer(pattern, self.text()))
+            if len(found) >= count:
+                return found[count - 1]
+            if self.p.poll() is not None:
+                break
+            time.sleep(0.2)
+        raise AssertionError(f"no {count}x {pattern!r} in the ladder's output:\n{self.text()}")
+
+    def stop(self, sig: int = signal.SIGINT, timeout: float = 60) -> int:
+        try:
+            os.kill(self.p.pid, sig)
+            return self.p.wait(timeout)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        if self.p.poll() is None:
+            os.killpg(self.p.pid, signal.SIGKILL)
+            self.p.wait(10)
+        self.fh.close()
+
+
+def _pids(marker: str) -> list[str]:
+    r = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True)
+    assert r.returncode in (0, 1), r.stderr
+    return r.stdout.split()
+
+
+def _no_bot_left(marker: str, timeout: float = 15) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and _pids(marker):
+        time.sleep(0.1)
+    return not _pids(marker)
+
+
+def _history(f: Path):
+    spec = load(f)
+    store = Store(spec.t.database)
+    ls = LadderStore(store)
+    tid = store.tournament(spec.name)["id"]
+    out = spec, ls.events(tid), ls.match_rows(tid), ls.versions(tid)
+    store.close()
+    return out
+
+
+def _board(f: Path) -> dict[str, dict]:
+    spec = load(f)
+    r = _cli("leaderboard", "--db", spec.t.database, "--tournament", spec.name, "--format", "json")
+    assert r.returncode == 0, r.stderr
+    return {row["bot"]: row for row in json.loads(r.stdout)}
+
+
+def _check_web(f: Path, labels: list[str]) -> None:
+    """The web pages (`referee report`, the same pages `referee web` serves) show the
+    ladder like a tournament: every version on the leaderboard, its own page, the matches."""
+    spec = load(f)
+    out = Path(spec.t.log_dir).parent / "report"
+    r = _cli("report", spec.name, "--db", spec.t.database, "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    index = (out / "index.html").read_text()
+    for lbl in labels:
+        assert lbl in index
+    assert (out / "bots" / "newbot_v1.html").is_file() and (out / "matches.html").is_file()
+    assert list((out / "replays").iterdir())
+
+
+def _check_each_match_once(events, rows) -> None:
+    scheduled = [e.sched for e in events if e.kind == "scheduled"]
+    finished = [e.sched for e in events if e.kind == "finished"]
+    assert len(set(scheduled)) == len(scheduled)
+    assert len(set(finished)) == len(finished)  # no match counted twice
+    assert sorted(rows) == list(range(1, len(rows) + 1)) == sorted(e.data["idx"] for e in events
+                                                                    if e.kind == "finished")
+
+
+def test_ladder_add_replace_stop_and_restart(tmp_path: Path) -> None:
+    marker = f"lad{secrets.token_hex(4)}"
+    f = _file(tmp_path, "lad", [("r1", _bot("random", 1, marker)), ("r2", _bot("random", 2, marker)),
+                                ("h1", _bot("heuristic", 3, marker))])
+    lad = LadderProc(tmp_path, f)
+    try:
+        lad.wait(r"match 1 finished \(complete\)")
+        r = _cli("ladder", "add", "newbot", "--referee", lad.addr, "--command", _bot("heuristic", 9, marker))
+        assert r.returncode == 0, r.stderr
+        assert "added newbot@v1" in r.stdout
+        r = _cli("ladder", "replace", "r1", "--referee", lad.addr, "--command", _bot("heuristic", 5, marker))
+        assert r.returncode == 0, r.stderr
+        assert "r1 is now r1@v2" in r.stdout
+        # unknown entrant, and a call without the admin token, are refused
+        r = _cli("ladder", "retire", "nobody", "--referee", lad.addr)
+        assert r.returncode == 1 and "NOT_FOUND" in r.stderr
+        r = subprocess.run([PY, "-m", "referee.cli", "ladder", "status", "--referee", lad.addr], cwd=ROOT,
+                           capture_output=True, text=True, env={**os.environ, "REFEREE_ADMIN_TOKEN": "wrong"})
+        assert r.returncode == 1 and "PERMISSION_DENIED" in r.stderr
+        # the two new versions are uncertain: both are in the next match
+        lad.wait(r"match \d+ finished \(complete\): (?=.*newbot@v1)(?=.*r1@v2).*")
+        r = _cli("ladder", "status", "--referee", lad.addr, "--json")
+        assert r.returncode == 0, r.stderr
+        st = {e["name"]: e for e in json.loads(r.stdout)["entrants"]}
+        assert st["r1"]["label"] == "r1@v2" and st["newbot"]["matches"] >= 1 and st["r1"]["state"] == "active"
+        assert lad.stop(signal.SIGINT) == 0
+    finally:
+        lad.close()
+    assert "ladder stopped" in lad.text()
+    assert _no_bot_left(marker), "a bot process outlived the ladder"
+
+    spec, events, rows, versions = _history(f)
+    _check_each_match_once(events, rows)
+    assert not [e for e in events if e.kind == "scheduled"
+                if e.sched not in {x.sched for x in events if x.kind == "finished"}]  # the stop drained
+    assert verify_history(spec, events, rows) == []
+    states = {v["label"]: v["state"] for v in versions}
+    assert states == {"r1@v1": "replaced", "r2@v1": "active", "h1@v1": "active", "newbot@v1": "active",
+                      "r1@v2": "active"}
+    _check_web(f, ["newbot@v1", "r1@v1", "r1@v2"])
+    board = _board(f)
+    # the new bot is rated (on the board with its matches; a 1-round match can end level, a draw
+    # that live TrueSkill skips, so its sigma need not have moved yet)
+    assert board["newbot@v1"]["matches"] >= 1 and board["newbot@v1"]["sigma"] <= 8.34
+    assert board["r1@v1"]["matches"] >= 1  # the replaced version's history is kept
+    assert board["r1@v2"]["matches"] >= 1
+    before = len(rows)
+
+    # started again: continues from the stored history, nothing replayed
+    lad = LadderProc(tmp_path, f, "--max-matches", "1")
+    try:
+        assert lad.p.wait(120) == 0
+    finally:
+        lad.close()
+    assert f"{before} matches so far" in lad.text()
+    assert "playing it again" not in lad.text()
+    spec, events2, rows2, _ = _history(f)
+    assert events2[:len(events)] == events
+    assert len(rows2) == before + 1
+    _check_each_match_once(events2, rows2)
+    assert verify_history(spec, events2, rows2) == []
+    assert _no_bot_left(marker)
+
+
+def test_ladder_killed_with_9_restarts_without_losing_or_double_counting(tmp_path: Path) -> None:
+    marker = f"lad{secrets.token_hex(4)}"
+    f = _file(tmp_path, "k9", [("a", _bot("random", 1, marker)), ("b", _bot("random", 2, marker)),
+                               ("c", _bot("random", 3, marker))])
+    lad = LadderProc(tmp_path, f)
+    try:
+        lad.wait(r"match 1 finished")
+        lad.wait(r"match 2: ")  # scheduled (and recorded) and in progress
+        os.kill(lad.p.pid, signal.SIGKILL)
+        lad.p.wait(10)
+    finally:
+        lad.close()
+    _, events, rows, _ = _history(f)
+    done = len(rows)
+    unfinished = {e.sched for e in events if e.kind == "scheduled"} - {e.sched for e in events
+                                                                       if e.kind == "finished"}
+    assert unfinished, "killed too late: no match in progress"
+    lad = LadderProc(tmp_path, f, "--max-matches", "1")
+    try:
+        assert lad.p.wait(120) == 0
+    finally:
+        lad.close()
+    text = lad.text()
+    for s in unfinished:
+        assert f"match {s} " in text and "was interrupted: playing it again" in text
+    spec, events2, rows2, _ = _history(f)
+    _check_each_match_once(events2, rows2)
+    assert len(rows2) == done + len(unfinished) + 1
+    assert not ({e.sched for e in events2 if e.kind == "scheduled"} - {e.sched for e in events2
+                                                                        if e.kind == "finished"})
+    assert verify_history(spec, events2, rows2) == []
+    assert _no_bot_left(marker, 30)
+
+
+def test_a_crashing_bot_is_suspended_with_its_reason_and_the_admin_rpc_needs_the_token(tmp_path: Path) -> None:
+    marker = f"lad{secrets.token_hex(4)}"
+    crash = f"python sample_bots/chaos_bot.py --mode crash-mid-match --name {marker}"
+    f = _file(tmp_path, "sus", [("a", _bot("random", 1, marker)), ("b", _bot("random", 2, marker)),
+                                ("c", _bot("random", 3, marker)), ("boom", crash)],
+              extra="[ladder]\nsuspend_after = 2\n")
+    spec = load(f)
+    lines: list[str] = []
+
+    async def main() -> admin_pb2.LadderStatusResponse:
+        lad = Ladder(spec, ADMIN, say=lines.append)
+        stop = asyncio.Event()
+        task = asyncio.create_task(lad.run(stop))
+        await asyncio.wait_for(lad.ready.wait(), 60)
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{lad.port}") as ch:
+            stub = admin_pb2_grpc.AdminServiceStub(ch)
+            with pytest.raises(grpc.aio.AioRpcError) as ei:
+                await stub.LadderStatus(admin_pb2.LadderStatusRequest(), metadata=[("x-admin-token", "nope")])
+            assert ei.value.code() == grpc.StatusCode.PERMISSION_DENIED
+            with pytest.raises(grpc.aio.AioRpcError) as ei:
+                await stub.LadderAdd(admin_pb2.LadderAddRequest(name="bad name!", command="python x.py"),
+                                     metadata=[("x-admin-token", ADMIN)])
+            assert ei.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            deadline = time.monotonic() + 150
+            while time.monotonic() < deadline and not any(ln.startswith("suspended boom@v1") for ln in lines):
+                await asyncio.sleep(0.2)
+            st = await stub.LadderStatus(admin_pb2.LadderStatusRequest(), metadata=[("x-admin-token", ADMIN)])
+        stop.set()
+        await asyncio.wait_for(task, 90)
+        return st
+
+    st = asyncio.run(main())
+    boom = next(e for e in st.entrants if e.name == "boom")
+    assert boom.state == "suspended", lines
+    assert "2 faulty matches in a row" in boom.reason and "crash: bot exited with status 4" in boom.reason
+    _, events, rows, _ = _history(f)
+    after = [e for e in events if e.kind == "scheduled" and e.seq > next(
+        x.seq for x in events if x.kind == "suspend")]
+    assert all("boom@v1" not in e.data["seats"] for e in after)  # never scheduled again
+    assert _no_bot_left(marker)
+
+
+def test_a_second_sigterm_abandons_the_match_in_progress_and_stops_every_bot(tmp_path: Path) -> None:
+    marker = f"lad{secrets.token_hex(4)}"
+    hang = f"python sample_bots/chaos_bot.py --mode hang --name {marker}"
+    f = _file(tmp_path, "ab", [("h1", hang), ("h2", hang), ("h3", hang)])
+    f.write_text(f.read_text().replace("decision_ms = 5000", "decision_ms = 60000"))
+    lad = LadderProc(tmp_path, f)
+    try:
+        lad.wait(r"match 1: ")
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and len(_pids(marker)) < 3:
+            time.sleep(0.1)
+        assert len(_pids(marker)) == 3
+        os.kill(lad.p.pid, signal.SIGTERM)
+        lad.wait(r"stopping: 1 match\(es\) in progress may finish")
+        assert lad.stop(signal.SIGTERM, timeout=30) == 0
+    finally:
+        lad.close()
+    assert "abandoned match(es) 1: they are played again" in lad.text()
+    assert _no_bot_left(marker), "a bot process outlived the ladder"
+    spec, events, rows, _ = _history(f)
+    assert [e.kind for e in events if e.sched == 1] == ["scheduled"] and not rows  # nothing counted
+    assert verify_history(spec, events, rows) == []
+
+
+def test_an_external_entrant_plays_while_connected(tmp_path: Path) -> None:
+    marker = f"lad{secrets.token_hex(4)}"
+    f = _file(tmp_path, "ext", [("a", _bot("random", 1, marker)), ("b", _bot("random", 2, marker))])
+    spec = load(f)
+    token = secrets.token_hex(16)
+    lines: list[str] = []
+    md = [("x-admin-token", ADMIN)]
+
+    async def main() -> tuple:
+        lad = Ladder(spec, ADMIN, say=lines.append)
+        stop = asyncio.Event()
+        task = asyncio.create_task(lad.run(stop))
+        await asyncio.wait_for(lad.ready.wait(), 60)
+        proc = None
+        try:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{lad.port}") as ch:
+                stub = admin_pb2_grpc.AdminServiceStub(ch)
+                res = await stub.LadderAdd(admin_pb2.LadderAddRequest(name="ext", token=token), metadata=md)
+                assert res.change.label == "ext@v1"
+                offline = await stub.LadderStatus(admin_pb2.LadderStatusRequest(), metadata=md)
+                proc = subprocess.Popen([PY, "sample_bots/heuristic_bot.py", "--referee", f"127.0.0.1:{lad.port}",
+                                         "--name", marker], cwd=ROOT, env={**os.environ, "REFEREE_TOKEN": token},
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                deadline = time.monotonic() + 120
+                while time.monotonic() < deadline and not any(
+                        ln.startswith("match") and "finished" in ln and "ext@v1" in ln for ln in lines):
+                    await asyncio.sleep(0.2)
+                online = await stub.LadderStatus(admin_pb2.LadderStatusRequest(), metadata=md)
+        finally:
+            stop.set()
+            await asyncio.wait_for(task, 90)
+            if proc is not None:
+                rc = await asyncio.to_thread(proc.wait, 20)  # the ladder's Goodbye ends it
+        return offline, online, rc
+
+    offline, online, rc = asyncio.run(main())
+    ext = {e.name: e for e in offline.entrants}["ext"]
+    assert ext.external and not ext.online
+    ext = {e.name: e for e in online.entrants}["ext"]
+    assert ext.online and ext.matches >= 1, lines
+    assert rc == 0
+    _, events, rows, versions = _history(f)
+    kinds = [e.kind for e in events if e.name == "ext"]
+    assert kinds[:2] == ["add", "online"]
+    first = next(e.seq for e in events if e.kind == "online" and e.name == "ext")
+    assert not [e for e in events if e.kind == "scheduled" and e.seq < first]  # two bots for three seats: it waited
+    assert any(ln.startswith("ext@v1 connected") for ln in lines)
+    assert {v["label"]: v["external"] for v in versions}["ext@v1"] is True
+    assert _no_bot_left(marker)

@@ -1,0 +1,220 @@
+"""Ladder matchmaking (tournaments/matchmaking.py) and the ladder's event-sourced
+state (tournaments/ladder.py), without processes: uncertain bots first, every bot
+at a fair rate, seats rotated, deterministic; ladder files validated with lines;
+suspension after faulty matches; ratings equal to the tournament rating of the
+stored matches."""
+
+from __future__ import annotations
+
+import random
+import textwrap
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import trueskill
+
+from tournaments import matchmaking
+from tournaments.ladder import LadderState, load, rebuild, verify_history
+from tournaments.ladder_store import Event
+from tournaments.matchmaking import Candidate, choose
+from tournaments.rating import environment, rate
+from tournaments.spec import SpecError, TrueSkillParams
+from tournaments.store import MatchRow
+
+ENV = environment(TrueSkillParams())
+
+
+class Sim:
+    """A ladder in miniature: bots of known strength, the matchmaker picks,
+    results drawn from the strengths, TrueSkill updated, counters kept."""
+
+    def __init__(self, names: list[str], players: int, seed: int = 1):
+        self.players, self.seed, self.sched = players, seed, 0
+        self.rng = random.Random(seed)
+        self.r = {n: ENV.create_rating() for n in names}
+        self.plays = Counter()
+        self.last: dict[str, int] = {n: 0 for n in names}
+        self.seats = {n: [0] * players for n in names}
+        self.strength = {n: i for i, n in enumerate(names)}
+
+    def add(self, name: str) -> None:
+        self.r[name] = ENV.create_rating()
+        self.last[name] = self.sched
+        self.seats[name] = [0] * self.players
+        self.strength[name] = len(self.strength)
+
+    def cands(self) -> list[Candidate]:
+        return [Candidate(n, r.mu, r.sigma, self.plays[n], self.sched - self.last[n], list(self.seats[n]))
+                for n, r in self.r.items()]
+
+    def step(self) -> list[str]:
+        self.sched += 1
+        seats = choose(self.cands(), self.players, ENV, self.seed, self.sched)
+        assert seats is not None
+        for s, n in enumerate(seats):
+            self.plays[n] += 1
+            self.last[n] = self.sched
+            self.seats[n][s] += 1
+        order = sorted(seats, key=lambda n: -(self.strength[n] + self.rng.gauss(0, 2)))
+        new = ENV.rate([(self.r[n],) for n in order], ranks=list(range(len(order))))
+        for n, (rt,) in zip(order, new):
+            self.r[n] = rt
+        return seats
+
+
+def test_a_new_bot_plays_more_of_the_next_matches_than_an_established_one() -> None:
+    sim = Sim([f"old{i}" for i in range(6)], players=3)
+    for _ in range(60):
+        sim.step()
+    sim.add("new")
+    before = Counter(sim.plays)
+    for _ in range(10):
+        sim.step()
+    played = {n: sim.plays[n] - before[n] for n in sim.r}
+    assert played["new"] >= 6, played
+    assert all(played["new"] > played[n] for n in sim.r if n != "new"), played
+    assert sim.r["new"].sigma < ENV.sigma  # and it got rated
+
+
+def test_every_bot_plays_at_a_fair_rate_and_in_every_seat() -> None:
+    names = [f"b{i}" for i in range(7)]
+    sim = Sim(names, players=3, seed=5)
+    waits: dict[str, int] = Counter()
+    last = {n: 0 for n in names}
+    for k in range(1, 211):
+        for n in sim.step():
+            waits[n] = max(waits[n], k - last[n])
+            last[n] = k
+    fair = 210 * 3 / 7
+    limit = matchmaking.overdue_after(7, 3)
+    for n in names:
+        assert sim.plays[n] >= fair / 2, (n, sim.plays)
+        assert waits[n] <= limit + 2, (n, waits)  # never starved beyond the overdue bound (+ one match in play)
+        assert min(sim.seats[n]) >= sim.plays[n] / 3 - 4, (n, sim.seats[n])  # seats rotate
+
+
+def test_choice_is_deterministic_and_independent_of_candidate_order() -> None:
+    rng = random.Random(3)
+    cands = [Candidate(f"b{i}", rng.uniform(20, 30), rng.uniform(1, 8), rng.randrange(20), rng.randrange(5),
+                       [rng.randrange(5) for _ in range(4)]) for i in range(9)]
+    first = choose(cands, 4, ENV, 11, 42)
+    assert first is not None and len(set(first)) == 4
+    for _ in range(5):
+        rng.shuffle(cands)
+        assert choose(cands, 4, ENV, 11, 42) == first
+    assert choose(cands[:3], 4, ENV, 11, 42) is None
+    picks = {tuple(choose(cands, 4, ENV, s, 42) or ()) for s in range(30)}
+    assert len(picks) > 1  # the seed breaks ties: it does change choices
+
+
+def test_an_overdue_bot_is_seated_before_uncertain_ones() -> None:
+    cands = [Candidate("fresh1", 25, 8.3, 0, 0), Candidate("fresh2", 25, 8.3, 0, 0),
+             Candidate("fresh3", 25, 8.3, 0, 0), Candidate("waiting", 30, 1.0, 50, 40)]
+    assert "waiting" in (choose(cands, 3, ENV, 1, 1) or [])
+
+
+# ---------------------------------------------------------------------- ladder files
+def _file(tmp_path: Path, text: str) -> Path:
+    f = tmp_path / "l.toml"
+    f.write_text(textwrap.dedent(text))
+    return f
+
+
+BOTS = "".join(f'[[bots]]\nname = "b{i}"\ncommand = "python sample_bots/random_bot.py --seed {i}"\n' for i in range(3))
+
+
+def test_ladder_file_problems_name_key_and_line(tmp_path: Path) -> None:
+    f = _file(tmp_path, 'name = "l"\ngame = "doudizhu"\nschedule = "round_robin"\n[ladder]\nsuspend_after = 0\n'
+                        'colour = "red"\n' + BOTS + 'persistent = true\n')
+    with pytest.raises(SpecError) as ei:
+        load(f)
+    probs = {(k, ln) for k, ln, _ in ei.value.problems}
+    assert ("schedule", 3) in probs
+    assert ("ladder.suspend_after", 5) in probs
+    assert ("ladder.colour", 6) in probs
+    assert ("bots[2].persistent", 16) in probs
+
+
+def test_example_ladder_file_is_valid() -> None:
+    from conftest import ROOT
+
+    s = load(ROOT / "tournaments" / "examples" / "ladder" / "doudizhu.toml")
+    assert s.t.game == "doudizhu" and s.suspend_after == 3 and len(s.t.bots) == 4
+
+
+# ---------------------------------------------------------------------- state
+def _spec(tmp_path: Path, suspend_after: int = 2):
+    return load(_file(tmp_path, f'name = "l"\ngame = "doudizhu"\nseed = 4\n[ladder]\nsuspend_after = '
+                                f'{suspend_after}\n' + BOTS))
+
+
+def _result(seats: list[str], faults: list[dict] | None = None, winner: int = 0) -> dict:
+    ranks = [1 if s == winner else 2 for s in range(len(seats))]
+    return {"status": "complete", "scores": [2 if r == 1 else -1 for r in ranks], "ranks": ranks,
+            "outcomes": [{"teams": [[winner], [s for s in range(len(seats)) if s != winner]], "ranks": [0, 1]}],
+            "faults": faults or [], "forfeited": []}
+
+
+def _drive(spec, results: list[tuple[list[dict], int]]) -> tuple[list[Event], dict[int, MatchRow]]:
+    """Schedule and finish matches through the state the way the ladder does,
+    recording the events (suspensions decided from the state, as live)."""
+    st = LadderState(spec)
+    events: list[Event] = []
+    rows: dict[int, MatchRow] = {}
+
+    def rec(e: Event, row: MatchRow | None = None) -> None:
+        e.seq = st.last_seq + 1
+        events.append(e)
+        st.apply(e, row)
+
+    for b in spec.t.bots:
+        rec(Event(0, "add", b.name, data={"version": 1, "label": f"{b.name}@v1", "command": b.command}))
+    for faults, winner in results:
+        m = st.next_match()
+        assert m is not None
+        rec(Event(0, "scheduled", sched=m.sched, data={"seats": m.seats, "seed": str(m.seed), "match_id": m.match_id}))
+        res = _result(m.seats, [dict(f, seat=m.seats.index(f["bot"])) for f in faults if f["bot"] in m.seats],
+                      winner)
+        idx = st.finished + 1
+        row = MatchRow(idx, m.seed, m.seats, "complete", res, None)
+        rows[idx] = row
+        susp = st.suspensions(m, res)
+        rec(Event(0, "finished", sched=m.sched, data={"idx": idx, "status": "complete"}), row)
+        for e in susp:
+            rec(e)
+    return events, rows
+
+
+def test_an_entrant_is_suspended_after_the_configured_faulty_matches_in_a_row(tmp_path: Path) -> None:
+    spec = _spec(tmp_path, suspend_after=2)
+    crash = {"bot": "b1@v1", "kind": "crash", "message": "bot exited with status 3"}
+    events, rows = _drive(spec, [([crash], 0), ([], 0), ([crash], 0)])
+    st = rebuild(spec, events, rows)
+    assert st.entrants["b1"].state == "active"  # a clean match in between reset the count
+    events, rows = _drive(spec, [([crash], 0), ([crash], 2)])
+    st = rebuild(spec, events, rows)
+    assert st.entrants["b1"].state == "suspended"
+    assert "2 faulty matches in a row" in st.entrants["b1"].reason and "crash: bot exited" in st.entrants["b1"].reason
+    assert st.next_match() is None  # two left for three seats
+    assert verify_history(spec, events, rows) == []
+
+
+def test_ratings_follow_the_stored_matches_and_a_tampered_history_is_detected(tmp_path: Path) -> None:
+    spec = _spec(tmp_path)
+    events, rows = _drive(spec, [([], i % 3) for i in range(6)])
+    st = rebuild(spec, events, rows)
+    ratings, _ = rate(list(rows.values()), list(st.versions), spec.t.trueskill, "doudizhu", 3)
+    for lbl, r in ratings.items():
+        assert st.ratings[lbl].mu == pytest.approx(r.mu) and st.ratings[lbl].sigma == pytest.approx(r.sigma)
+    assert verify_history(spec, events, rows) == []
+    sched = next(e for e in reversed(events) if e.kind == "scheduled")
+    sched.data = dict(sched.data, seats=list(reversed(sched.data["seats"])))
+    assert verify_history(spec, events, rows)  # a decision the history does not explain
+
+
+def test_a_ladder_may_start_with_fewer_entrants_than_seats(tmp_path: Path) -> None:
+    s = load(_file(tmp_path, 'name = "l"\ngame = "doudizhu"\n'))
+    assert s.t.bots == [] and s.t.players == 3
+    s = load(_file(tmp_path, 'name = "l"\ngame = "doudizhu"\n' + BOTS.split("[[bots]]")[1].join(["[[bots]]", ""])))
+    assert [b.name for b in s.t.bots] == ["b0"]

@@ -1,0 +1,112 @@
+"""Hosts seat bots connected to a running ``referee serve`` from the CLI:
+``referee match GAME --referee HOST:PORT --seat NAME ...`` and
+``referee tournament run FILE --referee HOST:PORT`` (external bots).
+
+Real processes on loopback: a ``referee serve`` with three registered bots,
+three Python sample bots connected to it by hand (``--token``), and the CLI
+as the operator.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+ADMIN = "remote-admin-token"
+BOTS = {"alice": "alice-secret", "bob": "bob-secret", "carol": "carol-secret"}
+
+
+def _cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """``referee ARGS`` as the operator: the admin token in the environment (never on a command line)."""
+    return subprocess.run([sys.executable, "-m", "referee.cli", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ, "REFEREE_ADMIN_TOKEN": ADMIN})
+
+
+@pytest.fixture()
+def hosted(tmp_path: Path):
+    """(address, {name: bot process}): a referee serve and three connected random bots."""
+    args = [sys.executable, "-m", "referee.cli", "serve", "--port", "0", "--log-dir", str(tmp_path / "served")]
+    env = {**os.environ, "REFEREE_ADMIN_TOKEN": ADMIN,
+           "REFEREE_TOKENS": "\n".join(f"{name}={tok}" for name, tok in BOTS.items())}
+    serve = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True, env=env)
+    bots: dict[str, subprocess.Popen[str]] = {}
+    try:
+        line = serve.stdout.readline() if serve.stdout else ""
+        m = re.search(r"listening on (\S+):(\d+)", line)
+        assert m, f"unexpected serve output {line!r}"
+        addr = f"127.0.0.1:{m.group(2)}"
+        for i, (name, tok) in enumerate(BOTS.items()):
+            bots[name] = subprocess.Popen([sys.executable, "sample_bots/random_bot.py", "--referee", addr,
+                                           "--name", name, "--seed", str(i)], cwd=ROOT, stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE, text=True, env={**os.environ, "REFEREE_TOKEN": tok})
+        time.sleep(1.0)  # let them connect (a seat waits for its bot anyway: bot_connect_ms)
+        yield addr, bots
+    finally:
+        serve.terminate()  # Goodbye "referee shutting down" to every connected bot
+        try:
+            serve.wait(30)
+        except subprocess.TimeoutExpired:
+            serve.kill()
+            serve.wait(5)
+        for p in bots.values():
+            try:
+                p.wait(30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait(5)
+
+
+def test_match_seats_connected_bots_by_name_and_they_stay_connected(hosted, tmp_path: Path) -> None:
+    addr, bots = hosted
+    r = _cli("match", "doudizhu", "--referee", addr, "--seat", "alice", "--seat", "bob",
+             "--seat", "carol", "--param", "rounds=1", "--seed", "4", "--json", "--log-dir", str(tmp_path))
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = json.loads(r.stdout)
+    assert out["status"] == "complete"
+    assert out["result"]["faults"] == [] and out["result"]["decisions"] > 0
+    assert all(p.poll() is None for p in bots.values())  # still connected, ready for the next match
+
+    # mixed: two connected bots first, then one launched here for this match
+    r = _cli("match", "doudizhu", "--referee", addr, "--seat", "carol", "--seat", "alice",
+             "--bot", "python sample_bots/random_bot.py --seed 9", "--param", "rounds=1", "--json",
+             "--log-dir", str(tmp_path))
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = json.loads(r.stdout)
+    assert out["status"] == "complete" and out["result"]["faults"] == []
+    assert all(p.poll() is None for p in bots.values())
+
+
+def test_match_with_an_unknown_seat_name_or_without_referee_is_refused_clearly(hosted, tmp_path: Path) -> None:
+    addr, _ = hosted
+    r = _cli("match", "doudizhu", "--referee", addr, "--seat", "alice", "--seat", "bob",
+             "--seat", "mallory", "--log-dir", str(tmp_path))
+    assert r.returncode == 2
+    assert "INVALID_ARGUMENT" in r.stderr and "seat 2: no bot named 'mallory'" in r.stderr
+    assert "Traceback" not in r.stdout + r.stderr
+    r = _cli("match", "doudizhu", "--seat", "alice", "--seat", "bob", "--seat", "carol")
+    assert r.returncode == 2 and "--referee" in r.stderr
+
+
+def test_tournament_runs_external_bots_on_the_running_referee(hosted, tmp_path: Path) -> None:
+    addr, bots = hosted
+    f = tmp_path / "remote.toml"
+    entries = "".join(f'[[bots]]\nname = "{n}"\nexternal = true\ntoken = "{t}"\n\n' for n, t in BOTS.items())
+    f.write_text(f'name = "remote"\ngame = "doudizhu"\nplayers = 3\nseed = 3\nconcurrency = 1\n'
+                 f'database = "{tmp_path / "t.sqlite"}"\nlog_dir = "{tmp_path / "logs"}"\n'
+                 f'params = {{ rounds = 1 }}\n\n{entries}')
+    r = _cli("tournament", "run", str(f), "--referee", addr, "--quiet", "--format", "json")
+    assert r.returncode == 0, r.stdout + r.stderr
+    board = {row["bot"]: row for row in json.loads(r.stdout)}
+    assert {b: row["matches"] for b, row in board.items()} == {"alice": 3, "bob": 3, "carol": 3}
+    assert all(row["timeouts"] == row["illegal"] == row["crashes"] == 0 for row in board.values())
+    assert all(p.poll() is None for p in bots.values())

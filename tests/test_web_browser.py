@@ -1,0 +1,418 @@
+"""The report, the replay viewer and the live site in a real headless Chromium
+(Selenium + the system's chromedriver), one browser session for the module.
+
+Pages are opened from the file system (the report, the replays `referee
+match` writes) or from `referee web` on 127.0.0.1; every request a report
+page makes is checked to stay on the file system. Screenshots of each page
+type and of each game's replay go to runs/screenshots/ (not committed).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from weblib import MATCHES, REFEREE, ROOT, allowed_cards, decisions, env, match_logs
+
+from selenium import webdriver  # noqa: E402  (the test extra)
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support.ui import Select  # noqa: E402
+
+SHOTS = ROOT / "runs" / "screenshots"
+CHROMIUM = next((p for p in (shutil.which("chromium"), shutil.which("chromium-browser"), shutil.which("google-chrome"))
+                 if p), None)
+CHROMEDRIVER = shutil.which("chromedriver")
+
+
+@pytest.fixture(scope="module")
+def driver():
+    assert CHROMIUM and CHROMEDRIVER, ("Chromium and chromedriver are needed (Debian: apt-get install chromium "
+                                       "chromium-driver; .ci/run installs them)")
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+              "--disable-background-networking", "--disable-component-update", "--disable-sync",
+              "--disable-extensions", "--no-first-run", "--window-size=1400,900"):
+        opts.add_argument(a)
+    opts.set_capability("goog:loggingPrefs", {"performance": "ALL"})
+    d = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)  # a driver path: no Selenium Manager lookup
+    d.set_page_load_timeout(60)
+    d.set_script_timeout(600)  # stepping a whole match in one script on a loaded machine
+    try:
+        yield d
+    finally:
+        d.quit()
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory):
+    return match_logs(tmp_path_factory.mktemp("weblogs"))
+
+
+def shot(driver, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(SHOTS / f"{name}.png"))
+
+
+def requests_made(driver) -> list[str]:
+    """URLs the browser requested since the last call (performance log)."""
+    urls = []
+    for entry in driver.get_log("performance"):
+        msg = json.loads(entry["message"])["message"]
+        if msg.get("method") == "Network.requestWillBeSent":
+            urls.append(msg["params"]["request"]["url"])
+    return urls
+
+
+def step_of(driver) -> int:
+    return int(driver.find_element(By.ID, "replay").get_attribute("data-step"))
+
+
+def press(driver, key, times: int = 1) -> None:
+    body = driver.find_element(By.TAG_NAME, "body")
+    for _ in range(times):
+        body.send_keys(key)
+
+
+def replay_dir(log: Path) -> Path:
+    return log.with_name(log.name.removesuffix(".jsonl") + ".replay")
+
+
+# --------------------------------------------------------------------------- report
+TOURNAMENT = """
+name = "web-report"
+game = "doudizhu"
+players = 3
+schedule = "round_robin"
+games = 1
+seed = 5
+concurrency = 2
+database = "{db}"
+log_dir = "{logs}"
+params = {{ rounds = 2 }}
+[clock]
+decision_ms = 2000
+[faults]
+policy = "default_action"
+max_faults = 3
+[[bots]]
+name = "heuristic"
+command = "{py} sample_bots/heuristic_bot.py --seed 1"
+[[bots]]
+name = "random"
+command = "{py} sample_bots/random_bot.py --seed 2"
+[[bots]]
+name = "illegal"
+command = "{py} sample_bots/chaos_bot.py --mode illegal"
+"""
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("report")
+    db = tmp / "results.sqlite"
+    f = tmp / "t.toml"
+    f.write_text(TOURNAMENT.format(db=db, logs=tmp / "logs", py=sys.executable))
+    run = subprocess.run([*REFEREE, "tournament", "run", str(f), "--quiet"], cwd=ROOT, env=env(),
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "referee report web-report" in run.stderr  # where its report can be made and opened
+    out = tmp / "site"
+    rep = subprocess.run([*REFEREE, "report", "web-report", "--db", str(db), "--out", str(out)], cwd=ROOT, env=env(),
+                         capture_output=True, text=True, timeout=600)
+    assert rep.returncode == 0, rep.stdout + rep.stderr
+    assert f"report: {(out / 'index.html').resolve()}" in rep.stdout
+    board = subprocess.run([*REFEREE, "leaderboard", "--tournament", "web-report", "--format", "json", "--db", str(db)],
+                           cwd=ROOT, env=env(), capture_output=True, text=True, timeout=120)
+    assert board.returncode == 0, board.stderr
+    return {"out": out, "db": db, "board": json.loads(board.stdout)}
+
+
+def test_report_pages_offline_and_leaderboard_order(driver, report):
+    out = report["out"]
+    requests_made(driver)
+    driver.get((out / "index.html").as_uri())
+    names = [tr.get_attribute("data-bot") for tr in driver.find_elements(By.CSS_SELECTOR, "table.leaderboard tbody tr")]
+    assert names == [r["bot"] for r in report["board"]]
+    cells = driver.find_element(By.CSS_SELECTOR, "table.leaderboard tbody tr").text
+    assert f"{report['board'][0]['conservative']:.2f}" in cells and f"{report['board'][0]['sigma']:.2f}" in cells
+    assert driver.find_elements(By.CSS_SELECTOR, "#plot svg polyline.mu")
+    assert len(driver.find_elements(By.CSS_SELECTOR, "table.h2h tbody tr")) == 3
+    shot(driver, "page-leaderboard")
+
+    driver.find_element(By.LINK_TEXT, "illegal").click()
+    assert driver.find_element(By.TAG_NAME, "h1").text == "illegal"
+    faults = driver.find_elements(By.CSS_SELECTOR, "#bot-faults tbody tr")
+    assert faults and "illegal" in faults[0].text
+    stderr_links = driver.find_elements(By.CSS_SELECTOR, "#bot-faults a[href*='stderr/']")
+    assert stderr_links, "each fault links to the bot's captured stderr"
+    assert Path(urllib.request.url2pathname(stderr_links[0].get_attribute("href").removeprefix("file://"))).is_file()
+    assert driver.find_elements(By.CSS_SELECTOR, "#bot-plot svg polygon")  # the mu ± 3 sigma band
+    shot(driver, "page-bot")
+
+    driver.get((out / "matches.html").as_uri())
+    rows = driver.find_elements(By.CSS_SELECTOR, "#match-list tr[data-bots]")
+    assert len(rows) == 3 and all(r.find_elements(By.CSS_SELECTOR, "a.replay-link") for r in rows)
+    Select(driver.find_element(By.ID, "bot-filter")).select_by_value("heuristic")
+    assert all(r.is_displayed() for r in rows)  # every match seats all three bots
+    shot(driver, "page-matches")
+    rows[0].find_element(By.CSS_SELECTOR, "a.replay-link").click()
+    assert driver.find_element(By.ID, "replay")
+    link = driver.find_element(By.PARTIAL_LINK_TEXT, "download the match log").get_attribute("href")
+    assert Path(link.removeprefix("file://")).read_bytes().startswith(b'{"format"')
+    urls = requests_made(driver)
+    assert urls and all(u.startswith("file://") for u in urls), [u for u in urls if not u.startswith("file://")]
+
+
+# --------------------------------------------------------------------------- replays
+def act_cards(driver, seat: int) -> list[str]:
+    return [e.get_attribute("data-card")
+            for e in driver.find_elements(By.CSS_SELECTOR, f'#acts .act[data-seat="{seat}"] [data-card]')]
+
+
+@pytest.mark.parametrize("name", list(MATCHES))
+def test_arrow_key_k_times_shows_the_kth_decision(driver, logs, name):
+    log = logs[name]
+    decs = decisions(log)
+    with_cards = [k for k, d in enumerate(decs, 1) if d["applied"]["cards"]]
+    plays = [k for k in with_cards if decs[k - 1]["kind"] == "PLAY"]
+    targets = sorted({with_cards[0], plays[0], plays[min(5, len(plays) - 1)]})
+    driver.get((replay_dir(log) / "all.html").as_uri())
+    assert step_of(driver) == 0
+    at = 0
+    for k in targets:
+        press(driver, Keys.ARROW_RIGHT, k - at)
+        at = k
+        assert step_of(driver) == k
+        d = decs[k - 1]
+        got = act_cards(driver, d["seat"])
+        text = driver.find_element(By.CSS_SELECTOR, f'#acts .act[data-seat="{d["seat"]}"]').text
+        if "throw failed" in text:  # Tractor: a failed throw plays its forced part
+            assert got and set(got) <= set(d["applied"]["cards"])
+        else:
+            assert sorted(got) == sorted(d["applied"]["cards"]), (k, d)
+        seat_box = driver.find_element(By.CSS_SELECTOR, f'#table .seat[data-seat="{d["seat"]}"]')
+        assert "actor" in seat_box.get_attribute("class")
+        for c in ("H", "D"):  # red suits are drawn red
+            for e in driver.find_elements(By.CSS_SELECTOR, f'[data-card$="{c}"]')[:1]:
+                assert "red" in e.get_attribute("class")
+    shot(driver, f"replay-{name}")
+
+
+def test_keyboard_buttons_slider_and_round_menu(driver, logs):
+    log = logs["doudizhu"]
+    n = len(decisions(log))
+    data = json.loads(re.search(r'id="replay-data">(.*?)</script>', (replay_dir(log) / "all.html").read_text(),
+                                re.S).group(1))
+    driver.get((replay_dir(log) / "all.html").as_uri())
+    press(driver, Keys.END)
+    assert step_of(driver) == n
+    assert driver.find_element(By.ID, "over").is_displayed()
+    press(driver, Keys.HOME)
+    assert step_of(driver) == 0
+    press(driver, Keys.PAGE_DOWN)
+    assert step_of(driver) == data["rounds"][1][1]
+    press(driver, Keys.PAGE_DOWN)
+    assert step_of(driver) == data["rounds"][2][1]
+    press(driver, Keys.PAGE_UP)
+    assert step_of(driver) == data["rounds"][1][1]
+    press(driver, Keys.ARROW_LEFT)
+    assert step_of(driver) == data["rounds"][1][1] - 1
+    driver.find_element(By.ID, "next").click()
+    driver.find_element(By.ID, "next").click()
+    driver.find_element(By.ID, "prev").click()
+    assert step_of(driver) == data["rounds"][1][1]
+    driver.find_element(By.ID, "last").click()
+    assert step_of(driver) == n
+    driver.find_element(By.ID, "first").click()
+    assert step_of(driver) == 0
+    slider = driver.find_element(By.ID, "slider")
+    slider.send_keys(Keys.ARROW_RIGHT)
+    slider.send_keys(Keys.ARROW_RIGHT)
+    assert step_of(driver) == 2 and slider.get_attribute("value") == "2"
+    Select(driver.find_element(By.ID, "jump")).select_by_index(3)
+    assert step_of(driver) == data["rounds"][3][1]
+    assert "Round 4" in driver.find_element(By.ID, "round").text
+    driver.find_element(By.CSS_SELECTOR, 'a[href^="seat1.html"]').click()  # another view, same step
+    assert driver.current_url.endswith(f"seat1.html#step={data['rounds'][3][1]}")
+    assert step_of(driver) == data["rounds"][3][1]
+
+
+def dom_cards_per_step(driver, steps: int) -> list[list[str]]:
+    """Card codes in the rendered replay (card elements and card-like words in
+    its text) at steps 0..steps, stepping with the → key's handler."""
+    return driver.execute_script("""
+        const out = [];
+        const tokens = /(?<![A-Za-z0-9])(?:[2-9TJQKA][SHDC]|BJ|RJ)(?![A-Za-z0-9])/g;
+        const root = document.getElementById('replay');
+        for (let k = 0; k <= arguments[0]; k++) {
+          const seen = [...root.querySelectorAll('[data-card]')].map(e => e.getAttribute('data-card'));
+          out.push(seen.concat(root.textContent.match(tokens) || []));
+          document.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight', bubbles: true}));
+        }
+        return out;""", steps)
+
+
+@pytest.mark.parametrize("name", list(MATCHES))
+def test_seat_view_dom_never_holds_a_card_the_seat_could_not_see(driver, logs, name):
+    log = logs[name]
+    seat = 1
+    allowed = allowed_cards(log, seat)
+    n = len(allowed) - 1
+    driver.get((replay_dir(log) / f"seat{seat}.html").as_uri())
+    seen = dom_cards_per_step(driver, n)
+    bad = [(k, sorted(set(c) - allowed[k])) for k, c in enumerate(seen) if set(c) - allowed[k]]
+    assert bad == []
+    assert any(seen), "the seat's own hand is drawn"
+    # negative control: the all-seeing page at the same steps shows cards seat 1 could not see
+    driver.get((replay_dir(log) / "all.html").as_uri())
+    seen_all = dom_cards_per_step(driver, min(n, 40))
+    assert any(set(c) - allowed[k] for k, c in enumerate(seen_all))
+    if name == "doudizhu":
+        driver.get((replay_dir(log) / f"seat{seat}.html").as_uri() + "#step=27")
+        shot(driver, f"replay-{name}-seat{seat}")
+
+
+# --------------------------------------------------------------------------- live site
+SLOW_BOT = """
+import os, random, sys, time
+sys.path.insert(0, {root!r})
+from sample_bots import botlib
+args = botlib.parse_args("slow", None)
+rng = random.Random(args.seed)
+def choose(req, _started):
+    time.sleep(0.08)
+    return rng.choice(list(req.legal_actions))
+sys.exit(botlib.run(choose, args))
+"""
+
+LIVE = """
+name = "web-live"
+game = "doudizhu"
+players = 3
+schedule = "round_robin"
+games = 1
+seed = 9
+concurrency = 1
+database = "{db}"
+log_dir = "{logs}"
+params = {{ rounds = 2 }}
+[clock]
+decision_ms = 3000
+[[bots]]
+name = "slow-a"
+command = "{py} {bot} --seed 1"
+[[bots]]
+name = "slow-b"
+command = "{py} {bot} --seed 2"
+[[bots]]
+name = "slow-c"
+command = "{py} {bot} --seed 3"
+"""
+
+
+def wait_for(cond, timeout_s: float, what: str, step_s: float = 0.25):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        v = cond()
+        if v:
+            return v
+        time.sleep(step_s)
+    raise AssertionError(f"timed out after {timeout_s} s waiting for {what}")
+
+
+def fetch(url: str) -> str:
+    try:
+        return urllib.request.urlopen(url, timeout=10).read().decode()
+    except urllib.error.URLError:
+        return ""
+
+
+def test_live_site_follows_a_running_tournament(driver, tmp_path):
+    bot = tmp_path / "slow_bot.py"
+    bot.write_text(SLOW_BOT.format(root=str(ROOT)))
+    db = tmp_path / "live.sqlite"
+    f = tmp_path / "live.toml"
+    f.write_text(LIVE.format(db=db, logs=tmp_path / "logs", py=sys.executable, bot=bot))
+    t = subprocess.Popen([*REFEREE, "tournament", "run", str(f), "--quiet"], cwd=ROOT, env=env(),
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    web = None
+    try:
+        wait_for(lambda: db.exists(), 120, "the tournament's database")
+        web = subprocess.Popen([*REFEREE, "web", "--db", str(db), "--port", "0"], cwd=ROOT, env=env(),
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        line = web.stdout.readline()
+        m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert m, line
+        base = f"http://127.0.0.1:{m.group(1)}"
+        wait_for(lambda: "web-live" in fetch(base + "/"), 60, "the tournament on the live site")
+        # the leaderboard follows the tournament without a reload (loaded before the first match ends)
+        driver.get(base + "/t/web-live/index.html")
+        driver.execute_script("window.__not_reloaded = true;")
+        before = driver.find_element(By.ID, "summary").text
+        assert "0 of 3" in before or "1 of 3" in before, before
+        wait_for(lambda: driver.find_element(By.ID, "summary").text != before, 180, "the leaderboard to update")
+        assert driver.execute_script("return window.__not_reloaded === true;")
+        # a match being played shows up by itself, and can be watched in the public view only
+        driver.get(base + "/t/web-live/matches.html")
+        driver.execute_script("window.__not_reloaded = true;")
+        watched = False
+        for _ in range(2):  # the match found may end before it is watched: then the next one
+            links = wait_for(lambda: driver.find_elements(By.XPATH, "//a[text()='watch']"), 120, "a match in progress")
+            href = links[0].get_attribute("href")
+            assert href.endswith("/public.html")
+            try:
+                urllib.request.urlopen(href.replace("public.html", "all.html"), timeout=10)
+                hidden_refused = False
+            except urllib.error.HTTPError as e:
+                hidden_refused = e.code == 403
+            driver.get(href)
+            data = json.loads(urllib.request.urlopen(href.replace(".html", ".json"), timeout=10).read())
+            if data["complete"]:
+                driver.get(base + "/t/web-live/matches.html")
+                continue
+            assert hidden_refused, "the all-seeing view of a match in progress must be refused"
+            driver.execute_script("window.__not_reloaded = true;")
+            assert not driver.find_elements(By.CSS_SELECTOR, "#table .seat .hand [data-card]"), "no hand shown"
+            first = int(driver.find_element(By.ID, "slider").get_attribute("max"))
+            assert step_of(driver) == first  # a live page follows the end of the match
+            wait_for(lambda: int(driver.find_element(By.ID, "slider").get_attribute("max")) > first, 120,
+                     "the watched match to move on")
+            assert driver.execute_script("return window.__not_reloaded === true;")
+            watched = True
+            break
+        assert watched
+        shot(driver, "page-live-match")
+        driver.get(base + "/t/web-live/index.html")
+        driver.execute_script("window.__not_reloaded = true;")
+        assert t.wait(timeout=600) == 0, t.stdout.read()
+        wait_for(lambda: "3 of 3 matches" in driver.find_element(By.ID, "summary").text, 60, "the final leaderboard")
+        board = subprocess.run([*REFEREE, "leaderboard", "--tournament", "web-live", "--format", "json", "--db",
+                                str(db)], cwd=ROOT, env=env(), capture_output=True, text=True, timeout=120)
+        names = [tr.get_attribute("data-bot")
+                 for tr in driver.find_elements(By.CSS_SELECTOR, "table.leaderboard tbody tr")]
+        assert names == [r["bot"] for r in json.loads(board.stdout)]
+        assert driver.execute_script("return window.__not_reloaded === true;")
+        # once over, a match's every view and its log are served
+        assert urllib.request.urlopen(href.replace("public.html", "all.html"), timeout=10).status == 200
+        assert urllib.request.urlopen(href.replace("public.html", "log.jsonl"), timeout=10).read().startswith(b"{")
+    finally:
+        for p in (web, t):
+            if p is not None and p.poll() is None:
+                p.terminate()
+                try:
+                    p.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()

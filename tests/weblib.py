@@ -1,0 +1,120 @@
+"""Helpers of the web viewer tests: real match logs of every game (played by
+``referee match`` with the sample bots over gRPC, once per test session) and
+an independent oracle of the cards a seat may have seen at each step."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+REFEREE = [sys.executable, "-m", "referee.cli"]
+HEUR = f"{sys.executable} sample_bots/heuristic_bot.py"
+RAND = f"{sys.executable} sample_bots/random_bot.py"
+
+#: name -> (game, players, extra arguments of `referee match`): short but real matches
+MATCHES: dict[str, tuple[str, int, list[str]]] = {
+    "doudizhu": ("doudizhu", 3, ["--rounds", "12"]),
+    "doudizhu4": ("doudizhu", 4, ["--rounds", "1"]),
+    "tractor": ("tractor", 4, ["--rounds", "1"]),
+    "smear": ("smear", 3, ["--rounds", "2"]),
+    "president": ("president", 4, ["--rounds", "2"]),
+    "back_alley": ("back_alley", 4, ["--param", "last_round=2"]),
+}
+#: the event that opens a round, per game (an oracle of its own: not the viewer's table)
+ROUND_OPENER = {"doudizhu": "round_start", "tractor": "round_start", "smear": "round_start",
+                "president": "round_start", "back_alley": "round_start"}
+CARD_TOKEN = re.compile(r"(?<![A-Za-z0-9])(?:[2-9TJQKA][SHDC]|BJ|RJ)(?![A-Za-z0-9])")
+
+_logs: dict[str, Path] = {}
+
+
+def env() -> dict[str, str]:
+    e = dict(os.environ)
+    e["PYTHONPATH"] = str(ROOT) + os.pathsep + e.get("PYTHONPATH", "")
+    return e
+
+
+def match_logs(base: Path) -> dict[str, Path]:
+    """One finished match log per entry of :data:`MATCHES` (played once per
+    session, all at once), with `referee match`'s stdout next to it."""
+    if _logs:
+        return _logs
+    procs = {}
+    for name, (game, players, extra) in MATCHES.items():
+        d = base / name
+        d.mkdir(parents=True, exist_ok=True)
+        bots = [HEUR if s % 2 == 0 else RAND for s in range(players)]
+        cmd = [*REFEREE, "match", game, "--seed", "11", "--log-dir", str(d), *extra]
+        for b in bots:
+            cmd += ["--bot", b]
+        procs[name] = (d, subprocess.Popen(cmd, cwd=ROOT, env=env(), stdout=subprocess.PIPE,
+                                           stderr=subprocess.STDOUT, text=True))
+    for name, (d, p) in procs.items():
+        out, _ = p.communicate(timeout=600)
+        assert p.returncode == 0, f"referee match {name} failed:\n{out}"
+        (d / "stdout.txt").write_text(out)
+        logs = sorted(d.glob("*.jsonl"))
+        assert len(logs) == 1, out
+        _logs[name] = logs[0]
+    return _logs
+
+
+def read_lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+
+
+def codes(obj: Any) -> set[str]:
+    """Card codes anywhere in a JSON value (strings that are exactly a code)."""
+    out: set[str] = set()
+    if isinstance(obj, str):
+        if CARD_TOKEN.fullmatch(obj):
+            out.add(obj)
+    elif isinstance(obj, dict):
+        for v in obj.values():
+            out |= codes(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            out |= codes(v)
+    return out
+
+
+def allowed_cards(path: Path, seat: int | None) -> list[set[str]]:
+    """For each replay step k (0 = before the first decision), the card codes
+    that ``seat`` (``None``: a spectator) may have seen by the end of step k:
+    those of public events, of events private to it and of its own decisions
+    in the current round (and in the round just closed, while its last trick
+    is still on the table), plus those of public round and match results."""
+    lines = read_lines(path)
+    game = lines[0]["spec"]["game"]
+    opener = ROUND_OPENER[game]
+    steps: list[set[str]] = []
+    this_round: set[str] = set()
+    carried: set[str] = set()  # the round closed during the current step
+    results: set[str] = set()
+    for d in lines[1:]:
+        if d["type"] == "decision":
+            steps.append(this_round | carried | results)
+            carried = set()
+            if d["seat"] == seat:
+                this_round |= codes(d["applied"]) | codes(d.get("reply"))
+        elif d["type"] == "event" and (d["to"] is None or d["to"] == seat):
+            ev = d["event"]
+            kind = next(iter(ev))
+            if kind == opener:
+                carried |= this_round
+                this_round = set()
+            this_round |= codes(ev)
+            if kind in ("round_end", "match_end"):
+                results |= codes(ev)
+    steps.append(this_round | carried | results)
+    return steps
+
+
+def decisions(path: Path) -> list[dict[str, Any]]:
+    return [d for d in read_lines(path) if d["type"] == "decision"]

@@ -1,0 +1,696 @@
+"""A standing competition: ``referee ladder FILE`` runs until stopped,
+bots join, get new versions and retire while it runs, and every finished
+match updates the ratings at once.
+
+Pieces:
+
+* :func:`load`: the ladder file (TOML): the keys of a tournament file
+  (:mod:`tournaments.spec`, validated the same way, every problem with its
+  key and line) without ``schedule``/``games``, plus a ``[ladder]`` table;
+* :class:`LadderState`: the entrants, their versions, ratings and the
+  matches being played, rebuilt from the event history
+  (:mod:`tournaments.ladder_store`) by :meth:`LadderState.apply`;
+* :mod:`tournaments.matchmaking`: who plays next, from that state;
+* :class:`Ladder`: the running ladder: a referee (``referee.service``) that
+  plays the matches with the existing machinery (``referee.play``) and
+  answers AdminService's ``Ladder*`` calls.
+
+Determinism: every decision (a match scheduled, a bot suspended) is made
+from the state the recorded events produce, under one lock that also writes
+the events, so replaying the history reproduces every decision
+(:func:`verify_history`), whatever the timing of the matches was.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import json
+import re
+import tomllib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import grpc
+import trueskill
+
+from referee.bots import check_command
+from referee.play import SeatPlan, play_match
+from referee.runner import MatchSpec
+from referee.sandbox import Sandbox, SandboxError, prepare
+from referee.service import Referee
+from tournaments import matchmaking
+from tournaments.ladder_store import Event, FinishedMatch, LadderStore
+from tournaments.rating import LiveRating
+from tournaments.schedule import derive_seed
+from tournaments.spec import SpecError, TournamentSpec, _key_lines, parse
+from tournaments.store import MatchRow, Store
+
+#: fault kinds that do not make a match faulty for its bot (the bot's reply came, only late or twice)
+HARMLESS_FAULTS = ("late_reply", "unknown_request")
+ENTRANT_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,55}$")
+
+
+# --------------------------------------------------------------------------- the file
+@dataclass
+class LadderSpec:
+    """A validated ladder file: the tournament keys (``t``) and the ``[ladder]`` table.
+
+    ``host``: address the referee binds (external bots and the admin RPC
+    connect to it; ``t.port`` its port, 0 = any); ``suspend_after``: faulty
+    matches in a row after which an entrant is suspended; ``drain_ms``: on a
+    stop, how long matches in progress may take to finish before they are
+    abandoned (and played again on the next start)."""
+
+    t: TournamentSpec
+    host: str = "127.0.0.1"
+    suspend_after: int = 3
+    drain_ms: int = 30_000
+
+    @property
+    def name(self) -> str:
+        return self.t.name
+
+    def fingerprint(self) -> str:
+        """Hash of what the ratings depend on (game, rules, clocks, faults,
+        TrueSkill, seed), not of the initial bots (the history owns those)."""
+        d = asdict(self.t)
+        keep = {k: d[k] for k in ("game", "players", "seed", "variant", "params", "decision_ms", "bank_ms",
+                                  "fault_policy", "max_faults", "trueskill")}
+        return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:16]
+
+    def stored_json(self) -> dict[str, Any]:
+        """What the ``tournaments`` row keeps (no tokens; ``bots`` grows with each new version)."""
+        d = asdict(self.t)
+        d["bots"] = []
+        d["schedule"] = "ladder"
+        d["ladder"] = {"host": self.host, "suspend_after": self.suspend_after, "drain_ms": self.drain_ms}
+        return d
+
+
+def load(path: str | Path) -> LadderSpec:
+    """Read and validate a ladder file. Raises :class:`tournaments.spec.SpecError`
+    listing every problem with key and line, or ``FileNotFoundError``."""
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        m = re.search(r"line (\d+)", str(e))
+        raise SpecError(str(path), [("(syntax)", int(m.group(1)) if m else None, str(e))]) from None
+    return parse_ladder(raw, str(path), _key_lines(text), base_dir=str(path.parent))
+
+
+def parse_ladder(raw: dict[str, Any], path: str = "<ladder>", lines: dict[str, int] | None = None,
+                 base_dir: str = ".") -> LadderSpec:
+    """Validate a parsed ladder file (see :func:`load`)."""
+    lines = lines or {}
+    problems: list[tuple[str, int | None, str]] = []
+    raw = dict(raw)
+    for k in ("schedule", "games"):
+        if k in raw:
+            problems.append((k, lines.get(k), "a ladder has no fixed schedule: matches are chosen as it runs"))
+            raw.pop(k)
+    table = raw.pop("ladder", {})
+    t: TournamentSpec | None = None
+    try:  # fewer bots than seats (even none) is fine: the ladder waits for `referee ladder add`
+        t = _parse_padded(raw, path, lines, base_dir)
+    except SpecError as e:
+        problems.extend(e.problems)
+    out = LadderSpec(t)  # type: ignore[arg-type]
+    if not isinstance(table, dict):
+        problems.append(("ladder", lines.get("ladder"), "must be a table"))
+        table = {}
+    known = {"host", "suspend_after", "drain_ms"}
+    for k, v in table.items():
+        where = (f"ladder.{k}", lines.get(f"ladder.{k}", lines.get("ladder")))
+        if k not in known:
+            problems.append((*where, f"unknown key (known: {', '.join(sorted(known))})"))
+        elif k == "host" and not (isinstance(v, str) and v):
+            problems.append((*where, f"must be an address such as \"127.0.0.1\" (got {v!r})"))
+        elif k != "host" and (not isinstance(v, int) or isinstance(v, bool) or v < (1 if k == "suspend_after" else 0)):
+            problems.append((*where, f"must be an integer >= {1 if k == 'suspend_after' else 0} (got {v!r})"))
+        else:
+            setattr(out, k, v)
+    for i, b in enumerate(raw.get("bots") or []):
+        if isinstance(b, dict):
+            if b.get("persistent"):
+                problems.append((f"bots[{i}].persistent", lines.get(f"bots[{i}].persistent"),
+                                 "a ladder launches each bot for each match (persistent bots are not supported)"))
+            if isinstance(b.get("name"), str) and len(b["name"]) > 56:
+                problems.append((f"bots[{i}].name", lines.get(f"bots[{i}].name"), "at most 56 characters"))
+    if problems:
+        problems.sort(key=lambda p: (p[1] is None, p[1] or 0))
+        raise SpecError(path, problems)
+    return out
+
+
+#: names of the stand-ins that let tournaments.spec.parse check a ladder file with fewer bots
+#: than seats: longer than any entrant name (56), so they never clash with one
+_PADS = [f"{'p' * 60}{i}" for i in range(8)]
+
+
+def _parse_padded(raw: dict[str, Any], path: str, lines: dict[str, int], base_dir: str) -> TournamentSpec:
+    """:func:`tournaments.spec.parse` of the file with stand-in bots added
+    (then dropped): a ladder may start with fewer entrants than seats."""
+    bots = raw.get("bots", [])
+    if not isinstance(bots, list):
+        return parse(raw, path, lines, base_dir)
+    n = len(bots)
+    t = parse(dict(raw, bots=bots + [{"name": p, "command": "python"} for p in _PADS]), path, lines, base_dir)
+    t.bots = t.bots[:n]
+    return t
+
+
+# --------------------------------------------------------------------------- state
+def label_of(name: str, version: int) -> str:
+    """The rated identity of an entrant's version: ``"<name>@v<version>"``."""
+    return f"{name}@v{version}"
+
+
+@dataclass
+class Version:
+    """One version of an entrant and its record. ``plays``: matches scheduled;
+    ``last_sched``: scheduling number of its last match (its join point before
+    any); ``streak``: faulty matches in a row."""
+
+    name: str
+    version: int
+    command: str
+    external: bool
+    token: str
+    joined_sched: int
+    state: str = "active"
+    reason: str = ""
+    online: bool = False
+    plays: int = 0
+    finished: int = 0
+    last_sched: int = -1
+    seat_counts: list[int] = field(default_factory=list)
+    streak: int = 0
+    last_fault: str = ""
+
+    @property
+    def label(self) -> str:
+        return label_of(self.name, self.version)
+
+
+@dataclass
+class Scheduled:
+    """A match scheduled and not finished yet."""
+
+    sched: int
+    seats: list[str]
+    seed: int
+    match_id: str
+
+
+class LadderState:
+    """The ladder as its events make it (pure: no I/O, no clock).
+
+    ``entrants``: name -> current :class:`Version`; ``versions``: label ->
+    every version ever; ``ratings``: label -> TrueSkill rating (updated by
+    every complete match in finishing order, exactly as
+    :func:`tournaments.rating.rate` rates the stored matches); ``running``:
+    scheduled, unfinished matches by scheduling number."""
+
+    def __init__(self, spec: LadderSpec):
+        self.spec = spec
+        self.live = LiveRating(spec.t.trueskill, spec.t.game, spec.t.players)
+        self.env = self.live.env
+        self.entrants: dict[str, Version] = {}
+        self.versions: dict[str, Version] = {}
+        self.ratings: dict[str, trueskill.Rating] = {}
+        self.running: dict[int, Scheduled] = {}
+        self.last_seq = 0
+        self.next_sched = 1
+        self.finished = 0
+
+    # -- reading
+    def eligible(self) -> list[Version]:
+        """Active entrants that can play now (external ones only while connected)."""
+        return [v for v in self.entrants.values() if v.state == "active" and (v.online or not v.external)]
+
+    def busy(self) -> set[str]:
+        return {lbl for m in self.running.values() for lbl in m.seats}
+
+    def candidates(self) -> list[matchmaking.Candidate]:
+        busy = self.busy()
+        out = []
+        for v in self.eligible():
+            if v.label in busy:
+                continue
+            r = self.ratings[v.label]
+            waited = self.next_sched - 1 - max(v.last_sched, v.joined_sched)
+            out.append(matchmaking.Candidate(v.label, r.mu, r.sigma, v.plays, waited, list(v.seat_counts)))
+        return out
+
+    def next_match(self) -> Scheduled | None:
+        """The match the matchmaker picks now (not recorded), or ``None``."""
+        seats = matchmaking.choose(self.candidates(), self.spec.t.players, self.env, self.spec.t.seed,
+                                   self.next_sched, active=len(self.eligible()))
+        if seats is None:
+            return None
+        sched = self.next_sched
+        return Scheduled(sched, seats, derive_seed(self.spec.t.seed, f"ladder-match:{sched}"),
+                         f"{self.spec.name}-m{sched:05d}")
+
+    def faulty_seats(self, seats: list[str], result: dict[str, Any]) -> dict[int, str]:
+        """seat -> first fault text, for the seats of a match whose bot faulted (or was forfeited)."""
+        out: dict[int, str] = {}
+        # a crash says most (exit status, stderr): it wins over the no-show or disconnect it caused
+        for f in sorted(result.get("faults") or [], key=lambda f: f.get("kind") != "crash"):
+            if f.get("kind") not in HARMLESS_FAULTS and f.get("seat") is not None and f["seat"] not in out:
+                msg = (f.get("message") or f.get("rule") or "").strip()
+                out[f["seat"]] = f"{f['kind']}" + (f": {msg[:160]}" if msg else "")
+        for s in result.get("forfeited") or []:
+            out.setdefault(s, "forfeited")
+        return out
+
+    def suspensions(self, m: Scheduled, result: dict[str, Any]) -> list[Event]:
+        """The ``suspend`` events the match's result causes (not applied; seq 0)."""
+        if result.get("status") == "void":
+            return []
+        bad = self.faulty_seats(m.seats, result)
+        out = []
+        for s, lbl in enumerate(m.seats):
+            v = self.versions[lbl]
+            if s not in bad or self.entrants.get(v.name) is not v or v.state != "active":
+                continue
+            n = v.streak + 1
+            if n >= self.spec.suspend_after:
+                out.append(Event(0, "suspend", v.name, data={
+                    "label": lbl, "reason": f"{n} faulty matches in a row (last, {m.match_id}: {bad[s]})"}))
+        return out
+
+    # -- changing
+    def apply(self, e: Event, row: MatchRow | None = None) -> None:
+        """Apply one recorded event (``row``: the stored match of a ``finished`` event)."""
+        self.last_seq = e.seq
+        d = e.data or {}
+        if e.kind in ("add", "replace"):
+            old = self.entrants.get(e.name or "")
+            if old is not None:
+                old.state, old.reason = "replaced", f"replaced by v{d['version']}"
+            v = Version(e.name or "", d["version"], d.get("command", ""), d.get("external", False),
+                        d.get("token", ""), self.next_sched - 1, online=d.get("online", False),
+                        seat_counts=[0] * self.spec.t.players)
+            self.entrants[v.name] = v
+            self.versions[v.label] = v
+            self.ratings[v.label] = self.env.create_rating()
+        elif e.kind in ("retire", "suspend"):
+            v = self.entrants[e.name or ""]
+            v.state = "retired" if e.kind == "retire" else "suspended"
+            v.reason = d.get("reason", "")
+        elif e.kind in ("online", "offline"):
+            v = self.versions[d["label"]]
+            v.online = e.kind == "online"
+            if v.online:  # its wait counts from when it can play
+                v.joined_sched = max(v.joined_sched, self.next_sched - 1)
+        elif e.kind == "scheduled":
+            m = Scheduled(e.sched or 0, list(d["seats"]), int(d["seed"]), d["match_id"])
+            self.running[m.sched] = m
+            self.next_sched = max(self.next_sched, m.sched + 1)
+            for s, lbl in enumerate(m.seats):
+                v = self.versions[lbl]
+                v.plays += 1
+                v.last_sched = m.sched
+                v.seat_counts[s] += 1
+        elif e.kind == "finished":
+            m = self.running.pop(e.sched or 0)
+            self.finished += 1
+            result = row.result if row is not None else {}
+            bad = self.faulty_seats(m.seats, result) if d.get("status") != "void" else {}
+            for s, lbl in enumerate(m.seats):
+                v = self.versions[lbl]
+                v.finished += 1
+                if d.get("status") != "void":
+                    v.streak = v.streak + 1 if s in bad else 0
+                    v.last_fault = bad.get(s, v.last_fault)
+            if row is not None and row.status == "complete":
+                self.live(self.ratings, row)
+        elif e.kind == "abandoned":
+            self.running.pop(e.sched or 0, None)
+        else:
+            raise ValueError(f"unknown ladder event kind {e.kind!r} (seq {e.seq})")
+
+
+def rebuild(spec: LadderSpec, events: list[Event], rows: dict[int, MatchRow],
+            on_step: Callable[[LadderState, Event], None] | None = None) -> LadderState:
+    """The state after ``events`` (``rows``: stored matches by index).
+    ``on_step(state, event)`` is called before each event is applied."""
+    st = LadderState(spec)
+    for e in events:
+        if on_step is not None:
+            on_step(st, e)
+        st.apply(e, rows.get((e.data or {}).get("idx", -1)) if e.kind == "finished" else None)
+    return st
+
+
+def verify_history(spec: LadderSpec, events: list[Event], rows: dict[int, MatchRow]) -> list[str]:
+    """Replay the history and check that every recorded decision is the one
+    the state before it gives: each ``scheduled`` match (seats and seed)
+    and each ``suspend``. Returns the discrepancies (empty: deterministic)."""
+    problems: list[str] = []
+    pending: list[Event] = []
+
+    def step(st: LadderState, e: Event) -> None:
+        if e.kind == "scheduled":
+            m = st.next_match()
+            got = None if m is None else (m.sched, m.seats, m.seed)
+            want = (e.sched, e.data["seats"], int(e.data["seed"])) if e.data else None
+            if got != want:
+                problems.append(f"event {e.seq}: recorded match {want}, matchmaking gives {got}")
+        elif e.kind == "finished":
+            m = st.running.get(e.sched or 0)
+            row = rows.get((e.data or {}).get("idx", -1))
+            pending[:] = [Event(0, s.kind, s.name, data=s.data) for s in
+                          (st.suspensions(m, row.result) if m is not None and row is not None else [])]
+        elif e.kind == "suspend":
+            if not any(p.name == e.name for p in pending):
+                problems.append(f"event {e.seq}: suspension of {e.name} not caused by the match before it")
+
+    rebuild(spec, events, rows, step)
+    return problems
+
+
+# --------------------------------------------------------------------------- running
+class LadderRefusal(Exception):
+    """An admin call refused; ``grpc_code`` is the status it is answered with."""
+
+    def __init__(self, code: grpc.StatusCode, message: str):
+        super().__init__(message)
+        self.grpc_code = code
+
+
+class LadderError(RuntimeError):
+    """A ladder that cannot start as asked; the message says what to do."""
+
+
+class Ladder:
+    """A running ladder. ``admin_token`` protects the ``Ladder*`` calls;
+    ``say(line)`` gets one line per event worth telling the operator;
+    ``max_matches``: schedule no more than that many new matches this run
+    (``None``: until stopped)."""
+
+    def __init__(self, spec: LadderSpec, admin_token: str | None, say: Callable[[str], None] = print,
+                 max_matches: int | None = None, fresh: bool = False):
+        self.spec = spec
+        self.admin_token = admin_token
+        self.say = say
+        self.max_matches = max_matches
+        self.fresh = fresh
+        self.store: Store | None = None
+        self.lstore: LadderStore | None = None
+        self.tid = 0
+        self.state = LadderState(spec)
+        self.ref: Referee | None = None
+        self.lock = asyncio.Lock()
+        self.wake = asyncio.Event()
+        self.tasks: dict[int, asyncio.Task] = {}
+        self.scheduled_this_run = 0
+        self.port = 0
+        self.ready = asyncio.Event()
+        self.log_dir = Path(spec.t.log_dir) / spec.name
+        self.sandbox: Sandbox | None = None
+
+    # -- opening
+    def _open(self) -> None:
+        self.store = Store(self.spec.t.database)
+        self.lstore = LadderStore(self.store)
+        t = self.store.tournament(self.spec.name)
+        if t is not None and self.fresh:
+            if json.loads(t["spec_json"]).get("schedule") != "ladder":
+                raise LadderError(f"{self.spec.name!r} in {self.store.url} is a tournament, not a ladder: "
+                                  "give the ladder another name")
+            self._delete(t["id"])
+            t = None
+        if t is None:
+            self.tid = self.lstore.create(self.spec.name, self.spec.t.game, self.spec.stored_json(),
+                                          self.spec.fingerprint())
+            return
+        stored = json.loads(t["spec_json"])
+        if stored.get("schedule") != "ladder":
+            raise LadderError(f"{self.spec.name!r} in {self.store.url} is a tournament, not a ladder: "
+                              "give the ladder another name")
+        if t["fingerprint"] != self.spec.fingerprint():
+            raise LadderError(f"ladder {self.spec.name!r} in {self.store.url} was started with another game, "
+                              "rules, clocks, fault policy, TrueSkill or seed; use --fresh to start it over "
+                              "or give it a new name")
+        self.tid = int(t["id"])
+        rows = self.lstore.match_rows(self.tid)
+        self.state = rebuild(self.spec, self.lstore.events(self.tid), rows)
+        tokens = {v["label"]: v["token"] for v in self.lstore.versions(self.tid)}
+        for lbl, v in self.state.versions.items():
+            v.token = tokens.get(lbl, "")
+        self.store.set_tournament_status(self.tid, "running")
+
+    def _delete(self, tid: int) -> None:
+        from sqlalchemy import delete
+
+        from tournaments.ladder_store import ladder_events, ladder_versions
+
+        assert self.store is not None
+        with self.store.engine.begin() as c:
+            c.execute(delete(ladder_events).where(ladder_events.c.tournament_id == tid))
+            c.execute(delete(ladder_versions).where(ladder_versions.c.tournament_id == tid))
+        self.store.delete_tournament(self.spec.name)
+
+    # -- recording (every change goes through here, under the lock)
+    async def _commit(self, events: list[Event], rows: dict[int, MatchRow] | None = None,
+                      **kw: Any) -> list[Event]:
+        """Number ``events``, write them (and ``kw``, see :meth:`LadderStore.commit`)
+        in one transaction, then apply them. Called with :attr:`lock` held, so
+        events are written and applied in sequence order."""
+        assert self.lstore is not None and self.lock.locked()
+        numbered = []
+        for i, e in enumerate(events, 1):
+            numbered.append(Event(self.state.last_seq + i, e.kind, e.name, e.sched, e.data))
+        await asyncio.to_thread(self.lstore.commit, self.tid, numbered, **kw)
+        for e in numbered:
+            self.state.apply(e, (rows or {}).get((e.data or {}).get("idx", -1)))
+        self.wake.set()
+        return numbered
+
+    async def _add_version(self, kind: str, name: str, command: str, token: str, external: bool) -> Event:
+        old = self.state.entrants.get(name)
+        version = old.version + 1 if old is not None else 1
+        label = label_of(name, version)
+        online = bool(external and self.ref is not None and self.ref.connected(token))
+        data = {"version": version, "label": label, "command": command, "external": external, "online": online}
+        states = {old.label: ("replaced", f"replaced by v{version}")} if old is not None else None
+        ev = (await self._commit([Event(0, kind, name, data=data)], new_version={
+            "name": name, "version": version, "label": label, "command": command, "external": external,
+            "token": token, "state": "active", "reason": "", "added_seq": self.state.last_seq + 1},
+            version_states=states))[0]
+        self.state.versions[label].token = token
+        if external and self.ref is not None:
+            self.ref.register_token(token, label)
+        self.say(f"{'added' if kind == 'add' else 'new version'} {label}"
+                 f"{' (external: plays while connected)' if external else ''}")
+        return ev
+
+    # -- the admin calls (AdminService.Ladder*, via referee.service)
+    async def admin(self, method: str, request: Any) -> Any:
+        from cardgames.v1 import admin_pb2
+
+        async with self.lock:
+            if method == "LadderStatus":
+                return self.status_pb()
+            name = request.name
+            cur = self.state.entrants.get(name)
+            if method == "LadderRetire":
+                if cur is None:
+                    raise LadderRefusal(grpc.StatusCode.NOT_FOUND, f"no entrant {name!r} in this ladder")
+                if cur.state == "retired":
+                    raise LadderRefusal(grpc.StatusCode.FAILED_PRECONDITION, f"{name} is already retired")
+                reason = request.reason.strip()[:200] or "retired by the operator"
+                ev = (await self._commit([Event(0, "retire", name, data={"label": cur.label, "reason": reason})],
+                                         version_states={cur.label: ("retired", reason)}))[0]
+                self.say(f"retired {cur.label}: {reason}")
+                return admin_pb2.LadderRetireResponse(change=admin_pb2.LadderChange(
+                    name=name, version=cur.version, label=cur.label, event_seq=ev.seq))
+            if not ENTRANT_NAME_RE.match(name):
+                raise LadderRefusal(grpc.StatusCode.INVALID_ARGUMENT,
+                                    f"entrant name {name!r}: 1-56 letters, digits, '_', '-', '.'")
+            if method == "LadderAdd" and cur is not None:
+                raise LadderRefusal(grpc.StatusCode.ALREADY_EXISTS,
+                                    f"{name} is already an entrant (v{cur.version}, {cur.state}); "
+                                    "send a new version with replace")
+            if method == "LadderReplace" and cur is None:
+                raise LadderRefusal(grpc.StatusCode.NOT_FOUND, f"no entrant {name!r} in this ladder (use add)")
+            command, token = request.command.strip(), request.token.strip()
+            if bool(command) == bool(token):
+                raise LadderRefusal(grpc.StatusCode.INVALID_ARGUMENT,
+                                    "give either a command (a launched bot) or a token (an external bot)")
+            if command and (why := check_command(command, Path(self.spec.t.cwd))) is not None:
+                raise LadderRefusal(grpc.StatusCode.INVALID_ARGUMENT, f"command {command!r}: {why}")
+            if command and self.sandbox is not None:
+                try:
+                    prepare(self.sandbox, [command], Path(self.spec.t.cwd))
+                except SandboxError as e:
+                    raise LadderRefusal(grpc.StatusCode.INVALID_ARGUMENT, f"command {command!r}: {e}") from None
+            if token:
+                if len(token) < 16:
+                    raise LadderRefusal(grpc.StatusCode.INVALID_ARGUMENT, "a token needs at least 16 characters")
+                if any(v.token == token and v.name != name for v in self.state.versions.values()):
+                    raise LadderRefusal(grpc.StatusCode.INVALID_ARGUMENT, "that token belongs to another entrant")
+            ev = await self._add_version("add" if method == "LadderAdd" else "replace", name, command, token, bool(token))
+            v = self.state.entrants[name]
+            change = admin_pb2.LadderChange(name=name, version=v.version, label=v.label, event_seq=ev.seq)
+            if method == "LadderAdd":
+                return admin_pb2.LadderAddResponse(change=change)
+            return admin_pb2.LadderReplaceResponse(change=change)
+
+    def status_pb(self) -> Any:
+        from cardgames.v1 import admin_pb2
+
+        res = admin_pb2.LadderStatusResponse(ladder=self.spec.name, game=self.spec.t.game,
+                                             matches_finished=self.state.finished,
+                                             matches_running=len(self.state.running),
+                                             last_event_seq=self.state.last_seq)
+        for v in self.state.entrants.values():
+            r = self.state.ratings[v.label]
+            res.entrants.add(name=v.name, version=v.version, label=v.label, state=v.state, reason=v.reason,
+                             external=v.external, online=v.online, mu=r.mu, sigma=r.sigma, matches=v.finished)
+        return res
+
+    # -- the loop
+    async def run(self, stop: asyncio.Event, abandon: asyncio.Event | None = None) -> None:
+        """Run until ``stop`` is set (or ``max_matches`` were scheduled and
+        played): then schedule nothing more, let matches in progress finish
+        for up to ``drain_ms`` (at once when ``abandon`` is set), abandon the
+        rest (played again on the next start) and stop every process.
+        Raises :class:`LadderError` when the store holds an incompatible
+        ladder, ``OSError`` when the address cannot be bound."""
+        t = self.spec.t
+        try:  # the bots' isolation, as for a tournament (docs/sandbox.md): the file's [sandbox] table
+            self.sandbox = Sandbox(t.bot_uids, t.isolate_network)
+            prepare(self.sandbox, [b.command for b in t.bots if not b.external], Path(t.cwd))
+        except SandboxError as e:
+            raise LadderError(str(e)) from None
+        await asyncio.to_thread(self._open)
+        assert self.store is not None
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        if self.sandbox.uids:
+            os.chmod(self.log_dir, 0o700)  # bots of other uids must not read the live match logs
+        self.ref = Referee(self.log_dir, admin_token=self.admin_token)
+        self.ref.ladder = self
+        try:
+            self.port = await self.ref.start(
+                self.spec.host, t.port,
+                unix_path=self.sandbox.socket_path if self.sandbox.isolate_network else None)
+            for v in self.state.versions.values():
+                if v.external and v.token:
+                    self.ref.register_token(v.token, v.label)
+            async with self.lock:
+                if not self.state.entrants:  # a new ladder: the file's bots
+                    for b in self.spec.t.bots:
+                        await self._add_version("add", b.name, b.command, b.token, b.external)
+            self.say(f"ladder {self.spec.name}: {self.spec.t.game}, {len(self.state.entrants)} entrants, "
+                     f"{self.state.finished} matches so far; listening on {self.spec.host}:{self.port}")
+            self.ready.set()
+            for m in sorted(self.state.running.values(), key=lambda m: m.sched):  # cut short by the last stop
+                self.say(f"match {m.sched} ({' / '.join(m.seats)}) was interrupted: playing it again")
+                self.tasks[m.sched] = asyncio.create_task(self._play(m))
+            while not stop.is_set():
+                async with self.lock:
+                    await self._poll_online()
+                    while len(self.tasks) < self.spec.t.concurrency and not self._budget_spent():
+                        m = self.state.next_match()
+                        if m is None:
+                            break
+                        await self._commit([Event(0, "scheduled", sched=m.sched, data={
+                            "seats": m.seats, "seed": str(m.seed), "match_id": m.match_id})])
+                        self.scheduled_this_run += 1
+                        self.tasks[m.sched] = asyncio.create_task(self._play(m))
+                if self._budget_spent() and not self.tasks:
+                    break
+                self.wake.clear()
+                waits = [asyncio.ensure_future(self.wake.wait()), asyncio.ensure_future(stop.wait())]
+                await asyncio.wait(waits, timeout=0.5, return_when=asyncio.FIRST_COMPLETED)
+                for w in waits:
+                    w.cancel()
+            await self._drain(abandon)
+        finally:
+            for t in self.tasks.values():
+                t.cancel()
+            if self.tasks:
+                await asyncio.gather(*self.tasks.values(), return_exceptions=True)
+            await self.ref.stop(0.5)
+            if self.store is not None:
+                if self.tid:
+                    self.store.set_tournament_status(self.tid, "stopped")
+                self.store.close()
+
+    def _budget_spent(self) -> bool:
+        return self.max_matches is not None and self.scheduled_this_run >= self.max_matches
+
+    async def _drain(self, abandon: asyncio.Event | None) -> None:
+        if not self.tasks:
+            return
+        self.say(f"stopping: {len(self.tasks)} match(es) in progress may finish for {self.spec.drain_ms / 1000:g} s")
+        waits = [asyncio.ensure_future(asyncio.wait(list(self.tasks.values())))]
+        if abandon is not None:
+            waits.append(asyncio.ensure_future(abandon.wait()))
+        await asyncio.wait(waits, timeout=self.spec.drain_ms / 1000, return_when=asyncio.FIRST_COMPLETED)
+        for w in waits:
+            w.cancel()
+        left = [m for m, t in self.tasks.items() if not t.done()]
+        if left:
+            self.say(f"abandoned match(es) {', '.join(map(str, sorted(left)))}: "
+                     "they are played again when the ladder starts again")
+
+    async def _poll_online(self) -> None:
+        """Record an ``online``/``offline`` event for each external bot whose connection changed."""
+        assert self.ref is not None
+        changes = []
+        for v in self.state.entrants.values():
+            if v.external and v.state == "active":
+                now = self.ref.connected(v.token)
+                if now != v.online:
+                    changes.append(Event(0, "online" if now else "offline", v.name, data={"label": v.label}))
+        if changes:
+            await self._commit(changes)
+            for e in changes:
+                self.say(f"{e.data['label']} {'connected' if e.kind == 'online' else 'disconnected'}")
+
+    async def _play(self, m: Scheduled) -> None:
+        assert self.ref is not None
+        try:
+            vs = [self.state.versions[lbl] for lbl in m.seats]
+            plans = [SeatPlan(token=v.token) if v.external else SeatPlan(command=v.command) for v in vs]
+            t = self.spec.t
+            ms = MatchSpec(game=t.game, players=t.players, seed=m.seed, seat_names=list(m.seats), variant=t.variant,
+                           params=t.params, decision_ms=t.decision_ms, bank_ms=t.bank_ms,
+                           fault_policy=t.fault_policy, max_faults=t.max_faults, match_id=m.match_id)
+            self.say(f"match {m.sched}: {' / '.join(m.seats)}")
+            try:
+                outcome = await play_match(self.ref, ms, plans, self.log_dir, t.limits, t.connect_timeout_ms / 1000,
+                                           sandbox=self.sandbox, base_dir=Path(t.cwd))
+            except Exception as e:  # noqa: BLE001 - a harness failure (not a bot's): record it, free the seats
+                why = f"the referee failed: {type(e).__name__}: {e}"[:300]
+                async with self.lock:
+                    await self._commit([Event(0, "abandoned", sched=m.sched, data={"reason": why})])
+                self.say(f"match {m.sched} abandoned: {why}")
+                return
+            result = outcome.to_json()
+            async with self.lock:
+                idx = self.state.finished + 1
+                fm = FinishedMatch(idx, m.seed, list(m.seats), outcome.status, result, outcome.log_path,
+                                   outcome.decisions, outcome.elapsed_s)
+                row = MatchRow(idx, m.seed, list(m.seats), outcome.status, result, outcome.log_path)
+                susp = self.state.suspensions(m, result)
+                events = [Event(0, "finished", sched=m.sched, data={"idx": idx, "status": outcome.status}), *susp]
+                states = {e.data["label"]: ("suspended", e.data["reason"]) for e in susp}
+                await self._commit(events, {idx: row}, match=fm, version_states=states)
+                board = ", ".join(f"{lbl} {self.state.ratings[lbl].mu:.1f}±{self.state.ratings[lbl].sigma:.1f}"
+                                  for lbl in m.seats)
+                self.say(f"match {m.sched} finished ({outcome.status}): {board}")
+                for e in susp:
+                    self.say(f"suspended {e.data['label']}: {e.data['reason']}")
+        finally:
+            self.tasks.pop(m.sched, None)
+            self.wake.set()

@@ -1,0 +1,186 @@
+"""Storage of a standing competition (``referee ladder``), beside the
+tournament tables of :mod:`tournaments.store` in the same database.
+
+A ladder is a row of ``tournaments`` (so ``referee leaderboard`` and the web
+view read it like a tournament): its ``bots`` are the rated *versions*
+(``name@vN``), its ``matches`` the finished matches, numbered in the order
+they finished. Two tables are added (created when missing: the migration is
+additive, older tables are untouched):
+
+* ``ladder_events``: the ladder's history, numbered ``seq`` 1, 2, ...:
+  ``add``, ``replace``, ``retire``, ``suspend``, ``online``, ``offline``
+  (an external bot connected or dropped), ``scheduled``, ``finished``,
+  ``abandoned``; ``name`` the entrant, ``sched`` the match's scheduling
+  number, ``data_json`` the details. The ladder's state is rebuilt from it
+  on restart, and matchmaking is a function of it.
+* ``ladder_versions``: one row per version of an entrant: command or token
+  (external bots), state (``active``, ``suspended``, ``retired``,
+  ``replaced``), reason, the event that added it.
+
+Every change is written in ONE transaction with its events (a finished
+match: its ``matches``/``seat_results``/``faults`` rows, its ``finished``
+event and any ``suspend`` it caused), so a ladder killed at any moment
+restarts from a consistent history: a match is either finished (and rated
+once) or scheduled but unfinished (and played again on restart).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Float,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    func,
+    insert,
+    select,
+    update,
+)
+
+from tournaments.store import MatchRow, Store, bots, faults, matches, seat_results, tournaments
+
+ladder_metadata = MetaData()
+# the foreign keys name tables of tournaments.store's metadata: declare them here too
+Table("tournaments", ladder_metadata, Column("id", Integer, primary_key=True))
+
+ladder_events = Table(
+    "ladder_events", ladder_metadata,
+    Column("id", Integer, primary_key=True),
+    Column("tournament_id", Integer, ForeignKey("tournaments.id"), nullable=False),
+    Column("seq", Integer, nullable=False),
+    Column("kind", String(16), nullable=False),
+    Column("name", String(64)),
+    Column("sched", Integer),
+    Column("data_json", Text, nullable=False),
+    Column("at", Float, nullable=False),
+    UniqueConstraint("tournament_id", "seq"),
+)
+
+ladder_versions = Table(
+    "ladder_versions", ladder_metadata,
+    Column("id", Integer, primary_key=True),
+    Column("tournament_id", Integer, ForeignKey("tournaments.id"), nullable=False),
+    Column("name", String(64), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("label", String(64), nullable=False),
+    Column("command", Text, nullable=False),
+    Column("external", Boolean, nullable=False),
+    Column("token", Text, nullable=False),  # external bots only; never shown
+    Column("state", String(16), nullable=False),  # active | suspended | retired | replaced
+    Column("reason", Text, nullable=False),
+    Column("added_seq", Integer, nullable=False),
+    UniqueConstraint("tournament_id", "label"),
+)
+
+
+@dataclass
+class Event:
+    """One ladder event (see the module docstring for the kinds)."""
+
+    seq: int
+    kind: str
+    name: str | None = None
+    sched: int | None = None
+    data: dict[str, Any] | None = None
+
+
+@dataclass
+class FinishedMatch:
+    """What the ``matches`` table gets for a finished match (``idx``: its finishing number)."""
+
+    idx: int
+    seed: int
+    seats: list[str]
+    status: str
+    result: dict[str, Any]
+    log_path: str | None
+    decisions: int
+    elapsed_s: float
+
+
+class LadderStore:
+    """The ladder tables on a :class:`tournaments.store.Store` (same engine)."""
+
+    def __init__(self, store: Store):
+        self.store = store
+        self.engine = store.engine
+        ladder_metadata.create_all(self.engine)
+
+    def create(self, name: str, game: str, spec_json: dict[str, Any], fingerprint: str) -> int:
+        """A new ladder (a ``tournaments`` row with status ``running``, no bots yet)."""
+        return self.store.create_tournament(name, game, spec_json, fingerprint, 0, [])
+
+    def events(self, tid: int) -> list[Event]:
+        with self.engine.connect() as c:
+            q = select(ladder_events).where(ladder_events.c.tournament_id == tid).order_by(ladder_events.c.seq)
+            return [Event(r["seq"], r["kind"], r["name"], r["sched"], json.loads(r["data_json"]))
+                    for r in c.execute(q).mappings()]
+
+    def versions(self, tid: int) -> list[dict[str, Any]]:
+        with self.engine.connect() as c:
+            q = select(ladder_versions).where(ladder_versions.c.tournament_id == tid).order_by(
+                ladder_versions.c.added_seq)
+            return [dict(r) for r in c.execute(q).mappings()]
+
+    def match_rows(self, tid: int) -> dict[int, MatchRow]:
+        return {r.idx: r for r in self.store.matches(tid)}
+
+    def commit(self, tid: int, events: list[Event], new_version: dict[str, Any] | None = None,
+               version_states: dict[str, tuple[str, str]] | None = None,
+               match: FinishedMatch | None = None) -> None:
+        """Write ``events`` and what goes with them in one transaction:
+        ``new_version`` (a ``ladder_versions`` row, also added to the
+        tournament's bots and spec), ``version_states`` (label -> (state,
+        reason)), ``match`` (a finished match's rows). Raises
+        ``sqlalchemy.exc.IntegrityError`` (writing nothing) if an event's
+        ``seq`` or a match's ``idx`` is taken: nothing is ever recorded twice."""
+        now = time.time()
+        with self.engine.begin() as c:
+            for e in events:
+                c.execute(insert(ladder_events).values(
+                    tournament_id=tid, seq=e.seq, kind=e.kind, name=e.name, sched=e.sched,
+                    data_json=json.dumps(e.data or {}, sort_keys=True), at=now))
+            if new_version is not None:
+                c.execute(insert(ladder_versions).values(tournament_id=tid, **new_version))
+                c.execute(insert(bots).values(tournament_id=tid, name=new_version["label"],
+                                              command=new_version["command"], external=new_version["external"]))
+                spec = json.loads(c.execute(select(tournaments.c.spec_json).where(tournaments.c.id == tid)).scalar())
+                spec["bots"].append({"name": new_version["label"], "command": new_version["command"],
+                                     "external": new_version["external"], "token": "", "persistent": False})
+                c.execute(update(tournaments).where(tournaments.c.id == tid).values(
+                    spec_json=json.dumps(spec, sort_keys=True)))
+            for label, (state, reason) in (version_states or {}).items():
+                c.execute(update(ladder_versions).where(
+                    (ladder_versions.c.tournament_id == tid) & (ladder_versions.c.label == label)).values(
+                    state=state, reason=reason))
+            if match is not None:
+                self._insert_match(c, tid, match, now)
+
+    @staticmethod
+    def _insert_match(c: Any, tid: int, m: FinishedMatch, now: float) -> None:
+        mid = c.execute(insert(matches).values(
+            tournament_id=tid, idx=m.idx, seed=str(m.seed), seats_json=json.dumps(m.seats), status=m.status,
+            result_json=json.dumps(m.result, sort_keys=True), log_path=m.log_path, decisions=m.decisions,
+            elapsed_s=m.elapsed_s, finished_at=now)).inserted_primary_key[0]
+        scores = m.result.get("scores") or [None] * len(m.seats)
+        ranks = m.result.get("ranks") or [None] * len(m.seats)
+        forfeited = set(m.result.get("forfeited") or [])
+        for s, bname in enumerate(m.seats):
+            c.execute(insert(seat_results).values(match_id=mid, seat=s, bot=bname, score=scores[s],
+                                                  rank=ranks[s], forfeited=s in forfeited))
+        for f in m.result.get("faults") or []:
+            c.execute(insert(faults).values(match_id=mid, seat=f["seat"], bot=m.seats[f["seat"]], kind=f["kind"],
+                                            rule=f.get("rule", ""), message=f.get("message", "")[:2000]))
+        total = c.execute(select(func.count()).select_from(matches).where(matches.c.tournament_id == tid)).scalar()
+        c.execute(update(tournaments).where(tournaments.c.id == tid).values(total_matches=total))

@@ -1,0 +1,124 @@
+"""Matchmaking of a standing competition (``referee ladder``): which bots
+play the next match, and in which seats.
+
+Pure and deterministic: the choice depends only on the candidates given
+(their ratings and play counts, which the ladder derives from its event
+history), the ladder seed and the match's sequence number, never on the
+order of the candidates or on the wall clock.
+
+How the next match is chosen from the free active entrants:
+
+1. **The anchor.** An *overdue* entrant (one that has waited more than
+   ``2 * n / players`` scheduled matches since its last match or since it
+   joined, ``n`` = active entrants) is anchored first, the longest-waiting
+   one; otherwise the most uncertain one (largest TrueSkill sigma), ties by
+   fewest matches. A new version starts at the prior sigma, so new entrants
+   and new versions come first until they are rated; since sigma shrinks with
+   every match played, among established bots the least played is the most
+   uncertain, which spreads the matches evenly.
+2. **The opponents**: the ``players - 1`` others (from the 12 next in the
+   anchor order) that maximise ``quality + uncertainty + 2 * overdue``:
+   the group's match quality (the mean over its pairs of TrueSkill's
+   head-to-head quality, :func:`pair_quality`: high when the match is close
+   and therefore tells the most), the mean
+   ``sigma / sigma0`` of the opponents, and two points per overdue
+   opponent. Overdue entrants are thus guaranteed a match: every active bot
+   plays at least about once per ``2 * n / players`` matches (half its fair
+   share), uncertain bots more.
+3. **The seats**: the arrangement that minimises how often each bot has
+   already sat in its seat (seats rotate).
+
+Ties anywhere are broken by a random draw seeded with the ladder seed and
+the match's sequence number.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from dataclasses import dataclass, field
+
+import trueskill
+
+from tournaments.schedule import derive_seed
+
+#: opponents are chosen among this many candidates after the anchor (bounds the search to C(12, 3) groups)
+OPPONENT_POOL = 12
+
+
+@dataclass
+class Candidate:
+    """A free active entrant as the matchmaker sees it. ``label``: its rated
+    version (``name@vN``); ``plays``: matches scheduled for that version;
+    ``waited``: matches scheduled since its last match (or since it joined);
+    ``seat_counts[s]``: how often it was seated at seat ``s``."""
+
+    label: str
+    mu: float
+    sigma: float
+    plays: int = 0
+    waited: int = 0
+    seat_counts: list[int] = field(default_factory=list)
+
+
+def overdue_after(active: int, players: int) -> int:
+    """Matches an entrant may wait before it is overdue: ``ceil(2 * active / players)``."""
+    return max(1, math.ceil(2 * active / players))
+
+
+def choose(candidates: list[Candidate], players: int, env: trueskill.TrueSkill, seed: int, sched: int,
+           active: int | None = None) -> list[str] | None:
+    """The labels of the next match in seat order, or ``None`` when fewer than
+    ``players`` candidates are free. ``env``: the ladder's TrueSkill
+    environment (its ``sigma`` is the prior sigma0); ``seed``: the ladder
+    seed; ``sched``: the sequence number of the match being scheduled;
+    ``active``: active entrants in all (busy ones too; default: the candidates)."""
+    if len(candidates) < players:
+        return None
+    rng = random.Random(derive_seed(seed, f"matchmaking:{sched}"))
+    cands = sorted(candidates, key=lambda c: c.label)
+    tie = {c.label: rng.random() for c in cands}
+    limit = overdue_after(active if active is not None else len(cands), players)
+    overdue = {c.label for c in cands if c.waited > limit}
+    sigma0 = env.sigma
+
+    def anchor_key(c: Candidate) -> tuple:
+        if c.label in overdue:
+            return (0, -c.waited, tie[c.label])
+        return (1, -round(c.sigma, 9), c.plays, tie[c.label])
+
+    ordered = sorted(cands, key=anchor_key)
+    anchor, pool = ordered[0], ordered[1:1 + OPPONENT_POOL]
+    best: tuple[float, float] | None = None
+    group: tuple[Candidate, ...] = ()
+    for others in itertools.combinations(pool, players - 1):
+        members = (anchor, *others)
+        pairs = list(itertools.combinations(members, 2))
+        quality = sum(pair_quality(a, b, env.beta) for a, b in pairs) / len(pairs)
+        need = sum(c.sigma / sigma0 for c in others) / len(others)
+        score = quality + need + 2.0 * sum(c.label in overdue for c in others)
+        key = (round(score, 9), -sum(tie[c.label] for c in others))
+        if best is None or key > best:
+            best, group = key, members
+    return seat(list(group), players, rng)
+
+
+def pair_quality(a: Candidate, b: Candidate, beta: float) -> float:
+    """TrueSkill's match quality of ``a`` against ``b`` (in [0, 1]; 1 = equal
+    and certain): ``sqrt(2β² / c²) · exp(-(μa - μb)² / (2c²))`` with
+    ``c² = 2β² + σa² + σb²`` (Herbrich et al., 2007, eq. 4.7, one player a team)."""
+    c2 = 2 * beta * beta + a.sigma * a.sigma + b.sigma * b.sigma
+    return math.sqrt(2 * beta * beta / c2) * math.exp(-((a.mu - b.mu) ** 2) / (2 * c2))
+
+
+def seat(group: list[Candidate], players: int, rng: random.Random) -> list[str]:
+    """The seat order of ``group`` that minimises the sum of each bot's
+    previous sittings in its seat; ties by ``rng``."""
+    def count(c: Candidate, s: int) -> int:
+        return c.seat_counts[s] if s < len(c.seat_counts) else 0
+
+    perms = list(itertools.permutations(group))
+    draws = [rng.random() for _ in perms]
+    i = min(range(len(perms)), key=lambda k: (sum(count(c, s) for s, c in enumerate(perms[k])), draws[k]))
+    return [c.label for c in perms[i]]
