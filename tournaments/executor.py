@@ -337,7 +337,8 @@ class WorkerRuntime:
                                    unix_path=sandbox.socket_path if sandbox.isolate_network else None))
                 self.sites[key] = (ref, sandbox)
             ref, sandbox = self.sites[key]
-        prepare(sandbox, [s.command for s in job.seats if not s.external])  # relative to the worker's directory
+            # under the lock: an "auto" sandbox may turn uids off for every match of this site
+            prepare(sandbox, [s.command for s in job.seats if not s.external])  # relative to the worker's directory
         return ref, sandbox
 
     def stop_persistent(self, tournament: str) -> dict[str, int]:
