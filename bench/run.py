@@ -12,8 +12,10 @@ baseline of the per-decision target; refereed matches over loopback gRPC with
 random_bot.py processes; interleaved per repetition so the ratios come from
 the same moments),
 ``peers`` (Dou Dizhu vs RLCard and OpenSpiel, interleaved), ``tournament``
-(matches per minute at concurrency 1 and 2) and ``memory`` (RSS of a
-referee running 8 concurrent matches). Ratios are medians of per-repetition
+(matches per minute at concurrency 1 and 2), ``memory`` (RSS of a
+referee running 8 concurrent matches) and ``scaleout`` (matches per minute
+with the local executor and on a Dask scheduler with 1 and 2 workers, and
+the driver's own ceiling on SQLite and PostgreSQL; see bench/scaleout.py). Ratios are medians of per-repetition
 ratios. It prints figures; it asserts nothing about speed.
 
 Everything listens on 127.0.0.1 only; every process it starts is stopped.
@@ -36,9 +38,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench import engines, peers, transport  # noqa: E402
+from bench import engines, peers, scaleout, transport  # noqa: E402
 
-SECTIONS = ("engine", "decision", "peers", "tournament", "memory")
+SECTIONS = ("engine", "decision", "peers", "tournament", "memory", "scaleout")
 TARGETS = {
     "doudizhu_vs_rlcard": 10.0,        # engine-only playouts >= 10x RLCard
     "engine_vs_echo": 0.10,            # median engine time per decision <= 10% of an echo round trip
@@ -296,6 +298,8 @@ def print_report(rep: dict[str, Any]) -> None:
         else:
             say(f"RSS before matches {fmt(r['rss_base_mb'])} MB; the {r['matches']} matches never all ran at once "
                 f"(quick run): max RSS {fmt(r['rss_max_mb'])} MB; peak {fmt(r['peak_hwm_mb'])} MB")
+    if "scaleout" in rep:
+        scaleout.report(rep["scaleout"], say, fmt)
     if rep.get("targets"):
         say("\n-- targets")
         for t in rep["targets"]:
@@ -379,6 +383,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         if "memory" in sel:
             say("memory: 8 concurrent matches ...")
             rep["memory"] = bench_memory(a.quick, tmp)
+        if "scaleout" in sel:
+            say("scaleout: local vs Dask (1 and 2 workers), the driver's ceiling on SQLite and PostgreSQL ...")
+            rep["scaleout"] = scaleout.run(a.quick, tmp)
     rep["elapsed_s"] = time.perf_counter() - t0
     rep["targets"] = targets(rep)
     print_report(rep)

@@ -251,8 +251,9 @@ def _print_report_hint(name: str, database: str) -> None:
     import shlex
 
     from referee.webcli import DEFAULT_DB
+    from tournaments.store import mask_url
 
-    db = "" if database == DEFAULT_DB else f" --db {shlex.quote(database)}"
+    db = "" if database == DEFAULT_DB else f" --db {shlex.quote(mask_url(database))}"
     out = (Path("runs/report") / name).resolve() / "index.html"
     console.print(f"report: `referee report {name}{db}` writes {out}; "
                   f"live: `referee web{db}` serves http://127.0.0.1:8080/t/{name}/")
@@ -606,7 +607,12 @@ def tournament_run(
                                 "(finished matches are kept, never replayed)."),
     fresh: bool = typer.Option(False, "--fresh", help="Delete the stored tournament of this name and start over."),
     concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", help="Matches at once (overrides the file)."),
-    db: Optional[str] = typer.Option(None, "--db", help="Results database path or URL (overrides the file)."),
+    db: Optional[str] = typer.Option(None, "--db", help="Results database path or URL (overrides the file; "
+                                     "default: the file's, else $REFEREE_DB, else runs/referee.sqlite)."),
+    executor: Optional[str] = typer.Option(None, "--executor", help="Where matches run: local (this machine, "
+                                           "the default) or dask (a Dask cluster; overrides [execution])."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address, e.g. "
+                                            "tcp://HOST:8786 (implies --executor dask)."),
     fmt: str = typer.Option("table", "--format", "-f", help="Leaderboard format: table, json or csv."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     referee_addr: Optional[str] = typer.Option(None, "--referee", help="Run every match on a running referee "
@@ -621,17 +627,22 @@ def tournament_run(
 
     Validates the whole file first (every problem with its key and line).
     Results go to the database as each match ends, so a killed run loses at
-    most the matches in flight: finish it with --resume.
+    most the matches in flight: finish it with --resume. While it runs the
+    tournament holds a lease in the database: a second run of it is refused.
     """
     import asyncio
+    import signal
 
+    from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     from tournaments import spec as tspec
+    from tournaments.executor import ExecutorError
     from tournaments.report import FORMATS, render
     from referee.remote import RemoteError
     from tournaments.run import TournamentError, run_tournament
     from tournaments.schedule import build
+    from tournaments.store import StorageError, mask_url
 
     if fmt not in FORMATS:  # checked before any match is played
         _fail(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
@@ -645,31 +656,56 @@ def tournament_run(
         spec.concurrency = concurrency
     if db:
         spec.database = db
+    if executor is not None:
+        if executor not in tspec.EXECUTORS:
+            _fail(f"--executor must be one of {', '.join(tspec.EXECUTORS)}, got {executor!r}")
+        spec.executor = executor
+    if scheduler:
+        spec.scheduler = scheduler
+        if executor is None:
+            spec.executor = "dask"
+    if spec.executor == "dask" and not spec.scheduler:
+        _fail("--executor dask needs --scheduler tcp://HOST:8786 (or scheduler = \"...\" in [execution])")
+    if spec.executor == "dask" and any(b.external for b in spec.bots):
+        _fail("external bots connect to this machine's referee: they cannot play on a Dask cluster")
+    if spec.executor == "dask" and referee_addr:
+        _fail("--referee plays every match on that referee: it excludes the Dask executor")
     if admin_token_file is not None:
         admin_token = _read_secret_file(admin_token_file, "--admin-token-file").strip()
     remote = _remote_for_tournament(spec, referee_addr, admin_token)
     if resume and fresh:
         _fail("--resume and --fresh exclude each other")
     if not (resume or fresh):  # before any progress bar is drawn
-        from sqlalchemy.exc import SQLAlchemyError
-
         from tournaments.store import Store
 
+        state = None
         try:
-            existing = Store(spec.database).tournament(spec.name)
-        except (SQLAlchemyError, OSError):  # an unusable database: the run itself reports it
-            existing = None
-        if existing is not None:
-            _fail(f"tournament {spec.name!r} already exists in {spec.database} ({existing['status']}); "
-                  f"use --resume to finish it or --fresh to start it over")
-    sandbox = _sandbox(spec.bot_uids, spec.isolate_network, [b.command for b in spec.bots if not b.external])
+            st = Store(spec.database)
+            try:
+                existing = st.tournament(spec.name)
+                state = st.run_state(existing)[0] if existing is not None else None
+            finally:
+                st.close()
+        except StorageError:  # an unusable database: the run itself reports it
+            pass
+        if state is not None:
+            _fail(f"tournament {spec.name!r} already exists in {mask_url(spec.database)} ({state}); "
+                  "use --resume to finish it or --fresh to start it over")
+    sandbox = None  # on a Dask cluster each worker makes its own; a remote referee has its own
+    if spec.executor == "local" and remote is None:
+        sandbox = _sandbox(spec.bot_uids, spec.isolate_network, [b.command for b in spec.bots if not b.external])
     total = len(build(spec))
     plan = (f"{total} matches" if not spec.until else
             f"{total} matches, then more until every adjacent pair is separated at {spec.confidence:.0%} "
             f"(at most {spec.max_matches})")
-    console.print(f"tournament [bold]{spec.name}[/bold]: {spec.game}, {len(spec.bots)} bots, {spec.players} seats, "
-                  f"{spec.schedule}, {plan}, concurrency {spec.concurrency}; results in {spec.database}")
-    console.print(f"sandbox: {sandbox.describe()}", markup=False)
+    where = (f"on the Dask cluster at {spec.scheduler}" if spec.executor == "dask"
+             else f"on the referee at {referee_addr}" if remote is not None
+             else f"concurrency {spec.concurrency}")
+    console.print(f"tournament [bold]{escape(spec.name)}[/bold]: {spec.game}, {len(spec.bots)} bots, "
+                  f"{spec.players} seats, {spec.schedule}, {plan}, {escape(where)}; "
+                  f"results in {escape(mask_url(spec.database))}")
+    if sandbox is not None:
+        console.print(f"sandbox: {sandbox.describe()}", markup=False)
     bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("ETA"),
                    TimeRemainingColumn(), TimeElapsedColumn(), TextColumn("faults: {task.fields[faults]}"),
                    console=console, disable=quiet, transient=False)
@@ -678,16 +714,22 @@ def tournament_run(
     def on_progress(p) -> None:
         bar.update(task, completed=p.done, total=p.total, faults=p.faults)
 
+    def on_term(_sig, _frame) -> None:  # SIGTERM stops like Ctrl-C: bots reaped, lease released
+        raise KeyboardInterrupt
+
+    old_term = signal.signal(signal.SIGTERM, on_term)
     try:
         with bar:
             res = asyncio.run(run_tournament(spec, resume=resume, fresh=fresh, on_progress=on_progress,
                                              remote=remote, sandbox=sandbox))
-    except (TournamentError, RemoteError) as e:
-        _fail(str(e))
+    except (TournamentError, RemoteError, StorageError, ExecutorError) as e:
+        _fail(str(e), 1 if isinstance(e, (StorageError, ExecutorError)) else 2)
     except KeyboardInterrupt:
         console.print(f"[yellow]interrupted[/yellow]: finished matches are saved; continue with "
-                      f"`referee tournament run {file} --resume`")
+                      f"`referee tournament run {escape(str(file))} --resume`")
         raise typer.Exit(130)
+    finally:
+        signal.signal(signal.SIGTERM, old_term)
     out = render(res.board, fmt, title=f"{res.name} — {res.progress.done}/{res.progress.total} matches",
                  confidence=spec.confidence)
     if out is not None:
@@ -696,57 +738,119 @@ def tournament_run(
         console.print(f"stopped: {res.stop.text}")
     console.print(f"{res.progress.done - res.progress.skipped} matches played in {res.elapsed_s:.1f} s"
                   f"{f', {res.progress.skipped} already done' if res.progress.skipped else ''}; "
-                  f"aborted: {res.progress.aborted}; logs: {res.log_dir}; results: {res.store_url}")
+                  f"aborted: {res.progress.aborted}; logs: {escape(res.log_dir)}; results: {escape(res.store_url)}")
     _print_report_hint(res.name, spec.database)
+
+
+def _reading_db(db: Optional[str], config: Optional[Path]) -> tuple[str, Optional[str]]:
+    """The database a reading command uses, and the tournament name the
+    ``--config`` file gives: ``--db``, else the file's ``database``, else
+    ``$REFEREE_DB``, else ``runs/referee.sqlite``."""
+    import os
+
+    name = None
+    if config is not None:
+        from tournaments import spec as tspec
+
+        try:
+            s = tspec.load(config)
+        except FileNotFoundError:
+            _fail(f"no such tournament file: {config}")
+        except tspec.SpecError as e:
+            _fail(str(e))
+        name = s.name
+        if not db:
+            db = s.database
+    return db or os.environ.get("REFEREE_DB") or "runs/referee.sqlite", name
+
+
+def _open_store(db: str):
+    """The store for a reading command (never creates a database); errors are printed, not raised."""
+    from tournaments.store import StorageError, Store
+
+    try:
+        return Store(db, create=False)
+    except StorageError as e:
+        msg = str(e)
+        if msg.startswith("no results database"):
+            msg += " (run a tournament first, or pass --db PATH or --config FILE)"
+        _fail(msg, 1)
 
 
 @tournament_app.command("status")
 def tournament_status(
-    name: Optional[str] = typer.Argument(None, help="Tournament name (default: the latest)."),
-    db: str = typer.Option("runs/referee.sqlite", "--db", help="Results database path or URL."),
+    name: Optional[str] = typer.Argument(None, help="Tournament name (default: the --config file's, else the latest)."),
+    db: Optional[str] = typer.Option(None, "--db", help="Results database path or URL "
+                                     "(default: the --config file's, else $REFEREE_DB, else runs/referee.sqlite)."),
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help="Tournament file: its database and name."),
 ) -> None:
-    """Show a tournament's progress: matches done/total, status, faults."""
-    from tournaments.store import Store
+    """Show a tournament's progress: matches done/total, state (running,
+    interrupted or complete, and who holds the lease), faults."""
+    import socket
+    import time
 
-    _need_db(db)
-    store = Store(db)
-    t = store.tournament(name) if name else store.latest_tournament()
-    if t is None:
-        _fail(f"no tournament {name or ''} in {store.url}".replace("  ", " "), 1)
-    rows = store.matches(t["id"])
-    fc = store.fault_counts(t["id"])
+    from tournaments.store import StorageError
+
+    from tournaments.store import LEASE_TTL_S
+
+    db, cfg_name = _reading_db(db, config)
+    store = _open_store(db)
+    name = name or cfg_name
+    try:
+        t = store.tournament(name) if name else store.latest_tournament()
+        if t is None:
+            _fail(f"no tournament {name or ''} in {store.display_url}".replace("  ", " "), 1)
+        rows = store.matches(t["id"])
+        fc = store.fault_counts(t["id"])
+        state, lease = store.run_state(t)
+        stale = store.lease(t["id"]) if state == "interrupted" else None
+    except StorageError as e:
+        _fail(str(e), 1)
     aborted = sum(1 for r in rows if r.status != "complete")
-    print(f"{t['name']}: {t['game']}, {len(rows)}/{t['total_matches']} matches done, status {t['status']}, "
+    print(f"{t['name']}: {t['game']}, {len(rows)}/{t['total_matches']} matches done, status {state}, "
           f"aborted {aborted}")
+    if lease is not None:
+        host = "this host" if lease["host"] == socket.gethostname() else f"host {lease['host']}"
+        print(f"  lease held by pid {lease['pid']} on {host} (heartbeat {time.time() - lease['heartbeat_at']:.0f} s ago)")
+    elif state == "interrupted":
+        if stale is None:
+            why = "no driver holds its lease"
+        elif time.time() - stale["heartbeat_at"] > LEASE_TTL_S:
+            why = (f"the lease of its driver (pid {stale['pid']} on {stale['host']}) expired "
+                   f"{time.time() - stale['heartbeat_at']:.0f} s after its last heartbeat")
+        else:
+            why = f"its driver (pid {stale['pid']} on {stale['host']}) is gone"
+        print(f"  not running: {why}; finish it with `referee tournament run FILE --resume`")
     for bot, kinds in sorted(fc.items()):
         print(f"  faults of {bot}: " + ", ".join(f"{k}×{v}" for k, v in sorted(kinds.items())))
 
 
-def _need_db(db: str) -> None:
-    """Reading commands never create a database: a missing file is an error."""
-    if "://" not in db and not Path(db).exists():
-        _fail(f"no results database at {db} (run a tournament first, or pass --db PATH)", 1)
-
-
 @app.command()
 def leaderboard(
-    tournament: Optional[str] = typer.Option(None, "--tournament", "-t", help="Tournament name (default: latest)."),
+    tournament: Optional[str] = typer.Option(None, "--tournament", "-t", help="Tournament name "
+                                             "(default: the --config file's, else the latest)."),
     fmt: str = typer.Option("table", "--format", "-f", help="table, json or csv."),
-    db: str = typer.Option("runs/referee.sqlite", "--db", help="Results database path or URL."),
+    db: Optional[str] = typer.Option(None, "--db", help="Results database path or URL "
+                                     "(default: the --config file's, else $REFEREE_DB, else runs/referee.sqlite)."),
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help="Tournament file: its database and name."),
     show_details: bool = typer.Option(False, "--details", help="Also head-to-head, per-seat, per-role and "
                                       "(duplicate schedules) per-deal paired tables (JSON: a 'details' key)."),
 ) -> None:
     """Print a tournament's leaderboard: batch-fit rating with its 95% interval,
     the probability each bot is really better than the next, TrueSkill, faults."""
     from tournaments.report import FORMATS, board_from_store, render
-    from tournaments.store import Store
+    from tournaments.store import StorageError
 
     if fmt not in FORMATS:
         _fail(f"--format must be one of {', '.join(FORMATS)}")
-    _need_db(db)
+    db, cfg_name = _reading_db(db, config)
+    store = _open_store(db)
     try:
-        t, board = board_from_store(Store(db), tournament)
+        t, board = board_from_store(store, tournament or cfg_name)
+        state, _ = store.run_state(t)
     except LookupError as e:
+        _fail(str(e), 1)
+    except StorageError as e:
         _fail(str(e), 1)
     import json
 
@@ -757,10 +861,9 @@ def leaderboard(
             _fail("--details is shown as a table or JSON, not CSV")
         from tournaments.details import details
 
-        store = Store(db)
         extra = details(store.matches(t["id"]), [b["name"] for b in spec["bots"]], spec["game"], spec["players"],
                         spec.get("schedule", "round_robin"))
-    out = render(board, fmt, title=f"{t['name']} ({t['game']}, {t['status']})",
+    out = render(board, fmt, title=f"{t['name']} ({t['game']}, {state})",
                  confidence=spec.get("confidence", 0.95), details=extra)
     if out is not None:
         print(out, end="" if out.endswith("\n") else "\n")
@@ -768,25 +871,31 @@ def leaderboard(
 
 @tournament_app.command("list")
 def tournament_list(
-    db: str = typer.Option("runs/referee.sqlite", "--db", help="Results database path or URL."),
+    db: Optional[str] = typer.Option(None, "--db", help="Results database path or URL "
+                                     "(default: $REFEREE_DB, else runs/referee.sqlite)."),
     fmt: str = typer.Option("table", "--format", "-f", help="table or json."),
 ) -> None:
-    """List the tournaments in a results database: name, game, status, matches done/total, start time."""
+    """List the tournaments in a results database: name, game, status (running,
+    interrupted or complete), matches done/total, start time."""
     import json
     import time
 
     from tournaments.results import tournament_list as listing
-    from tournaments.store import Store
+    from tournaments.store import StorageError
 
     if fmt not in ("table", "json"):
         _fail("--format must be table or json")
-    _need_db(db)
-    rows = listing(Store(db))
+    db, _ = _reading_db(db, None)
+    store = _open_store(db)
+    try:
+        rows = listing(store)
+    except StorageError as e:
+        _fail(str(e), 1)
     if fmt == "json":
         print(json.dumps(rows, indent=2))
         return
     if not rows:
-        print(f"no tournaments in {db}")
+        print(f"no tournaments in {store.display_url}")
         return
     from rich.table import Table
 
@@ -801,22 +910,30 @@ def tournament_list(
 def results(
     tournament: Optional[str] = typer.Argument(None, help="Tournament name (default: the latest)."),
     fmt: str = typer.Option("csv", "--format", "-f", help="csv or json."),
-    db: str = typer.Option("runs/referee.sqlite", "--db", help="Results database path or URL."),
+    db: Optional[str] = typer.Option(None, "--db", help="Results database path or URL "
+                                     "(default: the --config file's, else $REFEREE_DB, else runs/referee.sqlite)."),
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help="Tournament file: its database and name."),
 ) -> None:
     """Export a tournament's per-match results: match index, seed, status, seats,
     scores, ranks (1 = best), forfeits, faults per seat and log path."""
     from tournaments.results import match_results, render_results
-    from tournaments.store import Store
+    from tournaments.store import StorageError
 
     if fmt not in ("csv", "json"):
         _fail("--format must be csv or json")
-    _need_db(db)
-    store = Store(db)
-    t = store.tournament(tournament) if tournament else store.latest_tournament()
-    if t is None:
-        known = ", ".join(x["name"] for x in store.list_tournaments()) or "none"
-        _fail(f"no tournament {tournament or ''} in {db} (known: {known})".replace("  ", " "), 1)
-    print(render_results(match_results(store, t["id"]), fmt), end="")
+    db, cfg_name = _reading_db(db, config)
+    store = _open_store(db)
+    tournament = tournament or cfg_name
+    try:
+        t = store.tournament(tournament) if tournament else store.latest_tournament()
+        if t is None:
+            known = ", ".join(x["name"] for x in store.list_tournaments()) or "none"
+            _fail(f"no tournament {tournament or ''} in {store.display_url} (known: {known})"
+                         .replace("  ", " "), 1)
+        rows = match_results(store, t["id"])
+    except StorageError as e:
+        _fail(str(e), 1)
+    print(render_results(rows, fmt), end="")
 
 
 # --------------------------------------------------------------------------- bot

@@ -37,9 +37,11 @@ DEFAULT_END_GRACE_S = 2.0
 async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_dir: Path,
                      limits: Limits | None = None, connect_timeout_s: float = 15.0,
                      hello_names: bool = False, end_grace_s: float = DEFAULT_END_GRACE_S,
-                     sandbox: Sandbox | None = None, base_dir: Path | None = None) -> MatchOutcome:
+                     sandbox: Sandbox | None = None, base_dir: Path | None = None,
+                     log_path: Path | None = None) -> MatchOutcome:
     """Run ``spec`` on ``ref`` with the given seats; launch per-match bots
     first and always stop and reap them afterwards (also when cancelled).
+    The match log goes to ``log_path`` (default ``<log_dir>/<match_id>.jsonl``).
 
     Each launched bot gets its own token in its environment (``REFEREE_TOKEN``,
     never on a command line), good for one connection in this match. When the
@@ -63,7 +65,7 @@ async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_d
     tokens: list[str] = []
     own: dict[int, BotProcess] = {}
     failed: dict[int, str] = {}  # seat -> why its command could not be started
-    log_path = log_dir / f"{spec.match_id}.jsonl"
+    log_path = log_path or log_dir / f"{spec.match_id}.jsonl"
     try:
         for s, plan in enumerate(seats):
             if plan.command is not None:

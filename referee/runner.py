@@ -292,6 +292,7 @@ class MatchLog:
     def __init__(self, path: Path | None):
         self.path = path
         self._f = None
+        self.error: OSError | None = None  # the first failed write (see flush)
         self._lines: list[Any] = []  # dicts, or (line builder, its arguments...)
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -320,24 +321,38 @@ class MatchLog:
             self._lines.append((_decision_line, seat, kind, request_id, reply, applied, fault, elapsed_ms))
 
     def flush(self) -> None:
-        """Serialise the queued lines, write them and push them to the OS."""
+        """Serialise the queued lines, write them and push them to the OS.
+        A write error (a full disk) is kept, later lines are dropped, and
+        :meth:`close` raises it: flush runs as an event-loop callback, where
+        an exception would only be printed."""
         if self._f is None or not self._lines:
             return
         lines, self._lines = self._lines, []
+        if self.error is not None:
+            return
         out = []
         for ln in lines:
             if type(ln) is tuple:  # (line builder, its arguments...)
                 ln = ln[0](*ln[1:])
             out.append(_json_line(ln))
         out.append(b"")
-        self._f.write(b"\n".join(out))
-        self._f.flush()
+        try:
+            self._f.write(b"\n".join(out))
+            self._f.flush()
+        except OSError as e:
+            self.error = e
 
     def close(self) -> None:
+        """Write what is queued and close; raises the ``OSError`` of a failed write."""
         if self._f is not None:
             self.flush()
-            self._f.close()
+            try:
+                self._f.close()
+            except OSError as e:
+                self.error = self.error or e
             self._f = None
+        if self.error is not None:
+            raise self.error
 
 
 def _event_line(seq: int, to: int | None, payload: Any) -> dict[str, Any]:

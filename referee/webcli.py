@@ -18,14 +18,17 @@ def _fail(msg: str, code: int = 1) -> None:
 
 
 def _store(db: str):
-    from tournaments.store import Store
+    from tournaments.store import StorageError, Store, mask_url
 
-    if "://" not in db and not Path(db).exists():
-        _fail(f"no results database at {db} (run a tournament first, or pass --db PATH)")
     try:
-        return Store(db)
+        return Store(db, create=False)
+    except StorageError as e:
+        msg = str(e)
+        if msg.startswith("no results database"):
+            msg += " (run a tournament first, or pass --db PATH)"
+        _fail(msg)
     except Exception as e:  # a database the store cannot open: say so, no traceback
-        _fail(f"cannot open the results database {db}: {e}")
+        _fail(f"cannot open the results database {mask_url(db)}: {e}")
 
 
 def report(

@@ -16,7 +16,7 @@ from conftest import PY, ROOT
 def test_bench_quick_reports_every_section(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"
     p = subprocess.run([PY, str(ROOT / "bench" / "run.py"), "--quick", "--json", str(out)],
-                       capture_output=True, text=True, timeout=180, cwd=str(ROOT))
+                       capture_output=True, text=True, timeout=420, cwd=str(ROOT))
     assert p.returncode == 0, p.stderr[-3000:]
     assert "-- targets" in p.stdout
     rep = json.loads(out.read_text())
@@ -38,4 +38,8 @@ def test_bench_quick_reports_every_section(tmp_path: Path) -> None:
         assert r["matches"] > 0 and r["matches_per_min"] > 0
     m = rep["memory"]
     assert m["matches"] == 8 and m["aborted"] == 0 and m["rss_max_mb"] > 0
+    so = rep["scaleout"]
+    for k in ("local", "dask_1w", "dask_2w", "driver_sqlite", "driver_postgresql"):
+        assert so[k]["matches"] > 0 and so[k]["matches_per_min"] > 0, k
+    assert so["dask_2w_over_1w"] > 0 and so["dask_1w_over_local"] > 0
     assert rep["targets"] and all(isinstance(t["met"], bool) for t in rep["targets"])

@@ -36,8 +36,8 @@ def tournament_row(store: Store, name: str | None) -> dict[str, Any]:
     t = store.tournament(name) if name else store.latest_tournament()
     if t is None:
         known = ", ".join(x["name"] for x in store.list_tournaments()) or "none"
-        raise LookupError(f"no tournament {name!r} in {store.url} (known: {known})" if name
-                          else f"no tournament in {store.url}")
+        raise LookupError(f"no tournament {name!r} in {store.display_url} (known: {known})" if name
+                          else f"no tournament in {store.display_url}")
     return t
 
 

@@ -53,11 +53,12 @@ def render_results(rows: list[dict[str, Any]], fmt: str) -> str:
 
 def tournament_list(store: Store) -> list[dict[str, Any]]:
     """Every tournament in the store, newest first: ``name``, ``game``,
-    ``status``, ``matches`` (stored), ``total`` (scheduled), ``created_at``
-    (seconds since the epoch)."""
+    ``status`` (``running``, ``interrupted`` or ``complete``, see
+    :meth:`Store.run_state`), ``matches`` (stored), ``total`` (scheduled),
+    ``created_at`` (seconds since the epoch)."""
     out = []
     for t in store.list_tournaments():
-        out.append({"name": t["name"], "game": t["game"], "status": t["status"],
+        out.append({"name": t["name"], "game": t["game"], "status": store.run_state(t)[0],
                     "matches": len(store.finished_indices(t["id"])), "total": t["total_matches"],
                     "created_at": t["created_at"]})
     return sorted(out, key=lambda d: d["created_at"] or 0, reverse=True)

@@ -1,11 +1,25 @@
-"""Tournament execution: one referee process, up to ``concurrency`` matches
-at once, every result stored atomically, ratings in schedule order.
+"""Tournament driver: hands every scheduled match to an executor (see
+:mod:`tournaments.executor`: this process, or a Dask cluster), and is the
+single writer of the results database and the log directory. Each result is
+stored atomically; ratings are applied in schedule order whatever order
+results arrive in.
+
+No match played twice: the driver holds the tournament's lease in the store
+(host, pid, heartbeat every :data:`~tournaments.store.LEASE_HEARTBEAT_S`
+seconds) for the whole run; a second driver is refused while the lease is
+live and may take over only once it expired (or, on the same host, once its
+holder's process is gone). Match logs are written to ``<name>.part`` and
+renamed when complete, so a log under its final name is always whole.
 
 Resume: matches already in the store are never replayed; a match that was
 running when the process died is simply played again from the start (its
 seed is fixed), so the final leaderboard equals an uninterrupted run's.
 An adaptive schedule (``until = "separated"``) is re-derived from the stored
 results (:mod:`tournaments.adaptive`), so it resumes exactly as well.
+
+Storage faults (database deleted, corrupt or full; log disk full) stop the
+run with a :class:`~tournaments.store.StorageError` naming the file; what
+was recorded before stays recorded, and ``--resume`` continues.
 """
 
 from __future__ import annotations
@@ -13,21 +27,22 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from dataclasses import asdict, dataclass, field
+import zlib
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from referee.bots import BotProcess, Limits
-from referee.sandbox import Sandbox, SandboxError, prepare
-from referee.play import SeatPlan, play_match
-from referee.remote import RemoteReferee, RemoteSeat
-from referee.runner import IGNORED_FAULTS, MatchSpec
-from referee.service import Referee
+from sqlalchemy.exc import IntegrityError
+
+from referee.remote import RemoteReferee
+from referee.runner import IGNORED_FAULTS
+from referee.sandbox import Sandbox
 from tournaments.adaptive import AdaptiveSchedule, Stop
+from tournaments.executor import Executor, ExecutorError, FinishedMatch, make_executor, match_job, sandbox_for
 from tournaments.rating import BoardRow, leaderboard, rate
 from tournaments.schedule import ScheduledMatch
 from tournaments.spec import TournamentSpec
-from tournaments.store import Store
+from tournaments.store import LEASE_HEARTBEAT_S, LEASE_TTL_S, LeaseHeld, LeaseHolder, Store, StorageError
 
 
 class TournamentError(RuntimeError):
@@ -52,177 +67,241 @@ class TournamentResult:
     board: list[BoardRow]
     progress: Progress
     elapsed_s: float
-    store_url: str
+    store_url: str  # password masked
     log_dir: str
     stop: Stop | None = None  # why it stopped; None when stopped early (stop_after)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-class _PersistentBot:
-    """A bot process launched once for the whole tournament (``persistent = true``)
-    and relaunched with the same token if it dies."""
+def _open(spec: TournamentSpec, resume: bool, fresh: bool, store: Store, schedule: list[ScheduledMatch],
+          me: LeaseHolder) -> int:
+    """The tournament's id, with its lease held by ``me``. Raises
+    :class:`TournamentError` when another driver runs it, when it exists
+    and neither ``resume`` nor ``fresh`` is set, or when the file changed."""
+    where = f"tournament {spec.name!r} in {store.display_url}"
+    for _ in range(3):  # a concurrent driver may create or delete it between our steps
+        t = store.tournament(spec.name)
+        try:
+            if t is not None and fresh:
+                store.delete_tournament(spec.name, me)
+                t = None
+            if t is None:
+                try:
+                    return store.create_tournament(spec.name, spec.game, spec.public_json(), spec.fingerprint(),
+                                                   len(schedule), [(b.name, b.command, b.external) for b in spec.bots],
+                                                   lease_holder=me)
+                except IntegrityError:
+                    fresh = False  # another driver created it just now: its lease decides below
+                    continue
+            state, lease = store.run_state(t)
+            if lease is not None:
+                raise LeaseHeld(lease, LEASE_TTL_S)
+            if not resume:
+                raise TournamentError(
+                    f"{where} already exists ({state}); use --resume to finish it or --fresh to start it over")
+            if t["fingerprint"] != spec.fingerprint():
+                raise TournamentError(
+                    f"{where} was started from a different file (game, bots, schedule, seed, rules or clocks "
+                    "changed); use --fresh to start over or give it a new name")
+            store.acquire_lease(int(t["id"]), me)
+            return int(t["id"])
+        except LeaseHeld as e:
+            raise TournamentError(f"{where} {e}") from None
+    raise TournamentError(f"{where} is being created and deleted by other drivers at the same time; retry")
 
-    def __init__(self, name: str, command: str, ref: Referee, log_dir: Path, spec: TournamentSpec,
-                 sandbox: Sandbox, limits: Limits):
-        self.name, self.command, self.ref, self.log_dir, self.spec = name, command, ref, log_dir, spec
-        self.sandbox, self.limits = sandbox, limits
-        self.token = ref.new_token(name)
-        self.proc: BotProcess | None = None
-        self.launches = 0
-        self._lock = asyncio.Lock()
 
-    async def ensure(self) -> BotProcess:
-        async with self._lock:
-            if self.proc is None or self.proc.poll() is not None:
-                if self.proc is not None:
-                    await asyncio.to_thread(self.proc.stop, 0.2)
-                self.launches += 1
-                self.proc = BotProcess(self.command, f"{self.name}.persistent{self.launches}",
-                                       f"127.0.0.1:{self.ref.port}", self.token, self.log_dir,
-                                       limits=self.limits, cwd_for_relative=Path(self.spec.cwd),
-                                       sandbox=self.sandbox, unix_addr=self.ref.unix_addr).start()
-            return self.proc
-
-    def stop(self) -> None:
-        if self.proc is not None:
-            self.proc.stop()
+def _log_error(path: Path, e: OSError) -> StorageError:
+    return StorageError(f"match log {path}: {e.strerror or e} (log directory {path.parent}); "
+                        "free space or fix the directory, then continue with --resume")
 
 
-def _open(spec: TournamentSpec, resume: bool, fresh: bool, store: Store, schedule: list[ScheduledMatch]) -> int:
-    t = store.tournament(spec.name)
-    if t is not None and fresh:
-        store.delete_tournament(spec.name)
-        t = None
-    if t is None:
-        return store.create_tournament(spec.name, spec.game, asdict(spec), spec.fingerprint(), len(schedule),
-                                       [(b.name, b.command, b.external) for b in spec.bots])
-    if not resume:
-        raise TournamentError(
-            f"tournament {spec.name!r} already exists in {store.url} ({t['status']}); "
-            "use --resume to finish it or --fresh to start it over")
-    if t["fingerprint"] != spec.fingerprint():
-        raise TournamentError(
-            f"tournament {spec.name!r} in {store.url} was started from a different file (game, bots, "
-            "schedule, seed, rules or clocks changed); use --fresh to start over or give it a new name")
-    return int(t["id"])
+def _keep_log(fm: FinishedMatch, log_dir: Path, match_id: str) -> str | None:
+    """Put the match's log (and bot output) under its final name; the log is
+    renamed only once complete. Returns the final log path. Raises
+    :class:`StorageError` when the log directory cannot be written."""
+    final = log_dir / f"{match_id}.jsonl"
+    target = final
+    try:
+        for name, data in fm.files.items():
+            target = log_dir / name
+            target.write_bytes(zlib.decompress(data))
+        if fm.remote_log is not None:  # on the remote referee's host
+            return fm.remote_log
+        if fm.log_file is not None:
+            target = final
+            os.replace(fm.log_file, final)
+            return str(final)
+        if fm.log is not None:
+            target = final.with_name(final.name + ".part")
+            with target.open("wb") as f:
+                f.write(zlib.decompress(fm.log))
+                f.flush()
+                os.fsync(f.fileno())
+            target = final
+            os.replace(final.with_name(final.name + ".part"), final)
+            return str(final)
+    except OSError as e:
+        raise _log_error(target, e) from None
+    return None
+
+
+def _root_cause(e: BaseException) -> BaseException:
+    """The first meaningful exception inside (nested) exception groups."""
+    while isinstance(e, BaseExceptionGroup):
+        inner = [x for x in e.exceptions if not isinstance(x, asyncio.CancelledError)] or list(e.exceptions)
+        preferred = [x for x in inner if isinstance(x, (StorageError, TournamentError, ExecutorError))]
+        e = (preferred or inner)[0]
+    return e
 
 
 async def run_tournament(spec: TournamentSpec, resume: bool = False, fresh: bool = False,
                          on_progress: Callable[[Progress], None] | None = None,
-                         stop_after: int | None = None, remote: RemoteReferee | None = None,
-                         sandbox: Sandbox | None = None) -> TournamentResult:
+                         stop_after: int | None = None, executor: Executor | None = None,
+                         remote: RemoteReferee | None = None, sandbox: Sandbox | None = None) -> TournamentResult:
     """Run (or resume) a tournament to the end and return its leaderboard.
 
-    ``remote``: play every match on that running referee instead of one
-    started here (external bots are the ones connected there; command bots
-    are launched here per match). Raises :class:`RemoteError` if it refuses.
-
     ``stop_after``: play at most that many matches this call (for tests and
-    partial runs; a later ``resume`` finishes). Raises :class:`TournamentError`
-    when the tournament exists and neither ``resume`` nor ``fresh`` is set,
-    or when the file changed since the tournament started. ``sandbox``: the
-    bots' isolation (default: built from the file's ``[sandbox]`` table and
-    checked with :func:`referee.sandbox.prepare`; raises
-    :class:`TournamentError` when a strict setting cannot be honoured).
+    partial runs; a later ``resume`` finishes). ``executor``: where matches
+    are played (default: as the spec says, see
+    :func:`tournaments.executor.make_executor`); ``remote``: play every match
+    on that running referee instead (external bots are the ones connected
+    there; command bots are launched here per match), which raises
+    :class:`~referee.remote.RemoteError` if it refuses. ``sandbox``: the
+    local executor's bot isolation (default: the file's ``[sandbox]``,
+    checked before the store is opened). Raises
+    :class:`TournamentError` when the tournament exists and neither
+    ``resume`` nor ``fresh`` is set, when the file changed since the
+    tournament started, or when another driver runs it;
+    :class:`~tournaments.store.StorageError` when the database or the log
+    directory fails; :class:`~tournaments.executor.ExecutorError` when the
+    executor cannot play.
     """
-    if sandbox is None:
-        try:
-            sandbox = Sandbox(spec.bot_uids, spec.isolate_network)
-            prepare(sandbox, [b.command for b in spec.bots if not b.external], Path(spec.cwd))
-        except SandboxError as e:
-            raise TournamentError(str(e)) from None
     t0 = time.monotonic()
+    if executor is None:
+        if sandbox is None and remote is None and spec.executor == "local":
+            try:  # a strict setting this machine cannot honour fails before anything is stored
+                sandbox = sandbox_for(spec.bot_uids, spec.isolate_network,
+                                      [b.command for b in spec.bots if not b.external], Path(spec.cwd))
+            except ExecutorError as e:
+                raise TournamentError(str(e)) from None
+        executor = make_executor(spec, remote, sandbox)
     store = Store(spec.database)
-    schedule = AdaptiveSchedule(spec)
-    tid = _open(spec, resume, fresh, store, schedule.matches)
-    done = store.finished_indices(tid)
-    prog = Progress(total=len(schedule.matches), done=len(done), skipped=len(done))
-    log_dir = Path(spec.log_dir) / spec.name
-    log_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        return await _run(spec, store, t0, resume, fresh, on_progress, stop_after, executor)
+    finally:
+        store.close()
 
-    if sandbox.uids:
-        os.chmod(log_dir, 0o700)  # bots of other uids must not read the live match logs
-    ref = Referee(log_dir)
-    if remote is None:
-        await ref.start("127.0.0.1", spec.port, unix_path=sandbox.socket_path if sandbox.isolate_network else None)
-    persistent: dict[str, _PersistentBot] = {}
-    for b in spec.bots:
-        if remote is not None:
-            continue
-        if b.external:
-            ref.register_token(b.token, b.name)
-        elif b.persistent:
-            persistent[b.name] = _PersistentBot(b.name, b.command, ref, log_dir, spec, sandbox, b.limits or spec.limits)
-    entries = {b.name: b for b in spec.bots}
-    sem = asyncio.Semaphore(spec.concurrency)
+
+async def _run(spec: TournamentSpec, store: Store, t0: float, resume: bool, fresh: bool,
+               on_progress: Callable[[Progress], None] | None, stop_after: int | None,
+               ex: Executor) -> TournamentResult:
+    schedule = AdaptiveSchedule(spec)
+    me = LeaseHolder.me()
+    tid = _open(spec, resume, fresh, store, schedule.matches, me)
+    try:
+        done = store.finished_indices(tid)
+        prog = Progress(total=len(schedule.matches), done=len(done), skipped=len(done))
+        log_dir = Path(spec.log_dir) / spec.name
+        try:
+            log_dir.mkdir(parents=True, exist_ok=True)
+            for stale in log_dir.glob("*.part"):  # we hold the lease: these are a dead run's partial logs
+                stale.unlink()
+        except OSError as e:
+            raise StorageError(f"log directory {log_dir}: {e.strerror or e}") from None
+        await ex.start(spec, log_dir)
+        try:
+            stop = await _play_all(spec, store, tid, me, ex, schedule, log_dir, prog, on_progress, stop_after)
+        finally:
+            await ex.stop()
+        rows = store.matches(tid)
+        names = [b.name for b in spec.bots]
+        _, history = rate(rows, names, spec.trueskill, spec.game, spec.players)
+        store.write_rating_history(tid, history)
+        if stop is not None:
+            store.set_tournament_status(tid, "complete")
+        board = await asyncio.to_thread(leaderboard, rows, names, spec.trueskill, store.fault_counts(tid), spec.game,
+                                        spec.players, spec.seed, spec.confidence)
+        return TournamentResult(spec.name, board, prog, time.monotonic() - t0, store.display_url, str(log_dir),
+                                stop=stop, extra={"executor": ex.name,
+                                                  "persistent_launches": getattr(ex, "persistent_launches", {})})
+    finally:
+        try:
+            store.release_lease(tid, me)
+        except StorageError:
+            pass  # the database is what failed: the lease expires on its own
+
+
+async def _play_all(spec: TournamentSpec, store: Store, tid: int, me: LeaseHolder, ex: Executor,
+                    schedule: AdaptiveSchedule, log_dir: Path, prog: Progress,
+                    on_progress: Callable[[Progress], None] | None, stop_after: int | None) -> Stop | None:
+    """Play the schedule's missing matches on ``ex``, block by block (see
+    :func:`_play_schedule`), recording each result as it arrives, while
+    renewing the lease; the first storage, lease or executor failure stops
+    every other match and is raised. Returns why the schedule stopped
+    (``None``: ``stop_after`` matches were played)."""
+
+    async def heartbeat() -> None:
+        while True:
+            await asyncio.sleep(LEASE_HEARTBEAT_S)
+            await asyncio.to_thread(store.check)
+            if not await asyncio.to_thread(store.heartbeat, tid, me):
+                lease = await asyncio.to_thread(store.lease, tid)
+                who = f"pid {lease['pid']} on host {lease['host']}" if lease else "nobody"
+                raise TournamentError(f"tournament {spec.name!r} lost its lease in {store.display_url} (now held "
+                                      f"by {who}); this driver stopped so that no match is played twice")
 
     async def one(m: ScheduledMatch) -> None:
-        async with sem:
-            plans: list[SeatPlan] = []
-            for name in m.seats:
-                b = entries[name]
-                if b.external:
-                    plans.append(SeatPlan(token=b.token))
-                elif b.persistent:
-                    pb_ = persistent[name]
-                    plans.append(SeatPlan(token=pb_.token, process=await pb_.ensure()))
-                else:
-                    plans.append(SeatPlan(command=b.command, limits=b.limits))
-            ms = MatchSpec(game=spec.game, players=spec.players, seed=m.seed, seat_names=list(m.seats),
-                           variant=spec.variant, params=spec.params, decision_ms=spec.decision_ms,
-                           bank_ms=spec.bank_ms, fault_policy=spec.fault_policy, max_faults=spec.max_faults,
-                           match_id=f"{spec.name}-m{m.index:05d}", clock=spec.clock)
-            if remote is not None:
-                seats = [RemoteSeat(token=p.token, command=p.command) for p in plans]
-                outcome = await remote.play(ms, seats, log_dir, spec.limits, spec.connect_timeout_ms / 1000)
-            else:
-                outcome = await play_match(ref, ms, plans, log_dir, spec.limits, spec.connect_timeout_ms / 1000,
-                                           sandbox=sandbox, base_dir=Path(spec.cwd))
-            result = outcome.to_json()
-            await asyncio.to_thread(store.record_match, tid, m.index, m.seed, list(m.seats), outcome.status,
-                                    result, outcome.log_path, outcome.decisions, outcome.elapsed_s)
-            prog.done += 1
-            prog.faults += sum(1 for f in outcome.faults if f.kind not in IGNORED_FAULTS)
-            prog.aborted += outcome.status != "complete"
-            prog.last = f"match {m.index}: {' / '.join(m.seats)} -> {outcome.status}"
-            if on_progress:
-                on_progress(prog)
-
-    stop: Stop | None = None
-    try:
+        job = match_job(spec, m)
+        part = log_dir / f"{job.spec.match_id}.jsonl.part"
+        try:
+            fm = await ex.play(job)
+        except OSError as e:  # the log could not even be created
+            raise _log_error(part, e) from None
+        if fm.status == "aborted" and fm.reason.startswith("OSError"):  # I/O in the referee: engines do none
+            raise StorageError(f"match log {part}: {fm.reason.split(': ', 1)[-1]} (log directory {log_dir}); "
+                               "free space or fix the directory, then continue with --resume")
+        result = fm.result
+        if fm.worker != "local":
+            result["worker"] = fm.worker  # which Dask worker played it
+        result["log_path"] = await asyncio.to_thread(_keep_log, fm, log_dir, job.spec.match_id)
+        await asyncio.to_thread(store.record_match, tid, m.index, m.seed, list(m.seats), fm.status,
+                                result, result["log_path"], fm.decisions, fm.elapsed_s)
+        prog.done += 1
+        prog.faults += sum(1 for f in result.get("faults", []) if f["kind"] not in IGNORED_FAULTS)
+        prog.aborted += fm.status != "complete"
+        prog.last = f"match {m.index}: {' / '.join(m.seats)} -> {fm.status}"
         if on_progress:
             on_progress(prog)
-        stop = await _play_schedule(schedule, store, tid, one, prog, on_progress, stop_after)
-    finally:
-        for p in persistent.values():
-            await asyncio.to_thread(p.stop)
-        await ref.stop(0.5)
-        sandbox.close()
-    rows = store.matches(tid)
-    names = [b.name for b in spec.bots]
-    _, history = rate(rows, names, spec.trueskill, spec.game, spec.players)
-    store.write_rating_history(tid, history)
-    if stop is not None:
-        store.set_tournament_status(tid, "complete")
-    board = await asyncio.to_thread(leaderboard, rows, names, spec.trueskill, store.fault_counts(tid), spec.game,
-                                    spec.players, spec.seed, spec.confidence)
-    url = store.url
-    store.close()
-    return TournamentResult(spec.name, board, prog, time.monotonic() - t0, url, str(log_dir), stop=stop)
+
+    async def block(todo: list[ScheduledMatch]) -> None:
+        async with asyncio.TaskGroup() as tg:
+            for m in todo:
+                tg.create_task(one(m))
+
+    if on_progress:
+        on_progress(prog)
+    try:
+        async with asyncio.TaskGroup() as tg:
+            beat = tg.create_task(heartbeat())
+            stop = await _play_schedule(schedule, store, tid, block, prog, on_progress, stop_after)
+            beat.cancel()
+    except BaseExceptionGroup as eg:
+        raise _root_cause(eg) from None
+    return stop
 
 
 async def _play_schedule(schedule: AdaptiveSchedule, store: Store, tid: int,
-                         one: Callable[[ScheduledMatch], Any], prog: Progress,
+                         block: Callable[[list[ScheduledMatch]], Any], prog: Progress,
                          on_progress: Callable[[Progress], None] | None, stop_after: int | None) -> Stop | None:
     """Play the schedule's missing matches, block by block, until it says
     why it stops (returned), or until ``stop_after`` matches were played
     this call (returns ``None``)."""
     budget = stop_after
     while True:
-        stop = await asyncio.to_thread(schedule.advance, store.matches(tid))
+        stop = await asyncio.to_thread(schedule.advance, await asyncio.to_thread(store.matches, tid))
         if stop is not None:
             return stop
-        todo = schedule.pending(store.finished_indices(tid))
+        todo = schedule.pending(await asyncio.to_thread(store.finished_indices, tid))
         if budget is not None:
             todo = todo[:budget]
             budget -= len(todo)
@@ -230,9 +309,9 @@ async def _play_schedule(schedule: AdaptiveSchedule, store: Store, tid: int,
             return None
         if len(schedule.matches) != prog.total:
             prog.total = len(schedule.matches)
-            store.set_total_matches(tid, prog.total)
+            await asyncio.to_thread(store.set_total_matches, tid, prog.total)
             if on_progress:
                 on_progress(prog)
-        await asyncio.gather(*(one(m) for m in todo))
+        await block(todo)
         if budget == 0:
             return None

@@ -23,13 +23,16 @@ Every problem is reported with its key and line before any match starts;
     [trueskill] mu, sigma, beta, tau, draw_probability
     [limits]    cpu_seconds, memory_mb, processes, open_files, file_size_mb
     [sandbox]   bot_uids = "auto" | "off" | "60000-60999", isolate_network = false
+    [execution] executor = "local" | "dask", scheduler = "tcp://HOST:8786"
     [[bots]]    name = "...", command = "python sample_bots/random_bot.py"
                 (or external = true, token = "..."), persistent = false,
-                limits = { memory_mb = 4096 }   (this bot's own limits)
+                limits = { memory_mb = 4096 }   (this bot's own limits),
+                resources = ["java"]   # Dask: only workers started with --resources java=N
 
+``database`` defaults to ``$REFEREE_DB``, else ``runs/referee.sqlite``.
 Relative paths in bot commands (the program and file arguments) are taken
 from the directory the tournament is run from, and checked when the file is
-loaded, before any match.
+loaded, before any match (on a Dask cluster: from each worker's directory).
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ from referee.runner import FAULT_POLICIES
 CLOCKS = ("wall", "cpu")
 
 SCHEDULES = ("round_robin", "duplicate")
+EXECUTORS = ("local", "dask")
 UNTILS = ("separated",)
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 
@@ -73,6 +77,7 @@ class BotEntry:
     external: bool = False
     token: str = ""
     persistent: bool = False
+    resources: list[str] = field(default_factory=list)  # Dask worker resources a match of this bot needs
     #: this bot's limits (the tournament's ``[limits]`` with its own overrides)
     limits: Limits | None = None
 
@@ -114,6 +119,8 @@ class TournamentSpec:
     trueskill: TrueSkillParams = field(default_factory=TrueSkillParams)
     limits: Limits = field(default_factory=Limits)
     base_dir: str = "."
+    executor: str = "local"  # where matches run: local (this process) or dask (a Dask cluster)
+    scheduler: str = ""  # the Dask scheduler's address, e.g. tcp://10.0.0.5:8786
     #: ``"wall"`` or ``"cpu"`` (see referee.runner.CLOCKS)
     clock: str = "wall"
     bot_uids: str = "auto"
@@ -126,17 +133,30 @@ class TournamentSpec:
         concurrency, paths or ports), so ``--resume`` can refuse a changed file."""
         d = asdict(self)
         for k in ("concurrency", "database", "log_dir", "port", "base_dir", "limits", "connect_timeout_ms",
-                  "bot_uids", "isolate_network", "cwd"):
+                  "bot_uids", "isolate_network", "cwd", "executor", "scheduler"):
             d.pop(k)
         if d["clock"] == "wall":
             d.pop("clock")  # files from before the CPU clock keep their fingerprint
         for b in d["bots"]:
             b.pop("token", None)
+            b.pop("resources", None)
             b.pop("limits", None)
         if not self.until:  # fixed schedules keep the fingerprint they had before adaptive ones existed
             for k in ("until", "confidence", "max_matches"):
                 d.pop(k)
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
+
+    def public_json(self) -> dict[str, Any]:
+        """The spec as stored in the results database: external bots' tokens
+        and the database password are not in it."""
+        from tournaments.store import mask_url
+
+        d = asdict(self)
+        d["database"] = mask_url(self.database)
+        for b in d["bots"]:
+            if b.get("token"):
+                b["token"] = "***"
+        return d
 
 
 _BARE_KEY = r"[A-Za-z0-9_\-]+"
@@ -274,7 +294,7 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
         return v
 
     known = {"name", "game", "players", "schedule", "games", "seed", "concurrency", "database", "log_dir",
-             "port", "variant", "params", "clock", "faults", "trueskill", "limits", "sandbox", "bots"}
+             "port", "variant", "params", "clock", "faults", "trueskill", "limits", "sandbox", "execution", "bots"}
     for k in raw:
         if k not in known:
             bad(k, f"unknown key (known: {', '.join(sorted(known))})")
@@ -318,7 +338,7 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
     seed = get(raw, "seed", "seed", int, 1, lambda v: 0 <= v < 2**63, "must be 0..2^63-1")
     concurrency = get(raw, "concurrency", "concurrency", int, os.cpu_count() or 1, lambda v: 1 <= v <= 256,
                       "must be 1..256")
-    database = get(raw, "database", "database", str, "runs/referee.sqlite")
+    database = get(raw, "database", "database", str, os.environ.get("REFEREE_DB") or "runs/referee.sqlite")
     log_dir = get(raw, "log_dir", "log_dir", str, "runs/logs")
     port = get(raw, "port", "port", int, 0, lambda v: 0 <= v <= 65535, "must be 0..65535")
     variant = get(raw, "variant", "variant", dict, {})
@@ -369,8 +389,10 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
 
     clock, faults, ts, lim = table("clock"), table("faults"), table("trueskill"), table("limits")
     sbx = table("sandbox")
+    execution = table("execution")
     for t, allowed, tn in ((clock, {"decision_ms", "bank_ms", "connect_timeout_ms", "kind"}, "clock"),
                            (sbx, {"bot_uids", "isolate_network"}, "sandbox"),
+                           (execution, {"executor", "scheduler"}, "execution"),
                            (faults, {"policy", "max_faults"}, "faults"),
                            (ts, {"mu", "sigma", "beta", "tau", "draw_probability"}, "trueskill"),
                            (lim, set(Limits.__dataclass_fields__), "limits")):
@@ -398,6 +420,10 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
                                      tsp.draw_probability, lambda v: 0 <= v < 1, "must be in [0, 1)"))
     if tsp.sigma <= 0 or tsp.beta <= 0:
         bad("trueskill", "sigma and beta must be > 0")
+    executor = get(execution, "executor", "execution.executor", str, "local", lambda v: v in EXECUTORS,
+                   f"must be one of {', '.join(EXECUTORS)}")
+    scheduler = get(execution, "scheduler", "execution.scheduler", str, "",
+                    lambda v: "://" in v or ":" in v, "must be a scheduler address like tcp://HOST:8786")
     limits = Limits()
     for k in Limits.__dataclass_fields__:
         setattr(limits, k, get(lim, k, f"limits.{k}", int, getattr(limits, k), lambda v: v >= 0, "must be >= 0"))
@@ -415,8 +441,9 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
             bad(key, "must be a table")
             continue
         for k in b:
-            if k not in {"name", "command", "external", "token", "persistent", "limits"}:
-                bad(f"{key}.{k}", "unknown key (known: command, external, limits, name, persistent, token)")
+            if k not in {"name", "command", "external", "token", "persistent", "limits", "resources"}:
+                bad(f"{key}.{k}", "unknown key (known: command, external, limits, name, persistent, resources, "
+                    "token)")
         bname = get(b, "name", f"{key}.name", str, "", lambda v: bool(_NAME_RE.match(v)),
                     "must be 1-64 letters, digits, '_', '-', '.'")
         if "name" not in b:
@@ -428,6 +455,9 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
         command = get(b, "command", f"{key}.command", str, "")
         token = get(b, "token", f"{key}.token", str, "")
         persistent = get(b, "persistent", f"{key}.persistent", bool, False)
+        resources = get(b, "resources", f"{key}.resources", list, [],
+                        lambda v: all(isinstance(x, str) and _NAME_RE.match(x) for x in v),
+                        "must be a list of resource names, e.g. [\"java\"]")
         own_limits = None
         if "limits" in b:
             lb = get(b, "limits", f"{key}.limits", dict, {})
@@ -446,7 +476,7 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
             bad(f"{key}.command", "missing (or set external = true with a token)")
         elif (why := check_command(command, Path(cwd))) is not None:
             bad(f"{key}.command", why)
-        bots.append(BotEntry(bname, command, external, token, persistent, own_limits))
+        bots.append(BotEntry(bname, command, external, token, persistent, resources=list(resources), limits=own_limits))
     if cls is not None and players and len(bots) < players:
         bad("bots[0]" if bots else "bots", f"{len(bots)} bot(s) for {players}-player matches: need at least {players}")
     if until and cls is not None and players and len(bots) >= players and max_matches:
@@ -458,6 +488,9 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
                 "in every seat rotation, games times)")
     if any(b.external for b in bots) and port == 0 and not remote:
         bad("port", "external bots need a fixed port to connect to")
+    if executor == "dask" and any(b.external for b in bots):
+        bad("execution.executor", "external bots connect to this machine's referee: they cannot play on a "
+            "Dask cluster (use executor = \"local\")")
 
     if problems:
         problems.sort(key=lambda p: (p[1] is None, p[1] or 0))
@@ -468,7 +501,7 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
         concurrency=concurrency, database=database, log_dir=log_dir, port=port, variant=variant,
         params=params, decision_ms=decision_ms, bank_ms=bank_ms, fault_policy=policy, max_faults=max_faults,
         connect_timeout_ms=connect_ms, trueskill=tsp, limits=limits, base_dir=base_dir, clock=clock_kind,
-        bot_uids=bot_uids, isolate_network=isolate_network, cwd=cwd)
+        bot_uids=bot_uids, isolate_network=isolate_network, cwd=cwd, executor=executor, scheduler=scheduler)
 
 
 def _uids_ok(v: str) -> bool:

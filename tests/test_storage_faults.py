@@ -1,0 +1,167 @@
+"""Storage faults stop a tournament with a message naming the file and the
+problem (no traceback), lose nothing already recorded, and `--resume`
+finishes once the cause is fixed: a corrupt database, a database deleted
+mid-run, a full disk under the database, a full disk under the logs.
+
+A full disk is a small tmpfs mounted for the test (needs root, as in CI)
+and grown afterwards with ``mount -o remount,size=...``."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pytest
+
+from conftest import PY, ROOT
+from referee.runner import replay_log
+from tournaments.store import Store, StorageError
+
+BOTS4 = "\n".join(f'[[bots]]\nname = "b{i}"\ncommand = "python sample_bots/random_bot.py --seed {i}"\n'
+                  for i in range(4))
+
+
+def _write(tmp_path: Path, name: str, db: Path, logs: Path) -> Path:
+    f = tmp_path / f"{name}.toml"
+    f.write_text(f'name = "{name}"\ngame = "doudizhu"\nplayers = 3\nseed = 9\nconcurrency = 2\n'
+                 f'database = "{db}"\nlog_dir = "{logs}"\nparams = {{ rounds = 1 }}\n{BOTS4}')
+    return f
+
+
+def _cli(*args: str, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([PY, "-m", "referee.cli", *args], cwd=ROOT, capture_output=True, text=True, **kw)
+
+
+@contextmanager
+def small_disk(path: Path, size_kb: int) -> Iterator[Callable[[int], None]]:
+    """A tmpfs of ``size_kb`` at ``path``; yields a function that resizes it."""
+    if os.geteuid() != 0:
+        pytest.skip("a full disk is simulated with a small tmpfs, which needs root (CI runs as root)")
+    path.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_kb}k", "tmpfs", str(path)], check=True)
+    try:
+        yield lambda kb: subprocess.run(["mount", "-o", f"remount,size={kb}k", str(path)], check=True)
+    finally:
+        subprocess.run(["umount", "-l", str(path)], check=False)
+
+
+def _recorded(db: Path, name: str) -> list:
+    s = Store(str(db), create=False)
+    try:
+        t = s.tournament(name)
+        return s.matches(t["id"]) if t else []
+    finally:
+        s.close()
+
+
+def _finish_and_check(f: Path, db: Path, name: str, kept: list) -> None:
+    r = _cli("tournament", "run", str(f), "--resume", "--quiet")
+    assert r.returncode == 0, r.stderr
+    rows = _recorded(db, name)
+    assert [m.idx for m in rows] == list(range(12))  # each match once, none missing
+    by_idx = {m.idx: m for m in rows}
+    for m in kept:  # what was recorded before the fault is still there, unchanged
+        assert by_idx[m.idx].result == m.result
+    for m in rows:
+        spec, _, result = replay_log(Path(m.log_path))
+        assert spec.seed == m.seed and result.scores == m.result["scores"]
+
+
+def _clean_failure(r: subprocess.CompletedProcess, *needles: str) -> None:
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    assert "Traceback" not in r.stderr and "Traceback" not in r.stdout, r.stderr
+    for n in needles:
+        assert n in r.stderr, r.stderr
+
+
+def test_a_corrupt_database_is_named_and_nothing_is_overwritten(tmp_path: Path) -> None:
+    db = tmp_path / "c.sqlite"
+    db.write_bytes(b"this is not a database, it is a shopping list\n" * 200)
+    before = db.read_bytes()
+    f = _write(tmp_path, "c", db, tmp_path / "logs")
+    r = _cli("tournament", "run", str(f), "--quiet")
+    _clean_failure(r, str(db), "is corrupt")
+    for cmd in (("leaderboard", "--db", str(db)), ("tournament", "status", "--db", str(db))):
+        _clean_failure(_cli(*cmd), str(db), "is corrupt")
+    assert db.read_bytes() == before
+    db.unlink()  # the cause fixed (moved away): the run starts and finishes
+    _finish_and_check(f, db, "c", [])
+
+
+def _run_until(f: Path, db: Path, name: str, n: int) -> subprocess.Popen:
+    proc = subprocess.Popen([PY, "-m", "referee.cli", "tournament", "run", str(f), "--quiet"], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            if len(_recorded(db, name)) >= n:
+                break
+        except StorageError:
+            pass
+        time.sleep(0.1)
+    return proc
+
+
+def test_a_database_deleted_mid_run_stops_the_run_and_resume_replays(tmp_path: Path) -> None:
+    db = tmp_path / "d.sqlite"
+    f = _write(tmp_path, "d", db, tmp_path / "logs")
+    proc = _run_until(f, db, "d", 2)
+    try:
+        for p in tmp_path.glob("d.sqlite*"):
+            p.unlink()
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    _clean_failure(subprocess.CompletedProcess(proc.args, proc.returncode, out, err), str(db), "was deleted")
+    _finish_and_check(f, db, "d", [])
+
+
+@pytest.mark.slow
+def test_a_full_disk_under_the_database_stops_cleanly_and_resume_finishes(tmp_path: Path) -> None:
+    with small_disk(tmp_path / "disk", 256) as resize:
+        db = tmp_path / "disk" / "f.sqlite"
+        filler = tmp_path / "disk" / "filler"
+        f = _write(tmp_path, "f", db, tmp_path / "logs")
+        proc = _run_until(f, db, "f", 2)
+        try:
+            fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
+            try:  # fill what is left
+                while os.write(fd, b"\0" * 4096):
+                    pass
+            except OSError:
+                pass
+            finally:
+                os.close(fd)
+            out, err = proc.communicate(timeout=120)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+        r = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+        _clean_failure(r, str(db), "disk is full", "--resume")
+        resize(64 * 1024)  # the cause fixed
+        filler.unlink()
+        kept = _recorded(db, "f")
+        assert len(kept) >= 2  # nothing recorded was lost
+        _finish_and_check(f, db, "f", kept)
+
+
+@pytest.mark.slow
+def test_a_full_disk_under_the_logs_stops_cleanly_and_resume_finishes(tmp_path: Path) -> None:
+    with small_disk(tmp_path / "disk", 120) as resize:
+        db = tmp_path / "l.sqlite"
+        logs = tmp_path / "disk" / "logs"
+        f = _write(tmp_path, "l", db, logs)
+        r = _cli("tournament", "run", str(f), "--quiet")
+        _clean_failure(r, str(logs / "l"), "No space left on device", "--resume")
+        kept = _recorded(db, "l")
+        assert 0 < len(kept) < 12
+        for m in kept:  # every log recorded before the fault is whole
+            replay_log(Path(m.log_path))
+        resize(64 * 1024)
+        _finish_and_check(f, db, "l", kept)

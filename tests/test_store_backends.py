@@ -1,0 +1,286 @@
+"""The results store on SQLite and on a real PostgreSQL server (started by
+the tests, see pgserver.py): records, concurrent first use, leases, secrets,
+two drivers at once, kill -9 and resume, `status` after an interruption."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from conftest import PY, ROOT
+from pgserver import pg_server  # noqa: F401  (session fixture)
+from tournaments.store import LeaseHeld, LeaseHolder, Store, StorageError
+
+BOTS4 = "\n".join(f'[[bots]]\nname = "b{i}"\ncommand = "python sample_bots/random_bot.py --seed {i}"\n'
+                  for i in range(4))
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return str(tmp_path / "r.sqlite")
+    return request.getfixturevalue("pg_server").new_database()
+
+
+def _cli(*args: str, env: dict | None = None, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([PY, "-m", "referee.cli", *args], cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, **kw)
+
+
+def _write(tmp_path: Path, name: str, database: str | None, extra: str = "", bots: str = BOTS4) -> Path:
+    f = tmp_path / f"{name}.toml"
+    db = f'database = "{database}"\n' if database else ""
+    f.write_text(f'name = "{name}"\ngame = "doudizhu"\nplayers = 3\nseed = 9\nconcurrency = 2\n{db}'
+                 f'log_dir = "{tmp_path / "logs"}"\nparams = {{ rounds = 1 }}\n{extra}\n{bots}')
+    return f
+
+
+def _board(db: str, name: str) -> list[dict]:
+    r = _cli("leaderboard", "--db", db, "--tournament", name, "--format", "json")
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def test_store_records_and_reads_back_on_both_backends(db_url: str) -> None:
+    s = Store(db_url)
+    me = LeaseHolder.me()
+    tid = s.create_tournament("t", "doudizhu", {"x": 1}, "fp", 2, [("a", "cmd a", False), ("b", "", True)], me)
+    result = {"scores": [2, -1, -1], "ranks": [1, 2, 2], "faults": [{"seat": 1, "kind": "timeout", "rule": "",
+                                                                      "message": "m"}], "forfeited": []}
+    s.record_match(tid, 1, 2**62 + 5, ["a", "b", "a"], "complete", result, "l.jsonl", 7, 0.5)
+    s.record_match(tid, 1, 2**62 + 5, ["a", "b", "a"], "complete", result, "l.jsonl", 7, 0.5)  # ignored
+    s.record_match(tid, 0, 3, ["b", "a", "b"], "aborted", {"scores": None}, None, 0, 0.1)
+    rows = s.matches(tid)
+    assert [(r.idx, r.seed, r.status) for r in rows] == [(0, 3, "aborted"), (1, 2**62 + 5, "complete")]
+    assert rows[1].result == result and rows[1].seats == ["a", "b", "a"]
+    assert s.fault_counts(tid) == {"b": {"timeout": 1}}
+    s.write_rating_history(tid, [(1, "a", 26.0, 7.0), (1, "b", 24.0, 7.0)])
+    assert s.finished_indices(tid) == {0, 1}
+    assert s.run_state(s.tournament("t"))[0] == "running"
+    s.delete_tournament("t", me)
+    assert s.tournament("t") is None and s.list_tournaments() == []
+    s.close()
+    Store(db_url).close()  # reopening an existing database migrates nothing and fails nothing
+
+
+_FIRST_USE = """
+import sys, time
+from tournaments.store import Store
+url, i, start = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+while time.time() < start:
+    time.sleep(0.001)
+s = Store(url)
+tid = s.create_tournament(f"t{i}", "doudizhu", {}, "fp", 1, [("a", "c", False)])
+s.record_match(tid, 0, 1, ["a", "a", "a"], "complete", {"scores": [0, 0, 0], "ranks": [1, 1, 1]}, None, 1, 0.1)
+s.close()
+"""
+
+
+def test_several_processes_opening_an_empty_database_at_once_all_succeed(db_url: str) -> None:
+    start = time.time() + 3.0  # every process is started and importing by then
+    procs = [subprocess.Popen([PY, "-c", _FIRST_USE, db_url, str(i), str(start)], cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in range(6)]
+    errors = []
+    for p in procs:
+        out, err = p.communicate(timeout=120)
+        if p.returncode != 0:
+            errors.append(err[-800:])
+    assert not errors, errors
+    s = Store(db_url)
+    assert sorted(t["name"] for t in s.list_tournaments()) == [f"t{i}" for i in range(6)]
+    with s.engine.connect() as c:
+        assert c.execute(text("SELECT count(*) FROM schema_info")).scalar() == 1
+    s.close()
+
+
+def test_a_live_lease_refuses_a_second_driver_and_an_expired_one_is_taken_over(db_url: str) -> None:
+    s = Store(db_url)
+    first = LeaseHolder("first-driver", "elsewhere", 4242)  # another host: only the heartbeat's age counts
+    tid = s.create_tournament("t", "doudizhu", {}, "fp", 1, [], first)
+    second = LeaseHolder.me()
+    with pytest.raises(LeaseHeld, match="pid 4242 on host elsewhere"):
+        s.acquire_lease(tid, second)
+    with pytest.raises(LeaseHeld):
+        s.delete_tournament("t", second)  # --fresh cannot pull a running tournament away
+    assert s.heartbeat(tid, first) and not s.heartbeat(tid, second)
+    time.sleep(1.2)
+    taken = s.acquire_lease(tid, second, ttl_s=1.0)  # the first driver's heartbeat is now older than the TTL
+    assert taken is not None and taken["holder"] == "first-driver"
+    assert not s.heartbeat(tid, first)  # the first driver learns it lost the lease (and stops)
+    assert s.lease(tid)["pid"] == os.getpid()
+    s.release_lease(tid, second)
+    assert s.lease(tid) is None
+    s.close()
+
+
+def test_a_dead_drivers_lease_on_this_host_is_taken_over_at_once(db_url: str) -> None:
+    dead = subprocess.run([PY, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    s = Store(db_url)
+    import socket
+
+    tid = s.create_tournament("t", "doudizhu", {}, "fp", 1, [],
+                              LeaseHolder("gone", socket.gethostname(), int(dead.stdout)))
+    assert s.run_state(s.tournament("t"))[0] == "interrupted"
+    assert s.acquire_lease(tid, LeaseHolder.me())["holder"] == "gone"
+    s.close()
+
+
+def test_database_password_is_masked_and_external_tokens_are_not_stored(pg_server, tmp_path: Path) -> None:
+    url = pg_server.new_database().replace("referee@", "referee:hunter2-secret@")  # trust auth ignores it
+    bots = BOTS4 + '[[bots]]\nname = "visitor"\nexternal = true\ntoken = "visitor-token-123"\n'
+    f = _write(tmp_path, "sec", url, extra="port = 1\n", bots=bots)
+    from tournaments import spec as tspec
+    from tournaments.run import _open
+    from tournaments.schedule import build
+
+    spec = tspec.load(f)
+    s = Store(spec.database)
+    _open(spec, False, False, s, build(spec), LeaseHolder.me())
+    with s.engine.connect() as c:
+        dump = json.dumps([list(r) for r in c.execute(text("SELECT * FROM tournaments"))]
+                          + [list(r) for r in c.execute(text("SELECT * FROM bots"))])
+    assert "visitor-token-123" not in dump and "hunter2-secret" not in dump
+    assert "visitor" in dump and "***" in dump
+    assert "hunter2" not in s.display_url and "***" in s.display_url
+    s.close()
+    r = _cli("tournament", "status", "--db", url)
+    assert r.returncode == 0, r.stderr
+    assert "hunter2" not in r.stdout + r.stderr
+    r = _cli("tournament", "run", str(f), "--quiet")  # refused: it exists; the message names the database
+    assert r.returncode == 2 and "***" in r.stderr and "hunter2" not in r.stdout + r.stderr
+
+
+def test_reading_commands_find_the_database_from_db_config_or_env(tmp_path: Path) -> None:
+    db = tmp_path / "cfg.sqlite"
+    f = _write(tmp_path, "cfg", str(db))
+    assert _cli("tournament", "run", str(f), "--quiet").returncode == 0
+    by_db = _cli("leaderboard", "--db", str(db), "-f", "json")
+    by_config = _cli("leaderboard", "--config", str(f), "-f", "json")
+    by_env = _cli("leaderboard", "-f", "json", env={"REFEREE_DB": str(db)})
+    assert by_db.returncode == by_config.returncode == by_env.returncode == 0, by_env.stderr
+    assert json.loads(by_db.stdout) == json.loads(by_config.stdout) == json.loads(by_env.stdout)
+    for args, env in ((("--config", str(f)), None), ((), {"REFEREE_DB": str(db)})):
+        st = _cli("tournament", "status", *args, env=env)
+        assert st.returncode == 0 and "cfg: doudizhu, 12/12 matches done, status complete" in st.stdout
+    # a tournament file without `database` runs into $REFEREE_DB
+    g = _write(tmp_path, "envrun", None)
+    envdb = tmp_path / "from-env.sqlite"
+    r = _cli("tournament", "run", str(g), "--quiet", env={"REFEREE_DB": str(envdb)})
+    assert r.returncode == 0, r.stderr
+    assert _cli("tournament", "status", "envrun", "--db", str(envdb)).returncode == 0
+    missing = _cli("leaderboard", "--db", str(tmp_path / "nope.sqlite"))
+    assert missing.returncode == 1 and "no results database" in missing.stderr
+    assert not (tmp_path / "nope.sqlite").exists()
+
+
+def _wait_matches(url: str, name: str, n: int, proc: subprocess.Popen, timeout_s: float = 120) -> int:
+    deadline = time.monotonic() + timeout_s
+    done = 0
+    while time.monotonic() < deadline and done < n and proc.poll() is None:
+        time.sleep(0.2)
+        try:
+            s = Store(url, create=False)
+            t = s.tournament(name)
+            done = len(s.finished_indices(t["id"])) if t else 0
+            s.close()
+        except StorageError:
+            done = 0
+    return done
+
+
+@pytest.mark.slow
+def test_kill_9_on_postgresql_then_status_says_interrupted_and_resume_equals_uninterrupted(
+        pg_server, tmp_path: Path) -> None:
+    url = pg_server.new_database()
+    f = _write(tmp_path, "kp", url)
+    proc = subprocess.Popen([PY, "-m", "referee.cli", "tournament", "run", str(f), "--quiet"], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        assert _wait_matches(url, "kp", 3, proc) >= 3, "tournament made no progress"
+        st = _cli("tournament", "status", "kp", "--db", url)
+        assert "status running" in st.stdout and f"lease held by pid {proc.pid} on this host" in st.stdout
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+    st = _cli("tournament", "status", "kp", "--db", url)
+    assert st.returncode == 0 and "status interrupted" in st.stdout and "is gone" in st.stdout, st.stdout
+    s = Store(url)
+    partial = len(s.finished_indices(s.tournament("kp")["id"]))
+    s.close()
+    assert partial < 12, "killed too late to test resume"
+    r = _cli("tournament", "run", str(f), "--resume", "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert f"{partial} already done" in r.stderr
+    s = Store(url)
+    rows = s.matches(s.tournament("kp")["id"])
+    assert [m.idx for m in rows] == list(range(12))
+    s.close()
+    logs = sorted((tmp_path / "logs" / "kp").glob("*.jsonl"))
+    assert len(logs) == 12 and not list((tmp_path / "logs" / "kp").glob("*.part"))
+    f2 = _write(tmp_path, "kp2", str(tmp_path / "kp2.sqlite"))
+    f2.write_text(f2.read_text().replace('name = "kp2"', 'name = "kp"'))
+    assert _cli("tournament", "run", str(f2), "--quiet").returncode == 0
+    assert _board(url, "kp") == _board(str(tmp_path / "kp2.sqlite"), "kp")
+
+
+@pytest.mark.parametrize("how", ["sigterm", "sigint"])
+def test_status_says_interrupted_after_sigterm_or_ctrl_c(tmp_path: Path, how: str) -> None:
+    db = tmp_path / "st.sqlite"
+    f = _write(tmp_path, "st", str(db))
+    proc = subprocess.Popen([PY, "-m", "referee.cli", "tournament", "run", str(f), "--quiet"], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert _wait_matches(str(db), "st", 1, proc) >= 1
+        proc.send_signal(signal.SIGTERM if how == "sigterm" else signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130 and "--resume" in err and "Traceback" not in err, err
+    st = _cli("tournament", "status", "--db", str(db))
+    assert "status interrupted" in st.stdout and "no driver holds its lease" in st.stdout, st.stdout
+    listed = _cli("tournament", "list", "--db", str(db), "--format", "json")
+    assert listed.returncode == 0 and json.loads(listed.stdout)[0]["status"] == "interrupted", listed.stderr
+    r = _cli("tournament", "run", str(f), "--resume", "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert not list((tmp_path / "logs" / "st").glob("*.part"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_two_drivers_started_at_once_one_is_refused_and_every_match_is_played_once(
+        tmp_path: Path, backend: str, request) -> None:
+    url = str(tmp_path / "two.sqlite") if backend == "sqlite" else request.getfixturevalue("pg_server").new_database()
+    f = _write(tmp_path, "two", url)
+    procs = [subprocess.Popen([PY, "-m", "referee.cli", "tournament", "run", str(f), "--quiet", "--resume"],
+                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              start_new_session=True) for _ in range(2)]
+    try:
+        results = [p.communicate(timeout=300) for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+    codes = sorted(p.returncode for p in procs)
+    assert codes == [0, 2], results
+    refused = next(err for p, (_, err) in zip(procs, results) if p.returncode == 2)
+    assert "is being run by pid" in refused and "Traceback" not in refused
+    s = Store(url)
+    rows = s.matches(s.tournament("two")["id"])
+    s.close()
+    assert [m.idx for m in rows] == list(range(12))
+    from referee.runner import replay_log
+
+    for m in rows:  # every log is whole and its own match's
+        spec, _, result = replay_log(Path(m.log_path))
+        assert spec.seed == m.seed and result.scores == m.result["scores"]
