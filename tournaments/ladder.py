@@ -37,6 +37,7 @@ import grpc
 import trueskill
 
 from referee.bots import check_command
+from referee.games import game_class
 from referee.play import SeatPlan, play_match
 from referee.runner import MatchSpec
 from referee.sandbox import Sandbox, SandboxError, prepare
@@ -220,6 +221,8 @@ class LadderState:
         self.spec = spec
         self.live = LiveRating(spec.t.trueskill, spec.t.game, spec.t.players)
         self.env = self.live.env
+        #: the seats of each team in a partnership game (the game says: ``Game.teams``), else empty
+        self.teams = game_class(spec.t.game).teams(spec.t.players)
         self.entrants: dict[str, Version] = {}
         self.versions: dict[str, Version] = {}
         self.ratings: dict[str, trueskill.Rating] = {}
@@ -250,7 +253,7 @@ class LadderState:
     def next_match(self) -> Scheduled | None:
         """The match the matchmaker picks now (not recorded), or ``None``."""
         seats = matchmaking.choose(self.candidates(), self.spec.t.players, self.env, self.spec.t.seed,
-                                   self.next_sched, active=len(self.eligible()))
+                                   self.next_sched, active=len(self.eligible()), teams=self.teams)
         if seats is None:
             return None
         sched = self.next_sched
