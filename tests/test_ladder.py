@@ -6,6 +6,7 @@ the admin token, in process over real gRPC."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
 import re
@@ -306,7 +307,17 @@ def test_a_second_sigterm_abandons_the_match_in_progress_and_stops_every_bot(tmp
     assert verify_history(spec, events, rows) == []
 
 
-def test_an_external_entrant_plays_while_connected(tmp_path: Path) -> None:
+def _scan_for(secret: str, *roots: Path) -> list[str]:
+    """Files under ``roots`` whose bytes contain ``secret``."""
+    hits = []
+    for root in roots:
+        for f in [root] if root.is_file() else root.rglob("*"):
+            if f.is_file() and secret.encode() in f.read_bytes():
+                hits.append(str(f))
+    return hits
+
+
+def test_an_external_entrant_plays_while_connected_and_its_token_is_stored_only_hashed(tmp_path: Path) -> None:
     marker = f"lad{secrets.token_hex(4)}"
     f = _file(tmp_path, "ext", [("a", _bot("random", 1, marker)), ("b", _bot("random", 2, marker))])
     spec = load(f)
@@ -314,24 +325,29 @@ def test_an_external_entrant_plays_while_connected(tmp_path: Path) -> None:
     lines: list[str] = []
     md = [("x-admin-token", ADMIN)]
 
-    async def main() -> tuple:
+    async def run(add: bool) -> tuple:
+        """One run of the ladder: (with ``add``: add the external entrant, then) start the
+        external bot and wait for a match of it to finish; then stop the ladder."""
         lad = Ladder(spec, ADMIN, say=lines.append)
         stop = asyncio.Event()
         task = asyncio.create_task(lad.run(stop))
         await asyncio.wait_for(lad.ready.wait(), 60)
-        proc = None
+        start = len(lines)
+        proc = offline = online = None
+        rc = None
         try:
             async with grpc.aio.insecure_channel(f"127.0.0.1:{lad.port}") as ch:
                 stub = admin_pb2_grpc.AdminServiceStub(ch)
-                res = await stub.LadderAdd(admin_pb2.LadderAddRequest(name="ext", token=token), metadata=md)
-                assert res.change.label == "ext@v1"
+                if add:
+                    res = await stub.LadderAdd(admin_pb2.LadderAddRequest(name="ext", token=token), metadata=md)
+                    assert res.change.label == "ext@v1"
                 offline = await stub.LadderStatus(admin_pb2.LadderStatusRequest(), metadata=md)
                 proc = subprocess.Popen([PY, "sample_bots/heuristic_bot.py", "--referee", f"127.0.0.1:{lad.port}",
                                          "--name", marker], cwd=ROOT, env={**os.environ, "REFEREE_TOKEN": token},
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 deadline = time.monotonic() + 120
                 while time.monotonic() < deadline and not any(
-                        ln.startswith("match") and "finished" in ln and "ext@v1" in ln for ln in lines):
+                        ln.startswith("match") and "finished" in ln and "ext@v1" in ln for ln in lines[start:]):
                     await asyncio.sleep(0.2)
                 online = await stub.LadderStatus(admin_pb2.LadderStatusRequest(), metadata=md)
         finally:
@@ -341,7 +357,7 @@ def test_an_external_entrant_plays_while_connected(tmp_path: Path) -> None:
                 rc = await asyncio.to_thread(proc.wait, 20)  # the ladder's Goodbye ends it
         return offline, online, rc
 
-    offline, online, rc = asyncio.run(main())
+    offline, online, rc = asyncio.run(run(add=True))
     ext = {e.name: e for e in offline.entrants}["ext"]
     assert ext.external and not ext.online
     ext = {e.name: e for e in online.entrants}["ext"]
@@ -353,5 +369,40 @@ def test_an_external_entrant_plays_while_connected(tmp_path: Path) -> None:
     first = next(e.seq for e in events if e.kind == "online" and e.name == "ext")
     assert not [e for e in events if e.kind == "scheduled" and e.seq < first]  # two bots for three seats: it waited
     assert any(ln.startswith("ext@v1 connected") for ln in lines)
-    assert {v["label"]: v["external"] for v in versions}["ext@v1"] is True
+    ver = {v["label"]: v for v in versions}["ext@v1"]
+    assert ver["external"] is True and ver["token"] == "sha256:" + hashlib.sha256(token.encode()).hexdigest()
+    played = ext.matches
+
+    # a restarted ladder knows the token by its hash only, and still accepts the bot
+    offline, online, rc = asyncio.run(run(add=False))
+    ext = {e.name: e for e in online.entrants}["ext"]
+    assert ext.online and ext.matches > played, lines
+    assert rc == 0
+    _, events2, rows2, _ = _history(f)
+    assert verify_history(spec, events2, rows2) == []
+    # the token is nowhere: not in the database file (nor its journal), the logs, or what the ladder said
+    assert _scan_for(token, tmp_path) == []
+    assert not [ln for ln in lines if token in ln]
     assert _no_bot_left(marker)
+
+
+def test_a_token_stored_in_the_clear_by_an_older_ladder_is_replaced_by_its_hash(tmp_path: Path) -> None:
+    from sqlalchemy import insert
+
+    from tournaments.ladder_store import ladder_versions
+
+    token = secrets.token_hex(16)
+    db = tmp_path / "old.sqlite"
+    store = Store(str(db))
+    ls = LadderStore(store)
+    tid = ls.create("old", "doudizhu", {"bots": []}, "f")
+    with store.engine.begin() as c:  # what the first ladder version wrote
+        c.execute(insert(ladder_versions).values(tournament_id=tid, name="ext", version=1, label="ext@v1",
+                                                 command="", external=True, token=token, state="active",
+                                                 reason="", added_seq=1))
+    assert _scan_for(token, tmp_path)  # in the file or its WAL
+    assert ls.token_hashes(tid) == {"ext@v1": hashlib.sha256(token.encode()).hexdigest()}
+    assert ls.versions(tid)[0]["token"].startswith("sha256:")
+    assert _scan_for(token, tmp_path) == []  # also while the database is open
+    store.close()
+    assert _scan_for(token, tmp_path) == []

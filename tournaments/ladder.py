@@ -41,9 +41,9 @@ from referee.games import game_class
 from referee.play import SeatPlan, play_match
 from referee.runner import MatchSpec
 from referee.sandbox import Sandbox, SandboxError, prepare
-from referee.service import Referee
+from referee.service import Referee, token_digest
 from tournaments import matchmaking
-from tournaments.ladder_store import Event, FinishedMatch, LadderStore
+from tournaments.ladder_store import Event, FinishedMatch, LadderStore, stored_token
 from tournaments.rating import LiveRating
 from tournaments.schedule import derive_seed
 from tournaments.spec import SpecError, TournamentSpec, _key_lines, parse
@@ -175,7 +175,10 @@ def label_of(name: str, version: int) -> str:
 class Version:
     """One version of an entrant and its record. ``plays``: matches scheduled;
     ``last_sched``: scheduling number of its last match (its join point before
-    any); ``streak``: faulty matches in a row."""
+    any); ``streak``: faulty matches in a row. An external bot's token is
+    known by its SHA-256 only (``token_hash``, what the database keeps);
+    ``token`` is the token itself once the bot has presented it (in memory
+    only, learnt from the referee), else empty."""
 
     name: str
     version: int
@@ -192,6 +195,7 @@ class Version:
     seat_counts: list[int] = field(default_factory=list)
     streak: int = 0
     last_fault: str = ""
+    token_hash: str = ""
 
     @property
     def label(self) -> str:
@@ -298,7 +302,7 @@ class LadderState:
             if old is not None:
                 old.state, old.reason = "replaced", f"replaced by v{d['version']}"
             v = Version(e.name or "", d["version"], d.get("command", ""), d.get("external", False),
-                        d.get("token", ""), self.next_sched - 1, online=d.get("online", False),
+                        "", self.next_sched - 1, online=d.get("online", False),
                         seat_counts=[0] * self.spec.t.players)
             self.entrants[v.name] = v
             self.versions[v.label] = v
@@ -445,9 +449,9 @@ class Ladder:
         self.tid = int(t["id"])
         rows = self.lstore.match_rows(self.tid)
         self.state = rebuild(self.spec, self.lstore.events(self.tid), rows)
-        tokens = {v["label"]: v["token"] for v in self.lstore.versions(self.tid)}
+        hashes = self.lstore.token_hashes(self.tid)  # also turns tokens stored by older versions into hashes
         for lbl, v in self.state.versions.items():
-            v.token = tokens.get(lbl, "")
+            v.token_hash = hashes.get(lbl, "")
         self.store.set_tournament_status(self.tid, "running")
 
     def _delete(self, tid: int) -> None:
@@ -477,20 +481,29 @@ class Ladder:
         self.wake.set()
         return numbered
 
+    def _token(self, v: Version) -> str:
+        """The token of external version ``v`` once its bot has presented it (else "")."""
+        if not v.token and v.token_hash and self.ref is not None:
+            v.token = self.ref.token_for_digest(v.token_hash) or ""
+        return v.token
+
     async def _add_version(self, kind: str, name: str, command: str, token: str, external: bool) -> Event:
         old = self.state.entrants.get(name)
         version = old.version + 1 if old is not None else 1
         label = label_of(name, version)
-        online = bool(external and self.ref is not None and self.ref.connected(token))
+        digest = token_digest(token) if external else ""
+        known = self.ref.token_for_digest(digest) if external and self.ref is not None else None
+        online = bool(known and self.ref is not None and self.ref.connected(known))
         data = {"version": version, "label": label, "command": command, "external": external, "online": online}
         states = {old.label: ("replaced", f"replaced by v{version}")} if old is not None else None
         ev = (await self._commit([Event(0, kind, name, data=data)], new_version={
             "name": name, "version": version, "label": label, "command": command, "external": external,
-            "token": token, "state": "active", "reason": "", "added_seq": self.state.last_seq + 1},
-            version_states=states))[0]
-        self.state.versions[label].token = token
-        if external and self.ref is not None:
-            self.ref.register_token(token, label)
+            "token": stored_token(digest), "state": "active", "reason": "",
+            "added_seq": self.state.last_seq + 1}, version_states=states))[0]
+        v = self.state.versions[label]
+        v.token_hash, v.token = digest, known or ""
+        if external and self.ref is not None:  # the same path as after a restart: the referee knows the hash only
+            self.ref.register_token_hash(digest, label)
         self.say(f"{'added' if kind == 'add' else 'new version'} {label}"
                  f"{' (external: plays while connected)' if external else ''}")
         return ev
@@ -538,7 +551,7 @@ class Ladder:
             if token:
                 if len(token) < 16:
                     raise LadderRefusal(grpc.StatusCode.INVALID_ARGUMENT, "a token needs at least 16 characters")
-                if any(v.token == token and v.name != name for v in self.state.versions.values()):
+                if any(v.token_hash == token_digest(token) and v.name != name for v in self.state.versions.values()):
                     raise LadderRefusal(grpc.StatusCode.INVALID_ARGUMENT, "that token belongs to another entrant")
             ev = await self._add_version("add" if method == "LadderAdd" else "replace", name, command, token, bool(token))
             v = self.state.entrants[name]
@@ -586,8 +599,8 @@ class Ladder:
                 self.spec.host, t.port,
                 unix_path=self.sandbox.socket_path if self.sandbox.isolate_network else None)
             for v in self.state.versions.values():
-                if v.external and v.token:
-                    self.ref.register_token(v.token, v.label)
+                if v.external and v.token_hash:
+                    self.ref.register_token_hash(v.token_hash, v.label)
             async with self.lock:
                 if not self.state.entrants:  # a new ladder: the file's bots
                     for b in self.spec.t.bots:
@@ -646,13 +659,23 @@ class Ladder:
             self.say(f"abandoned match(es) {', '.join(map(str, sorted(left)))}: "
                      "they are played again when the ladder starts again")
 
+    async def _await_token(self, v: Version, timeout_s: float) -> str:
+        """The token of external ``v``, waiting up to ``timeout_s`` for its bot to
+        present it; if it does not, a token nobody has (the seat is a no-show)."""
+        assert self.ref is not None
+        deadline = asyncio.get_running_loop().time() + timeout_s
+        while not self._token(v) and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.2)
+        return self._token(v) or self.ref.new_token(v.label)
+
     async def _poll_online(self) -> None:
         """Record an ``online``/``offline`` event for each external bot whose connection changed."""
         assert self.ref is not None
         changes = []
         for v in self.state.entrants.values():
             if v.external and v.state == "active":
-                now = self.ref.connected(v.token)
+                tok = self._token(v)
+                now = bool(tok) and self.ref.connected(tok)
                 if now != v.online:
                     changes.append(Event(0, "online" if now else "offline", v.name, data={"label": v.label}))
         if changes:
@@ -664,8 +687,13 @@ class Ladder:
         assert self.ref is not None
         try:
             vs = [self.state.versions[lbl] for lbl in m.seats]
-            plans = [SeatPlan(token=v.token) if v.external else SeatPlan(command=v.command) for v in vs]
             t = self.spec.t
+            plans = []
+            for v in vs:
+                if v.external:  # a match cut short by the last stop may be played before its bot is back
+                    plans.append(SeatPlan(token=await self._await_token(v, t.connect_timeout_ms / 1000)))
+                else:
+                    plans.append(SeatPlan(command=v.command))
             ms = MatchSpec(game=t.game, players=t.players, seed=m.seed, seat_names=list(m.seats), variant=t.variant,
                            params=t.params, decision_ms=t.decision_ms, bank_ms=t.bank_ms,
                            fault_policy=t.fault_policy, max_faults=t.max_faults, match_id=m.match_id)

@@ -13,8 +13,10 @@ additive, older tables are untouched):
   ``abandoned``; ``name`` the entrant, ``sched`` the match's scheduling
   number, ``data_json`` the details. The ladder's state is rebuilt from it
   on restart, and matchmaking is a function of it.
-* ``ladder_versions``: one row per version of an entrant: command or token
-  (external bots), state (``active``, ``suspended``, ``retired``,
+* ``ladder_versions``: one row per version of an entrant: command, or for
+  an external bot the SHA-256 of its token (``token`` holds
+  ``"sha256:<hex>"``: the token itself is never written, see
+  :func:`stored_token`), state (``active``, ``suspended``, ``retired``,
   ``replaced``), reason, the event that added it.
 
 Every change is written in ONE transaction with its events (a finished
@@ -76,12 +78,21 @@ ladder_versions = Table(
     Column("label", String(64), nullable=False),
     Column("command", Text, nullable=False),
     Column("external", Boolean, nullable=False),
-    Column("token", Text, nullable=False),  # external bots only; never shown
+    Column("token", Text, nullable=False),  # external bots only: "sha256:<hex>" of the token, never the token
     Column("state", String(16), nullable=False),  # active | suspended | retired | replaced
     Column("reason", Text, nullable=False),
     Column("added_seq", Integer, nullable=False),
     UniqueConstraint("tournament_id", "label"),
 )
+
+
+#: how ``ladder_versions.token`` marks a token's SHA-256 (rows written before it held the token itself)
+TOKEN_HASH_PREFIX = "sha256:"
+
+
+def stored_token(digest: str) -> str:
+    """What ``ladder_versions.token`` keeps for a token whose SHA-256 is ``digest`` ("" for none)."""
+    return TOKEN_HASH_PREFIX + digest if digest else ""
 
 
 @dataclass
@@ -132,6 +143,33 @@ class LadderStore:
             q = select(ladder_versions).where(ladder_versions.c.tournament_id == tid).order_by(
                 ladder_versions.c.added_seq)
             return [dict(r) for r in c.execute(q).mappings()]
+
+    def token_hashes(self, tid: int) -> dict[str, str]:
+        """label -> SHA-256 (hex) of each external version's token. A token
+        stored in the clear by an older version of the ladder is replaced by
+        its hash here (on SQLite the file is then vacuumed and its WAL
+        truncated, so that no copy of it stays in free pages)."""
+        from referee.service import token_digest
+
+        out: dict[str, str] = {}
+        legacy: dict[str, str] = {}
+        for v in self.versions(tid):
+            tok = v["token"] or ""
+            if tok.startswith(TOKEN_HASH_PREFIX):
+                out[v["label"]] = tok[len(TOKEN_HASH_PREFIX):]
+            elif tok:
+                out[v["label"]] = legacy[v["label"]] = token_digest(tok)
+        if legacy:
+            with self.engine.begin() as c:
+                for label, digest in legacy.items():
+                    c.execute(update(ladder_versions).where(
+                        (ladder_versions.c.tournament_id == tid) & (ladder_versions.c.label == label)).values(
+                        token=stored_token(digest)))
+            if self.engine.dialect.name == "sqlite":
+                with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as c:
+                    c.exec_driver_sql("VACUUM")
+                    c.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")  # and no old page in the WAL file
+        return out
 
     def match_rows(self, tid: int) -> dict[int, MatchRow]:
         return {r.idx: r for r in self.store.matches(tid)}
