@@ -134,6 +134,21 @@ def _check_web(f: Path, labels: list[str]) -> None:
     assert list((out / "replays").iterdir())
 
 
+def _report(f: Path) -> Path:
+    spec = load(f)
+    out = Path(spec.t.log_dir).parent / "report"
+    r = _cli("report", spec.name, "--db", spec.t.database, "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def _entrant_row(index_html: str, name: str) -> str:
+    """The row of entrant ``name`` in the Entrants table of a report's index page."""
+    m = re.search(rf'<tr data-entrant="{re.escape(name)}" data-state="[a-z]+">.*?</tr>', index_html, re.S)
+    assert m, f"no entrant row for {name}"
+    return m.group(0)
+
+
 def _check_each_match_once(events, rows) -> None:
     scheduled = [e.sched for e in events if e.kind == "scheduled"]
     finished = [e.sched for e in events if e.kind == "finished"]
@@ -183,6 +198,11 @@ def test_ladder_add_replace_stop_and_restart(tmp_path: Path) -> None:
     assert states == {"r1@v1": "replaced", "r2@v1": "active", "h1@v1": "active", "newbot@v1": "active",
                       "r1@v2": "active"}
     _check_web(f, ["newbot@v1", "r1@v1", "r1@v2"])
+    out = _report(f)
+    row = _entrant_row((out / "index.html").read_text(), "r1")  # the current version and the history
+    assert 'data-state="active"' in row and "r1@v2" in row and "v1</a> <span class=\"muted\">replaced" in row
+    page = (out / "bots" / "r1_v1.html").read_text()
+    assert 'data-state="replaced"' in page and "replaced by v2" in page and 'data-version="r1@v2"' in page
     board = _board(f)
     # the new bot is rated (on the board with its matches; a 1-round match can end level, a draw
     # that live TrueSkill skips, so its sigma need not have moved yet)
@@ -264,6 +284,8 @@ def test_a_crashing_bot_is_suspended_with_its_reason_and_the_admin_rpc_needs_the
                 await stub.LadderAdd(admin_pb2.LadderAddRequest(name="bad name!", command="python x.py"),
                                      metadata=[("x-admin-token", ADMIN)])
             assert ei.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            await stub.LadderRetire(admin_pb2.LadderRetireRequest(name="a", reason="withdrawn by its author"),
+                                    metadata=[("x-admin-token", ADMIN)])
             deadline = time.monotonic() + 150
             while time.monotonic() < deadline and not any(ln.startswith("suspended boom@v1") for ln in lines):
                 await asyncio.sleep(0.2)
@@ -281,6 +303,17 @@ def test_a_crashing_bot_is_suspended_with_its_reason_and_the_admin_rpc_needs_the
         x.seq for x in events if x.kind == "suspend")]
     assert all("boom@v1" not in e.data["seats"] for e in after)  # never scheduled again
     assert _no_bot_left(marker)
+    # the web pages (`referee report`, as `referee web` serves them) show each entrant's state, why and when
+    out = _report(f)
+    index = (out / "index.html").read_text()
+    row = _entrant_row(index, "boom")
+    assert 'data-state="suspended"' in row and "2 faulty matches in a row" in row and "crash: bot exited" in row
+    assert re.search(r"<td class=\"l\">\d{4}-\d\d-\d\d \d\d:\d\d UTC</td>", row)  # since when
+    row = _entrant_row(index, "a")
+    assert 'data-state="retired"' in row and "withdrawn by its author" in row
+    assert 'data-state="active"' in _entrant_row(index, "b")
+    page = (out / "bots" / "boom_v1.html").read_text()
+    assert 'id="bot-state" data-state="suspended"' in page and "2 faulty matches in a row" in page
 
 
 def test_a_second_sigterm_abandons_the_match_in_progress_and_stops_every_bot(tmp_path: Path) -> None:

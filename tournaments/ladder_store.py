@@ -123,10 +123,13 @@ class FinishedMatch:
 class LadderStore:
     """The ladder tables on a :class:`tournaments.store.Store` (same engine)."""
 
-    def __init__(self, store: Store):
+    def __init__(self, store: Store, create: bool = True):
+        """``create``: create the ladder tables when missing (readers that
+        know the ladder exists, such as the web pages, pass ``False``)."""
         self.store = store
         self.engine = store.engine
-        ladder_metadata.create_all(self.engine)
+        if create:
+            ladder_metadata.create_all(self.engine)
 
     def create(self, name: str, game: str, spec_json: dict[str, Any], fingerprint: str) -> int:
         """A new ladder (a ``tournaments`` row with status ``running``, no bots yet)."""
@@ -143,6 +146,43 @@ class LadderStore:
             q = select(ladder_versions).where(ladder_versions.c.tournament_id == tid).order_by(
                 ladder_versions.c.added_seq)
             return [dict(r) for r in c.execute(q).mappings()]
+
+    def entrants(self, tid: int) -> list[dict[str, Any]]:
+        """The entrants of ladder ``tid`` for display (no token): one dict per
+        entrant, in the order they were added: ``name``, ``current`` (its
+        latest version) and ``versions`` (every version, oldest first), each
+        version a dict of ``label``, ``version``, ``external``, ``state``
+        (active, suspended, retired, replaced), ``reason``, ``added_at`` and
+        ``since`` (Unix seconds: when it was added, and when it got its
+        current state)."""
+        with self.engine.connect() as c:
+            q = select(ladder_events.c.kind, ladder_events.c.name, ladder_events.c.data_json,
+                       ladder_events.c.at).where(
+                (ladder_events.c.tournament_id == tid)
+                & ladder_events.c.kind.in_(("add", "replace", "retire", "suspend"))).order_by(ladder_events.c.seq)
+            events = [(k, n, json.loads(d), at) for k, n, d, at in c.execute(q)]
+        added: dict[str, float] = {}
+        changed: dict[str, float] = {}  # label -> when it got its latest state
+        for kind, name, data, at in events:
+            label = data.get("label", "")
+            if kind in ("add", "replace"):
+                added[label] = at
+                if kind == "replace":  # the version before it is replaced from now on
+                    changed[f"{name}@v{int(data['version']) - 1}"] = at
+            else:
+                changed[label] = at
+        out: dict[str, dict[str, Any]] = {}
+        for v in self.versions(tid):
+            at = added.get(v["label"], 0.0)
+            row = {"label": v["label"], "version": v["version"], "external": bool(v["external"]),
+                   "state": v["state"], "reason": v["reason"], "added_at": at,
+                   "since": changed.get(v["label"], at) if v["state"] != "active" else at}
+            e = out.setdefault(v["name"], {"name": v["name"], "versions": []})
+            e["versions"].append(row)
+        for e in out.values():
+            e["versions"].sort(key=lambda r: r["version"])
+            e["current"] = e["versions"][-1]
+        return list(out.values())
 
     def token_hashes(self, tid: int) -> dict[str, str]:
         """label -> SHA-256 (hex) of each external version's token. A token
