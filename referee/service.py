@@ -515,6 +515,8 @@ class Referee:
         self.port = 0
         #: ``unix:<path>`` when the referee also listens on a Unix socket (see :meth:`start`)
         self.unix_addr: str | None = None
+        #: the plaintext loopback port for bots launched on this machine when the main port speaks TLS
+        self.local_port = 0
         self._match_ids = itertools.count(1)
         self.active_matches = 0
         #: the standing competition this referee hosts (``tournaments.ladder.Ladder``), answering
@@ -526,6 +528,12 @@ class Referee:
         """Accept bots presenting ``token`` (idempotent; see :class:`TokenSlot`)."""
         if token not in self.tokens:
             self.tokens[token] = TokenSlot(token, name, max_connections, game)
+
+    @property
+    def local_addr(self) -> str:
+        """The address bots launched on this machine connect to (``HOST:PORT``,
+        plaintext on 127.0.0.1; see :meth:`start`)."""
+        return f"127.0.0.1:{self.local_port or self.port}"
 
     def register_token_hash(self, digest: str, name: str = "", max_connections: int = 0, game: str = "") -> None:
         """Accept bots presenting the token whose SHA-256 is ``digest``
@@ -625,13 +633,17 @@ class Referee:
 
     # -- server ------------------------------------------------------------------
     async def start(self, host: str = "127.0.0.1", port: int = 0,
-                    tls: tuple[bytes, bytes] | None = None, unix_path: Path | None = None) -> int:
+                    tls: tuple[bytes, bytes] | None = None, unix_path: Path | None = None,
+                    local_plaintext: bool = False) -> int:
         """Start serving; returns the bound port. ``tls`` = (cert PEM, key PEM).
         Raises ``OSError`` if the address cannot be bound (also when another
         process listens on the port: the port is not shared, ``grpc.so_reuseport`` 0).
         ``unix_path``: also listen on that Unix domain socket (plaintext, mode
         0666: the tokens guard it), for bots in their own network namespace
-        (:attr:`unix_addr`)."""
+        (:attr:`unix_addr`). ``local_plaintext`` (with ``tls``): also listen in
+        plaintext on a free port of 127.0.0.1, for the bots this process
+        launches (:attr:`local_addr`; loopback traffic never leaves the
+        machine, and tokens guard the port as they guard the TLS one)."""
         self.server = grpc.aio.server(options=[
             ("grpc.max_receive_message_length", self.max_message_bytes),
             ("grpc.max_send_message_length", 64 * 1024 * 1024),
@@ -663,6 +675,10 @@ class Referee:
         if self.port == 0:
             self.server = None
             raise OSError(f"could not bind {addr}: the port is in use or the address is not local")
+        if tls is not None and local_plaintext:
+            self.local_port = self.server.add_insecure_port("127.0.0.1:0")
+            if self.local_port == 0:
+                raise OSError("could not listen on a free port of 127.0.0.1 for the launched bots")
         if unix_path is not None:
             unix_path = Path(unix_path)
             unix_path.unlink(missing_ok=True)

@@ -439,3 +439,62 @@ def test_a_token_stored_in_the_clear_by_an_older_ladder_is_replaced_by_its_hash(
     assert _scan_for(token, tmp_path) == []  # also while the database is open
     store.close()
     assert _scan_for(token, tmp_path) == []
+
+
+def _self_signed(d: Path) -> tuple[Path, Path]:
+    """A throwaway certificate for 127.0.0.1 / localhost and its key (openssl, as tests/test_tls.py)."""
+    import shutil
+
+    openssl = shutil.which("openssl")
+    assert openssl, "the TLS tests need the openssl command"
+    crt, key = d / "cert.pem", d / "key.pem"
+    subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(crt),
+                    "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+                   check=True, capture_output=True)
+    return crt, key
+
+
+def test_a_ladder_serves_tls_to_external_bots_and_admin_calls(tmp_path: Path) -> None:
+    marker = f"lad{secrets.token_hex(4)}"
+    crt, key = _self_signed(tmp_path)
+    f = _file(tmp_path, "tls", [("a", _bot("random", 1, marker)), ("b", _bot("random", 2, marker))])
+    # bad certificate files are named, before anything starts
+    r = _cli("ladder", str(f), "--tls-cert", str(tmp_path / "missing.pem"), "--tls-key", str(key))
+    assert r.returncode == 2 and "--tls-cert" in r.stderr and "no such file" in r.stderr
+    r = _cli("ladder", str(f), "--tls-cert", str(key), "--tls-key", str(key))
+    assert r.returncode == 2 and "not a PEM certificate" in r.stderr
+    r = _cli("ladder", str(f), "--tls-cert", str(crt))
+    assert r.returncode == 2 and "go together" in r.stderr
+    tokf = tmp_path / "ext.token"
+    tokf.write_text(secrets.token_hex(16))
+    lad = LadderProc(tmp_path, f, "--port", "0", "--tls-cert", str(crt), "--tls-key", str(key))
+    bot = None
+    try:
+        assert "(TLS)" in lad.text()
+        # admin calls over TLS with the CA; without it (plaintext to a TLS port) a clear refusal
+        r = _cli("ladder", "status", "--referee", lad.addr)
+        assert r.returncode == 1 and "no ladder answers" in r.stderr and "--tls-ca" in r.stderr
+        r = _cli("ladder", "status", "--referee", lad.addr, "--tls-ca", str(tmp_path / "nope.pem"))
+        assert r.returncode == 2 and "no such file" in r.stderr
+        r = _cli("ladder", "add", "ext", "--external", "--token-file", str(tokf), "--referee", lad.addr,
+                 "--tls-ca", str(crt))
+        assert r.returncode == 0, r.stderr
+        # an external bot over TLS; the launched ones connect by themselves (plaintext on loopback)
+        bot = subprocess.Popen([PY, "sample_bots/heuristic_bot.py", "--referee", lad.addr, "--tls-ca", str(crt),
+                                "--name", marker], cwd=ROOT, env={**os.environ, "REFEREE_TOKEN": tokf.read_text()},
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        lad.wait(r"match \d+ finished \(complete\): (?=.*ext@v1)(?=.*a@v1)(?=.*b@v1).*")
+        r = _cli("ladder", "status", "--referee", lad.addr, "--tls-ca", str(crt), "--json")
+        assert r.returncode == 0, r.stderr
+        st = {e["name"]: e for e in json.loads(r.stdout)["entrants"]}
+        assert st["ext"]["online"] and st["ext"]["matches"] >= 1 and st["a"]["matches"] >= 1
+        assert lad.stop(signal.SIGINT) == 0
+        assert bot.wait(20) == 0  # the ladder's Goodbye ends it
+    finally:
+        lad.close()
+        if bot is not None and bot.poll() is None:
+            bot.kill()
+            bot.wait(10)
+    _, events, rows, _ = _history(f)
+    assert rows and all(r.status == "complete" and not r.result.get("faults") for r in rows.values())
+    assert _no_bot_left(marker)

@@ -400,11 +400,14 @@ class Ladder:
     """A running ladder. ``admin_token`` protects the ``Ladder*`` calls;
     ``say(line)`` gets one line per event worth telling the operator;
     ``max_matches``: schedule no more than that many new matches this run
-    (``None``: until stopped)."""
+    (``None``: until stopped); ``tls``: (certificate PEM, key PEM) to serve
+    TLS on the ladder's port (bots the ladder launches connect in plaintext
+    to a port of 127.0.0.1 of their own, see :meth:`Referee.start`)."""
 
     def __init__(self, spec: LadderSpec, admin_token: str | None, say: Callable[[str], None] = print,
-                 max_matches: int | None = None, fresh: bool = False):
+                 max_matches: int | None = None, fresh: bool = False, tls: tuple[bytes, bytes] | None = None):
         self.spec = spec
+        self.tls = tls
         self.admin_token = admin_token
         self.say = say
         self.max_matches = max_matches
@@ -596,8 +599,9 @@ class Ladder:
         self.ref.ladder = self
         try:
             self.port = await self.ref.start(
-                self.spec.host, t.port,
-                unix_path=self.sandbox.socket_path if self.sandbox.isolate_network else None)
+                self.spec.host, t.port, tls=self.tls,
+                unix_path=self.sandbox.socket_path if self.sandbox.isolate_network else None,
+                local_plaintext=True)
             for v in self.state.versions.values():
                 if v.external and v.token_hash:
                     self.ref.register_token_hash(v.token_hash, v.label)
@@ -606,7 +610,8 @@ class Ladder:
                     for b in self.spec.t.bots:
                         await self._add_version("add", b.name, b.command, b.token, b.external)
             self.say(f"ladder {self.spec.name}: {self.spec.t.game}, {len(self.state.entrants)} entrants, "
-                     f"{self.state.finished} matches so far; listening on {self.spec.host}:{self.port}")
+                     f"{self.state.finished} matches so far; listening on {self.spec.host}:{self.port}"
+                     f"{' (TLS)' if self.tls else ''}")
             self.ready.set()
             for m in sorted(self.state.running.values(), key=lambda m: m.sched):  # cut short by the last stop
                 self.say(f"match {m.sched} ({' / '.join(m.seats)}) was interrupted: playing it again")
