@@ -183,12 +183,15 @@ def _call(addr: str, admin_token_file: Optional[Path], method: str, request: Any
             _fail(f"the ladder at {addr} refused: {e.code().name}: {e.details()}", 1)
 
 
-def _entrant(kind: str, name: str, command: Optional[str], external: bool, token_file: Optional[Path]) -> Any:
+def _entrant(kind: str, name: str, command: Optional[str], external: bool, token_file: Optional[Path],
+             persistent: bool = False) -> Any:
     from cardgames.v1 import admin_pb2
     from referee.cli import _read_secret_file
 
     if bool(command) == external:
         _fail("give --command CMD (a bot the ladder launches) or --external (a bot that connects with its token)")
+    if persistent and external:
+        _fail("--persistent goes with --command (the ladder launches the bot once and keeps it)")
     token = ""
     if external:
         if token_file is not None:
@@ -197,7 +200,8 @@ def _entrant(kind: str, name: str, command: Optional[str], external: bool, token
         if not token:
             _fail("--external needs the bot's token: --token-file FILE or REFEREE_BOT_TOKEN "
                   "(never on the command line)")
-    return getattr(admin_pb2, f"Ladder{kind}Request")(name=name, command=command or "", token=token)
+    return getattr(admin_pb2, f"Ladder{kind}Request")(name=name, command=command or "", token=token,
+                                                       persistent=persistent)
 
 
 _COMMAND_OPT = typer.Option(None, "--command", help="Command that launches the bot for each match "
@@ -205,6 +209,8 @@ _COMMAND_OPT = typer.Option(None, "--command", help="Command that launches the b
 _EXTERNAL_OPT = typer.Option(False, "--external", help="A bot that connects on its own with a token "
                              "(from --token-file or REFEREE_BOT_TOKEN); it plays while it is connected.")
 _TOKEN_FILE_OPT = typer.Option(None, "--token-file", help="File holding an external bot's token.")
+_PERSISTENT_OPT = typer.Option(False, "--persistent", help="With --command: launch the bot once and keep it "
+                               "across matches (relaunched with the same token if it dies).")
 
 
 @ladder_app.command("add")
@@ -214,11 +220,12 @@ def ladder_add(
     command: Optional[str] = _COMMAND_OPT,
     external: bool = _EXTERNAL_OPT,
     token_file: Optional[Path] = _TOKEN_FILE_OPT,
+    persistent: bool = _PERSISTENT_OPT,
     admin_token_file: Optional[Path] = _ADMIN_OPT,
     tls_ca: Optional[Path] = _TLS_CA_OPT,
 ) -> None:
     """Add a new entrant to a running ladder (its version 1, rated from scratch)."""
-    res = _call(referee, admin_token_file, "LadderAdd", _entrant("Add", name, command, external, token_file),
+    res = _call(referee, admin_token_file, "LadderAdd", _entrant("Add", name, command, external, token_file, persistent),
                 tls_ca).change
     print(f"added {res.label} (event {res.event_seq})")
 
@@ -230,13 +237,14 @@ def ladder_replace(
     command: Optional[str] = _COMMAND_OPT,
     external: bool = _EXTERNAL_OPT,
     token_file: Optional[Path] = _TOKEN_FILE_OPT,
+    persistent: bool = _PERSISTENT_OPT,
     admin_token_file: Optional[Path] = _ADMIN_OPT,
     tls_ca: Optional[Path] = _TLS_CA_OPT,
 ) -> None:
     """Give an entrant a new version: same name, a fresh rating; the old
     version's matches and rating stay in the history (and on the leaderboard)."""
     res = _call(referee, admin_token_file, "LadderReplace",
-                _entrant("Replace", name, command, external, token_file), tls_ca).change
+                _entrant("Replace", name, command, external, token_file, persistent), tls_ca).change
     print(f"{name} is now {res.label} (event {res.event_seq})")
 
 

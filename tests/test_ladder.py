@@ -498,3 +498,56 @@ def test_a_ladder_serves_tls_to_external_bots_and_admin_calls(tmp_path: Path) ->
     _, events, rows, _ = _history(f)
     assert rows and all(r.status == "complete" and not r.result.get("faults") for r in rows.values())
     assert _no_bot_left(marker)
+
+
+def _tokens_of(marker: str) -> set[str]:
+    """The REFEREE_TOKEN in the environment of each live process whose command line has ``marker``."""
+    out = set()
+    for pid in _pids(marker):
+        try:
+            env = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        out.update(e.split(b"=", 1)[1].decode() for e in env if e.startswith(b"REFEREE_TOKEN="))
+    return out
+
+
+def test_a_persistent_entrant_is_launched_once_relaunched_with_its_token_and_stopped(tmp_path: Path) -> None:
+    marker, pmark = f"lad{secrets.token_hex(4)}", f"per{secrets.token_hex(4)}"
+    f = _file(tmp_path, "per", [("a", _bot("random", 1, marker)), ("b", _bot("random", 2, marker))])
+    f.write_text(f.read_text() + f'[[bots]]\nname = "p"\ncommand = "{_bot("random", 7, pmark)}"\npersistent = true\n')
+    logs = Path(load(f).t.log_dir) / "per"
+    lad = LadderProc(tmp_path, f)
+    try:
+        lad.wait(r"match \d+ finished \(complete\)", count=3)  # every match seats p (three entrants, three seats)
+        assert "added p@v1 (persistent: launched once)" in lad.text()
+        assert sorted(p.name for p in logs.glob("p@v1.persistent*.stderr")) == ["p@v1.persistent1.stderr"]
+        tokens = _tokens_of(pmark)
+        assert len(tokens) == 1, tokens
+        # killed: relaunched for its next match, with the same token
+        for pid in _pids(pmark):
+            os.kill(int(pid), signal.SIGKILL)
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and not (logs / "p@v1.persistent2.stderr").exists():
+            time.sleep(0.2)
+        assert (logs / "p@v1.persistent2.stderr").exists(), lad.text()
+        n = len(re.findall(r"match \d+ finished", lad.text()))
+        lad.wait(r"match \d+ finished \(complete\)", count=n + 2)
+        assert _tokens_of(pmark) == tokens
+        # a new version: the old process is stopped, the new one launched once
+        r = _cli("ladder", "replace", "p", "--referee", lad.addr, "--command", _bot("random", 8, pmark),
+                 "--persistent")
+        assert r.returncode == 0, r.stderr
+        lad.wait(r"stopped the persistent bot of p@v1 \(replaced\)")
+        lad.wait(r"match \d+ finished \(complete\): .*p@v2", count=2)
+        assert [p.name for p in logs.glob("p@v2.persistent*.stderr")] == ["p@v2.persistent1.stderr"]
+        assert len(_tokens_of(pmark)) == 1 and _tokens_of(pmark) != tokens
+        assert lad.stop(signal.SIGINT) == 0
+    finally:
+        lad.close()
+    assert _no_bot_left(pmark), "the persistent bot outlived the ladder"
+    assert _no_bot_left(marker)
+    spec, events, rows, _ = _history(f)
+    assert verify_history(spec, events, rows) == []
+    v1 = [r for r in rows.values() if "p@v1" in r.seats]
+    assert len(v1) >= 5  # several matches, two launches

@@ -198,7 +198,7 @@ BOTS = "".join(f'[[bots]]\nname = "b{i}"\ncommand = "python sample_bots/random_b
 
 def test_ladder_file_problems_name_key_and_line(tmp_path: Path) -> None:
     f = _file(tmp_path, 'name = "l"\ngame = "doudizhu"\nschedule = "round_robin"\n[ladder]\nsuspend_after = 0\n'
-                        'colour = "red"\n' + BOTS + 'persistent = true\n')
+                        'colour = "red"\n' + BOTS + 'persistent = "yes"\n')
     with pytest.raises(SpecError) as ei:
         load(f)
     probs = {(k, ln) for k, ln, _ in ei.value.problems}

@@ -219,7 +219,7 @@ class LadderStore:
                match: FinishedMatch | None = None) -> None:
         """Write ``events`` and what goes with them in one transaction:
         ``new_version`` (a ``ladder_versions`` row, also added to the
-        tournament's bots and spec), ``version_states`` (label -> (state,
+        tournament's bots and spec; its ``persistent`` key to the spec only), ``version_states`` (label -> (state,
         reason)), ``match`` (a finished match's rows). Raises
         ``sqlalchemy.exc.IntegrityError`` (writing nothing) if an event's
         ``seq`` or a match's ``idx`` is taken: nothing is ever recorded twice."""
@@ -230,12 +230,14 @@ class LadderStore:
                     tournament_id=tid, seq=e.seq, kind=e.kind, name=e.name, sched=e.sched,
                     data_json=json.dumps(e.data or {}, sort_keys=True), at=now))
             if new_version is not None:
+                new_version = dict(new_version)
+                persistent = bool(new_version.pop("persistent", False))  # in the event's data, no column
                 c.execute(insert(ladder_versions).values(tournament_id=tid, **new_version))
                 c.execute(insert(bots).values(tournament_id=tid, name=new_version["label"],
                                               command=new_version["command"], external=new_version["external"]))
                 spec = json.loads(c.execute(select(tournaments.c.spec_json).where(tournaments.c.id == tid)).scalar())
                 spec["bots"].append({"name": new_version["label"], "command": new_version["command"],
-                                     "external": new_version["external"], "token": "", "persistent": False})
+                                     "external": new_version["external"], "token": "", "persistent": persistent})
                 c.execute(update(tournaments).where(tournaments.c.id == tid).values(
                     spec_json=json.dumps(spec, sort_keys=True)))
             for label, (state, reason) in (version_states or {}).items():
