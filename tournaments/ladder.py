@@ -780,6 +780,7 @@ class Ladder:
                 why = f"the referee failed: {type(e).__name__}: {e}"[:300]
                 async with self.lock:
                     await self._commit([Event(0, "abandoned", sched=m.sched, data={"reason": why})])
+                    await self._stop_unused_persistent()
                 self.say(f"match {m.sched} abandoned: {why}")
                 return
             result = outcome.to_json()

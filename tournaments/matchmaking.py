@@ -31,7 +31,8 @@ How the next match is chosen from the free active entrants:
 3. **The seats**: the arrangement that minimises how often each bot has
    already sat in its seat (seats rotate); in a partnership game only the
    arrangements whose teams are that best split (partners balanced: the
-   strongest bot partners the weakest) are considered.
+   teams' strengths as close as they can be, e.g. the strongest bot
+   partners the weakest) are considered.
 
 Ties anywhere are broken by a random draw seeded with the ladder seed and
 the match's sequence number.
