@@ -58,6 +58,10 @@ def ladder_run(
                                                     "(printed) if neither."),
     max_matches: Optional[int] = typer.Option(None, "--max-matches", help="Schedule at most N new matches, "
                                               "play them, then stop (default: run until stopped)."),
+    tls_cert: Optional[Path] = typer.Option(None, "--tls-cert", help="PEM certificate: the ladder's port speaks "
+                                            "TLS (as `referee serve --tls-cert`); external bots and admin calls "
+                                            "then need --tls-ca."),
+    tls_key: Optional[Path] = typer.Option(None, "--tls-key", help="PEM private key of --tls-cert."),
 ) -> None:
     """Run a ladder until Ctrl-C or SIGTERM: matches are chosen from the current
     ratings, played and rated as they finish; entrants change through
@@ -86,6 +90,16 @@ def ladder_run(
         spec.t.port = port
     if max_matches is not None and max_matches < 1:
         _fail("--max-matches must be >= 1")
+    if bool(tls_cert) != bool(tls_key):
+        _fail("--tls-cert and --tls-key go together")
+    tls = None
+    if tls_cert and tls_key:
+        from referee.cli import load_tls
+
+        try:
+            tls = load_tls(tls_cert, tls_key)
+        except ValueError as e:
+            _fail(str(e))
     adm = _admin_token(admin_token_file)
     shown = not adm
     adm = adm or secrets.token_hex(16)
@@ -94,7 +108,7 @@ def ladder_run(
         print(line, flush=True)
 
     async def main() -> None:
-        lad = Ladder(spec, adm, say=say, max_matches=max_matches, fresh=fresh)
+        lad = Ladder(spec, adm, say=say, max_matches=max_matches, fresh=fresh, tls=tls)
         stop, abandon = asyncio.Event(), asyncio.Event()
         loop = asyncio.get_running_loop()
 
@@ -127,9 +141,27 @@ def ladder_run(
 _REFEREE_OPT = typer.Option(..., "--referee", help="The running ladder's HOST:PORT.")
 _ADMIN_OPT = typer.Option(None, "--admin-token-file", help="File holding the ladder's admin token "
                           "(also: REFEREE_ADMIN_TOKEN).")
+_TLS_CA_OPT = typer.Option(None, "--tls-ca", help="The ladder speaks TLS (`referee ladder FILE --tls-cert`): "
+                           "trust the CA (or self-signed certificate) in this PEM file.")
 
 
-def _call(addr: str, admin_token_file: Optional[Path], method: str, request: Any) -> Any:
+def _read_ca(tls_ca: Path) -> bytes:
+    """The PEM of ``--tls-ca``, checked (a clear error for a missing or non-PEM file)."""
+    from referee.cli import os_error_text
+
+    try:
+        pem = tls_ca.read_bytes()
+    except FileNotFoundError:
+        _fail(f"--tls-ca {tls_ca}: no such file")
+    except OSError as e:
+        _fail(os_error_text(e, "--tls-ca: cannot read"))
+    if b"-----BEGIN CERTIFICATE-----" not in pem:
+        _fail(f"--tls-ca {tls_ca}: not a PEM certificate (no BEGIN CERTIFICATE block)")
+    return pem
+
+
+def _call(addr: str, admin_token_file: Optional[Path], method: str, request: Any,
+          tls_ca: Optional[Path] = None) -> Any:
     import grpc
 
     from cardgames.v1 import admin_pb2_grpc
@@ -137,22 +169,29 @@ def _call(addr: str, admin_token_file: Optional[Path], method: str, request: Any
     tok = _admin_token(admin_token_file)
     if not tok:
         _fail("the ladder's admin token is needed: REFEREE_ADMIN_TOKEN or --admin-token-file")
-    with grpc.insecure_channel(addr) as ch:
+    ch = (grpc.secure_channel(addr, grpc.ssl_channel_credentials(_read_ca(tls_ca))) if tls_ca is not None
+          else grpc.insecure_channel(addr))
+    with ch:
         stub = admin_pb2_grpc.AdminServiceStub(ch)
         try:
             return getattr(stub, method)(request, metadata=[("x-admin-token", tok)], timeout=30)
         except grpc.RpcError as e:
             if e.code() == grpc.StatusCode.UNAVAILABLE:
-                _fail(f"no ladder answers at {addr} ({e.details()})", 1)
+                hint = "; if it speaks TLS, give --tls-ca" if tls_ca is None else \
+                    f"; does its certificate match {addr} and --tls-ca?"
+                _fail(f"no ladder answers at {addr} ({e.details()}){hint}", 1)
             _fail(f"the ladder at {addr} refused: {e.code().name}: {e.details()}", 1)
 
 
-def _entrant(kind: str, name: str, command: Optional[str], external: bool, token_file: Optional[Path]) -> Any:
+def _entrant(kind: str, name: str, command: Optional[str], external: bool, token_file: Optional[Path],
+             persistent: bool = False) -> Any:
     from cardgames.v1 import admin_pb2
     from referee.cli import _read_secret_file
 
     if bool(command) == external:
         _fail("give --command CMD (a bot the ladder launches) or --external (a bot that connects with its token)")
+    if persistent and external:
+        _fail("--persistent goes with --command (the ladder launches the bot once and keeps it)")
     token = ""
     if external:
         if token_file is not None:
@@ -161,7 +200,8 @@ def _entrant(kind: str, name: str, command: Optional[str], external: bool, token
         if not token:
             _fail("--external needs the bot's token: --token-file FILE or REFEREE_BOT_TOKEN "
                   "(never on the command line)")
-    return getattr(admin_pb2, f"Ladder{kind}Request")(name=name, command=command or "", token=token)
+    return getattr(admin_pb2, f"Ladder{kind}Request")(name=name, command=command or "", token=token,
+                                                       persistent=persistent)
 
 
 _COMMAND_OPT = typer.Option(None, "--command", help="Command that launches the bot for each match "
@@ -169,6 +209,8 @@ _COMMAND_OPT = typer.Option(None, "--command", help="Command that launches the b
 _EXTERNAL_OPT = typer.Option(False, "--external", help="A bot that connects on its own with a token "
                              "(from --token-file or REFEREE_BOT_TOKEN); it plays while it is connected.")
 _TOKEN_FILE_OPT = typer.Option(None, "--token-file", help="File holding an external bot's token.")
+_PERSISTENT_OPT = typer.Option(False, "--persistent", help="With --command: launch the bot once and keep it "
+                               "across matches (relaunched with the same token if it dies).")
 
 
 @ladder_app.command("add")
@@ -178,10 +220,13 @@ def ladder_add(
     command: Optional[str] = _COMMAND_OPT,
     external: bool = _EXTERNAL_OPT,
     token_file: Optional[Path] = _TOKEN_FILE_OPT,
+    persistent: bool = _PERSISTENT_OPT,
     admin_token_file: Optional[Path] = _ADMIN_OPT,
+    tls_ca: Optional[Path] = _TLS_CA_OPT,
 ) -> None:
     """Add a new entrant to a running ladder (its version 1, rated from scratch)."""
-    res = _call(referee, admin_token_file, "LadderAdd", _entrant("Add", name, command, external, token_file)).change
+    res = _call(referee, admin_token_file, "LadderAdd", _entrant("Add", name, command, external, token_file, persistent),
+                tls_ca).change
     print(f"added {res.label} (event {res.event_seq})")
 
 
@@ -192,12 +237,14 @@ def ladder_replace(
     command: Optional[str] = _COMMAND_OPT,
     external: bool = _EXTERNAL_OPT,
     token_file: Optional[Path] = _TOKEN_FILE_OPT,
+    persistent: bool = _PERSISTENT_OPT,
     admin_token_file: Optional[Path] = _ADMIN_OPT,
+    tls_ca: Optional[Path] = _TLS_CA_OPT,
 ) -> None:
     """Give an entrant a new version: same name, a fresh rating; the old
     version's matches and rating stay in the history (and on the leaderboard)."""
     res = _call(referee, admin_token_file, "LadderReplace",
-                _entrant("Replace", name, command, external, token_file)).change
+                _entrant("Replace", name, command, external, token_file, persistent), tls_ca).change
     print(f"{name} is now {res.label} (event {res.event_seq})")
 
 
@@ -207,12 +254,13 @@ def ladder_retire(
     referee: str = _REFEREE_OPT,
     reason: str = typer.Option("", "--reason", help="Why (shown in the ladder's status)."),
     admin_token_file: Optional[Path] = _ADMIN_OPT,
+    tls_ca: Optional[Path] = _TLS_CA_OPT,
 ) -> None:
     """Retire an entrant: no new matches (matches in progress finish and count)."""
     from cardgames.v1 import admin_pb2
 
     res = _call(referee, admin_token_file, "LadderRetire",
-                admin_pb2.LadderRetireRequest(name=name, reason=reason)).change
+                admin_pb2.LadderRetireRequest(name=name, reason=reason), tls_ca).change
     print(f"retired {res.label} (event {res.event_seq})")
 
 
@@ -220,13 +268,14 @@ def ladder_retire(
 def ladder_status(
     referee: str = _REFEREE_OPT,
     admin_token_file: Optional[Path] = _ADMIN_OPT,
+    tls_ca: Optional[Path] = _TLS_CA_OPT,
     json_out: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
 ) -> None:
     """The running ladder's entrants: version, state (and why suspended or
     retired), connection of external bots, TrueSkill, matches."""
     from cardgames.v1 import admin_pb2
 
-    res = _call(referee, admin_token_file, "LadderStatus", admin_pb2.LadderStatusRequest())
+    res = _call(referee, admin_token_file, "LadderStatus", admin_pb2.LadderStatusRequest(), tls_ca)
     if json_out:
         import json
 

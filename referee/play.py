@@ -60,7 +60,7 @@ async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_d
     ``{"type": "sandbox"}`` line: the mechanisms in force and each launched
     seat's uid and limits.
     """
-    addr = f"127.0.0.1:{ref.port}"
+    addr = ref.local_addr
     sandbox = sandbox if sandbox is not None else Sandbox()
     tokens: list[str] = []
     own: dict[int, BotProcess] = {}

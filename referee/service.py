@@ -48,6 +48,8 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import hashlib
+import hmac
 import itertools
 import os
 import secrets
@@ -432,6 +434,12 @@ class NoShowSeat(BasicSeatLink):
         return None, 0.0
 
 
+def token_digest(token: str) -> str:
+    """The SHA-256 of a token, hex (64 characters): what is stored instead of
+    the token (a ladder's database), see :meth:`Referee.register_token_hash`."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
 @dataclass
 class TokenSlot:
     """A token the referee accepts, and the live connections that use it.
@@ -492,6 +500,10 @@ class Referee:
         self.end_write_s = end_write_s
         self.oplog = oplog or OperatorLog()
         self.tokens: dict[str, TokenSlot] = {}
+        #: tokens known only by their SHA-256 (:meth:`register_token_hash`): digest -> (name, max_connections, game)
+        self.token_hashes: dict[str, tuple[str, int, str]] = {}
+        #: digest -> the token, once a bot presented it (kept in memory only)
+        self._revealed: dict[str, str] = {}
         self.refused: collections.deque[tuple[str, str]] = collections.deque(maxlen=1000)  # (status, detail)
         #: streams that have not sent their Hello yet, per host
         self.unauthenticated: collections.Counter[str] = collections.Counter()
@@ -503,6 +515,8 @@ class Referee:
         self.port = 0
         #: ``unix:<path>`` when the referee also listens on a Unix socket (see :meth:`start`)
         self.unix_addr: str | None = None
+        #: the plaintext loopback port for bots launched on this machine when the main port speaks TLS
+        self.local_port = 0
         self._match_ids = itertools.count(1)
         self.active_matches = 0
         #: the standing competition this referee hosts (``tournaments.ladder.Ladder``), answering
@@ -514,6 +528,45 @@ class Referee:
         """Accept bots presenting ``token`` (idempotent; see :class:`TokenSlot`)."""
         if token not in self.tokens:
             self.tokens[token] = TokenSlot(token, name, max_connections, game)
+
+    @property
+    def local_addr(self) -> str:
+        """The address bots launched on this machine connect to (``HOST:PORT``,
+        plaintext on 127.0.0.1; see :meth:`start`)."""
+        return f"127.0.0.1:{self.local_port or self.port}"
+
+    def register_token_hash(self, digest: str, name: str = "", max_connections: int = 0, game: str = "") -> None:
+        """Accept bots presenting the token whose SHA-256 is ``digest``
+        (:func:`token_digest`, hex), without knowing the token: a Hello's
+        token is hashed and compared with every registered digest in constant
+        time (``hmac.compare_digest``); the first Hello that matches registers
+        the token itself (:meth:`register_token`, in memory) and
+        :meth:`token_for_digest` returns it from then on. ``ValueError`` for a
+        digest that is not 64 hex characters."""
+        digest = digest.lower()
+        if len(digest) != 64 or any(ch not in "0123456789abcdef" for ch in digest):
+            raise ValueError("a token digest is the SHA-256 of the token, 64 hex characters")
+        self.token_hashes[digest] = (name, max_connections, game)
+
+    def token_for_digest(self, digest: str) -> str | None:
+        """The token registered by ``digest`` once a bot has presented it, else ``None``."""
+        return self._revealed.get(digest.lower())
+
+    def slot_for(self, token: str) -> TokenSlot | None:
+        """The slot of ``token`` (a Hello's): registered as such, or by its digest."""
+        slot = self.tokens.get(token)
+        if slot is not None or not self.token_hashes:
+            return slot
+        d = token_digest(token)
+        found = None
+        for digest in self.token_hashes:  # every digest compared, in constant time each
+            if hmac.compare_digest(digest, d):
+                found = digest
+        if found is None:
+            return None
+        self._revealed[found] = token
+        self.register_token(token, *self.token_hashes[found])
+        return self.tokens[token]
 
     def new_token(self, name: str = "", max_connections: int = 0, game: str = "") -> str:
         """Register and return a fresh random token (hex: never starts with "-", safe on any command line)."""
@@ -580,13 +633,17 @@ class Referee:
 
     # -- server ------------------------------------------------------------------
     async def start(self, host: str = "127.0.0.1", port: int = 0,
-                    tls: tuple[bytes, bytes] | None = None, unix_path: Path | None = None) -> int:
+                    tls: tuple[bytes, bytes] | None = None, unix_path: Path | None = None,
+                    local_plaintext: bool = False) -> int:
         """Start serving; returns the bound port. ``tls`` = (cert PEM, key PEM).
         Raises ``OSError`` if the address cannot be bound (also when another
         process listens on the port: the port is not shared, ``grpc.so_reuseport`` 0).
         ``unix_path``: also listen on that Unix domain socket (plaintext, mode
         0666: the tokens guard it), for bots in their own network namespace
-        (:attr:`unix_addr`)."""
+        (:attr:`unix_addr`). ``local_plaintext`` (with ``tls``): also listen in
+        plaintext on a free port of 127.0.0.1, for the bots this process
+        launches (:attr:`local_addr`; loopback traffic never leaves the
+        machine, and tokens guard the port as they guard the TLS one)."""
         self.server = grpc.aio.server(options=[
             ("grpc.max_receive_message_length", self.max_message_bytes),
             ("grpc.max_send_message_length", 64 * 1024 * 1024),
@@ -618,6 +675,10 @@ class Referee:
         if self.port == 0:
             self.server = None
             raise OSError(f"could not bind {addr}: the port is in use or the address is not local")
+        if tls is not None and local_plaintext:
+            self.local_port = self.server.add_insecure_port("127.0.0.1:0")
+            if self.local_port == 0:
+                raise OSError("could not listen on a free port of 127.0.0.1 for the launched bots")
         if unix_path is not None:
             unix_path = Path(unix_path)
             unix_path.unlink(missing_ok=True)
@@ -819,7 +880,7 @@ class _BotServicer(referee_pb2_grpc.RefereeServiceServicer):
             await refuse(grpc.StatusCode.INVALID_ARGUMENT, "bad_name",
                          f"bot_name must be 1..{BOT_NAME_MAX} printable characters")
             return
-        slot = ref.tokens.get(hello.token)
+        slot = ref.slot_for(hello.token)
         if slot is None:
             await refuse(grpc.StatusCode.UNAUTHENTICATED, "bad_token", "unknown token")
             return

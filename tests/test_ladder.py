@@ -6,6 +6,7 @@ the admin token, in process over real gRPC."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
 import re
@@ -133,6 +134,21 @@ def _check_web(f: Path, labels: list[str]) -> None:
     assert list((out / "replays").iterdir())
 
 
+def _report(f: Path) -> Path:
+    spec = load(f)
+    out = Path(spec.t.log_dir).parent / "report"
+    r = _cli("report", spec.name, "--db", spec.t.database, "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def _entrant_row(index_html: str, name: str) -> str:
+    """The row of entrant ``name`` in the Entrants table of a report's index page."""
+    m = re.search(rf'<tr data-entrant="{re.escape(name)}" data-state="[a-z]+">.*?</tr>', index_html, re.S)
+    assert m, f"no entrant row for {name}"
+    return m.group(0)
+
+
 def _check_each_match_once(events, rows) -> None:
     scheduled = [e.sched for e in events if e.kind == "scheduled"]
     finished = [e.sched for e in events if e.kind == "finished"]
@@ -182,6 +198,11 @@ def test_ladder_add_replace_stop_and_restart(tmp_path: Path) -> None:
     assert states == {"r1@v1": "replaced", "r2@v1": "active", "h1@v1": "active", "newbot@v1": "active",
                       "r1@v2": "active"}
     _check_web(f, ["newbot@v1", "r1@v1", "r1@v2"])
+    out = _report(f)
+    row = _entrant_row((out / "index.html").read_text(), "r1")  # the current version and the history
+    assert 'data-state="active"' in row and "r1@v2" in row and "v1</a> <span class=\"muted\">replaced" in row
+    page = (out / "bots" / "r1_v1.html").read_text()
+    assert 'data-state="replaced"' in page and "replaced by v2" in page and 'data-version="r1@v2"' in page
     board = _board(f)
     # the new bot is rated (on the board with its matches; a 1-round match can end level, a draw
     # that live TrueSkill skips, so its sigma need not have moved yet)
@@ -263,6 +284,8 @@ def test_a_crashing_bot_is_suspended_with_its_reason_and_the_admin_rpc_needs_the
                 await stub.LadderAdd(admin_pb2.LadderAddRequest(name="bad name!", command="python x.py"),
                                      metadata=[("x-admin-token", ADMIN)])
             assert ei.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            await stub.LadderRetire(admin_pb2.LadderRetireRequest(name="a", reason="withdrawn by its author"),
+                                    metadata=[("x-admin-token", ADMIN)])
             deadline = time.monotonic() + 150
             while time.monotonic() < deadline and not any(ln.startswith("suspended boom@v1") for ln in lines):
                 await asyncio.sleep(0.2)
@@ -280,6 +303,17 @@ def test_a_crashing_bot_is_suspended_with_its_reason_and_the_admin_rpc_needs_the
         x.seq for x in events if x.kind == "suspend")]
     assert all("boom@v1" not in e.data["seats"] for e in after)  # never scheduled again
     assert _no_bot_left(marker)
+    # the web pages (`referee report`, as `referee web` serves them) show each entrant's state, why and when
+    out = _report(f)
+    index = (out / "index.html").read_text()
+    row = _entrant_row(index, "boom")
+    assert 'data-state="suspended"' in row and "2 faulty matches in a row" in row and "crash: bot exited" in row
+    assert re.search(r"<td class=\"l\">\d{4}-\d\d-\d\d \d\d:\d\d UTC</td>", row)  # since when
+    row = _entrant_row(index, "a")
+    assert 'data-state="retired"' in row and "withdrawn by its author" in row
+    assert 'data-state="active"' in _entrant_row(index, "b")
+    page = (out / "bots" / "boom_v1.html").read_text()
+    assert 'id="bot-state" data-state="suspended"' in page and "2 faulty matches in a row" in page
 
 
 def test_a_second_sigterm_abandons_the_match_in_progress_and_stops_every_bot(tmp_path: Path) -> None:
@@ -306,7 +340,17 @@ def test_a_second_sigterm_abandons_the_match_in_progress_and_stops_every_bot(tmp
     assert verify_history(spec, events, rows) == []
 
 
-def test_an_external_entrant_plays_while_connected(tmp_path: Path) -> None:
+def _scan_for(secret: str, *roots: Path) -> list[str]:
+    """Files under ``roots`` whose bytes contain ``secret``."""
+    hits = []
+    for root in roots:
+        for f in [root] if root.is_file() else root.rglob("*"):
+            if f.is_file() and secret.encode() in f.read_bytes():
+                hits.append(str(f))
+    return hits
+
+
+def test_an_external_entrant_plays_while_connected_and_its_token_is_stored_only_hashed(tmp_path: Path) -> None:
     marker = f"lad{secrets.token_hex(4)}"
     f = _file(tmp_path, "ext", [("a", _bot("random", 1, marker)), ("b", _bot("random", 2, marker))])
     spec = load(f)
@@ -314,24 +358,29 @@ def test_an_external_entrant_plays_while_connected(tmp_path: Path) -> None:
     lines: list[str] = []
     md = [("x-admin-token", ADMIN)]
 
-    async def main() -> tuple:
+    async def run(add: bool) -> tuple:
+        """One run of the ladder: (with ``add``: add the external entrant, then) start the
+        external bot and wait for a match of it to finish; then stop the ladder."""
         lad = Ladder(spec, ADMIN, say=lines.append)
         stop = asyncio.Event()
         task = asyncio.create_task(lad.run(stop))
         await asyncio.wait_for(lad.ready.wait(), 60)
-        proc = None
+        start = len(lines)
+        proc = offline = online = None
+        rc = None
         try:
             async with grpc.aio.insecure_channel(f"127.0.0.1:{lad.port}") as ch:
                 stub = admin_pb2_grpc.AdminServiceStub(ch)
-                res = await stub.LadderAdd(admin_pb2.LadderAddRequest(name="ext", token=token), metadata=md)
-                assert res.change.label == "ext@v1"
+                if add:
+                    res = await stub.LadderAdd(admin_pb2.LadderAddRequest(name="ext", token=token), metadata=md)
+                    assert res.change.label == "ext@v1"
                 offline = await stub.LadderStatus(admin_pb2.LadderStatusRequest(), metadata=md)
                 proc = subprocess.Popen([PY, "sample_bots/heuristic_bot.py", "--referee", f"127.0.0.1:{lad.port}",
                                          "--name", marker], cwd=ROOT, env={**os.environ, "REFEREE_TOKEN": token},
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 deadline = time.monotonic() + 120
                 while time.monotonic() < deadline and not any(
-                        ln.startswith("match") and "finished" in ln and "ext@v1" in ln for ln in lines):
+                        ln.startswith("match") and "finished" in ln and "ext@v1" in ln for ln in lines[start:]):
                     await asyncio.sleep(0.2)
                 online = await stub.LadderStatus(admin_pb2.LadderStatusRequest(), metadata=md)
         finally:
@@ -341,7 +390,7 @@ def test_an_external_entrant_plays_while_connected(tmp_path: Path) -> None:
                 rc = await asyncio.to_thread(proc.wait, 20)  # the ladder's Goodbye ends it
         return offline, online, rc
 
-    offline, online, rc = asyncio.run(main())
+    offline, online, rc = asyncio.run(run(add=True))
     ext = {e.name: e for e in offline.entrants}["ext"]
     assert ext.external and not ext.online
     ext = {e.name: e for e in online.entrants}["ext"]
@@ -353,5 +402,152 @@ def test_an_external_entrant_plays_while_connected(tmp_path: Path) -> None:
     first = next(e.seq for e in events if e.kind == "online" and e.name == "ext")
     assert not [e for e in events if e.kind == "scheduled" and e.seq < first]  # two bots for three seats: it waited
     assert any(ln.startswith("ext@v1 connected") for ln in lines)
-    assert {v["label"]: v["external"] for v in versions}["ext@v1"] is True
+    ver = {v["label"]: v for v in versions}["ext@v1"]
+    assert ver["external"] is True and ver["token"] == "sha256:" + hashlib.sha256(token.encode()).hexdigest()
+    played = ext.matches
+
+    # a restarted ladder knows the token by its hash only, and still accepts the bot
+    offline, online, rc = asyncio.run(run(add=False))
+    ext = {e.name: e for e in online.entrants}["ext"]
+    assert ext.online and ext.matches > played, lines
+    assert rc == 0
+    _, events2, rows2, _ = _history(f)
+    assert verify_history(spec, events2, rows2) == []
+    # the token is nowhere: not in the database file (nor its journal), the logs, or what the ladder said
+    assert _scan_for(token, tmp_path) == []
+    assert not [ln for ln in lines if token in ln]
     assert _no_bot_left(marker)
+
+
+def test_a_token_stored_in_the_clear_by_an_older_ladder_is_replaced_by_its_hash(tmp_path: Path) -> None:
+    from sqlalchemy import insert
+
+    from tournaments.ladder_store import ladder_versions
+
+    token = secrets.token_hex(16)
+    db = tmp_path / "old.sqlite"
+    store = Store(str(db))
+    ls = LadderStore(store)
+    tid = ls.create("old", "doudizhu", {"bots": []}, "f")
+    with store.engine.begin() as c:  # what the first ladder version wrote
+        c.execute(insert(ladder_versions).values(tournament_id=tid, name="ext", version=1, label="ext@v1",
+                                                 command="", external=True, token=token, state="active",
+                                                 reason="", added_seq=1))
+    assert _scan_for(token, tmp_path)  # in the file or its WAL
+    assert ls.token_hashes(tid) == {"ext@v1": hashlib.sha256(token.encode()).hexdigest()}
+    assert ls.versions(tid)[0]["token"].startswith("sha256:")
+    assert _scan_for(token, tmp_path) == []  # also while the database is open
+    store.close()
+    assert _scan_for(token, tmp_path) == []
+
+
+def _self_signed(d: Path) -> tuple[Path, Path]:
+    """A throwaway certificate for 127.0.0.1 / localhost and its key (openssl, as tests/test_tls.py)."""
+    import shutil
+
+    openssl = shutil.which("openssl")
+    assert openssl, "the TLS tests need the openssl command"
+    crt, key = d / "cert.pem", d / "key.pem"
+    subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(crt),
+                    "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+                   check=True, capture_output=True)
+    return crt, key
+
+
+def test_a_ladder_serves_tls_to_external_bots_and_admin_calls(tmp_path: Path) -> None:
+    marker = f"lad{secrets.token_hex(4)}"
+    crt, key = _self_signed(tmp_path)
+    f = _file(tmp_path, "tls", [("a", _bot("random", 1, marker)), ("b", _bot("random", 2, marker))])
+    # bad certificate files are named, before anything starts
+    r = _cli("ladder", str(f), "--tls-cert", str(tmp_path / "missing.pem"), "--tls-key", str(key))
+    assert r.returncode == 2 and "--tls-cert" in r.stderr and "no such file" in r.stderr
+    r = _cli("ladder", str(f), "--tls-cert", str(key), "--tls-key", str(key))
+    assert r.returncode == 2 and "not a PEM certificate" in r.stderr
+    r = _cli("ladder", str(f), "--tls-cert", str(crt))
+    assert r.returncode == 2 and "go together" in r.stderr
+    tokf = tmp_path / "ext.token"
+    tokf.write_text(secrets.token_hex(16))
+    lad = LadderProc(tmp_path, f, "--port", "0", "--tls-cert", str(crt), "--tls-key", str(key))
+    bot = None
+    try:
+        assert "(TLS)" in lad.text()
+        # admin calls over TLS with the CA; without it (plaintext to a TLS port) a clear refusal
+        r = _cli("ladder", "status", "--referee", lad.addr)
+        assert r.returncode == 1 and "no ladder answers" in r.stderr and "--tls-ca" in r.stderr
+        r = _cli("ladder", "status", "--referee", lad.addr, "--tls-ca", str(tmp_path / "nope.pem"))
+        assert r.returncode == 2 and "no such file" in r.stderr
+        r = _cli("ladder", "add", "ext", "--external", "--token-file", str(tokf), "--referee", lad.addr,
+                 "--tls-ca", str(crt))
+        assert r.returncode == 0, r.stderr
+        # an external bot over TLS; the launched ones connect by themselves (plaintext on loopback)
+        bot = subprocess.Popen([PY, "sample_bots/heuristic_bot.py", "--referee", lad.addr, "--tls-ca", str(crt),
+                                "--name", marker], cwd=ROOT, env={**os.environ, "REFEREE_TOKEN": tokf.read_text()},
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        lad.wait(r"match \d+ finished \(complete\): (?=.*ext@v1)(?=.*a@v1)(?=.*b@v1).*")
+        r = _cli("ladder", "status", "--referee", lad.addr, "--tls-ca", str(crt), "--json")
+        assert r.returncode == 0, r.stderr
+        st = {e["name"]: e for e in json.loads(r.stdout)["entrants"]}
+        assert st["ext"]["online"] and st["ext"]["matches"] >= 1 and st["a"]["matches"] >= 1
+        assert lad.stop(signal.SIGINT) == 0
+        assert bot.wait(20) == 0  # the ladder's Goodbye ends it
+    finally:
+        lad.close()
+        if bot is not None and bot.poll() is None:
+            bot.kill()
+            bot.wait(10)
+    _, events, rows, _ = _history(f)
+    assert rows and all(r.status == "complete" and not r.result.get("faults") for r in rows.values())
+    assert _no_bot_left(marker)
+
+
+def _tokens_of(marker: str) -> set[str]:
+    """The REFEREE_TOKEN in the environment of each live process whose command line has ``marker``."""
+    out = set()
+    for pid in _pids(marker):
+        try:
+            env = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        out.update(e.split(b"=", 1)[1].decode() for e in env if e.startswith(b"REFEREE_TOKEN="))
+    return out
+
+
+def test_a_persistent_entrant_is_launched_once_relaunched_with_its_token_and_stopped(tmp_path: Path) -> None:
+    marker, pmark = f"lad{secrets.token_hex(4)}", f"per{secrets.token_hex(4)}"
+    f = _file(tmp_path, "per", [("a", _bot("random", 1, marker)), ("b", _bot("random", 2, marker))])
+    f.write_text(f.read_text() + f'[[bots]]\nname = "p"\ncommand = "{_bot("random", 7, pmark)}"\npersistent = true\n')
+    logs = Path(load(f).t.log_dir) / "per"
+    lad = LadderProc(tmp_path, f)
+    try:
+        lad.wait(r"match \d+ finished \(complete\)", count=3)  # every match seats p (three entrants, three seats)
+        assert "added p@v1 (persistent: launched once)" in lad.text()
+        assert sorted(p.name for p in logs.glob("p@v1.persistent*.stderr")) == ["p@v1.persistent1.stderr"]
+        tokens = _tokens_of(pmark)
+        assert len(tokens) == 1, tokens
+        # killed: relaunched for its next match, with the same token
+        for pid in _pids(pmark):
+            os.kill(int(pid), signal.SIGKILL)
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and not (logs / "p@v1.persistent2.stderr").exists():
+            time.sleep(0.2)
+        assert (logs / "p@v1.persistent2.stderr").exists(), lad.text()
+        n = len(re.findall(r"match \d+ finished", lad.text()))
+        lad.wait(r"match \d+ finished \(complete\)", count=n + 2)
+        assert _tokens_of(pmark) == tokens
+        # a new version: the old process is stopped, the new one launched once
+        r = _cli("ladder", "replace", "p", "--referee", lad.addr, "--command", _bot("random", 8, pmark),
+                 "--persistent")
+        assert r.returncode == 0, r.stderr
+        lad.wait(r"stopped the persistent bot of p@v1 \(replaced\)")
+        lad.wait(r"match \d+ finished \(complete\): .*p@v2", count=2)
+        assert [p.name for p in logs.glob("p@v2.persistent*.stderr")] == ["p@v2.persistent1.stderr"]
+        assert len(_tokens_of(pmark)) == 1 and _tokens_of(pmark) != tokens
+        assert lad.stop(signal.SIGINT) == 0
+    finally:
+        lad.close()
+    assert _no_bot_left(pmark), "the persistent bot outlived the ladder"
+    assert _no_bot_left(marker)
+    spec, events, rows, _ = _history(f)
+    assert verify_history(spec, events, rows) == []
+    v1 = [r for r in rows.values() if "p@v1" in r.seats]
+    assert len(v1) >= 5  # several matches, two launches

@@ -114,6 +114,78 @@ def test_an_overdue_bot_is_seated_before_uncertain_ones() -> None:
     assert "waiting" in (choose(cands, 3, ENV, 1, 1) or [])
 
 
+# ---------------------------------------------------------------------- partnership games
+TEAMS = ((0, 2), (1, 3))
+
+
+def _teams_of(seats: list[str]) -> set[frozenset]:
+    return {frozenset(seats[s] for s in team) for team in TEAMS}
+
+
+def test_team_quality_is_trueskills_quality_of_the_teams() -> None:
+    rng = random.Random(8)
+    for _ in range(20):
+        cs = [Candidate(f"b{i}", rng.uniform(10, 40), rng.uniform(0.5, 8.3)) for i in range(4)]
+        split = [[cs[0], cs[2]], [cs[1], cs[3]]]
+        want = ENV.quality([tuple(trueskill.Rating(c.mu, c.sigma) for c in team) for team in split])
+        assert matchmaking.team_quality(split, ENV) == pytest.approx(want, rel=1e-9)
+    assert len(matchmaking.splits(cs, TEAMS)) == 3  # four bots pair up in three ways
+
+
+def test_partners_are_balanced_strong_with_weak() -> None:
+    # two strong and two weak bots, all certain: strong+weak against strong+weak is the close match
+    cands = [Candidate("s1", 35, 1.0, seat_counts=[0] * 4), Candidate("s2", 35, 1.0, seat_counts=[0] * 4),
+             Candidate("w1", 15, 1.0, seat_counts=[0] * 4), Candidate("w2", 15, 1.0, seat_counts=[0] * 4)]
+    for sched in range(1, 13):
+        seats = choose(cands, 4, ENV, 3, sched, teams=TEAMS)
+        assert seats is not None
+        assert _teams_of(seats) in ({frozenset({"s1", "w1"}), frozenset({"s2", "w2"})},
+                                    {frozenset({"s1", "w2"}), frozenset({"s2", "w1"})}), seats
+    # without the teams, any seating is as good as any other: strong bots do end up partners
+    free = {frozenset(map(frozenset, _teams_of(choose(cands, 4, ENV, 3, k) or []))) for k in range(1, 40)}
+    assert any(frozenset({"s1", "s2"}) in split for split in free)
+
+
+def test_the_group_chosen_makes_the_closest_team_match() -> None:
+    # the anchor (most uncertain) plus three of five equally certain bots: as two teams, 40+10
+    # against 25+25 is an even match; a mean over pairs would pick the bots most alike instead
+    cands = [Candidate("new", 25, 8.0), Candidate("a", 40, 1.0), Candidate("b", 10, 1.0),
+             Candidate("c", 25, 1.0), Candidate("d", 26, 1.0), Candidate("e", 24, 1.0)]
+    seats = choose(cands, 4, ENV, 1, 1, teams=TEAMS)
+    assert seats is not None and set(seats) == {"new", "a", "b", "c"}
+    assert _teams_of(seats) == {frozenset({"a", "b"}), frozenset({"new", "c"})}
+    assert set(choose(cands, 4, ENV, 1, 1) or []) == {"new", "c", "d", "e"}
+
+
+def test_team_choice_is_deterministic_and_independent_of_candidate_order() -> None:
+    rng = random.Random(5)
+    cands = [Candidate(f"b{i}", rng.uniform(20, 30), rng.uniform(1, 8), rng.randrange(20), rng.randrange(5),
+                       [rng.randrange(5) for _ in range(4)]) for i in range(8)]
+    first = choose(cands, 4, ENV, 11, 7, teams=TEAMS)
+    assert first is not None and len(set(first)) == 4
+    for _ in range(5):
+        rng.shuffle(cands)
+        assert choose(cands, 4, ENV, 11, 7, teams=TEAMS) == first
+
+
+def test_a_partnership_ladder_seats_balanced_teams(tmp_path: Path) -> None:
+    """The ladder state asks the game for its teams (Tractor: seats 0+2 against 1+3)."""
+    bots = "".join(f'[[bots]]\nname = "t{i}"\ncommand = "python sample_bots/random_bot.py"\n' for i in range(4))
+    spec = load(_file(tmp_path, 'name = "l"\ngame = "tractor"\nplayers = 4\n' + bots))
+    st = LadderState(spec)
+    assert st.teams == TEAMS
+    for i, b in enumerate(spec.t.bots):
+        st.apply(Event(i + 1, "add", b.name, data={"version": 1, "label": f"{b.name}@v1", "command": b.command}))
+    for lbl, mu in zip(st.ratings, (35, 34, 16, 15)):
+        st.ratings[lbl] = trueskill.Rating(mu, 1.0)
+    m = st.next_match()
+    assert m is not None
+    teams = _teams_of(m.seats)
+    assert all(len({lbl[:2] for lbl in team}) == 2 for team in teams)
+    strong = {"t0@v1", "t1@v1"}
+    assert all(len(team & strong) == 1 for team in teams), m.seats  # one strong bot per team
+
+
 # ---------------------------------------------------------------------- ladder files
 def _file(tmp_path: Path, text: str) -> Path:
     f = tmp_path / "l.toml"
@@ -126,7 +198,7 @@ BOTS = "".join(f'[[bots]]\nname = "b{i}"\ncommand = "python sample_bots/random_b
 
 def test_ladder_file_problems_name_key_and_line(tmp_path: Path) -> None:
     f = _file(tmp_path, 'name = "l"\ngame = "doudizhu"\nschedule = "round_robin"\n[ladder]\nsuspend_after = 0\n'
-                        'colour = "red"\n' + BOTS + 'persistent = true\n')
+                        'colour = "red"\n' + BOTS + 'persistent = "yes"\n')
     with pytest.raises(SpecError) as ei:
         load(f)
     probs = {(k, ln) for k, ln, _ in ei.value.problems}

@@ -41,6 +41,40 @@ def test_connection_refusals_use_grpc_status_codes(tmp_logs: Path) -> None:
     assert not_hello == grpc.StatusCode.INVALID_ARGUMENT
 
 
+def test_a_token_registered_by_its_hash_is_accepted_and_learnt_only_when_presented(tmp_logs: Path) -> None:
+    import pytest
+
+    from referee.service import token_digest
+
+    token = "t0ken-known-only-by-its-hash"
+
+    async def body(ref: Referee):
+        digest = token_digest(token)
+        ref.register_token_hash(digest, "hashed")
+        assert token not in ref.tokens and ref.token_for_digest(digest) is None
+        with pytest.raises(ValueError):
+            ref.register_token_hash("not-a-digest")
+        _, wrong = await aio_bot(ref.port, token + "x")
+        assert ref.token_for_digest(digest) is None  # a wrong token reveals nothing
+        spec = MatchSpec(**SPEC, seed=3, match_id="m-hash")
+        others = [ref.new_token(f"bot{i}") for i in range(2)]
+        bots = [asyncio.create_task(aio_bot(ref.port, t, None, name=f"bot{i}"))
+                for i, t in enumerate([token, *others])]
+        for _ in range(200):  # the hashed bot's Hello registers its token
+            if ref.token_for_digest(digest):
+                break
+            await asyncio.sleep(0.05)
+        assert ref.token_for_digest(digest) == token
+        outcome = await ref.play(spec, [token, *others], connect_timeout_s=5)
+        await asyncio.gather(*bots)
+        return wrong, outcome
+
+    wrong, outcome = run(with_referee(tmp_logs, body))
+    assert wrong == grpc.StatusCode.UNAUTHENTICATED
+    assert outcome.status == "complete" and not outcome.faults
+    assert not [f for f in tmp_logs.rglob("*") if f.is_file() and token.encode() in f.read_bytes()]
+
+
 def test_silent_bot_is_refused_after_hello_timeout(tmp_logs: Path) -> None:
     async def body(ref: Referee):
         ch = grpc.aio.insecure_channel(f"127.0.0.1:{ref.port}")

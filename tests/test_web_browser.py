@@ -416,3 +416,61 @@ def test_live_site_follows_a_running_tournament(driver, tmp_path):
                 except subprocess.TimeoutExpired:
                     p.kill()
                     p.wait()
+
+
+# --------------------------------------------------------------------------- ladder
+def test_live_site_shows_a_ladders_entrant_states_and_versions(driver, tmp_path):
+    """`referee web` on a ladder's database: each entrant's state, why and
+    when, and its versions (the history written as the ladder writes it)."""
+    from tournaments.ladder import parse_ladder
+    from tournaments.ladder_store import Event, LadderStore
+    from tournaments.store import Store
+
+    db = tmp_path / "ladder.sqlite"
+    spec = parse_ladder({"name": "web-ladder", "game": "doudizhu", "database": str(db)})
+    store = Store(str(db))
+    ls = LadderStore(store)
+    tid = ls.create(spec.name, "doudizhu", spec.stored_json(), spec.fingerprint())
+    seq = 0
+
+    def commit(kind: str, name: str, data: dict, **kw) -> None:
+        nonlocal seq
+        seq += 1
+        ls.commit(tid, [Event(seq, kind, name, data=data)], **kw)
+
+    for name, version in (("alice", 1), ("bob", 1), ("carol", 1), ("bob", 2)):
+        label = f"{name}@v{version}"
+        commit("add" if version == 1 else "replace", name, {"version": version, "label": label, "command": "x"},
+               new_version={"name": name, "version": version, "label": label, "command": "python x.py",
+                            "external": False, "token": "", "state": "active", "reason": "", "added_seq": seq + 1},
+               version_states={"bob@v1": ("replaced", "replaced by v2")} if version == 2 else None)
+    commit("suspend", "alice", {"label": "alice@v1", "reason": "3 faulty matches in a row (last, m7: crash)"},
+           version_states={"alice@v1": ("suspended", "3 faulty matches in a row (last, m7: crash)")})
+    commit("retire", "carol", {"label": "carol@v1", "reason": "withdrawn by its author"},
+           version_states={"carol@v1": ("retired", "withdrawn by its author")})
+    store.close()
+    web = subprocess.Popen([*REFEREE, "web", "--db", str(db), "--port", "0"], cwd=ROOT, env=env(),
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        m = re.search(r"http://127\.0\.0\.1:(\d+)/", web.stdout.readline())
+        assert m
+        driver.get(f"http://127.0.0.1:{m.group(1)}/t/web-ladder/index.html")
+        rows = {tr.get_attribute("data-entrant"): tr for tr in driver.find_elements(By.CSS_SELECTOR, "#entrants tr")
+                if tr.get_attribute("data-entrant")}
+        assert {n: r.get_attribute("data-state") for n, r in rows.items()} == {
+            "alice": "suspended", "bob": "active", "carol": "retired"}
+        assert "3 faulty matches in a row" in rows["alice"].text and "UTC" in rows["alice"].text
+        assert "withdrawn by its author" in rows["carol"].text
+        assert "bob@v2" in rows["bob"].text and "v1 replaced" in rows["bob"].text
+        shot(driver, "page-ladder-entrants")
+        rows["bob"].find_element(By.LINK_TEXT, "v1").click()
+        assert driver.find_element(By.ID, "bot-state").get_attribute("data-state") == "replaced"
+        assert [tr.get_attribute("data-version") for tr in
+                driver.find_elements(By.CSS_SELECTOR, "#bot-versions tbody tr")] == ["bob@v1", "bob@v2"]
+    finally:
+        web.terminate()
+        try:
+            web.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            web.kill()
+            web.wait()

@@ -36,13 +36,14 @@ from typing import Any, Callable
 import grpc
 import trueskill
 
-from referee.bots import check_command
+from referee.bots import BotProcess, check_command
+from referee.games import game_class
 from referee.play import SeatPlan, play_match
 from referee.runner import MatchSpec
 from referee.sandbox import Sandbox, SandboxError, prepare
-from referee.service import Referee
+from referee.service import Referee, token_digest
 from tournaments import matchmaking
-from tournaments.ladder_store import Event, FinishedMatch, LadderStore
+from tournaments.ladder_store import Event, FinishedMatch, LadderStore, stored_token
 from tournaments.rating import LiveRating
 from tournaments.schedule import derive_seed
 from tournaments.spec import SpecError, TournamentSpec, _key_lines, parse
@@ -136,9 +137,6 @@ def parse_ladder(raw: dict[str, Any], path: str = "<ladder>", lines: dict[str, i
             setattr(out, k, v)
     for i, b in enumerate(raw.get("bots") or []):
         if isinstance(b, dict):
-            if b.get("persistent"):
-                problems.append((f"bots[{i}].persistent", lines.get(f"bots[{i}].persistent"),
-                                 "a ladder launches each bot for each match (persistent bots are not supported)"))
             if isinstance(b.get("name"), str) and len(b["name"]) > 56:
                 problems.append((f"bots[{i}].name", lines.get(f"bots[{i}].name"), "at most 56 characters"))
     if problems:
@@ -174,7 +172,10 @@ def label_of(name: str, version: int) -> str:
 class Version:
     """One version of an entrant and its record. ``plays``: matches scheduled;
     ``last_sched``: scheduling number of its last match (its join point before
-    any); ``streak``: faulty matches in a row."""
+    any); ``streak``: faulty matches in a row. An external bot's token is
+    known by its SHA-256 only (``token_hash``, what the database keeps);
+    ``token`` is the token itself once the bot has presented it (in memory
+    only, learnt from the referee), else empty."""
 
     name: str
     version: int
@@ -191,6 +192,9 @@ class Version:
     seat_counts: list[int] = field(default_factory=list)
     streak: int = 0
     last_fault: str = ""
+    token_hash: str = ""
+    #: launched once and kept across matches (``persistent = true``)
+    persistent: bool = False
 
     @property
     def label(self) -> str:
@@ -220,6 +224,8 @@ class LadderState:
         self.spec = spec
         self.live = LiveRating(spec.t.trueskill, spec.t.game, spec.t.players)
         self.env = self.live.env
+        #: the seats of each team in a partnership game (the game says: ``Game.teams``), else empty
+        self.teams = game_class(spec.t.game).teams(spec.t.players)
         self.entrants: dict[str, Version] = {}
         self.versions: dict[str, Version] = {}
         self.ratings: dict[str, trueskill.Rating] = {}
@@ -250,7 +256,7 @@ class LadderState:
     def next_match(self) -> Scheduled | None:
         """The match the matchmaker picks now (not recorded), or ``None``."""
         seats = matchmaking.choose(self.candidates(), self.spec.t.players, self.env, self.spec.t.seed,
-                                   self.next_sched, active=len(self.eligible()))
+                                   self.next_sched, active=len(self.eligible()), teams=self.teams)
         if seats is None:
             return None
         sched = self.next_sched
@@ -295,8 +301,8 @@ class LadderState:
             if old is not None:
                 old.state, old.reason = "replaced", f"replaced by v{d['version']}"
             v = Version(e.name or "", d["version"], d.get("command", ""), d.get("external", False),
-                        d.get("token", ""), self.next_sched - 1, online=d.get("online", False),
-                        seat_counts=[0] * self.spec.t.players)
+                        "", self.next_sched - 1, online=d.get("online", False),
+                        seat_counts=[0] * self.spec.t.players, persistent=d.get("persistent", False))
             self.entrants[v.name] = v
             self.versions[v.label] = v
             self.ratings[v.label] = self.env.create_rating()
@@ -377,6 +383,46 @@ def verify_history(spec: LadderSpec, events: list[Event], rows: dict[int, MatchR
 
 
 # --------------------------------------------------------------------------- running
+class PersistentBot:
+    """The process of a persistent version (``persistent = true``): launched
+    for its first match, kept across matches (it plays one at a time),
+    relaunched with the same token if it died, and stopped (reaped) by
+    :meth:`stop` when the version stops playing or the ladder stops. Its
+    stderr goes to ``<log_dir>/<label>.persistent<N>.stderr`` (launch N)."""
+
+    def __init__(self, ref: Referee, v: Version, spec: TournamentSpec, log_dir: Path, sandbox: Sandbox | None):
+        self.ref, self.label, self.command = ref, v.label, v.command
+        self.spec, self.log_dir, self.sandbox = spec, log_dir, sandbox
+        self.token = ref.new_token(v.label)
+        self.proc: BotProcess | None = None
+        self.launches = 0
+        self._lock = asyncio.Lock()
+
+    async def ensure(self) -> BotProcess | None:
+        """The running process (launched or relaunched now if needed); ``None``
+        if its command cannot be started (the seat is then a no-show)."""
+        async with self._lock:
+            if self.proc is None or self.proc.poll() is not None:
+                if self.proc is not None:
+                    await asyncio.to_thread(self.proc.stop, 0.2)
+                self.launches += 1
+                try:
+                    self.proc = BotProcess(self.command, f"{self.label}.persistent{self.launches}",
+                                           self.ref.local_addr, self.token, self.log_dir, limits=self.spec.limits,
+                                           cwd_for_relative=Path(self.spec.cwd), sandbox=self.sandbox,
+                                           unix_addr=self.ref.unix_addr).start()
+                except (OSError, ValueError):
+                    self.proc = None
+            return self.proc
+
+    async def stop(self) -> None:
+        """Stop and reap the process (idempotent); the token is no longer accepted."""
+        async with self._lock:
+            if self.proc is not None:
+                await asyncio.to_thread(self.proc.stop)
+            self.ref.tokens.pop(self.token, None)
+
+
 class LadderRefusal(Exception):
     """An admin call refused; ``grpc_code`` is the status it is answered with."""
 
@@ -393,11 +439,14 @@ class Ladder:
     """A running ladder. ``admin_token`` protects the ``Ladder*`` calls;
     ``say(line)`` gets one line per event worth telling the operator;
     ``max_matches``: schedule no more than that many new matches this run
-    (``None``: until stopped)."""
+    (``None``: until stopped); ``tls``: (certificate PEM, key PEM) to serve
+    TLS on the ladder's port (bots the ladder launches connect in plaintext
+    to a port of 127.0.0.1 of their own, see :meth:`Referee.start`)."""
 
     def __init__(self, spec: LadderSpec, admin_token: str | None, say: Callable[[str], None] = print,
-                 max_matches: int | None = None, fresh: bool = False):
+                 max_matches: int | None = None, fresh: bool = False, tls: tuple[bytes, bytes] | None = None):
         self.spec = spec
+        self.tls = tls
         self.admin_token = admin_token
         self.say = say
         self.max_matches = max_matches
@@ -415,6 +464,8 @@ class Ladder:
         self.ready = asyncio.Event()
         self.log_dir = Path(spec.t.log_dir) / spec.name
         self.sandbox: Sandbox | None = None
+        #: label -> the process of a persistent version that plays (see :meth:`_stop_unused_persistent`)
+        self.persistent: dict[str, PersistentBot] = {}
 
     # -- opening
     def _open(self) -> None:
@@ -442,9 +493,9 @@ class Ladder:
         self.tid = int(t["id"])
         rows = self.lstore.match_rows(self.tid)
         self.state = rebuild(self.spec, self.lstore.events(self.tid), rows)
-        tokens = {v["label"]: v["token"] for v in self.lstore.versions(self.tid)}
+        hashes = self.lstore.token_hashes(self.tid)  # also turns tokens stored by older versions into hashes
         for lbl, v in self.state.versions.items():
-            v.token = tokens.get(lbl, "")
+            v.token_hash = hashes.get(lbl, "")
         self.store.set_tournament_status(self.tid, "running")
 
     def _delete(self, tid: int) -> None:
@@ -474,22 +525,36 @@ class Ladder:
         self.wake.set()
         return numbered
 
-    async def _add_version(self, kind: str, name: str, command: str, token: str, external: bool) -> Event:
+    def _token(self, v: Version) -> str:
+        """The token of external version ``v`` once its bot has presented it (else "")."""
+        if not v.token and v.token_hash and self.ref is not None:
+            v.token = self.ref.token_for_digest(v.token_hash) or ""
+        return v.token
+
+    async def _add_version(self, kind: str, name: str, command: str, token: str, external: bool,
+                           persistent: bool = False) -> Event:
         old = self.state.entrants.get(name)
         version = old.version + 1 if old is not None else 1
         label = label_of(name, version)
-        online = bool(external and self.ref is not None and self.ref.connected(token))
+        digest = token_digest(token) if external else ""
+        known = self.ref.token_for_digest(digest) if external and self.ref is not None else None
+        online = bool(known and self.ref is not None and self.ref.connected(known))
         data = {"version": version, "label": label, "command": command, "external": external, "online": online}
+        if persistent:
+            data["persistent"] = True
         states = {old.label: ("replaced", f"replaced by v{version}")} if old is not None else None
         ev = (await self._commit([Event(0, kind, name, data=data)], new_version={
             "name": name, "version": version, "label": label, "command": command, "external": external,
-            "token": token, "state": "active", "reason": "", "added_seq": self.state.last_seq + 1},
-            version_states=states))[0]
-        self.state.versions[label].token = token
-        if external and self.ref is not None:
-            self.ref.register_token(token, label)
+            "token": stored_token(digest), "state": "active", "reason": "",
+            "added_seq": self.state.last_seq + 1, "persistent": persistent}, version_states=states))[0]
+        v = self.state.versions[label]
+        v.token_hash, v.token = digest, known or ""
+        if external and self.ref is not None:  # the same path as after a restart: the referee knows the hash only
+            self.ref.register_token_hash(digest, label)
         self.say(f"{'added' if kind == 'add' else 'new version'} {label}"
-                 f"{' (external: plays while connected)' if external else ''}")
+                 f"{' (external: plays while connected)' if external else ''}"
+                 f"{' (persistent: launched once)' if persistent else ''}")
+        await self._stop_unused_persistent()
         return ev
 
     # -- the admin calls (AdminService.Ladder*, via referee.service)
@@ -510,6 +575,7 @@ class Ladder:
                 ev = (await self._commit([Event(0, "retire", name, data={"label": cur.label, "reason": reason})],
                                          version_states={cur.label: ("retired", reason)}))[0]
                 self.say(f"retired {cur.label}: {reason}")
+                await self._stop_unused_persistent()
                 return admin_pb2.LadderRetireResponse(change=admin_pb2.LadderChange(
                     name=name, version=cur.version, label=cur.label, event_seq=ev.seq))
             if not ENTRANT_NAME_RE.match(name):
@@ -525,6 +591,9 @@ class Ladder:
             if bool(command) == bool(token):
                 raise LadderRefusal(grpc.StatusCode.INVALID_ARGUMENT,
                                     "give either a command (a launched bot) or a token (an external bot)")
+            if request.persistent and not command:
+                raise LadderRefusal(grpc.StatusCode.INVALID_ARGUMENT,
+                                    "persistent is for a launched bot (a command), not an external one")
             if command and (why := check_command(command, Path(self.spec.t.cwd))) is not None:
                 raise LadderRefusal(grpc.StatusCode.INVALID_ARGUMENT, f"command {command!r}: {why}")
             if command and self.sandbox is not None:
@@ -535,9 +604,10 @@ class Ladder:
             if token:
                 if len(token) < 16:
                     raise LadderRefusal(grpc.StatusCode.INVALID_ARGUMENT, "a token needs at least 16 characters")
-                if any(v.token == token and v.name != name for v in self.state.versions.values()):
+                if any(v.token_hash == token_digest(token) and v.name != name for v in self.state.versions.values()):
                     raise LadderRefusal(grpc.StatusCode.INVALID_ARGUMENT, "that token belongs to another entrant")
-            ev = await self._add_version("add" if method == "LadderAdd" else "replace", name, command, token, bool(token))
+            ev = await self._add_version("add" if method == "LadderAdd" else "replace", name, command, token,
+                                         bool(token), bool(request.persistent))
             v = self.state.entrants[name]
             change = admin_pb2.LadderChange(name=name, version=v.version, label=v.label, event_seq=ev.seq)
             if method == "LadderAdd":
@@ -580,17 +650,19 @@ class Ladder:
         self.ref.ladder = self
         try:
             self.port = await self.ref.start(
-                self.spec.host, t.port,
-                unix_path=self.sandbox.socket_path if self.sandbox.isolate_network else None)
+                self.spec.host, t.port, tls=self.tls,
+                unix_path=self.sandbox.socket_path if self.sandbox.isolate_network else None,
+                local_plaintext=True)
             for v in self.state.versions.values():
-                if v.external and v.token:
-                    self.ref.register_token(v.token, v.label)
+                if v.external and v.token_hash:
+                    self.ref.register_token_hash(v.token_hash, v.label)
             async with self.lock:
                 if not self.state.entrants:  # a new ladder: the file's bots
                     for b in self.spec.t.bots:
-                        await self._add_version("add", b.name, b.command, b.token, b.external)
+                        await self._add_version("add", b.name, b.command, b.token, b.external, b.persistent)
             self.say(f"ladder {self.spec.name}: {self.spec.t.game}, {len(self.state.entrants)} entrants, "
-                     f"{self.state.finished} matches so far; listening on {self.spec.host}:{self.port}")
+                     f"{self.state.finished} matches so far; listening on {self.spec.host}:{self.port}"
+                     f"{' (TLS)' if self.tls else ''}")
             self.ready.set()
             for m in sorted(self.state.running.values(), key=lambda m: m.sched):  # cut short by the last stop
                 self.say(f"match {m.sched} ({' / '.join(m.seats)}) was interrupted: playing it again")
@@ -619,6 +691,9 @@ class Ladder:
                 t.cancel()
             if self.tasks:
                 await asyncio.gather(*self.tasks.values(), return_exceptions=True)
+            for p in list(self.persistent.values()):
+                await p.stop()
+            self.persistent.clear()
             await self.ref.stop(0.5)
             if self.store is not None:
                 if self.tid:
@@ -643,13 +718,34 @@ class Ladder:
             self.say(f"abandoned match(es) {', '.join(map(str, sorted(left)))}: "
                      "they are played again when the ladder starts again")
 
+    async def _stop_unused_persistent(self) -> None:
+        """Stop the process of each persistent version that plays no more
+        (retired, suspended, replaced) once it is in no running match."""
+        busy = self.state.busy()
+        for lbl, p in list(self.persistent.items()):
+            v = self.state.versions[lbl]
+            if lbl not in busy and not (v.state == "active" and self.state.entrants.get(v.name) is v):
+                del self.persistent[lbl]
+                await p.stop()
+                self.say(f"stopped the persistent bot of {lbl} ({v.state})")
+
+    async def _await_token(self, v: Version, timeout_s: float) -> str:
+        """The token of external ``v``, waiting up to ``timeout_s`` for its bot to
+        present it; if it does not, a token nobody has (the seat is a no-show)."""
+        assert self.ref is not None
+        deadline = asyncio.get_running_loop().time() + timeout_s
+        while not self._token(v) and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.2)
+        return self._token(v) or self.ref.new_token(v.label)
+
     async def _poll_online(self) -> None:
         """Record an ``online``/``offline`` event for each external bot whose connection changed."""
         assert self.ref is not None
         changes = []
         for v in self.state.entrants.values():
             if v.external and v.state == "active":
-                now = self.ref.connected(v.token)
+                tok = self._token(v)
+                now = bool(tok) and self.ref.connected(tok)
                 if now != v.online:
                     changes.append(Event(0, "online" if now else "offline", v.name, data={"label": v.label}))
         if changes:
@@ -661,8 +757,18 @@ class Ladder:
         assert self.ref is not None
         try:
             vs = [self.state.versions[lbl] for lbl in m.seats]
-            plans = [SeatPlan(token=v.token) if v.external else SeatPlan(command=v.command) for v in vs]
             t = self.spec.t
+            plans = []
+            for v in vs:
+                if v.external:  # a match cut short by the last stop may be played before its bot is back
+                    plans.append(SeatPlan(token=await self._await_token(v, t.connect_timeout_ms / 1000)))
+                elif v.persistent:
+                    pb = self.persistent.get(v.label)
+                    if pb is None:
+                        pb = self.persistent[v.label] = PersistentBot(self.ref, v, t, self.log_dir, self.sandbox)
+                    plans.append(SeatPlan(token=pb.token, process=await pb.ensure()))
+                else:
+                    plans.append(SeatPlan(command=v.command))
             ms = MatchSpec(game=t.game, players=t.players, seed=m.seed, seat_names=list(m.seats), variant=t.variant,
                            params=t.params, decision_ms=t.decision_ms, bank_ms=t.bank_ms,
                            fault_policy=t.fault_policy, max_faults=t.max_faults, match_id=m.match_id)
@@ -674,6 +780,7 @@ class Ladder:
                 why = f"the referee failed: {type(e).__name__}: {e}"[:300]
                 async with self.lock:
                     await self._commit([Event(0, "abandoned", sched=m.sched, data={"reason": why})])
+                    await self._stop_unused_persistent()
                 self.say(f"match {m.sched} abandoned: {why}")
                 return
             result = outcome.to_json()
@@ -691,6 +798,7 @@ class Ladder:
                 self.say(f"match {m.sched} finished ({outcome.status}): {board}")
                 for e in susp:
                     self.say(f"suspended {e.data['label']}: {e.data['reason']}")
+                await self._stop_unused_persistent()
         finally:
             self.tasks.pop(m.sched, None)
             self.wake.set()

@@ -13,8 +13,10 @@ additive, older tables are untouched):
   ``abandoned``; ``name`` the entrant, ``sched`` the match's scheduling
   number, ``data_json`` the details. The ladder's state is rebuilt from it
   on restart, and matchmaking is a function of it.
-* ``ladder_versions``: one row per version of an entrant: command or token
-  (external bots), state (``active``, ``suspended``, ``retired``,
+* ``ladder_versions``: one row per version of an entrant: command, or for
+  an external bot the SHA-256 of its token (``token`` holds
+  ``"sha256:<hex>"``: the token itself is never written, see
+  :func:`stored_token`), state (``active``, ``suspended``, ``retired``,
   ``replaced``), reason, the event that added it.
 
 Every change is written in ONE transaction with its events (a finished
@@ -76,12 +78,21 @@ ladder_versions = Table(
     Column("label", String(64), nullable=False),
     Column("command", Text, nullable=False),
     Column("external", Boolean, nullable=False),
-    Column("token", Text, nullable=False),  # external bots only; never shown
+    Column("token", Text, nullable=False),  # external bots only: "sha256:<hex>" of the token, never the token
     Column("state", String(16), nullable=False),  # active | suspended | retired | replaced
     Column("reason", Text, nullable=False),
     Column("added_seq", Integer, nullable=False),
     UniqueConstraint("tournament_id", "label"),
 )
+
+
+#: how ``ladder_versions.token`` marks a token's SHA-256 (rows written before it held the token itself)
+TOKEN_HASH_PREFIX = "sha256:"
+
+
+def stored_token(digest: str) -> str:
+    """What ``ladder_versions.token`` keeps for a token whose SHA-256 is ``digest`` ("" for none)."""
+    return TOKEN_HASH_PREFIX + digest if digest else ""
 
 
 @dataclass
@@ -112,10 +123,13 @@ class FinishedMatch:
 class LadderStore:
     """The ladder tables on a :class:`tournaments.store.Store` (same engine)."""
 
-    def __init__(self, store: Store):
+    def __init__(self, store: Store, create: bool = True):
+        """``create``: create the ladder tables when missing (readers that
+        know the ladder exists, such as the web pages, pass ``False``)."""
         self.store = store
         self.engine = store.engine
-        ladder_metadata.create_all(self.engine)
+        if create:
+            ladder_metadata.create_all(self.engine)
 
     def create(self, name: str, game: str, spec_json: dict[str, Any], fingerprint: str) -> int:
         """A new ladder (a ``tournaments`` row with status ``running``, no bots yet)."""
@@ -133,6 +147,70 @@ class LadderStore:
                 ladder_versions.c.added_seq)
             return [dict(r) for r in c.execute(q).mappings()]
 
+    def entrants(self, tid: int) -> list[dict[str, Any]]:
+        """The entrants of ladder ``tid`` for display (no token): one dict per
+        entrant, in the order they were added: ``name``, ``current`` (its
+        latest version) and ``versions`` (every version, oldest first), each
+        version a dict of ``label``, ``version``, ``external``, ``state``
+        (active, suspended, retired, replaced), ``reason``, ``added_at`` and
+        ``since`` (Unix seconds: when it was added, and when it got its
+        current state)."""
+        with self.engine.connect() as c:
+            q = select(ladder_events.c.kind, ladder_events.c.name, ladder_events.c.data_json,
+                       ladder_events.c.at).where(
+                (ladder_events.c.tournament_id == tid)
+                & ladder_events.c.kind.in_(("add", "replace", "retire", "suspend"))).order_by(ladder_events.c.seq)
+            events = [(k, n, json.loads(d), at) for k, n, d, at in c.execute(q)]
+        added: dict[str, float] = {}
+        changed: dict[str, float] = {}  # label -> when it got its latest state
+        for kind, name, data, at in events:
+            label = data.get("label", "")
+            if kind in ("add", "replace"):
+                added[label] = at
+                if kind == "replace":  # the version before it is replaced from now on
+                    changed[f"{name}@v{int(data['version']) - 1}"] = at
+            else:
+                changed[label] = at
+        out: dict[str, dict[str, Any]] = {}
+        for v in self.versions(tid):
+            at = added.get(v["label"], 0.0)
+            row = {"label": v["label"], "version": v["version"], "external": bool(v["external"]),
+                   "state": v["state"], "reason": v["reason"], "added_at": at,
+                   "since": changed.get(v["label"], at) if v["state"] != "active" else at}
+            e = out.setdefault(v["name"], {"name": v["name"], "versions": []})
+            e["versions"].append(row)
+        for e in out.values():
+            e["versions"].sort(key=lambda r: r["version"])
+            e["current"] = e["versions"][-1]
+        return list(out.values())
+
+    def token_hashes(self, tid: int) -> dict[str, str]:
+        """label -> SHA-256 (hex) of each external version's token. A token
+        stored in the clear by an older version of the ladder is replaced by
+        its hash here (on SQLite the file is then vacuumed and its WAL
+        truncated, so that no copy of it stays in free pages)."""
+        from referee.service import token_digest
+
+        out: dict[str, str] = {}
+        legacy: dict[str, str] = {}
+        for v in self.versions(tid):
+            tok = v["token"] or ""
+            if tok.startswith(TOKEN_HASH_PREFIX):
+                out[v["label"]] = tok[len(TOKEN_HASH_PREFIX):]
+            elif tok:
+                out[v["label"]] = legacy[v["label"]] = token_digest(tok)
+        if legacy:
+            with self.engine.begin() as c:
+                for label, digest in legacy.items():
+                    c.execute(update(ladder_versions).where(
+                        (ladder_versions.c.tournament_id == tid) & (ladder_versions.c.label == label)).values(
+                        token=stored_token(digest)))
+            if self.engine.dialect.name == "sqlite":
+                with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as c:
+                    c.exec_driver_sql("VACUUM")
+                    c.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")  # and no old page in the WAL file
+        return out
+
     def match_rows(self, tid: int) -> dict[int, MatchRow]:
         return {r.idx: r for r in self.store.matches(tid)}
 
@@ -141,7 +219,7 @@ class LadderStore:
                match: FinishedMatch | None = None) -> None:
         """Write ``events`` and what goes with them in one transaction:
         ``new_version`` (a ``ladder_versions`` row, also added to the
-        tournament's bots and spec), ``version_states`` (label -> (state,
+        tournament's bots and spec; its ``persistent`` key to the spec only), ``version_states`` (label -> (state,
         reason)), ``match`` (a finished match's rows). Raises
         ``sqlalchemy.exc.IntegrityError`` (writing nothing) if an event's
         ``seq`` or a match's ``idx`` is taken: nothing is ever recorded twice."""
@@ -152,12 +230,14 @@ class LadderStore:
                     tournament_id=tid, seq=e.seq, kind=e.kind, name=e.name, sched=e.sched,
                     data_json=json.dumps(e.data or {}, sort_keys=True), at=now))
             if new_version is not None:
+                new_version = dict(new_version)
+                persistent = bool(new_version.pop("persistent", False))  # in the event's data, no column
                 c.execute(insert(ladder_versions).values(tournament_id=tid, **new_version))
                 c.execute(insert(bots).values(tournament_id=tid, name=new_version["label"],
                                               command=new_version["command"], external=new_version["external"]))
                 spec = json.loads(c.execute(select(tournaments.c.spec_json).where(tournaments.c.id == tid)).scalar())
                 spec["bots"].append({"name": new_version["label"], "command": new_version["command"],
-                                     "external": new_version["external"], "token": "", "persistent": False})
+                                     "external": new_version["external"], "token": "", "persistent": persistent})
                 c.execute(update(tournaments).where(tournaments.c.id == tid).values(
                     spec_json=json.dumps(spec, sort_keys=True)))
             for label, (state, reason) in (version_states or {}).items():

@@ -18,15 +18,21 @@ How the next match is chosen from the free active entrants:
    uncertain, which spreads the matches evenly.
 2. **The opponents**: the ``players - 1`` others (from the 12 next in the
    anchor order) that maximise ``quality + uncertainty + 2 * overdue``:
-   the group's match quality (the mean over its pairs of TrueSkill's
-   head-to-head quality, :func:`pair_quality`: high when the match is close
-   and therefore tells the most), the mean
+   the group's match quality (high when the match is close and therefore
+   tells the most): in a free-for-all game the mean over its pairs of
+   TrueSkill's head-to-head quality (:func:`pair_quality`); in a
+   partnership game (``teams``, from ``Game.teams``) TrueSkill's quality of
+   the teams the group forms (:func:`team_quality`), for the best way of
+   splitting the group into teams; the mean
    ``sigma / sigma0`` of the opponents, and two points per overdue
    opponent. Overdue entrants are thus guaranteed a match: every active bot
    plays at least about once per ``2 * n / players`` matches (half its fair
    share), uncertain bots more.
 3. **The seats**: the arrangement that minimises how often each bot has
-   already sat in its seat (seats rotate).
+   already sat in its seat (seats rotate); in a partnership game only the
+   arrangements whose teams are that best split (partners balanced: the
+   teams' strengths as close as they can be, e.g. the strongest bot
+   partners the weakest) are considered.
 
 Ties anywhere are broken by a random draw seeded with the ladder seed and
 the match's sequence number.
@@ -68,12 +74,14 @@ def overdue_after(active: int, players: int) -> int:
 
 
 def choose(candidates: list[Candidate], players: int, env: trueskill.TrueSkill, seed: int, sched: int,
-           active: int | None = None) -> list[str] | None:
+           active: int | None = None, teams: tuple[tuple[int, ...], ...] = ()) -> list[str] | None:
     """The labels of the next match in seat order, or ``None`` when fewer than
     ``players`` candidates are free. ``env``: the ladder's TrueSkill
     environment (its ``sigma`` is the prior sigma0); ``seed``: the ladder
     seed; ``sched``: the sequence number of the match being scheduled;
-    ``active``: active entrants in all (busy ones too; default: the candidates)."""
+    ``active``: active entrants in all (busy ones too; default: the candidates);
+    ``teams``: the seats of each team of a partnership game (``Game.teams``,
+    e.g. ``((0, 2), (1, 3))``), empty for a free-for-all game."""
     if len(candidates) < players:
         return None
     rng = random.Random(derive_seed(seed, f"matchmaking:{sched}"))
@@ -94,14 +102,17 @@ def choose(candidates: list[Candidate], players: int, env: trueskill.TrueSkill, 
     group: tuple[Candidate, ...] = ()
     for others in itertools.combinations(pool, players - 1):
         members = (anchor, *others)
-        pairs = list(itertools.combinations(members, 2))
-        quality = sum(pair_quality(a, b, env.beta) for a, b in pairs) / len(pairs)
+        if teams:
+            quality = max(team_quality(split, env) for split in splits(members, teams))
+        else:
+            pairs = list(itertools.combinations(members, 2))
+            quality = sum(pair_quality(a, b, env.beta) for a, b in pairs) / len(pairs)
         need = sum(c.sigma / sigma0 for c in others) / len(others)
         score = quality + need + 2.0 * sum(c.label in overdue for c in others)
         key = (round(score, 9), -sum(tie[c.label] for c in others))
         if best is None or key > best:
             best, group = key, members
-    return seat(list(group), players, rng)
+    return seat(list(group), players, rng, teams, env)
 
 
 def pair_quality(a: Candidate, b: Candidate, beta: float) -> float:
@@ -112,13 +123,49 @@ def pair_quality(a: Candidate, b: Candidate, beta: float) -> float:
     return math.sqrt(2 * beta * beta / c2) * math.exp(-((a.mu - b.mu) ** 2) / (2 * c2))
 
 
-def seat(group: list[Candidate], players: int, rng: random.Random) -> list[str]:
+def team_quality(split: list[list[Candidate]], env: trueskill.TrueSkill) -> float:
+    """TrueSkill's match quality (in [0, 1]) of the teams ``split`` (lists of
+    candidates). For two teams A and B of ``n`` players in all:
+    ``sqrt(nβ² / c²) · exp(-(ΣμA - ΣμB)² / (2c²))`` with ``c² = nβ² + Σσ²``
+    (Herbrich et al., 2007, eq. 4.7 with teams: a team's performance is the
+    sum of its players'); other team structures: ``env.quality``."""
+    if len(split) != 2:
+        return env.quality([tuple(trueskill.Rating(c.mu, c.sigma) for c in team) for team in split])
+    members = [c for team in split for c in team]
+    c2 = len(members) * env.beta * env.beta + sum(c.sigma * c.sigma for c in members)
+    diff = sum(c.mu for c in split[0]) - sum(c.mu for c in split[1])
+    return math.sqrt(len(members) * env.beta * env.beta / c2) * math.exp(-(diff * diff) / (2 * c2))
+
+
+def splits(members: tuple[Candidate, ...] | list[Candidate],
+           teams: tuple[tuple[int, ...], ...]) -> list[list[list[Candidate]]]:
+    """Every distinct way of dividing ``members`` into the teams of a
+    partnership game (``teams``: the seats of each team), as lists of
+    candidates per team, in a fixed order (by label)."""
+    out: dict[frozenset, list[list[Candidate]]] = {}
+    for perm in itertools.permutations(sorted(members, key=lambda c: c.label)):
+        split = [[perm[s] for s in team] for team in teams]
+        key = frozenset(frozenset(c.label for c in team) for team in split)
+        out.setdefault(key, split)
+    return list(out.values())
+
+
+def seat(group: list[Candidate], players: int, rng: random.Random,
+         teams: tuple[tuple[int, ...], ...] = (), env: trueskill.TrueSkill | None = None) -> list[str]:
     """The seat order of ``group`` that minimises the sum of each bot's
-    previous sittings in its seat; ties by ``rng``."""
+    previous sittings in its seat; ties by ``rng``. With ``teams`` (and the
+    ``env`` to rate them) only the seatings whose teams have the best
+    :func:`team_quality` are considered (partners balanced)."""
     def count(c: Candidate, s: int) -> int:
         return c.seat_counts[s] if s < len(c.seat_counts) else 0
 
     perms = list(itertools.permutations(group))
+    if teams and env is not None:
+        def q(perm: tuple[Candidate, ...]) -> float:
+            return round(team_quality([[perm[s] for s in team] for team in teams], env), 9)
+
+        best = max(q(p) for p in perms)
+        perms = [p for p in perms if q(p) == best]
     draws = [rng.random() for _ in perms]
     i = min(range(len(perms)), key=lambda k: (sum(count(c, s) for s, c in enumerate(perms[k])), draws[k]))
     return [c.label for c in perms[i]]

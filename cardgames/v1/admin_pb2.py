@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63\x61rdgames/v1/admin.proto\x12\x0c\x63\x61rdgames.v1\x1a\x1cgoogle/protobuf/struct.proto\"\xbb\x02\n\x0fRunMatchRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0f\n\x07players\x18\x02 \x01(\r\x12(\n\x07variant\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\'\n\x06params\x18\x04 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x0c\n\x04seed\x18\x05 \x01(\x04\x12\x13\n\x0bseat_tokens\x18\x06 \x03(\t\x12\x13\n\x0b\x64\x65\x63ision_ms\x18\x07 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x08 \x01(\r\x12\x14\n\x0c\x66\x61ult_policy\x18\t \x01(\t\x12\x12\n\nmax_faults\x18\n \x01(\r\x12\x16\n\x0e\x62ot_connect_ms\x18\x0b \x01(\r\x12\x17\n\x0fregister_tokens\x18\x0c \x03(\t\x12\x12\n\nseat_names\x18\r \x03(\t\"\'\n\x15RegisterTokensRequest\x12\x0e\n\x06tokens\x18\x01 \x03(\t\"\x18\n\x16RegisterTokensResponse\"o\n\x10RunMatchResponse\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0e\n\x06status\x18\x02 \x01(\t\x12\'\n\x06result\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x10\n\x08log_path\x18\x04 \x01(\t\"@\n\x10LadderAddRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07\x63ommand\x18\x02 \x01(\t\x12\r\n\x05token\x18\x03 \x01(\t\"D\n\x14LadderReplaceRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07\x63ommand\x18\x02 \x01(\t\x12\r\n\x05token\x18\x03 \x01(\t\"3\n\x13LadderRetireRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"O\n\x0cLadderChange\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\r\x12\r\n\x05label\x18\x03 \x01(\t\x12\x11\n\tevent_seq\x18\x04 \x01(\x04\"?\n\x11LadderAddResponse\x12*\n\x06\x63hange\x18\x01 \x01(\x0b\x32\x1a.cardgames.v1.LadderChange\"C\n\x15LadderReplaceResponse\x12*\n\x06\x63hange\x18\x01 \x01(\x0b\x32\x1a.cardgames.v1.LadderChange\"B\n\x14LadderRetireResponse\x12*\n\x06\x63hange\x18\x01 \x01(\x0b\x32\x1a.cardgames.v1.LadderChange\"\x15\n\x13LadderStatusRequest\"\xaa\x01\n\rLadderEntrant\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\r\x12\r\n\x05label\x18\x03 \x01(\t\x12\r\n\x05state\x18\x04 \x01(\t\x12\x0e\n\x06reason\x18\x05 \x01(\t\x12\x10\n\x08\x65xternal\x18\x06 \x01(\x08\x12\x0e\n\x06online\x18\x07 \x01(\x08\x12\n\n\x02mu\x18\x08 \x01(\x01\x12\r\n\x05sigma\x18\t \x01(\x01\x12\x0f\n\x07matches\x18\n \x01(\r\"\xae\x01\n\x14LadderStatusResponse\x12\x0e\n\x06ladder\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12-\n\x08\x65ntrants\x18\x03 \x03(\x0b\x32\x1b.cardgames.v1.LadderEntrant\x12\x18\n\x10matches_finished\x18\x04 \x01(\x04\x12\x17\n\x0fmatches_running\x18\x05 \x01(\r\x12\x16\n\x0elast_event_seq\x18\x06 \x01(\x04\x32\x8c\x04\n\x0c\x41\x64minService\x12I\n\x08RunMatch\x12\x1d.cardgames.v1.RunMatchRequest\x1a\x1e.cardgames.v1.RunMatchResponse\x12[\n\x0eRegisterTokens\x12#.cardgames.v1.RegisterTokensRequest\x1a$.cardgames.v1.RegisterTokensResponse\x12L\n\tLadderAdd\x12\x1e.cardgames.v1.LadderAddRequest\x1a\x1f.cardgames.v1.LadderAddResponse\x12X\n\rLadderReplace\x12\".cardgames.v1.LadderReplaceRequest\x1a#.cardgames.v1.LadderReplaceResponse\x12U\n\x0cLadderRetire\x12!.cardgames.v1.LadderRetireRequest\x1a\".cardgames.v1.LadderRetireResponse\x12U\n\x0cLadderStatus\x12!.cardgames.v1.LadderStatusRequest\x1a\".cardgames.v1.LadderStatusResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63\x61rdgames/v1/admin.proto\x12\x0c\x63\x61rdgames.v1\x1a\x1cgoogle/protobuf/struct.proto\"\xbb\x02\n\x0fRunMatchRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0f\n\x07players\x18\x02 \x01(\r\x12(\n\x07variant\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\'\n\x06params\x18\x04 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x0c\n\x04seed\x18\x05 \x01(\x04\x12\x13\n\x0bseat_tokens\x18\x06 \x03(\t\x12\x13\n\x0b\x64\x65\x63ision_ms\x18\x07 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x08 \x01(\r\x12\x14\n\x0c\x66\x61ult_policy\x18\t \x01(\t\x12\x12\n\nmax_faults\x18\n \x01(\r\x12\x16\n\x0e\x62ot_connect_ms\x18\x0b \x01(\r\x12\x17\n\x0fregister_tokens\x18\x0c \x03(\t\x12\x12\n\nseat_names\x18\r \x03(\t\"\'\n\x15RegisterTokensRequest\x12\x0e\n\x06tokens\x18\x01 \x03(\t\"\x18\n\x16RegisterTokensResponse\"o\n\x10RunMatchResponse\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0e\n\x06status\x18\x02 \x01(\t\x12\'\n\x06result\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x10\n\x08log_path\x18\x04 \x01(\t\"T\n\x10LadderAddRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07\x63ommand\x18\x02 \x01(\t\x12\r\n\x05token\x18\x03 \x01(\t\x12\x12\n\npersistent\x18\x04 \x01(\x08\"X\n\x14LadderReplaceRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07\x63ommand\x18\x02 \x01(\t\x12\r\n\x05token\x18\x03 \x01(\t\x12\x12\n\npersistent\x18\x04 \x01(\x08\"3\n\x13LadderRetireRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"O\n\x0cLadderChange\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\r\x12\r\n\x05label\x18\x03 \x01(\t\x12\x11\n\tevent_seq\x18\x04 \x01(\x04\"?\n\x11LadderAddResponse\x12*\n\x06\x63hange\x18\x01 \x01(\x0b\x32\x1a.cardgames.v1.LadderChange\"C\n\x15LadderReplaceResponse\x12*\n\x06\x63hange\x18\x01 \x01(\x0b\x32\x1a.cardgames.v1.LadderChange\"B\n\x14LadderRetireResponse\x12*\n\x06\x63hange\x18\x01 \x01(\x0b\x32\x1a.cardgames.v1.LadderChange\"\x15\n\x13LadderStatusRequest\"\xaa\x01\n\rLadderEntrant\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\r\x12\r\n\x05label\x18\x03 \x01(\t\x12\r\n\x05state\x18\x04 \x01(\t\x12\x0e\n\x06reason\x18\x05 \x01(\t\x12\x10\n\x08\x65xternal\x18\x06 \x01(\x08\x12\x0e\n\x06online\x18\x07 \x01(\x08\x12\n\n\x02mu\x18\x08 \x01(\x01\x12\r\n\x05sigma\x18\t \x01(\x01\x12\x0f\n\x07matches\x18\n \x01(\r\"\xae\x01\n\x14LadderStatusResponse\x12\x0e\n\x06ladder\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12-\n\x08\x65ntrants\x18\x03 \x03(\x0b\x32\x1b.cardgames.v1.LadderEntrant\x12\x18\n\x10matches_finished\x18\x04 \x01(\x04\x12\x17\n\x0fmatches_running\x18\x05 \x01(\r\x12\x16\n\x0elast_event_seq\x18\x06 \x01(\x04\x32\x8c\x04\n\x0c\x41\x64minService\x12I\n\x08RunMatch\x12\x1d.cardgames.v1.RunMatchRequest\x1a\x1e.cardgames.v1.RunMatchResponse\x12[\n\x0eRegisterTokens\x12#.cardgames.v1.RegisterTokensRequest\x1a$.cardgames.v1.RegisterTokensResponse\x12L\n\tLadderAdd\x12\x1e.cardgames.v1.LadderAddRequest\x1a\x1f.cardgames.v1.LadderAddResponse\x12X\n\rLadderReplace\x12\".cardgames.v1.LadderReplaceRequest\x1a#.cardgames.v1.LadderReplaceResponse\x12U\n\x0cLadderRetire\x12!.cardgames.v1.LadderRetireRequest\x1a\".cardgames.v1.LadderRetireResponse\x12U\n\x0cLadderStatus\x12!.cardgames.v1.LadderStatusRequest\x1a\".cardgames.v1.LadderStatusResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -41,25 +41,25 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_RUNMATCHRESPONSE']._serialized_start=457
   _globals['_RUNMATCHRESPONSE']._serialized_end=568
   _globals['_LADDERADDREQUEST']._serialized_start=570
-  _globals['_LADDERADDREQUEST']._serialized_end=634
-  _globals['_LADDERREPLACEREQUEST']._serialized_start=636
-  _globals['_LADDERREPLACEREQUEST']._serialized_end=704
-  _globals['_LADDERRETIREREQUEST']._serialized_start=706
-  _globals['_LADDERRETIREREQUEST']._serialized_end=757
-  _globals['_LADDERCHANGE']._serialized_start=759
-  _globals['_LADDERCHANGE']._serialized_end=838
-  _globals['_LADDERADDRESPONSE']._serialized_start=840
-  _globals['_LADDERADDRESPONSE']._serialized_end=903
-  _globals['_LADDERREPLACERESPONSE']._serialized_start=905
-  _globals['_LADDERREPLACERESPONSE']._serialized_end=972
-  _globals['_LADDERRETIRERESPONSE']._serialized_start=974
-  _globals['_LADDERRETIRERESPONSE']._serialized_end=1040
-  _globals['_LADDERSTATUSREQUEST']._serialized_start=1042
-  _globals['_LADDERSTATUSREQUEST']._serialized_end=1063
-  _globals['_LADDERENTRANT']._serialized_start=1066
-  _globals['_LADDERENTRANT']._serialized_end=1236
-  _globals['_LADDERSTATUSRESPONSE']._serialized_start=1239
-  _globals['_LADDERSTATUSRESPONSE']._serialized_end=1413
-  _globals['_ADMINSERVICE']._serialized_start=1416
-  _globals['_ADMINSERVICE']._serialized_end=1940
+  _globals['_LADDERADDREQUEST']._serialized_end=654
+  _globals['_LADDERREPLACEREQUEST']._serialized_start=656
+  _globals['_LADDERREPLACEREQUEST']._serialized_end=744
+  _globals['_LADDERRETIREREQUEST']._serialized_start=746
+  _globals['_LADDERRETIREREQUEST']._serialized_end=797
+  _globals['_LADDERCHANGE']._serialized_start=799
+  _globals['_LADDERCHANGE']._serialized_end=878
+  _globals['_LADDERADDRESPONSE']._serialized_start=880
+  _globals['_LADDERADDRESPONSE']._serialized_end=943
+  _globals['_LADDERREPLACERESPONSE']._serialized_start=945
+  _globals['_LADDERREPLACERESPONSE']._serialized_end=1012
+  _globals['_LADDERRETIRERESPONSE']._serialized_start=1014
+  _globals['_LADDERRETIRERESPONSE']._serialized_end=1080
+  _globals['_LADDERSTATUSREQUEST']._serialized_start=1082
+  _globals['_LADDERSTATUSREQUEST']._serialized_end=1103
+  _globals['_LADDERENTRANT']._serialized_start=1106
+  _globals['_LADDERENTRANT']._serialized_end=1276
+  _globals['_LADDERSTATUSRESPONSE']._serialized_start=1279
+  _globals['_LADDERSTATUSRESPONSE']._serialized_end=1453
+  _globals['_ADMINSERVICE']._serialized_start=1456
+  _globals['_ADMINSERVICE']._serialized_end=1980
 # @@protoc_insertion_point(module_scope)

@@ -60,24 +60,28 @@ class RunMatchResponse(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., status: _Optional[str] = ..., result: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., log_path: _Optional[str] = ...) -> None: ...
 
 class LadderAddRequest(_message.Message):
-    __slots__ = ("name", "command", "token")
+    __slots__ = ("name", "command", "token", "persistent")
     NAME_FIELD_NUMBER: _ClassVar[int]
     COMMAND_FIELD_NUMBER: _ClassVar[int]
     TOKEN_FIELD_NUMBER: _ClassVar[int]
+    PERSISTENT_FIELD_NUMBER: _ClassVar[int]
     name: str
     command: str
     token: str
-    def __init__(self, name: _Optional[str] = ..., command: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
+    persistent: bool
+    def __init__(self, name: _Optional[str] = ..., command: _Optional[str] = ..., token: _Optional[str] = ..., persistent: _Optional[bool] = ...) -> None: ...
 
 class LadderReplaceRequest(_message.Message):
-    __slots__ = ("name", "command", "token")
+    __slots__ = ("name", "command", "token", "persistent")
     NAME_FIELD_NUMBER: _ClassVar[int]
     COMMAND_FIELD_NUMBER: _ClassVar[int]
     TOKEN_FIELD_NUMBER: _ClassVar[int]
+    PERSISTENT_FIELD_NUMBER: _ClassVar[int]
     name: str
     command: str
     token: str
-    def __init__(self, name: _Optional[str] = ..., command: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
+    persistent: bool
+    def __init__(self, name: _Optional[str] = ..., command: _Optional[str] = ..., token: _Optional[str] = ..., persistent: _Optional[bool] = ...) -> None: ...
 
 class LadderRetireRequest(_message.Message):
     __slots__ = ("name", "reason")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -120,6 +121,8 @@ class TournamentData:
     history: list[tuple[int, str, float, float]]
     matches: list[MatchInfo]
     log_dir: Path
+    #: a ladder's entrants (:meth:`tournaments.ladder_store.LadderStore.entrants`); ``None`` for a tournament
+    entrants: list[dict[str, Any]] | None = None
 
     @property
     def names(self) -> list[str]:
@@ -141,7 +144,17 @@ def load_tournament(store: Store, name: str | None, live: bool = False) -> Tourn
         done = {m.match_id for m in infos}
         infos.extend(m for m in live_matches(log_dir, t["name"]) if m.match_id not in done)
         infos.sort(key=lambda m: m.idx)
-    return TournamentData(t, spec, rows, board, history, infos, log_dir)
+    entrants = None
+    if spec.get("schedule") == "ladder":
+        from tournaments.ladder_store import LadderStore
+
+        entrants = LadderStore(store, create=False).entrants(t["id"])
+    return TournamentData(t, spec, rows, board, history, infos, log_dir, entrants)
+
+
+def utc_text(at: float) -> str:
+    """A Unix time as ``"2026-12-01 22:54 UTC"`` ("" for none)."""
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(at)) if at else ""
 
 
 def _match_extras(store: Store, tid: int) -> dict[int, tuple[int, float]]:
@@ -285,10 +298,23 @@ class Pages:
             series.setdefault(bot, []).append((idx, mu, sigma))
         return series
 
+    def entrants(self) -> list[dict[str, Any]] | None:
+        """A ladder's entrants as the pages show them (``None`` for a tournament):
+        each with its versions, oldest first, their state, why and since when."""
+        if self.data.entrants is None:
+            return None
+        out = []
+        for e in self.data.entrants:
+            versions = [dict(v, slug=self.bot_slug(v["label"]), since_text=utc_text(v["since"]),
+                             added_text=utc_text(v["added_at"])) for v in e["versions"]]
+            out.append({"name": e["name"], "versions": versions, "current": versions[-1]})
+        return out
+
     def index(self) -> str:
         order = [r.bot for r in self.data.board]
         return self._render("leaderboard.html", "", board=self.board_rows(), board_cols=self.board_cols(),
-                            rank_note=self.rank_note(),
+                            rank_note=self.rank_note(), entrants=self.entrants(),
+                            states={v["label"]: v["state"] for e in self.data.entrants or [] for v in e["versions"]},
                             plot=svg.rating_plot({b: self._series().get(b, []) for b in order}),
                             h2h=self.head_to_head(order))
 
@@ -336,7 +362,10 @@ class Pages:
                                    "kind": f.get("kind", ""), "rule": f.get("rule", ""),
                                    "message": f.get("message", ""),
                                    "stderr": stderr_href(m.match_id, s) if has else None})
+        entrant = next((e for e in self.entrants() or [] if any(v["label"] == name for v in e["versions"])), None)
+        version = next((v for v in entrant["versions"] if v["label"] == name), None) if entrant else None
         bot = {"name": name, "rank": rank, "row": row, "command": cmd, "faults": faults,
+               "entrant": entrant, "version": version,
                "matches": [m for m in self.data.matches if name in m.seats],
                "plot": svg.rating_plot({name: self._series().get(name, [])}, band=True)}
         return self._render("bot.html", "../", bot=bot, board_cols=self.board_cols())
