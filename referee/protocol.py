@@ -300,10 +300,15 @@ def to_struct(d: dict[str, Any]) -> Struct:
 
 
 def message_to_json(m: Any) -> dict[str, Any]:
-    """A protobuf message as a JSON-able dict (field names as in the .proto).
+    """A protobuf message as a JSON-able dict (field names as in the .proto),
+    with every field that has no presence written even when it equals its
+    default (seat 0, amount 0, an empty card list: a reader never has to
+    know the proto's defaults); message fields, oneof members and
+    ``optional`` fields appear only when set.
 
-    Exactly ``json_format.MessageToDict(m, preserving_proto_field_name=True)``
-    (match logs are compared with it on replay), computed by a converter
+    Exactly ``json_format.MessageToDict(m, preserving_proto_field_name=True,
+    always_print_fields_with_no_presence=True)`` (match logs are compared
+    with it on replay, see :func:`normalised_json`), computed by a converter
     cached per message type for the plain field kinds the game protos use:
     strings, bools, 32-bit and 64-bit integers (the latter as strings),
     enums (by name; unknown numbers as numbers) and nested messages. A message
@@ -322,7 +327,15 @@ _JSON_CONVERTERS: dict[Any, Any] = {}
 
 
 def _json_fallback(m: Any) -> dict[str, Any]:
-    return json_format.MessageToDict(m, preserving_proto_field_name=True)
+    return json_format.MessageToDict(m, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
+
+
+def normalised_json(d: dict[str, Any], message_type: Any) -> dict[str, Any]:
+    """``d`` (a message of ``message_type`` as JSON, e.g. from a match log
+    written before defaults were written out) as :func:`message_to_json`
+    writes it now. Raises ``json_format.ParseError`` if ``d`` is not such a
+    message."""
+    return message_to_json(json_format.ParseDict(d, message_type()))
 
 
 def _plain_type(d: Any, seen: set[Any]) -> bool:
@@ -368,9 +381,17 @@ def _json_converter(d: Any) -> Any:
     table = {}
     for f in d.fields:
         table[f] = (f.name, value_fn(f), f.is_repeated)
+    # fields written even at their default: no presence (not a message, not in a oneof, not `optional`)
+    defaults: list[tuple[str, Any]] = []
+    for f in d.fields:
+        if f.is_repeated:
+            defaults.append((f.name, None))  # a new empty list per message
+        elif not f.has_presence:
+            fn = table[f][1]
+            defaults.append((f.name, f.default_value if fn is None else fn(f.default_value)))
 
     def conv(m: Any) -> dict[str, Any]:
-        js: dict[str, Any] = {}
+        js: dict[str, Any] = {name: [] if v is None else v for name, v in defaults}
         for f, v in m.ListFields():
             t = table.get(f)
             if t is None:  # an extension, or a descriptor this table does not know

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, Callable, Protocol
 
 import orjson
+from google.protobuf import json_format
 
 from cardgames.v1 import referee_pb2 as pb
 from referee.clocks import CPU_WALL_CAP, StallMonitor, ask_on_cpu_clock
@@ -49,6 +50,7 @@ from referee.protocol import (
     event_payload,
     event_pb,
     message_to_json,
+    normalised_json,
     to_struct,
 )
 
@@ -757,11 +759,15 @@ def replay_log(path: Path) -> tuple[MatchSpec, list[dict[str, Any]], MatchResult
     seq = 0
     replayed: list[dict[str, Any]] = []
 
+    payload_types: list[Any] = []  # the message type of each replayed event
+
     def drain() -> None:
         nonlocal seq
         for ev in game.pop_events():
             seq += 1
-            replayed.append({"type": "event", "seq": seq, "to": ev.to, "event": event_json(spec.game, ev)})
+            payload = event_payload(spec.game, ev)
+            payload_types.append(type(payload))
+            replayed.append({"type": "event", "seq": seq, "to": ev.to, "event": event_json(spec.game, ev, payload)})
 
     drain()
     for ln in lines[1:]:
@@ -769,7 +775,12 @@ def replay_log(path: Path) -> tuple[MatchSpec, list[dict[str, Any]], MatchResult
             game.apply(ln["seat"], Action.from_json(ln["applied"]))
             drain()
     logged = [ln for ln in lines if ln["type"] == "event"]
-    for i, (a, b) in enumerate(zip(logged, replayed)):
+    for a, b, t in zip(logged, replayed, payload_types):
+        if a != b and isinstance(a.get("event"), dict):  # a log written before defaults were written out
+            try:
+                a = {**a, "event": normalised_json(a["event"], t)}
+            except json_format.ParseError:
+                pass
         if a != b:
             raise ValueError(f"{path}: replay differs at event seq {a.get('seq')}: logged {a} replayed {b}")
     if len(logged) != len(replayed):

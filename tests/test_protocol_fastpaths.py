@@ -1,7 +1,7 @@
 """What referee/protocol.py builds is what the plain protobuf calls build:
 same DecisionRequest (its legal actions merged from cached encodings) and
-Event bytes, same JSON as ``json_format.MessageToDict`` (match logs are
-compared with it on replay)."""
+Event bytes, same JSON as ``json_format.MessageToDict`` with fields at their
+default written out (match logs are compared with it on replay)."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def _reference_request(game, match_id: str, request_id: int, time_left_ms: int, 
 
 
 def _dict(m) -> dict:
-    return json_format.MessageToDict(m, preserving_proto_field_name=True)
+    return json_format.MessageToDict(m, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
 
 
 @pytest.mark.parametrize("game_name", [g for g in implemented() if g in PLAYERS])
@@ -80,7 +80,8 @@ def test_message_to_json_edge_cases_match_json_format() -> None:
     assert protocol.message_to_json(m) == _dict(m)
     a = pb.Action(kind=pb.ACTION_KIND_PLAY, cards=["3C", "3D"], amount=-2)
     assert protocol.message_to_json(a) == _dict(a)
-    assert protocol.message_to_json(pb.Action()) == _dict(pb.Action()) == {}
+    assert protocol.message_to_json(pb.Action()) == _dict(pb.Action()) == {
+        "kind": "ACTION_KIND_UNSPECIFIED", "cards": [], "amount": 0}
     s = protocol.to_struct({"rounds": 3, "spring": True, "name": "x", "list": [1, "a"]})
     assert protocol.message_to_json(s) == _dict(s)
     ms = pb.RefereeMessage(match_started=pb.MatchStarted(match_id="m", variant=s, seats=[pb.SeatInfo(seat=1, team=-1)]))
@@ -106,3 +107,15 @@ def test_legal_actions_encoding_matches_one_message_per_action() -> None:
     r = pb.DecisionRequest()
     protocol._add_legal_actions(r, legal)
     assert r.SerializeToString(deterministic=True) == want.SerializeToString(deterministic=True)
+
+
+def test_fields_at_their_default_are_written_and_old_logs_normalise() -> None:
+    from cardgames.v1 import doudizhu_pb2
+
+    # seat 0 passing: every field is at its default, yet a reader sees them all
+    ev = doudizhu_pb2.DouDizhuEvent(call=doudizhu_pb2.DouDizhuCall(seat=0, amount=0))
+    assert protocol.message_to_json(ev) == {"call": {"seat": 0, "amount": 0}}
+    # a message field that is not set stays absent (it has presence)
+    assert "call" not in protocol.message_to_json(doudizhu_pb2.DouDizhuEvent())
+    # a log line written before defaults were written out reads as today's
+    assert protocol.normalised_json({"call": {}}, doudizhu_pb2.DouDizhuEvent) == {"call": {"seat": 0, "amount": 0}}
