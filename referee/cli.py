@@ -661,6 +661,8 @@ def tournament_run(
             _fail(f"--executor must be one of {', '.join(tspec.EXECUTORS)}, got {executor!r}")
         spec.executor = executor
     if scheduler:
+        if not tspec.is_scheduler_address(scheduler):
+            _fail(f"--scheduler must be a scheduler address like tcp://HOST:8786, got {scheduler!r}")
         spec.scheduler = scheduler
         if executor is None:
             spec.executor = "dask"

@@ -444,6 +444,9 @@ class DaskExecutor:
                                 "or scheduler = \"...\" in [execution]")
         try:
             self.client = await Client(self.scheduler, asynchronous=True, timeout=20, set_as_default=False)
+        except ValueError as e:  # a malformed address (the CLI and the file check the usual forms)
+            raise ExecutorError(f"{self.scheduler!r} is not a Dask scheduler address ({e}); "
+                                "give one like tcp://HOST:8786") from None
         except (OSError, TimeoutError, asyncio.TimeoutError) as e:
             raise ExecutorError(f"cannot reach the Dask scheduler at {self.scheduler} ({e}); start it with "
                                 "`dask scheduler` (see docs/tournaments.md)") from None

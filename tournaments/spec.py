@@ -427,8 +427,8 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
         bad("trueskill", "sigma and beta must be > 0")
     executor = get(execution, "executor", "execution.executor", str, "local", lambda v: v in EXECUTORS,
                    f"must be one of {', '.join(EXECUTORS)}")
-    scheduler = get(execution, "scheduler", "execution.scheduler", str, "",
-                    lambda v: "://" in v or ":" in v, "must be a scheduler address like tcp://HOST:8786")
+    scheduler = get(execution, "scheduler", "execution.scheduler", str, "", is_scheduler_address,
+                    "must be a scheduler address like tcp://HOST:8786")
     limits = Limits()
     for k in Limits.__dataclass_fields__:
         setattr(limits, k, get(lim, k, f"limits.{k}", int, getattr(limits, k), lambda v: v >= 0, "must be >= 0"))
@@ -507,6 +507,16 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
         params=params, decision_ms=decision_ms, bank_ms=bank_ms, fault_policy=policy, max_faults=max_faults,
         connect_timeout_ms=connect_ms, end_grace_ms=end_grace_ms, trueskill=tsp, limits=limits, base_dir=base_dir, clock=clock_kind,
         bot_uids=bot_uids, isolate_network=isolate_network, cwd=cwd, executor=executor, scheduler=scheduler)
+
+
+_SCHEDULER_RE = re.compile(r"^(?:(?:tcp|tls)://)?(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.\-]+):(\d{1,5})$")
+
+
+def is_scheduler_address(v: str) -> bool:
+    """A Dask scheduler address: ``tcp://HOST:PORT`` (or ``tls://``, or bare
+    ``HOST:PORT``; an IPv6 host in brackets), port 1-65535."""
+    m = _SCHEDULER_RE.match(v)
+    return m is not None and 1 <= int(m.group(1)) <= 65535
 
 
 def _uids_ok(v: str) -> bool:
