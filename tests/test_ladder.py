@@ -649,3 +649,27 @@ def test_several_processes_opening_an_empty_database_as_ladders_all_succeed(db_u
     s = Store(db_url)
     assert sorted(t["name"] for t in s.list_tournaments()) == [f"l{i}" for i in range(5)]
     s.close()
+
+
+def test_the_cpu_clock_and_a_file_bots_own_limits_apply_to_its_ladder_matches(tmp_path: Path) -> None:
+    from tournaments.ladder import rebuild
+
+    marker = f"lad{secrets.token_hex(4)}"
+    f = _file(tmp_path, "lim", [("a", _bot("random", 1, marker)), ("b", _bot("random", 2, marker))])
+    # a bot whose own address-space limit (5 MB) is too small for the interpreter: it cannot start
+    f.write_text(f.read_text().replace("[clock]\n", '[clock]\nkind = "cpu"\n')
+                 + f'[[bots]]\nname = "tight"\ncommand = "{_bot("random", 3, marker)}"\n'
+                 'limits = { memory_mb = 5 }\n')
+    spec = load(f)
+    assert spec.t.clock == "cpu"
+    lines: list[str] = []
+    asyncio.run(asyncio.wait_for(Ladder(spec, ADMIN, say=lines.append, max_matches=1).run(asyncio.Event()), 120))
+    spec, events, rows, _ = _history(f)
+    (row,) = rows.values()
+    seat = row.seats.index("tight@v1")
+    assert {x["seat"] for x in row.result["faults"] if x["kind"] not in ("late_reply",)} == {seat}, row.result
+    header = json.loads(Path(row.log_path).read_text().splitlines()[0])
+    assert header["spec"]["clock"] == "cpu" and row.result["clock"] == "cpu", header
+    st = rebuild(spec, events, rows)  # what a restarted ladder knows: the limits are kept with the version
+    assert st.versions["tight@v1"].limits.memory_mb == 5 and st.versions["a@v1"].limits is None
+    assert _no_bot_left(marker)
