@@ -474,13 +474,14 @@ class DaskExecutor:
             finally:
                 fut.release()
 
-    async def stop_bots(self, names: list[str]) -> dict[str, dict[str, int]]:
+    async def stop_bots(self, names: list[str] | None) -> dict[str, dict[str, int]]:
         """Stop the persistent bots ``names`` of this tournament on every worker
-        (the others keep running); returns worker -> bot -> launches there."""
-        if self.client is None or not names:
+        (the others keep running; ``None``: all of them); returns worker ->
+        bot -> launches there."""
+        if self.client is None or names == []:
             return {}
         try:
-            return await self.client.run(stop_persistent, self.tournament, list(names))
+            return await self.client.run(stop_persistent, self.tournament, None if names is None else list(names))
         except Exception:  # a worker gone: its bots died with it (parent-death signal)
             return {}
 

@@ -732,6 +732,11 @@ class Ladder:
             self.ref = Referee(self.log_dir, admin_token=self.admin_token)
             self.ref.ladder = self
             beat = asyncio.create_task(self._heartbeat(stop, abandon))
+            if self.executor is not None:  # left on the workers by a ladder process that was killed
+                left = await self.executor.stop_bots(None)
+                if any(left.values()):
+                    self.say(f"stopped the persistent bots a killed run left on {sum(map(bool, left.values()))} "
+                             "Dask worker(s)")
             self.port = await self.ref.start(
                 self.spec.host, t.port, tls=self.tls,
                 unix_path=self.sandbox.socket_path if self.sandbox is not None and self.sandbox.isolate_network
