@@ -597,7 +597,7 @@ def _remote_for_tournament(spec, addr: Optional[str], admin_token: Optional[str]
     if persistent:
         _fail(f"--referee: persistent bots ({', '.join(persistent)}) are not supported on a remote referee; "
               "connect them to it and declare them external = true")
-    return RemoteReferee(addr, admin_token)
+    return RemoteReferee(addr, admin_token, end_grace_s=spec.end_grace_ms / 1000)
 
 
 @tournament_app.command("run")
@@ -738,7 +738,7 @@ def tournament_run(
         console.print(f"stopped: {res.stop.text}")
     console.print(f"{res.progress.done - res.progress.skipped} matches played in {res.elapsed_s:.1f} s"
                   f"{f', {res.progress.skipped} already done' if res.progress.skipped else ''}; "
-                  f"aborted: {res.progress.aborted}; logs: {escape(res.log_dir)}; results: {escape(res.store_url)}")
+                  f"aborted: {res.progress.aborted}{f', void: {res.progress.void}' if res.progress.void else ''}; logs: {escape(res.log_dir)}; results: {escape(res.store_url)}")
     _print_report_hint(res.name, spec.database)
 
 
@@ -806,12 +806,13 @@ def tournament_status(
         stale = store.lease(t["id"]) if state == "interrupted" else None
     except StorageError as e:
         _fail(str(e), 1)
-    aborted = sum(1 for r in rows if r.status != "complete")
+    aborted = sum(1 for r in rows if r.status == "aborted")
+    void = sum(1 for r in rows if r.status == "void")
     import json
 
     is_ladder = json.loads(t["spec_json"]).get("schedule") == "ladder"
     print(f"{t['name']}: {t['game']}, {len(rows)}/{t['total_matches']} matches done, status {state}, "
-          f"aborted {aborted}")
+          f"aborted {aborted}" + (f", void {void}" if void else ""))
     if lease is not None:
         host = "this host" if lease["host"] == socket.gethostname() else f"host {lease['host']}"
         print(f"  lease held by pid {lease['pid']} on {host} (heartbeat {time.time() - lease['heartbeat_at']:.0f} s ago)")

@@ -43,3 +43,16 @@ def test_bench_quick_reports_every_section(tmp_path: Path) -> None:
         assert so[k]["matches"] > 0 and so[k]["matches_per_min"] > 0, k
     assert so["dask_2w_over_1w"] > 0 and so["dask_1w_over_local"] > 0
     assert rep["targets"] and all(isinstance(t["met"], bool) for t in rep["targets"])
+
+
+def test_compare_interleaves_checkouts_and_prints_ratios() -> None:
+    p = subprocess.run([PY, str(ROOT / "bench" / "compare.py"), str(ROOT), str(ROOT), "--runs", "1", "--matches", "1",
+                        "--games", "smear"], capture_output=True, text=True, timeout=420, cwd=str(ROOT))
+    assert p.returncode == 0, p.stderr[-3000:]
+    rows = [ln.split() for ln in p.stdout.splitlines() if ln.startswith("smear")]
+    assert len(rows) == 2  # CPU and wall tables
+    for r in rows:
+        assert float(r[1]) > 0 and float(r[2]) > 0 and float(r[3]) > 0
+    bad = subprocess.run([PY, str(ROOT / "bench" / "compare.py"), str(ROOT)], capture_output=True, text=True,
+                         timeout=60, cwd=str(ROOT))
+    assert bad.returncode == 2 and "at least two checkouts" in bad.stderr

@@ -245,3 +245,28 @@ def test_ctrl_c_mid_match_prints_what_was_played_and_the_log(tmp_path: Path) -> 
     assert "interrupted after" in out and "decisions" in out and "log (incomplete): " in out
     log = out.split("log (incomplete): ")[1].split()[0]
     assert Path(log).exists() and "Traceback" not in err
+
+
+def test_void_matches_are_counted_as_void_and_end_grace_is_a_clock_key(tmp_path: Path) -> None:
+    db = tmp_path / "v.sqlite"
+    f = tmp_path / "v.toml"
+    bots = "".join(f'[[bots]]\nname = "s{i}"\ncommand = "sleep 30"\n' for i in range(3))  # never connect
+    f.write_text(f'name = "nobody"\ngame = "smear"\nplayers = 3\nseed = 5\nschedule = "round_robin"\ngames = 1\n'
+                 f'database = "{db}"\nlog_dir = "{tmp_path / "logs"}"\nparams = {{ max_rounds = 1 }}\n'
+                 f'[clock]\nconnect_timeout_ms = 300\nend_grace_ms = 0\n{bots}')
+    from tournaments.executor import match_job
+    from tournaments.schedule import build
+    from tournaments.spec import load
+
+    spec = load(f)
+    assert spec.end_grace_ms == 0 and match_job(spec, build(spec)[0]).end_grace_s == 0
+    r = _cli("tournament", "run", str(f), "-q")
+    assert r.returncode == 0, r.stderr
+    n = len(build(spec))
+    assert f"aborted: 0, void: {n};" in " ".join((r.stdout + r.stderr).split())
+    st = _cli("tournament", "status", "nobody", "--db", str(db)).stdout
+    assert f"aborted 0, void {n}" in st
+    bad = tmp_path / "bad.toml"
+    bad.write_text(f.read_text().replace("end_grace_ms = 0", "end_grace_ms = -5"))
+    r = _cli("tournament", "run", str(bad), "-q")
+    assert r.returncode == 2 and "clock.end_grace_ms" in r.stderr

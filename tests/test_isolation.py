@@ -413,3 +413,22 @@ def test_a_match_partly_decided_by_referee_stalls_moves_the_ratings_less() -> No
 
     clean, half, none = mu_after(None), mu_after(0.5), mu_after(0.0)
     assert clean == mu_after(1.0) and none == 25.0 and 25.0 < half < clean
+
+
+def test_the_batch_fit_weighs_a_match_by_its_rating_weight() -> None:
+    from tournaments.rating import fit_rows
+    from tournaments.store import MatchRow
+
+    def gap(weight: float | None) -> float:
+        rows = []
+        for i in range(6):  # "a" first, "b" second, "c" last every time
+            result = {"scores": [3, -1, -2], "ranks": [1, 2, 3], "forfeited": [], "faults": [], "summary": {},
+                      "outcomes": [{"teams": [[0], [1], [2]], "ranks": [0, 1, 2]}]}
+            if weight is not None:
+                result["rating_weight"] = weight
+            rows.append(MatchRow(i, 100 + i, ["a", "b", "c"], "complete", result, None))
+        fit = fit_rows(rows, ["a", "b", "c"], "smear", 3, seed=1)
+        return fit.elo[0] - fit.elo[2]
+
+    clean, half, none = gap(None), gap(0.5), gap(0.0)
+    assert clean == gap(1.0) and 0 < half < clean and abs(none) < 1e-9

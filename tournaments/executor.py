@@ -95,6 +95,8 @@ class MatchJob:
     bot_uids: str = "off"
     isolate_network: bool = False
     base_dir: str = "."
+    #: seconds the match's launched bots may take to exit by themselves after it
+    end_grace_s: float = 2.0
 
 
 @dataclass
@@ -147,7 +149,8 @@ def match_job(spec: TournamentSpec, m: ScheduledMatch) -> MatchJob:
                    match_id=f"{spec.name}-m{m.index:05d}", clock=spec.clock)
     resources = sorted({r for n in set(m.seats) for r in entries[n].resources})
     return MatchJob(spec.name, m.index, ms, seats, spec.limits, spec.connect_timeout_ms / 1000, resources,
-                    bot_uids=spec.bot_uids, isolate_network=spec.isolate_network, base_dir=spec.cwd)
+                    bot_uids=spec.bot_uids, isolate_network=spec.isolate_network, base_dir=spec.cwd,
+                    end_grace_s=spec.end_grace_ms / 1000)
 
 
 class PersistentBot:
@@ -199,7 +202,7 @@ async def _play(ref: Referee, job: MatchJob, log_dir: Path, log_path: Path, sand
         else:
             plans.append(SeatPlan(command=seat.command, limits=seat.limits))
     return await play_match(ref, job.spec, plans, log_dir, job.limits, job.connect_timeout_s, sandbox=sandbox,
-                            base_dir=base_dir, log_path=log_path)
+                            base_dir=base_dir, log_path=log_path, end_grace_s=job.end_grace_s)
 
 
 def _finished(job: MatchJob, outcome: Any, **kw: Any) -> FinishedMatch:

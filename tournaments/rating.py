@@ -100,13 +100,15 @@ def units(rows: Iterable[MatchRow], bots: list[str], game: str, players: int) ->
         payload = []
         for row in group:
             oc = match_outcome(game, row.result, players)
-            if oc is None:
+            # a match partly decided by fallbacks while the referee stalled counts less (runner.MatchOutcome)
+            w = float(row.result.get("rating_weight", 1.0))
+            if oc is None or w <= 0:
                 continue
-            payload.append([row.seats, list(oc.places)])
+            payload.append([row.seats, list(oc.places)] + ([w] if w < 1 else []))
             for a, b, s in pairwise(oc):
                 ia, ib = index[row.seats[a]], index[row.seats[b]]
-                wins.append((ia, ib, s))
-                wins.append((ib, ia, 1.0 - s))
+                wins.append((ia, ib, w * s))
+                wins.append((ib, ia, w * (1.0 - s)))
         if payload:
             out.append(Unit(unit_key([seed, sorted(payload)]), wins))
     return out

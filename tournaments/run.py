@@ -57,7 +57,8 @@ class Progress:
     done: int = 0
     skipped: int = 0
     faults: int = 0
-    aborted: int = 0
+    aborted: int = 0  # stopped by a referee-side failure: no result
+    void: int = 0  # a seat's bot never connected (no_show): no result
     last: str = ""
 
 
@@ -268,7 +269,8 @@ async def _play_all(spec: TournamentSpec, store: Store, tid: int, me: LeaseHolde
                                 result, result["log_path"], fm.decisions, fm.elapsed_s)
         prog.done += 1
         prog.faults += sum(1 for f in result.get("faults", []) if f["kind"] not in IGNORED_FAULTS)
-        prog.aborted += fm.status != "complete"
+        prog.aborted += fm.status == "aborted"
+        prog.void += fm.status == "void"
         prog.last = f"match {m.index}: {' / '.join(m.seats)} -> {fm.status}"
         if on_progress:
             on_progress(prog)

@@ -18,6 +18,7 @@ Every problem is reported with its key and line before any match starts;
     variant = { spring = false }   # the game's variant flags
     params = { rounds = 4 }        # the game's match parameters
     [clock]     decision_ms = 1000, bank_ms = 0, connect_timeout_ms = 15000,
+                end_grace_ms = 2000  (how long bots may take to exit after a match),
                 kind = "wall" | "cpu"  (or top-level clock = "cpu" without a [clock] table)
     [faults]    policy = "default_action" | "forfeit", max_faults = 5
     [trueskill] mu, sigma, beta, tau, draw_probability
@@ -116,6 +117,8 @@ class TournamentSpec:
     fault_policy: str = "default_action"
     max_faults: int = 5
     connect_timeout_ms: int = 15000
+    #: after a match, how long its launched bots may take to exit by themselves before SIGTERM
+    end_grace_ms: int = 2000
     trueskill: TrueSkillParams = field(default_factory=TrueSkillParams)
     limits: Limits = field(default_factory=Limits)
     base_dir: str = "."
@@ -132,7 +135,7 @@ class TournamentSpec:
         """Hash of everything that determines the matches and ratings (not
         concurrency, paths or ports), so ``--resume`` can refuse a changed file."""
         d = asdict(self)
-        for k in ("concurrency", "database", "log_dir", "port", "base_dir", "limits", "connect_timeout_ms",
+        for k in ("concurrency", "database", "log_dir", "port", "base_dir", "limits", "connect_timeout_ms", "end_grace_ms",
                   "bot_uids", "isolate_network", "cwd", "executor", "scheduler"):
             d.pop(k)
         if d["clock"] == "wall":
@@ -390,7 +393,7 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
     clock, faults, ts, lim = table("clock"), table("faults"), table("trueskill"), table("limits")
     sbx = table("sandbox")
     execution = table("execution")
-    for t, allowed, tn in ((clock, {"decision_ms", "bank_ms", "connect_timeout_ms", "kind"}, "clock"),
+    for t, allowed, tn in ((clock, {"decision_ms", "bank_ms", "connect_timeout_ms", "end_grace_ms", "kind"}, "clock"),
                            (sbx, {"bot_uids", "isolate_network"}, "sandbox"),
                            (execution, {"executor", "scheduler"}, "execution"),
                            (faults, {"policy", "max_faults"}, "faults"),
@@ -404,6 +407,8 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
     bank_ms = get(clock, "bank_ms", "clock.bank_ms", int, 0, lambda v: 0 <= v <= 36_000_000, "must be >= 0 ms")
     connect_ms = get(clock, "connect_timeout_ms", "clock.connect_timeout_ms", int, 15000,
                      lambda v: 100 <= v <= 600_000, "must be 100..600000 ms")
+    end_grace_ms = get(clock, "end_grace_ms", "clock.end_grace_ms", int, 2000, lambda v: 0 <= v <= 600_000,
+                       "must be 0..600000 ms")
     clock_kind = get(clock, "kind", "clock.kind", str, clock_kind, lambda v: v in CLOCKS,
                      f"must be one of {', '.join(CLOCKS)}")
     bot_uids = get(sbx, "bot_uids", "sandbox.bot_uids", str, "auto", _uids_ok,
@@ -500,7 +505,7 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
         until=until, confidence=confidence, max_matches=max_matches,
         concurrency=concurrency, database=database, log_dir=log_dir, port=port, variant=variant,
         params=params, decision_ms=decision_ms, bank_ms=bank_ms, fault_policy=policy, max_faults=max_faults,
-        connect_timeout_ms=connect_ms, trueskill=tsp, limits=limits, base_dir=base_dir, clock=clock_kind,
+        connect_timeout_ms=connect_ms, end_grace_ms=end_grace_ms, trueskill=tsp, limits=limits, base_dir=base_dir, clock=clock_kind,
         bot_uids=bot_uids, isolate_network=isolate_network, cwd=cwd, executor=executor, scheduler=scheduler)
 
 
