@@ -913,7 +913,7 @@ class Ladder:
                 else:
                     outcome = await play_match(self.ref, ms, plans, self.log_dir, t.limits,
                                                t.connect_timeout_ms / 1000, sandbox=self.sandbox,
-                                               base_dir=Path(t.cwd))
+                                               base_dir=Path(t.cwd), end_grace_s=t.end_grace_ms / 1000)
                     done = (str(outcome.status), outcome.to_json(), outcome.log_path, outcome.decisions,
                             outcome.elapsed_s)
             except Exception as e:  # noqa: BLE001 - a harness failure (not a bot's): record it, free the seats
@@ -955,7 +955,7 @@ class Ladder:
         self.remote_persistent.update(v.label for v in vs if v.persistent)
         job = MatchJob(self.spec.name, m.sched, ms, seats, t.limits, t.connect_timeout_ms / 1000,
                        sorted({r for v in vs for r in v.resources}), bot_uids=t.bot_uids,
-                       isolate_network=t.isolate_network, base_dir=t.cwd)
+                       isolate_network=t.isolate_network, base_dir=t.cwd, end_grace_s=t.end_grace_ms / 1000)
         fm = await self.executor.play(job)
         result = dict(fm.result, worker=fm.worker)  # which Dask worker played it
         log_path = await asyncio.to_thread(keep_log, fm, self.log_dir, m.match_id)
