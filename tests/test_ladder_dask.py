@@ -48,6 +48,10 @@ def test_a_ladder_on_a_dask_cluster_rates_an_added_bot_and_stops_cleanly(tmp_pat
         lad.wait(r"match \d+ finished \(complete\): .*newbot@v1")
         lad.wait(r"match \d+ finished \(complete\): .*p@v1")
         assert _pids(pmark), "the persistent bot runs on the workers between matches"
+        # a second ladder process is refused, and leaves the cluster (and the persistent bots) alone
+        second = _cli("ladder", str(f), "--port", "0", "--executor", "dask", "--scheduler", cluster.address)
+        assert second.returncode == 1 and f"is being run by pid {lad.p.pid}" in second.stderr, second.stderr
+        assert _pids(pmark)
         r = _cli("ladder", "retire", "p", "--referee", lad.addr, "--reason", "withdrawn")
         assert r.returncode == 0, r.stderr
         lad.wait(r"stopped the persistent bot of p@v1 \(retired\) on [12] Dask worker")

@@ -704,19 +704,10 @@ class Ladder:
                 prepare(self.sandbox, [b.command for b in t.bots if not b.external], Path(t.cwd))
             except SandboxError as e:
                 raise LadderError(str(e)) from None
-        else:  # each Dask worker isolates the bots it launches itself
-            if any(b.external for b in t.bots):
-                raise LadderError("external bots connect to this machine's referee: they cannot play on a "
-                                  "Dask cluster (use executor = \"local\")")
-            try:
-                await self.executor.start(t, self.log_dir)
-            except ExecutorError as e:
-                raise LadderError(str(e)) from None
-        try:
-            await self._run(stop, abandon)
-        finally:
-            if self.executor is not None:
-                await self.executor.stop()  # and the persistent bots on every worker
+        elif any(b.external for b in t.bots):  # each Dask worker isolates the bots it launches itself
+            raise LadderError("external bots connect to this machine's referee: they cannot play on a "
+                              "Dask cluster (use executor = \"local\")")
+        await self._run(stop, abandon)
         if self.failure:
             raise LadderError(self.failure)
 
@@ -725,13 +716,20 @@ class Ladder:
         await asyncio.to_thread(self._open)
         assert self.store is not None
         beat: asyncio.Task | None = None
+        started = False
         try:
+            beat = asyncio.create_task(self._heartbeat(stop, abandon))  # also while the cluster is awaited
+            if self.executor is not None:  # only once the lease is ours: a refused start leaves the cluster alone
+                try:
+                    await self.executor.start(t, self.log_dir)
+                except ExecutorError as e:
+                    raise LadderError(str(e)) from None
+                started = True
             self.log_dir.mkdir(parents=True, exist_ok=True)
             if self.sandbox is not None and self.sandbox.uids:
                 os.chmod(self.log_dir, 0o700)  # bots of other uids must not read the live match logs
             self.ref = Referee(self.log_dir, admin_token=self.admin_token)
             self.ref.ladder = self
-            beat = asyncio.create_task(self._heartbeat(stop, abandon))
             if self.executor is not None:  # left on the workers by a ladder process that was killed
                 left = await self.executor.stop_bots(None)
                 if any(left.values()):
@@ -786,6 +784,8 @@ class Ladder:
             self.persistent.clear()
             if self.ref is not None:
                 await self.ref.stop(0.5)
+            if started:
+                await self.executor.stop()  # and this ladder's persistent bots on every worker
             if beat is not None:
                 beat.cancel()
                 await asyncio.gather(beat, return_exceptions=True)
