@@ -307,6 +307,8 @@ class Store:
 
             @event.listens_for(self.engine, "begin")
             def _begin(conn: Connection) -> None:
+                if conn.get_execution_options().get("isolation_level") == "AUTOCOMMIT":
+                    return  # asked for no transaction (VACUUM cannot run in one)
                 # writers take the write lock up front: concurrent writers then queue on
                 # the busy timeout instead of failing to upgrade a read transaction
                 if conn.get_execution_options().get("isolation_level") == "AUTOCOMMIT":
