@@ -311,8 +311,6 @@ class Store:
                     return  # asked for no transaction (VACUUM cannot run in one)
                 # writers take the write lock up front: concurrent writers then queue on
                 # the busy timeout instead of failing to upgrade a read transaction
-                if conn.get_execution_options().get("isolation_level") == "AUTOCOMMIT":
-                    return  # e.g. VACUUM, which cannot run in a transaction (SQLAlchemy 2.1 begins here too)
                 conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("write")
                                      else "BEGIN")
         self.migrate()
