@@ -810,6 +810,9 @@ def tournament_status(
         _fail(str(e), 1)
     aborted = sum(1 for r in rows if r.status == "aborted")
     void = sum(1 for r in rows if r.status == "void")
+    import json
+
+    is_ladder = json.loads(t["spec_json"]).get("schedule") == "ladder"
     print(f"{t['name']}: {t['game']}, {len(rows)}/{t['total_matches']} matches done, status {state}, "
           f"aborted {aborted}" + (f", void {void}" if void else ""))
     if lease is not None:
@@ -823,7 +826,11 @@ def tournament_status(
                    f"{time.time() - stale['heartbeat_at']:.0f} s after its last heartbeat")
         else:
             why = f"its driver (pid {stale['pid']} on {stale['host']}) is gone"
-        print(f"  not running: {why}; finish it with `referee tournament run FILE --resume`")
+        how = ("continue it with `referee ladder FILE`" if is_ladder
+               else "finish it with `referee tournament run FILE --resume`")
+        print(f"  not running: {why}; {how}")
+    elif state == "stopped":
+        print("  not running (stopped); continue it with `referee ladder FILE`")
     for bot, kinds in sorted(fc.items()):
         print(f"  faults of {bot}: " + ", ".join(f"{k}×{v}" for k, v in sorted(kinds.items())))
 

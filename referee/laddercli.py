@@ -62,19 +62,25 @@ def ladder_run(
                                             "TLS (as `referee serve --tls-cert`); external bots and admin calls "
                                             "then need --tls-ca."),
     tls_key: Optional[Path] = typer.Option(None, "--tls-key", help="PEM private key of --tls-cert."),
+    executor: Optional[str] = typer.Option(None, "--executor", help="Where matches run: local (this machine, "
+                                           "the default) or dask (a Dask cluster; overrides [execution])."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address, e.g. "
+                                            "tcp://HOST:8786 (implies --executor dask)."),
 ) -> None:
     """Run a ladder until Ctrl-C or SIGTERM: matches are chosen from the current
     ratings, played and rated as they finish; entrants change through
     `referee ladder add|replace|retire`. On a stop, matches in progress may
     finish (for the file's drain_ms; a second Ctrl-C abandons them at once);
     abandoned ones are played again when the ladder starts again. Starting it
-    again continues where it stopped (also after kill -9)."""
+    again continues where it stopped (also after kill -9). While it runs the
+    ladder holds a lease in the database: a second start of it is refused."""
     import asyncio
     import secrets
     import signal
 
     from tournaments.ladder import Ladder, LadderError, load
-    from tournaments.spec import SpecError
+    from tournaments.spec import EXECUTORS, SpecError
+    from tournaments.store import StorageError, mask_url
 
     try:
         spec = load(file)
@@ -90,6 +96,18 @@ def ladder_run(
         spec.t.port = port
     if max_matches is not None and max_matches < 1:
         _fail("--max-matches must be >= 1")
+    if executor is not None:
+        if executor not in EXECUTORS:
+            _fail(f"--executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
+        spec.t.executor = executor
+    if scheduler:
+        spec.t.scheduler = scheduler
+        if executor is None:
+            spec.t.executor = "dask"
+    if spec.t.executor == "dask" and not spec.t.scheduler:
+        _fail("--executor dask needs --scheduler tcp://HOST:8786 (or scheduler = \"...\" in [execution])")
+    if spec.t.executor == "dask" and any(b.external for b in spec.t.bots):
+        _fail("external bots connect to this machine's referee: they cannot play on a Dask cluster")
     if bool(tls_cert) != bool(tls_key):
         _fail("--tls-cert and --tls-key go together")
     tls = None
@@ -128,13 +146,14 @@ def ladder_run(
 
     try:
         asyncio.run(main())
-    except LadderError as e:
+    except (LadderError, StorageError) as e:
         _fail(str(e), 1)
     except OSError as e:
         from referee.cli import os_error_text
 
         _fail(os_error_text(e, f"cannot listen on {spec.host}:{spec.t.port}"), 1)
-    say("ladder stopped; `referee leaderboard -t {0} --db {1}` shows the ratings".format(spec.name, spec.t.database))
+    say("ladder stopped; `referee leaderboard -t {0} --db {1}` shows the ratings".format(
+        spec.name, mask_url(spec.t.database)))
 
 
 # --------------------------------------------------------------------------- admin calls
@@ -266,15 +285,27 @@ def ladder_retire(
 
 @ladder_app.command("status")
 def ladder_status(
-    referee: str = _REFEREE_OPT,
+    referee: Optional[str] = typer.Option(None, "--referee", help="The running ladder's HOST:PORT: ask it "
+                                          "(entrants, ratings, connections)."),
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help="Instead of --referee: the ladder file; "
+                                          "read its database (is it running, and by which process?)."),
+    db: Optional[str] = typer.Option(None, "--db", help="With --config: the database (overrides the file)."),
     admin_token_file: Optional[Path] = _ADMIN_OPT,
     tls_ca: Optional[Path] = _TLS_CA_OPT,
     json_out: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
 ) -> None:
-    """The running ladder's entrants: version, state (and why suspended or
-    retired), connection of external bots, TrueSkill, matches."""
+    """The running ladder's entrants (`--referee`): version, state (and why
+    suspended or retired), connection of external bots, TrueSkill, matches.
+    With `--config FILE` (no admin token needed): from the database, whether
+    the ladder is running (and which process holds its lease), stopped, or
+    interrupted (killed), and its entrants' states."""
     from cardgames.v1 import admin_pb2
 
+    if (referee is None) == (config is None):
+        _fail("give --referee HOST:PORT (ask the running ladder) or --config FILE (read its database)")
+    if config is not None:
+        _stored_status(config, db, json_out)
+        return
     res = _call(referee, admin_token_file, "LadderStatus", admin_pb2.LadderStatusRequest(), tls_ca)
     if json_out:
         import json
@@ -295,3 +326,62 @@ def ladder_status(
         state = e.state + (" (online)" if e.external and e.online else " (offline)" if e.external else "")
         t.add_row(escape(e.label), state, f"{e.mu:.2f}", f"{e.sigma:.2f}", str(e.matches), escape(e.reason))
     Console(width=max(100, Console().width)).print(t)
+
+
+def _stored_status(config: Path, db: Optional[str], json_out: bool) -> None:
+    """``referee ladder status --config FILE``: the ladder's state from its database."""
+    import json
+    import socket
+    import time
+
+    from tournaments.ladder import load
+    from tournaments.ladder_store import LadderStore
+    from tournaments.spec import SpecError
+    from tournaments.store import LEASE_TTL_S, StorageError, Store
+
+    try:
+        spec = load(config)
+    except FileNotFoundError:
+        _fail(f"no such ladder file: {config}")
+    except SpecError as e:
+        _fail(str(e))
+    try:
+        store = Store(db or spec.t.database, create=False)
+    except StorageError as e:
+        _fail(str(e), 1)
+    try:
+        t = store.tournament(spec.name)
+        if t is None:
+            _fail(f"no ladder {spec.name!r} in {store.display_url}: start it with `referee ladder {config}`", 1)
+        state, lease = store.run_state(t)
+        stale = store.lease(t["id"]) if state == "interrupted" else None
+        entrants = LadderStore(store, create=False).entrants(t["id"])
+        finished = len(store.finished_indices(t["id"]))
+    except StorageError as e:
+        _fail(str(e), 1)
+    finally:
+        store.close()
+    if json_out:
+        print(json.dumps({"ladder": spec.name, "game": t["game"], "state": state, "matches_finished": finished,
+                          "lease": lease, "entrants": [{"name": e["name"], "label": e["current"]["label"],
+                                                        "state": e["current"]["state"],
+                                                        "reason": e["current"]["reason"]} for e in entrants]},
+                         indent=2))
+        return
+    print(f"ladder {spec.name}: {t['game']}, {finished} matches finished, {len(entrants)} entrants, status {state}")
+    if lease is not None:
+        host = "this host" if lease["host"] == socket.gethostname() else f"host {lease['host']}"
+        print(f"  lease held by pid {lease['pid']} on {host} (heartbeat {time.time() - lease['heartbeat_at']:.0f} s ago)")
+    elif state == "interrupted":
+        if stale is None:
+            why = "no process holds its lease"
+        elif time.time() - stale["heartbeat_at"] > LEASE_TTL_S:
+            why = f"the lease of its process (pid {stale['pid']} on {stale['host']}) expired"
+        else:
+            why = f"its process (pid {stale['pid']} on {stale['host']}) is gone"
+        print(f"  not running: {why}; continue it with `referee ladder {config}`")
+    else:
+        print(f"  not running; continue it with `referee ladder {config}`")
+    for e in entrants:
+        cur = e["current"]
+        print(f"  {cur['label']}: {cur['state']}" + (f" ({cur['reason']})" if cur["reason"] else ""))

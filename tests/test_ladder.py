@@ -1,6 +1,8 @@
 """`referee ladder` end to end: real referee and bot processes on loopback,
-the admin RPC through the CLI, the store read back; a stop, a restart and a
-kill -9 (nothing replayed, nothing lost); suspension of a crashing bot and
+the admin RPC through the CLI, the store read back (SQLite and a real
+PostgreSQL server); a stop, a restart and a kill -9 (nothing replayed,
+nothing lost); one ladder process per ladder (the lease: a second start
+refused, a dead one's lease taken over); suspension of a crashing bot and
 the admin token, in process over real gRPC."""
 
 from __future__ import annotations
@@ -21,9 +23,10 @@ import pytest
 
 from cardgames.v1 import admin_pb2, admin_pb2_grpc
 from conftest import PY, ROOT
-from tournaments.ladder import Ladder, load, verify_history
+from pgserver import pg_server  # noqa: F401  (session fixture)
+from tournaments.ladder import Ladder, LadderError, load, verify_history
 from tournaments.ladder_store import LadderStore
-from tournaments.store import Store
+from tournaments.store import LeaseHolder, Store
 
 ADMIN = "ladder-admin-token-for-tests"
 
@@ -32,10 +35,10 @@ def _bot(kind: str, seed: int, marker: str) -> str:
     return f"python sample_bots/{kind}_bot.py --seed {seed} --name {marker}"
 
 
-def _file(tmp_path: Path, name: str, bots: list[tuple[str, str]], extra: str = "") -> Path:
+def _file(tmp_path: Path, name: str, bots: list[tuple[str, str]], extra: str = "", db: str | None = None) -> Path:
     f = tmp_path / f"{name}.toml"
     text = (f'name = "{name}"\ngame = "doudizhu"\nplayers = 3\nseed = 5\nconcurrency = 1\n'
-            f'database = "{tmp_path / "ladder.sqlite"}"\nlog_dir = "{tmp_path / "logs"}"\n'
+            f'database = "{db or tmp_path / "ladder.sqlite"}"\nlog_dir = "{tmp_path / "logs"}"\n'
             f'params = {{ rounds = 1 }}\n{extra}\n[clock]\ndecision_ms = 5000\n')
     text += "".join(f'[[bots]]\nname = "{n}"\ncommand = "{c}"\n' for n, c in bots)
     f.write_text(text)
@@ -158,10 +161,17 @@ def _check_each_match_once(events, rows) -> None:
                                                                     if e.kind == "finished")
 
 
-def test_ladder_add_replace_stop_and_restart(tmp_path: Path) -> None:
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return str(tmp_path / "ladder.sqlite")
+    return request.getfixturevalue("pg_server").new_database()
+
+
+def test_ladder_add_replace_stop_and_restart(tmp_path: Path, db_url: str) -> None:
     marker = f"lad{secrets.token_hex(4)}"
     f = _file(tmp_path, "lad", [("r1", _bot("random", 1, marker)), ("r2", _bot("random", 2, marker)),
-                                ("h1", _bot("heuristic", 3, marker))])
+                                ("h1", _bot("heuristic", 3, marker))], db=db_url)
     lad = LadderProc(tmp_path, f)
     try:
         lad.wait(r"match 1 finished \(complete\)")
@@ -219,6 +229,8 @@ def test_ladder_add_replace_stop_and_restart(tmp_path: Path) -> None:
         lad.close()
     assert f"{before} matches so far" in lad.text()
     assert "playing it again" not in lad.text()
+    st = _cli("ladder", "status", "--config", str(f))
+    assert st.returncode == 0 and "status stopped" in st.stdout and "r1@v2: active" in st.stdout, st.stdout
     spec, events2, rows2, _ = _history(f)
     assert events2[:len(events)] == events
     assert len(rows2) == before + 1
@@ -234,17 +246,34 @@ def test_ladder_killed_with_9_restarts_without_losing_or_double_counting(tmp_pat
     lad = LadderProc(tmp_path, f)
     try:
         lad.wait(r"match 1 finished")
-        lad.wait(r"match 2: ")  # scheduled (and recorded) and in progress
+        # one ladder process per ladder: a second start is refused, naming the one that runs it
+        second = _cli("ladder", str(f), "--port", "0")
+        assert second.returncode == 1, second.stdout + second.stderr
+        assert f"is being run by pid {lad.p.pid} on host" in second.stderr and "Traceback" not in second.stderr
+        for args in (("ladder", "status", "--config", str(f)), ("tournament", "status", "k9", "--config", str(f))):
+            st = _cli(*args)
+            assert "status running" in st.stdout and f"lease held by pid {lad.p.pid} on this host" in st.stdout, \
+                st.stdout + st.stderr
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # kill while a match is scheduled (and recorded) and in progress
+            started = [int(n) for n in re.findall(r"match (\d+): ", lad.text())]
+            if started and max(started) > 1 and f"match {max(started)} finished" not in lad.text():
+                break
+            time.sleep(0.05)
         os.kill(lad.p.pid, signal.SIGKILL)
         lad.p.wait(10)
     finally:
         lad.close()
+    for args in (("ladder", "status", "--config", str(f)), ("tournament", "status", "k9", "--config", str(f))):
+        st = _cli(*args)
+        assert "status interrupted" in st.stdout and "is gone" in st.stdout and "referee ladder" in st.stdout, \
+            st.stdout + st.stderr
     _, events, rows, _ = _history(f)
     done = len(rows)
     unfinished = {e.sched for e in events if e.kind == "scheduled"} - {e.sched for e in events
                                                                        if e.kind == "finished"}
     assert unfinished, "killed too late: no match in progress"
-    lad = LadderProc(tmp_path, f, "--max-matches", "1")
+    lad = LadderProc(tmp_path, f, "--max-matches", "1")  # the dead process's lease is taken over at once
     try:
         assert lad.p.wait(120) == 0
     finally:
@@ -551,3 +580,96 @@ def test_a_persistent_entrant_is_launched_once_relaunched_with_its_token_and_sto
     assert verify_history(spec, events, rows) == []
     v1 = [r for r in rows.values() if "p@v1" in r.seats]
     assert len(v1) >= 5  # several matches, two launches
+
+
+def test_a_lease_held_elsewhere_refuses_the_ladder_until_it_expires_and_a_lost_lease_stops_it(
+        tmp_path: Path) -> None:
+    from sqlalchemy import update
+
+    from tournaments.store import leases
+
+    marker = f"lad{secrets.token_hex(4)}"
+    f = _file(tmp_path, "ls", [("a", _bot("random", 1, marker)), ("b", _bot("random", 2, marker)),
+                               ("c", _bot("random", 3, marker))])
+    spec = load(f)
+    store = Store(spec.t.database)
+    other = LeaseHolder("other-ladder", "elsewhere", 4242)  # another host: only the heartbeat's age counts
+    tid = LadderStore(store).create(spec.name, spec.t.game, spec.stored_json(), spec.fingerprint(), other)
+    lines: list[str] = []
+
+    async def run(**kw) -> Ladder:
+        lad = Ladder(spec, ADMIN, say=lines.append, **kw)
+        await asyncio.wait_for(lad.run(asyncio.Event()), 120)
+        return lad
+
+    with pytest.raises(LadderError, match="is being run by pid 4242 on host elsewhere"):
+        asyncio.run(run(max_matches=1))
+    with pytest.raises(LadderError, match="pid 4242 on host elsewhere"):
+        asyncio.run(run(max_matches=1, fresh=True))  # --fresh cannot pull a running ladder away either
+    with store.engine.begin() as c:  # its heartbeat is now older than the lease's TTL: it is presumed dead
+        c.execute(update(leases).where(leases.c.tournament_id == tid).values(heartbeat_at=time.time() - 3600))
+    asyncio.run(run(max_matches=1))
+    assert store.lease(tid) is None and store.run_state(store.tournament("ls"))[0] == "stopped"
+    assert len(store.matches(tid)) == 1
+
+    async def taken_over() -> None:
+        lad = Ladder(spec, ADMIN, say=lines.append)
+        task = asyncio.create_task(lad.run(asyncio.Event()))
+        await asyncio.wait_for(lad.ready.wait(), 60)
+        with store.engine.begin() as c:  # another process took the lease over (this one looked dead)
+            c.execute(update(leases).where(leases.c.tournament_id == tid).values(holder="thief", host="elsewhere", pid=4243))
+        with pytest.raises(LadderError, match="lost its lease .* pid 4243 on host elsewhere"):
+            await asyncio.wait_for(task, 90)
+
+    asyncio.run(taken_over())
+    store.close()
+    assert _no_bot_left(marker)
+
+
+_OPEN_LADDER = """
+import sys, time
+from tournaments.store import Store
+from tournaments.ladder_store import LadderStore
+url, i, start = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+while time.time() < start:
+    time.sleep(0.001)
+s = Store(url)
+ls = LadderStore(s)
+ls.create(f"l{i}", "doudizhu", {"bots": []}, "fp")
+s.close()
+"""
+
+
+def test_several_processes_opening_an_empty_database_as_ladders_all_succeed(db_url: str) -> None:
+    start = time.time() + 3.0  # every process is started and importing by then
+    procs = [subprocess.Popen([PY, "-c", _OPEN_LADDER, db_url, str(i), str(start)], cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in range(5)]
+    errors = [p.communicate(timeout=120)[1][-800:] for p in procs]
+    assert all(p.returncode == 0 for p in procs), errors
+    s = Store(db_url)
+    assert sorted(t["name"] for t in s.list_tournaments()) == [f"l{i}" for i in range(5)]
+    s.close()
+
+
+def test_the_cpu_clock_and_a_file_bots_own_limits_apply_to_its_ladder_matches(tmp_path: Path) -> None:
+    from tournaments.ladder import rebuild
+
+    marker = f"lad{secrets.token_hex(4)}"
+    f = _file(tmp_path, "lim", [("a", _bot("random", 1, marker)), ("b", _bot("random", 2, marker))])
+    # a bot whose own address-space limit (5 MB) is too small for the interpreter: it cannot start
+    f.write_text(f.read_text().replace("[clock]\n", '[clock]\nkind = "cpu"\n')
+                 + f'[[bots]]\nname = "tight"\ncommand = "{_bot("random", 3, marker)}"\n'
+                 'limits = { memory_mb = 5 }\n')
+    spec = load(f)
+    assert spec.t.clock == "cpu"
+    lines: list[str] = []
+    asyncio.run(asyncio.wait_for(Ladder(spec, ADMIN, say=lines.append, max_matches=1).run(asyncio.Event()), 120))
+    spec, events, rows, _ = _history(f)
+    (row,) = rows.values()
+    seat = row.seats.index("tight@v1")
+    assert {x["seat"] for x in row.result["faults"] if x["kind"] not in ("late_reply",)} == {seat}, row.result
+    header = json.loads(Path(row.log_path).read_text().splitlines()[0])
+    assert header["spec"]["clock"] == "cpu" and row.result["clock"] == "cpu", header
+    st = rebuild(spec, events, rows)  # what a restarted ladder knows: the limits are kept with the version
+    assert st.versions["tight@v1"].limits.memory_mb == 5 and st.versions["a@v1"].limits is None
+    assert _no_bot_left(marker)

@@ -344,9 +344,9 @@ class WorkerRuntime:
             prepare(sandbox, [s.command for s in job.seats if not s.external])  # relative to the worker's directory
         return ref, sandbox
 
-    def stop_persistent(self, tournament: str) -> dict[str, int]:
+    def stop_persistent(self, tournament: str, names: list[str] | None = None) -> dict[str, int]:
         launches = {}
-        for k in [k for k in self.persistent if k[0] == tournament]:
+        for k in [k for k in self.persistent if k[0] == tournament and (names is None or k[1] in names)]:
             p = self.persistent.pop(k)
             p.stop()
             launches[k[1]] = p.launches
@@ -410,11 +410,12 @@ def _worker_name() -> str:
         return socket.gethostname()
 
 
-def stop_persistent(tournament: str) -> dict[str, int]:
+def stop_persistent(tournament: str, names: list[str] | None = None) -> dict[str, int]:
     """Run on every worker at the end of a tournament: stop its persistent
-    bots; returns bot name -> how many times it was launched on this worker."""
+    bots (only those in ``names``, if given: a ladder's version that plays no
+    more); returns bot name -> how many times it was launched on this worker."""
     rt = WorkerRuntime._instance
-    return rt.stop_persistent(tournament) if rt is not None else {}
+    return rt.stop_persistent(tournament, names) if rt is not None else {}
 
 
 class DaskExecutor:
@@ -478,6 +479,17 @@ class DaskExecutor:
                                     ) from None
             finally:
                 fut.release()
+
+    async def stop_bots(self, names: list[str] | None) -> dict[str, dict[str, int]]:
+        """Stop the persistent bots ``names`` of this tournament on every worker
+        (the others keep running; ``None``: all of them); returns worker ->
+        bot -> launches there."""
+        if self.client is None or names == []:
+            return {}
+        try:
+            return await self.client.run(stop_persistent, self.tournament, None if names is None else list(names))
+        except Exception:  # a worker gone: its bots died with it (parent-death signal)
+            return {}
 
     async def stop(self) -> None:
         if self.client is None:

@@ -36,18 +36,22 @@ from typing import Any, Callable
 import grpc
 import trueskill
 
-from referee.bots import BotProcess, check_command
+from referee.bots import BotProcess, Limits, check_command
 from referee.games import game_class
 from referee.play import SeatPlan, play_match
 from referee.runner import MatchSpec
 from referee.sandbox import Sandbox, SandboxError, prepare
 from referee.service import Referee, token_digest
+from sqlalchemy.exc import IntegrityError
+
 from tournaments import matchmaking
+from tournaments.executor import DaskExecutor, ExecutorError, MatchJob, SeatEntry
 from tournaments.ladder_store import Event, FinishedMatch, LadderStore, stored_token
 from tournaments.rating import LiveRating
+from tournaments.run import keep_log
 from tournaments.schedule import derive_seed
 from tournaments.spec import SpecError, TournamentSpec, _key_lines, parse
-from tournaments.store import MatchRow, Store
+from tournaments.store import LEASE_HEARTBEAT_S, LeaseHeld, LeaseHolder, MatchRow, StorageError, Store
 
 #: fault kinds that do not make a match faulty for its bot (the bot's reply came, only late or twice)
 HARMLESS_FAULTS = ("late_reply", "unknown_request")
@@ -80,6 +84,8 @@ class LadderSpec:
         d = asdict(self.t)
         keep = {k: d[k] for k in ("game", "players", "seed", "variant", "params", "decision_ms", "bank_ms",
                                   "fault_policy", "max_faults", "trueskill")}
+        if self.t.clock != "wall":  # ladders from before the CPU clock option keep their fingerprint
+            keep["clock"] = self.t.clock
         return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:16]
 
     def stored_json(self) -> dict[str, Any]:
@@ -195,6 +201,10 @@ class Version:
     token_hash: str = ""
     #: launched once and kept across matches (``persistent = true``)
     persistent: bool = False
+    #: its own limits (a file bot's ``limits``; ``None``: the file's ``[limits]``)
+    limits: Limits | None = None
+    #: Dask resources its matches need (a file bot's ``resources``)
+    resources: list[str] = field(default_factory=list)
 
     @property
     def label(self) -> str:
@@ -302,7 +312,9 @@ class LadderState:
                 old.state, old.reason = "replaced", f"replaced by v{d['version']}"
             v = Version(e.name or "", d["version"], d.get("command", ""), d.get("external", False),
                         "", self.next_sched - 1, online=d.get("online", False),
-                        seat_counts=[0] * self.spec.t.players, persistent=d.get("persistent", False))
+                        seat_counts=[0] * self.spec.t.players, persistent=d.get("persistent", False),
+                        limits=Limits(**d["limits"]) if d.get("limits") else None,
+                        resources=list(d.get("resources") or []))
             self.entrants[v.name] = v
             self.versions[v.label] = v
             self.ratings[v.label] = self.env.create_rating()
@@ -392,6 +404,7 @@ class PersistentBot:
 
     def __init__(self, ref: Referee, v: Version, spec: TournamentSpec, log_dir: Path, sandbox: Sandbox | None):
         self.ref, self.label, self.command = ref, v.label, v.command
+        self.limits = v.limits or spec.limits
         self.spec, self.log_dir, self.sandbox = spec, log_dir, sandbox
         self.token = ref.new_token(v.label)
         self.proc: BotProcess | None = None
@@ -408,7 +421,7 @@ class PersistentBot:
                 self.launches += 1
                 try:
                     self.proc = BotProcess(self.command, f"{self.label}.persistent{self.launches}",
-                                           self.ref.local_addr, self.token, self.log_dir, limits=self.spec.limits,
+                                           self.ref.local_addr, self.token, self.log_dir, limits=self.limits,
                                            cwd_for_relative=Path(self.spec.cwd), sandbox=self.sandbox,
                                            unix_addr=self.ref.unix_addr).start()
                 except (OSError, ValueError):
@@ -441,7 +454,20 @@ class Ladder:
     ``max_matches``: schedule no more than that many new matches this run
     (``None``: until stopped); ``tls``: (certificate PEM, key PEM) to serve
     TLS on the ladder's port (bots the ladder launches connect in plaintext
-    to a port of 127.0.0.1 of their own, see :meth:`Referee.start`)."""
+    to a port of 127.0.0.1 of their own, see :meth:`Referee.start`).
+
+    With ``executor = "dask"`` (``spec.t.executor``/``scheduler``) every match
+    is a task on that Dask cluster (:class:`tournaments.executor.DaskExecutor`:
+    bots launched on the worker, the compressed log sent back and written
+    here by :func:`tournaments.run.keep_log`); this process stays the only
+    writer of the store and the log directory, and still answers the admin
+    calls. External entrants cannot play there (refused when added).
+
+    One process per ladder: the ladder holds the lease of its tournament row
+    (:meth:`tournaments.store.Store.acquire_lease`, renewed every
+    :data:`~tournaments.store.LEASE_HEARTBEAT_S` s, released on stop), as a
+    tournament driver does; a second start is refused with
+    :class:`LadderError` naming the holder."""
 
     def __init__(self, spec: LadderSpec, admin_token: str | None, say: Callable[[str], None] = print,
                  max_matches: int | None = None, fresh: bool = False, tls: tuple[bytes, bytes] | None = None):
@@ -466,28 +492,51 @@ class Ladder:
         self.sandbox: Sandbox | None = None
         #: label -> the process of a persistent version that plays (see :meth:`_stop_unused_persistent`)
         self.persistent: dict[str, PersistentBot] = {}
+        #: where matches are played: ``None`` in this process, else the Dask cluster
+        self.executor: DaskExecutor | None = DaskExecutor(spec.t.scheduler) if spec.t.executor == "dask" else None
+        #: persistent versions that played on the Dask workers (one process per worker each)
+        self.remote_persistent: set[str] = set()
+        self.me = LeaseHolder.me()
+        #: why the ladder stopped on its own (its lease was taken over), raised by :meth:`run`
+        self.failure = ""
 
     # -- opening
     def _open(self) -> None:
+        """Open the store, take the ladder's lease (creating the ladder if
+        new) and rebuild the state. Raises :class:`LadderError` when another
+        process runs the ladder, the name is a tournament's or the file
+        changed; :class:`~tournaments.store.StorageError` when the database fails."""
         self.store = Store(self.spec.t.database)
         self.lstore = LadderStore(self.store)
-        t = self.store.tournament(self.spec.name)
-        if t is not None and self.fresh:
-            if json.loads(t["spec_json"]).get("schedule") != "ladder":
-                raise LadderError(f"{self.spec.name!r} in {self.store.url} is a tournament, not a ladder: "
+        where = f"ladder {self.spec.name!r} in {self.store.display_url}"
+        for _ in range(3):  # another ladder process may create it between our steps
+            t = self.store.tournament(self.spec.name)
+            if t is not None and json.loads(t["spec_json"]).get("schedule") != "ladder":
+                raise LadderError(f"{self.spec.name!r} in {self.store.display_url} is a tournament, not a ladder: "
                                   "give the ladder another name")
-            self._delete(t["id"])
-            t = None
-        if t is None:
-            self.tid = self.lstore.create(self.spec.name, self.spec.t.game, self.spec.stored_json(),
-                                          self.spec.fingerprint())
-            return
-        stored = json.loads(t["spec_json"])
-        if stored.get("schedule") != "ladder":
-            raise LadderError(f"{self.spec.name!r} in {self.store.url} is a tournament, not a ladder: "
-                              "give the ladder another name")
+            try:
+                if t is not None:
+                    self.store.acquire_lease(int(t["id"]), self.me)  # before anything is read or deleted
+                if t is not None and self.fresh:
+                    self._delete(t["id"])
+                    t = None
+                if t is None:
+                    try:
+                        self.tid = self.lstore.create(self.spec.name, self.spec.t.game, self.spec.stored_json(),
+                                                      self.spec.fingerprint(), lease_holder=self.me)
+                    except IntegrityError:
+                        self.fresh = False  # created just now by another process: its lease decides
+                        continue
+                    return
+            except LeaseHeld as e:
+                raise LadderError(f"{where} {e}".replace("wait for that run to finish", "stop that ladder")
+                                  ) from None
+            break
+        else:
+            raise LadderError(f"{where} is being created by other ladder processes at the same time; retry")
         if t["fingerprint"] != self.spec.fingerprint():
-            raise LadderError(f"ladder {self.spec.name!r} in {self.store.url} was started with another game, "
+            self.store.release_lease(int(t["id"]), self.me)
+            raise LadderError(f"{where} was started with another game, "
                               "rules, clocks, fault policy, TrueSkill or seed; use --fresh to start it over "
                               "or give it a new name")
         self.tid = int(t["id"])
@@ -507,7 +556,7 @@ class Ladder:
         with self.store.engine.begin() as c:
             c.execute(delete(ladder_events).where(ladder_events.c.tournament_id == tid))
             c.execute(delete(ladder_versions).where(ladder_versions.c.tournament_id == tid))
-        self.store.delete_tournament(self.spec.name)
+        self.store.delete_tournament(self.spec.name, self.me)
 
     # -- recording (every change goes through here, under the lock)
     async def _commit(self, events: list[Event], rows: dict[int, MatchRow] | None = None,
@@ -532,7 +581,8 @@ class Ladder:
         return v.token
 
     async def _add_version(self, kind: str, name: str, command: str, token: str, external: bool,
-                           persistent: bool = False) -> Event:
+                           persistent: bool = False, limits: Limits | None = None,
+                           resources: list[str] | None = None) -> Event:
         old = self.state.entrants.get(name)
         version = old.version + 1 if old is not None else 1
         label = label_of(name, version)
@@ -542,6 +592,10 @@ class Ladder:
         data = {"version": version, "label": label, "command": command, "external": external, "online": online}
         if persistent:
             data["persistent"] = True
+        if limits is not None:  # a file bot's own limits and Dask resources, kept with the version
+            data["limits"] = asdict(limits)
+        if resources:
+            data["resources"] = list(resources)
         states = {old.label: ("replaced", f"replaced by v{version}")} if old is not None else None
         ev = (await self._commit([Event(0, kind, name, data=data)], new_version={
             "name": name, "version": version, "label": label, "command": command, "external": external,
@@ -601,6 +655,11 @@ class Ladder:
                     prepare(self.sandbox, [command], Path(self.spec.t.cwd))
                 except SandboxError as e:
                     raise LadderRefusal(grpc.StatusCode.INVALID_ARGUMENT, f"command {command!r}: {e}") from None
+            if token and self.executor is not None:
+                raise LadderRefusal(grpc.StatusCode.FAILED_PRECONDITION,
+                                    "this ladder plays its matches on a Dask cluster "
+                                    f"({self.spec.t.scheduler}); external bots connect to the ladder's own "
+                                    "referee and cannot play there: add a launched bot (--command) instead")
             if token:
                 if len(token) < 16:
                     raise LadderRefusal(grpc.StatusCode.INVALID_ARGUMENT, "a token needs at least 16 characters")
@@ -634,35 +693,64 @@ class Ladder:
         for up to ``drain_ms`` (at once when ``abandon`` is set), abandon the
         rest (played again on the next start) and stop every process.
         Raises :class:`LadderError` when the store holds an incompatible
-        ladder, ``OSError`` when the address cannot be bound."""
+        ladder, another process runs it (or took its lease over while it
+        ran) or the Dask cluster cannot be used;
+        :class:`~tournaments.store.StorageError` when the database fails;
+        ``OSError`` when the address cannot be bound."""
         t = self.spec.t
-        try:  # the bots' isolation, as for a tournament (docs/sandbox.md): the file's [sandbox] table
-            self.sandbox = Sandbox(t.bot_uids, t.isolate_network)
-            prepare(self.sandbox, [b.command for b in t.bots if not b.external], Path(t.cwd))
-        except SandboxError as e:
-            raise LadderError(str(e)) from None
+        if self.executor is None:
+            try:  # the bots' isolation, as for a tournament (docs/sandbox.md): the file's [sandbox] table
+                self.sandbox = Sandbox(t.bot_uids, t.isolate_network)
+                prepare(self.sandbox, [b.command for b in t.bots if not b.external], Path(t.cwd))
+            except SandboxError as e:
+                raise LadderError(str(e)) from None
+        elif any(b.external for b in t.bots):  # each Dask worker isolates the bots it launches itself
+            raise LadderError("external bots connect to this machine's referee: they cannot play on a "
+                              "Dask cluster (use executor = \"local\")")
+        await self._run(stop, abandon)
+        if self.failure:
+            raise LadderError(self.failure)
+
+    async def _run(self, stop: asyncio.Event, abandon: asyncio.Event | None) -> None:
+        t = self.spec.t
         await asyncio.to_thread(self._open)
         assert self.store is not None
-        self.log_dir.mkdir(parents=True, exist_ok=True)
-        if self.sandbox.uids:
-            os.chmod(self.log_dir, 0o700)  # bots of other uids must not read the live match logs
-        self.ref = Referee(self.log_dir, admin_token=self.admin_token)
-        self.ref.ladder = self
+        beat: asyncio.Task | None = None
+        started = False
         try:
+            beat = asyncio.create_task(self._heartbeat(stop, abandon))  # also while the cluster is awaited
+            if self.executor is not None:  # only once the lease is ours: a refused start leaves the cluster alone
+                try:
+                    await self.executor.start(t, self.log_dir)
+                except ExecutorError as e:
+                    raise LadderError(str(e)) from None
+                started = True
+            self.log_dir.mkdir(parents=True, exist_ok=True)
+            if self.sandbox is not None and self.sandbox.uids:
+                os.chmod(self.log_dir, 0o700)  # bots of other uids must not read the live match logs
+            self.ref = Referee(self.log_dir, admin_token=self.admin_token)
+            self.ref.ladder = self
+            if self.executor is not None:  # left on the workers by a ladder process that was killed
+                left = await self.executor.stop_bots(None)
+                if any(left.values()):
+                    self.say(f"stopped the persistent bots a killed run left on {sum(map(bool, left.values()))} "
+                             "Dask worker(s)")
             self.port = await self.ref.start(
                 self.spec.host, t.port, tls=self.tls,
-                unix_path=self.sandbox.socket_path if self.sandbox.isolate_network else None,
-                local_plaintext=True)
+                unix_path=self.sandbox.socket_path if self.sandbox is not None and self.sandbox.isolate_network
+                else None, local_plaintext=True)
             for v in self.state.versions.values():
                 if v.external and v.token_hash:
                     self.ref.register_token_hash(v.token_hash, v.label)
             async with self.lock:
                 if not self.state.entrants:  # a new ladder: the file's bots
                     for b in self.spec.t.bots:
-                        await self._add_version("add", b.name, b.command, b.token, b.external, b.persistent)
+                        await self._add_version("add", b.name, b.command, b.token, b.external, b.persistent,
+                                                b.limits, b.resources)
+            where = (f"; matches on the Dask cluster at {t.scheduler}" if self.executor is not None else "")
             self.say(f"ladder {self.spec.name}: {self.spec.t.game}, {len(self.state.entrants)} entrants, "
                      f"{self.state.finished} matches so far; listening on {self.spec.host}:{self.port}"
-                     f"{' (TLS)' if self.tls else ''}")
+                     f"{' (TLS)' if self.tls else ''}{where}")
             self.ready.set()
             for m in sorted(self.state.running.values(), key=lambda m: m.sched):  # cut short by the last stop
                 self.say(f"match {m.sched} ({' / '.join(m.seats)}) was interrupted: playing it again")
@@ -687,18 +775,51 @@ class Ladder:
                     w.cancel()
             await self._drain(abandon)
         finally:
-            for t in self.tasks.values():
-                t.cancel()
+            for task in self.tasks.values():
+                task.cancel()
             if self.tasks:
                 await asyncio.gather(*self.tasks.values(), return_exceptions=True)
             for p in list(self.persistent.values()):
                 await p.stop()
             self.persistent.clear()
-            await self.ref.stop(0.5)
-            if self.store is not None:
-                if self.tid:
+            if self.ref is not None:
+                await self.ref.stop(0.5)
+            if started:
+                await self.executor.stop()  # and this ladder's persistent bots on every worker
+            if beat is not None:
+                beat.cancel()
+                await asyncio.gather(beat, return_exceptions=True)
+            try:
+                if self.tid and not self.failure:
                     self.store.set_tournament_status(self.tid, "stopped")
+                    self.store.release_lease(self.tid, self.me)
+            except StorageError as e:  # the database is what failed: the lease expires on its own
+                self.say(f"could not record the stop: {e}")
+            finally:
                 self.store.close()
+
+    async def _heartbeat(self, stop: asyncio.Event, abandon: asyncio.Event | None) -> None:
+        """Renew the lease every :data:`LEASE_HEARTBEAT_S` s. If another
+        process took it over (this one was presumed dead), stop at once
+        (matches in progress abandoned) so that nothing is played twice."""
+        assert self.store is not None
+        while True:
+            await asyncio.sleep(LEASE_HEARTBEAT_S)
+            try:
+                ours = await asyncio.to_thread(self.store.heartbeat, self.tid, self.me)
+                lease = None if ours else await asyncio.to_thread(self.store.lease, self.tid)
+            except StorageError as e:  # e.g. the PostgreSQL server restarting: retried; the lease lasts LEASE_TTL_S
+                self.say(f"lease heartbeat failed ({e}); retrying")
+                continue
+            if not ours:
+                who = f"pid {lease['pid']} on host {lease['host']}" if lease else "nobody"
+                self.failure = (f"ladder {self.spec.name!r} lost its lease in {self.store.display_url} (now held "
+                                f"by {who}); this process stopped so that no match is played twice")
+                self.say(self.failure)
+                if abandon is not None:
+                    abandon.set()
+                stop.set()
+                return
 
     def _budget_spent(self) -> bool:
         return self.max_matches is not None and self.scheduled_this_run >= self.max_matches
@@ -722,12 +843,24 @@ class Ladder:
         """Stop the process of each persistent version that plays no more
         (retired, suspended, replaced) once it is in no running match."""
         busy = self.state.busy()
-        for lbl, p in list(self.persistent.items()):
+
+        def unused(lbl: str) -> bool:
             v = self.state.versions[lbl]
-            if lbl not in busy and not (v.state == "active" and self.state.entrants.get(v.name) is v):
+            return lbl not in busy and not (v.state == "active" and self.state.entrants.get(v.name) is v)
+
+        for lbl, p in list(self.persistent.items()):
+            if unused(lbl):
                 del self.persistent[lbl]
                 await p.stop()
-                self.say(f"stopped the persistent bot of {lbl} ({v.state})")
+                self.say(f"stopped the persistent bot of {lbl} ({self.state.versions[lbl].state})")
+        gone = sorted(lbl for lbl in self.remote_persistent if unused(lbl))
+        if gone and self.executor is not None:  # its process on each Dask worker that launched it
+            self.remote_persistent.difference_update(gone)
+            launches = await self.executor.stop_bots(gone)
+            for lbl in gone:
+                n = sum(1 for w in launches.values() if lbl in w)
+                self.say(f"stopped the persistent bot of {lbl} ({self.state.versions[lbl].state}) "
+                         f"on {n} Dask worker(s)")
 
     async def _await_token(self, v: Version, timeout_s: float) -> str:
         """The token of external ``v``, waiting up to ``timeout_s`` for its bot to
@@ -745,7 +878,8 @@ class Ladder:
         for v in self.state.entrants.values():
             if v.external and v.state == "active":
                 tok = self._token(v)
-                now = bool(tok) and self.ref.connected(tok)
+                # on a Dask ladder an external bot never plays (it could not reach the workers)
+                now = bool(tok) and self.ref.connected(tok) and self.executor is None
                 if now != v.online:
                     changes.append(Event(0, "online" if now else "offline", v.name, data={"label": v.label}))
         if changes:
@@ -759,7 +893,7 @@ class Ladder:
             vs = [self.state.versions[lbl] for lbl in m.seats]
             t = self.spec.t
             plans = []
-            for v in vs:
+            for v in vs if self.executor is None else []:  # on Dask the worker launches the bots
                 if v.external:  # a match cut short by the last stop may be played before its bot is back
                     plans.append(SeatPlan(token=await self._await_token(v, t.connect_timeout_ms / 1000)))
                 elif v.persistent:
@@ -768,14 +902,20 @@ class Ladder:
                         pb = self.persistent[v.label] = PersistentBot(self.ref, v, t, self.log_dir, self.sandbox)
                     plans.append(SeatPlan(token=pb.token, process=await pb.ensure()))
                 else:
-                    plans.append(SeatPlan(command=v.command))
+                    plans.append(SeatPlan(command=v.command, limits=v.limits))
             ms = MatchSpec(game=t.game, players=t.players, seed=m.seed, seat_names=list(m.seats), variant=t.variant,
                            params=t.params, decision_ms=t.decision_ms, bank_ms=t.bank_ms,
-                           fault_policy=t.fault_policy, max_faults=t.max_faults, match_id=m.match_id)
+                           fault_policy=t.fault_policy, max_faults=t.max_faults, match_id=m.match_id, clock=t.clock)
             self.say(f"match {m.sched}: {' / '.join(m.seats)}")
             try:
-                outcome = await play_match(self.ref, ms, plans, self.log_dir, t.limits, t.connect_timeout_ms / 1000,
-                                           sandbox=self.sandbox, base_dir=Path(t.cwd))
+                if self.executor is not None:
+                    done = await self._play_on_dask(m, vs, ms)
+                else:
+                    outcome = await play_match(self.ref, ms, plans, self.log_dir, t.limits,
+                                               t.connect_timeout_ms / 1000, sandbox=self.sandbox,
+                                               base_dir=Path(t.cwd), end_grace_s=t.end_grace_ms / 1000)
+                    done = (str(outcome.status), outcome.to_json(), outcome.log_path, outcome.decisions,
+                            outcome.elapsed_s)
             except Exception as e:  # noqa: BLE001 - a harness failure (not a bot's): record it, free the seats
                 why = f"the referee failed: {type(e).__name__}: {e}"[:300]
                 async with self.lock:
@@ -783,22 +923,40 @@ class Ladder:
                     await self._stop_unused_persistent()
                 self.say(f"match {m.sched} abandoned: {why}")
                 return
-            result = outcome.to_json()
+            status, result, log_path, decisions, elapsed_s = done
             async with self.lock:
                 idx = self.state.finished + 1
-                fm = FinishedMatch(idx, m.seed, list(m.seats), outcome.status, result, outcome.log_path,
-                                   outcome.decisions, outcome.elapsed_s)
-                row = MatchRow(idx, m.seed, list(m.seats), outcome.status, result, outcome.log_path)
+                fm = FinishedMatch(idx, m.seed, list(m.seats), status, result, log_path, decisions, elapsed_s)
+                row = MatchRow(idx, m.seed, list(m.seats), status, result, log_path)
                 susp = self.state.suspensions(m, result)
-                events = [Event(0, "finished", sched=m.sched, data={"idx": idx, "status": outcome.status}), *susp]
+                events = [Event(0, "finished", sched=m.sched, data={"idx": idx, "status": status}), *susp]
                 states = {e.data["label"]: ("suspended", e.data["reason"]) for e in susp}
                 await self._commit(events, {idx: row}, match=fm, version_states=states)
                 board = ", ".join(f"{lbl} {self.state.ratings[lbl].mu:.1f}±{self.state.ratings[lbl].sigma:.1f}"
                                   for lbl in m.seats)
-                self.say(f"match {m.sched} finished ({outcome.status}): {board}")
+                self.say(f"match {m.sched} finished ({status}): {board}")
                 for e in susp:
                     self.say(f"suspended {e.data['label']}: {e.data['reason']}")
                 await self._stop_unused_persistent()
         finally:
             self.tasks.pop(m.sched, None)
             self.wake.set()
+
+    async def _play_on_dask(self, m: Scheduled, vs: list[Version], ms: MatchSpec) -> tuple:
+        """Play ``m`` as a task on the Dask cluster (a lost worker's task is run
+        again elsewhere by the scheduler, with the same job and seed) and keep
+        its log here. Returns (status, result, log path, decisions, seconds).
+        Raises :class:`~tournaments.executor.ExecutorError` when the cluster
+        cannot play it, :class:`~tournaments.store.StorageError` when the log
+        cannot be written."""
+        assert self.executor is not None
+        t = self.spec.t
+        seats = [SeatEntry(v.label, v.command, v.persistent, False, "", v.limits) for v in vs]
+        self.remote_persistent.update(v.label for v in vs if v.persistent)
+        job = MatchJob(self.spec.name, m.sched, ms, seats, t.limits, t.connect_timeout_ms / 1000,
+                       sorted({r for v in vs for r in v.resources}), bot_uids=t.bot_uids,
+                       isolate_network=t.isolate_network, base_dir=t.cwd, end_grace_s=t.end_grace_ms / 1000)
+        fm = await self.executor.play(job)
+        result = dict(fm.result, worker=fm.worker)  # which Dask worker played it
+        log_path = await asyncio.to_thread(keep_log, fm, self.log_dir, m.match_id)
+        return fm.status, result, log_path, fm.decisions, fm.elapsed_s

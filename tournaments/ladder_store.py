@@ -47,10 +47,23 @@ from sqlalchemy import (
     func,
     insert,
     select,
+    text,
     update,
 )
+from sqlalchemy import exc as sa_exc
 
-from tournaments.store import MatchRow, Store, bots, faults, matches, seat_results, tournaments
+from tournaments.store import (
+    SCHEMA_LOCK_KEY,
+    LeaseHolder,
+    MatchRow,
+    StorageError,
+    Store,
+    bots,
+    faults,
+    matches,
+    seat_results,
+    tournaments,
+)
 
 ladder_metadata = MetaData()
 # the foreign keys name tables of tournaments.store's metadata: declare them here too
@@ -129,11 +142,28 @@ class LadderStore:
         self.store = store
         self.engine = store.engine
         if create:
-            ladder_metadata.create_all(self.engine)
+            self._create_tables()
 
-    def create(self, name: str, game: str, spec_json: dict[str, Any], fingerprint: str) -> int:
-        """A new ladder (a ``tournaments`` row with status ``running``, no bots yet)."""
-        return self.store.create_tournament(name, game, spec_json, fingerprint, 0, [])
+    def _create_tables(self) -> None:
+        """Create the ladder tables when missing, under the lock the store's
+        own migration takes (:meth:`Store.migrate`), so that several processes
+        opening an empty database at once all succeed. Raises
+        :class:`~tournaments.store.StorageError` when the database fails."""
+        try:
+            with self.store._write() as c:  # SQLite: BEGIN IMMEDIATE serialises the creators
+                if c.dialect.name == "postgresql":
+                    c.execute(text(f"SELECT pg_advisory_xact_lock({SCHEMA_LOCK_KEY})"))  # held until commit
+                ladder_metadata.create_all(c)
+        except (sa_exc.OperationalError, sa_exc.DatabaseError, sa_exc.InterfaceError) as e:
+            raise StorageError(self.store.explain(e)) from None
+
+    def create(self, name: str, game: str, spec_json: dict[str, Any], fingerprint: str,
+               lease_holder: LeaseHolder | None = None) -> int:
+        """A new ladder (a ``tournaments`` row with status ``running``, no bots
+        yet; with ``lease_holder``, its lease taken in the same transaction).
+        Raises ``sqlalchemy.exc.IntegrityError`` when a ladder or tournament
+        of that name was created meanwhile (by another process)."""
+        return self.store.create_tournament(name, game, spec_json, fingerprint, 0, [], lease_holder=lease_holder)
 
     def events(self, tid: int) -> list[Event]:
         with self.engine.connect() as c:

@@ -53,7 +53,7 @@ def render_results(rows: list[dict[str, Any]], fmt: str) -> str:
 
 def tournament_list(store: Store) -> list[dict[str, Any]]:
     """Every tournament in the store, newest first: ``name``, ``game``,
-    ``status`` (``running``, ``interrupted`` or ``complete``, see
+    ``status`` (``running``, ``interrupted``, ``stopped`` (a ladder) or ``complete``, see
     :meth:`Store.run_state`), ``matches`` (stored), ``total`` (scheduled),
     ``created_at`` (seconds since the epoch)."""
     out = []

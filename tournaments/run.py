@@ -116,9 +116,9 @@ def _log_error(path: Path, e: OSError) -> StorageError:
                         "free space or fix the directory, then continue with --resume")
 
 
-def _keep_log(fm: FinishedMatch, log_dir: Path, match_id: str) -> str | None:
+def keep_log(fm: FinishedMatch, log_dir: Path, match_id: str) -> str | None:
     """Put the match's log (and bot output) under its final name; the log is
-    renamed only once complete. Returns the final log path. Raises
+    renamed only once complete (also used by the ladder, :mod:`tournaments.ladder`). Returns the final log path. Raises
     :class:`StorageError` when the log directory cannot be written."""
     final = log_dir / f"{match_id}.jsonl"
     target = final
@@ -264,7 +264,7 @@ async def _play_all(spec: TournamentSpec, store: Store, tid: int, me: LeaseHolde
         result = fm.result
         if fm.worker != "local":
             result["worker"] = fm.worker  # which Dask worker played it
-        result["log_path"] = await asyncio.to_thread(_keep_log, fm, log_dir, job.spec.match_id)
+        result["log_path"] = await asyncio.to_thread(keep_log, fm, log_dir, job.spec.match_id)
         await asyncio.to_thread(store.record_match, tid, m.index, m.seed, list(m.seats), fm.status,
                                 result, result["log_path"], fm.decisions, fm.elapsed_s)
         prog.done += 1

@@ -67,6 +67,8 @@ SCHEMA_VERSION = 2
 LEASE_TTL_S = 30.0
 #: how often a running driver renews its lease
 LEASE_HEARTBEAT_S = 5.0
+#: PostgreSQL advisory lock held while tables are created (also by tournaments.ladder_store)
+SCHEMA_LOCK_KEY = 7219001
 
 metadata = MetaData()
 
@@ -347,7 +349,7 @@ class Store:
         by a newer version or one that is not a results database."""
         with self._write() as c:
             if c.dialect.name == "postgresql":
-                c.execute(text("SELECT pg_advisory_xact_lock(7219001)"))  # held until commit
+                c.execute(text(f"SELECT pg_advisory_xact_lock({SCHEMA_LOCK_KEY})"))  # held until commit
             metadata.create_all(c)
             v = c.execute(select(schema_info.c.version)).scalar()
             if v is None:
@@ -493,13 +495,16 @@ class Store:
 
     def run_state(self, t: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
         """``(state, live lease or None)``: ``complete``; ``running`` while a
-        live driver holds the lease; otherwise ``interrupted`` (the run was
-        stopped, killed or crashed before the last match)."""
+        live driver holds the lease; ``stopped`` for a ladder stopped on
+        purpose; otherwise ``interrupted`` (the run was stopped, killed or
+        crashed before the last match)."""
         if t["status"] == "complete":
             return "complete", None
         lease = self.lease(t["id"])
         if lease is not None and lease_is_live(lease):
             return "running", lease
+        if t["status"] == "stopped":  # a ladder stopped on purpose (Ctrl-C, SIGTERM, --max-matches)
+            return "stopped", None
         return "interrupted", None
 
     @_guarded
