@@ -22,7 +22,7 @@ node:
 	    (cd $(NODE_BOT) && npm ci --no-audit --no-fund --silent) && touch $(NODE_BOT)/node_modules; fi; \
 	else echo "node/npm not found: the Node.js bot tests will be skipped"; fi
 
-tournament: setup
+tournament: setup node
 	$(BIN)/referee tournament run tournaments/examples/doudizhu.toml --fresh
 
 test: setup node

@@ -24,6 +24,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import resource
 import shlex
 import shutil
@@ -489,6 +490,11 @@ class BotProcess:
         parts = [f"{why}: " if why else "", f"bot exited with status {rc}{sig}"]
         for what, text in (("stderr", self.tail_stderr(400)), ("stdout", self.tail_stdout(400))):
             lines = [ln for ln in text.strip().splitlines() if ln.strip()][-3:]
+            if what == "stderr" and lines and not any(_ERROR_LINE.search(ln) for ln in lines):
+                # the error itself is often above a stack trace's last lines (Node.js, Java)
+                err = [ln.strip() for ln in self.tail_stderr(8000).splitlines() if _ERROR_LINE.search(ln)]
+                if err:
+                    lines = [err[-1][:200], "...", *lines]
             if lines:  # stderr's last lines right after the status, as they always were
                 parts.append((": " if what == "stderr" else "; last stdout: ") + " | ".join(lines))
         parts.append(f" (stderr: {self.stderr_path}, stdout: {self.stdout_path})")
@@ -505,6 +511,10 @@ class BotProcess:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+#: a line of a bot's stderr that states its error (Python, Node.js, Java, C++ and most others)
+_ERROR_LINE = re.compile(r"\b\w*(Error|Exception)\b:|\bterminate called\b|\bpanicked at\b")
 
 
 def _tail(path: Path, n_bytes: int) -> str:

@@ -250,13 +250,19 @@ def _print_report_hint(name: str, database: str) -> None:
     """Say how to see the tournament in a browser (static report or live site)."""
     import shlex
 
+    import os
+
     from referee.webcli import DEFAULT_DB
     from tournaments.store import mask_url
 
-    db = "" if database == DEFAULT_DB else f" --db {shlex.quote(mask_url(database))}"
+    # report and web read $REFEREE_DB too: no --db when that (or the default) is the database
+    same = database == (os.environ.get("REFEREE_DB") or DEFAULT_DB)
+    shown = mask_url(database)
+    db = "" if same else f" --db {shlex.quote(shown)}"
+    note = " (with your password in place of ***)" if db and shown != database else ""
     out = (Path("runs/report") / name).resolve() / "index.html"
     console.print(f"report: `referee report {name}{db}` writes {out}; "
-                  f"live: `referee web{db}` serves http://127.0.0.1:8080/t/{name}/")
+                  f"live: `referee web{db}` serves http://127.0.0.1:8080/t/{name}/{note}", markup=False)
 
 
 def _ints(v):
@@ -677,22 +683,20 @@ def tournament_run(
     remote = _remote_for_tournament(spec, referee_addr, admin_token)
     if resume and fresh:
         _fail("--resume and --fresh exclude each other")
-    if not (resume or fresh):  # before any progress bar is drawn
-        from tournaments.store import Store
+    # before any progress bar is drawn: a tournament another driver runs, or one that exists
+    from tournaments.run import existing_problem
+    from tournaments.store import Store
 
-        state = None
+    try:
+        st = Store(spec.database)
         try:
-            st = Store(spec.database)
-            try:
-                existing = st.tournament(spec.name)
-                state = st.run_state(existing)[0] if existing is not None else None
-            finally:
-                st.close()
-        except StorageError:  # an unusable database: the run itself reports it
-            pass
-        if state is not None:
-            _fail(f"tournament {spec.name!r} already exists in {mask_url(spec.database)} ({state}); "
-                  "use --resume to finish it or --fresh to start it over")
+            problem = existing_problem(spec, st, resume, fresh)
+        finally:
+            st.close()
+    except StorageError:  # an unusable database: the run itself reports it
+        problem = None
+    if problem:
+        _fail(problem)
     sandbox = None  # on a Dask cluster each worker makes its own; a remote referee has its own
     if spec.executor == "local" and remote is None:
         sandbox = _sandbox(spec.bot_uids, spec.isolate_network, [b.command for b in spec.bots if not b.external])
@@ -712,24 +716,34 @@ def tournament_run(
                    TimeRemainingColumn(), TimeElapsedColumn(), TextColumn("faults: {task.fields[faults]}"),
                    console=console, disable=quiet, transient=False)
     task = bar.add_task(spec.name, total=total, faults=0)
+    if spec.executor == "dask" and remote is None:
+        console.print(f"connecting to the Dask scheduler at {escape(spec.scheduler)} (and waiting up to 60 s "
+                      "for a worker) ...")
 
-    def on_progress(p) -> None:
+    def on_progress(p) -> None:  # the bar appears once the run has started (nothing refused it)
+        if not bar.live.is_started:
+            bar.start()
         bar.update(task, completed=p.done, total=p.total, faults=p.faults)
 
-    def on_term(_sig, _frame) -> None:  # SIGTERM stops like Ctrl-C: bots reaped, lease released
+    got_signal: list[int] = []
+
+    def on_term(sig, _frame) -> None:  # SIGTERM stops like Ctrl-C: bots reaped, lease released
+        got_signal.append(sig)
         raise KeyboardInterrupt
 
     old_term = signal.signal(signal.SIGTERM, on_term)
     try:
-        with bar:
+        try:
             res = asyncio.run(run_tournament(spec, resume=resume, fresh=fresh, on_progress=on_progress,
                                              remote=remote, sandbox=sandbox))
+        finally:
+            bar.stop()
     except (TournamentError, RemoteError, StorageError, ExecutorError) as e:
         _fail(str(e), 1 if isinstance(e, (StorageError, ExecutorError)) else 2)
     except KeyboardInterrupt:
         console.print(f"[yellow]interrupted[/yellow]: finished matches are saved; continue with "
                       f"`referee tournament run {escape(str(file))} --resume`")
-        raise typer.Exit(130)
+        raise typer.Exit(128 + (got_signal[0] if got_signal else signal.SIGINT))
     finally:
         signal.signal(signal.SIGTERM, old_term)
     out = render(res.board, fmt, title=f"{res.name} — {res.progress.done}/{res.progress.total} matches",
@@ -738,7 +752,8 @@ def tournament_run(
         print(out, end="" if out.endswith("\n") else "\n")
     if res.stop is not None:
         console.print(f"stopped: {res.stop.text}")
-    console.print(f"{res.progress.done - res.progress.skipped} matches played in {res.elapsed_s:.1f} s"
+    played = res.progress.done - res.progress.skipped
+    console.print(f"{played} match{'' if played == 1 else 'es'} played in {res.elapsed_s:.1f} s"
                   f"{f', {res.progress.skipped} already done' if res.progress.skipped else ''}; "
                   f"aborted: {res.progress.aborted}{f', void: {res.progress.void}' if res.progress.void else ''}; logs: {escape(res.log_dir)}; results: {escape(res.store_url)}")
     _print_report_hint(res.name, spec.database)

@@ -33,7 +33,8 @@ def _store(db: str):
 
 def report(
     tournament: Optional[str] = typer.Argument(None, help="Tournament name (default: the latest)."),
-    db: str = typer.Option(DEFAULT_DB, "--db", help="Results database path or URL."),
+    db: str = typer.Option(DEFAULT_DB, "--db", envvar="REFEREE_DB",
+                           help="Results database path or URL (default: $REFEREE_DB, else runs/referee.sqlite)."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output directory "
                                        "(default: runs/report/<tournament>)."),
 ) -> None:
@@ -63,7 +64,8 @@ def report(
 
 
 def web(
-    db: str = typer.Option(DEFAULT_DB, "--db", help="Results database path or URL."),
+    db: str = typer.Option(DEFAULT_DB, "--db", envvar="REFEREE_DB",
+                           help="Results database path or URL (default: $REFEREE_DB, else runs/referee.sqlite)."),
     host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (pages are read-only; "
                              "a public address shows every finished match's cards to anyone)."),
     port: int = typer.Option(8080, "--port", help="TCP port (0 = any free port)."),

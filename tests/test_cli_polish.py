@@ -270,3 +270,26 @@ def test_void_matches_are_counted_as_void_and_end_grace_is_a_clock_key(tmp_path:
     bad.write_text(f.read_text().replace("end_grace_ms = 0", "end_grace_ms = -5"))
     r = _cli("tournament", "run", str(bad), "-q")
     assert r.returncode == 2 and "clock.end_grace_ms" in r.stderr
+
+
+def test_a_run_that_cannot_start_draws_no_bar_and_leaves_no_tournament(tmp_path: Path) -> None:
+    import socket
+
+    db = tmp_path / "d.sqlite"
+    f = tmp_path / "d.toml"
+    bots = "".join(f'[[bots]]\nname = "b{i}"\ncommand = "python {ROOT}/sample_bots/random_bot.py"\n' for i in range(3))
+    f.write_text(f'name = "nostart"\ngame = "doudizhu"\nplayers = 3\nseed = 5\ndatabase = "{db}"\n'
+                 f'log_dir = "{tmp_path / "logs"}"\nparams = {{ rounds = 1 }}\n{bots}')
+    r = _cli("tournament", "run", str(f), "--scheduler", "nonsense")
+    assert r.returncode == 2 and "--scheduler must be a scheduler address" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    r = _cli("tournament", "run", str(f), "--scheduler", f"tcp://127.0.0.1:{port}")
+    assert r.returncode == 1 and "cannot reach the Dask scheduler" in r.stderr, r.stderr
+    assert "connecting to the Dask scheduler" in r.stderr and "0/3" not in r.stderr  # no progress bar drawn
+    assert "Traceback" not in r.stderr
+    assert _cli("tournament", "list", "--db", str(db), "-f", "json").stdout.strip() == "[]"
+    r = _cli("tournament", "run", str(f), "-q")  # a plain rerun just works
+    assert r.returncode == 0, r.stderr

@@ -168,3 +168,15 @@ def test_match_on_a_running_referee_through_the_admin_service(tmp_path: Path) ->
         except subprocess.TimeoutExpired:
             os.killpg(serve.pid, signal.SIGKILL)
             serve.wait(5)
+
+
+def test_a_crash_names_the_error_line_above_a_long_stack_trace(tmp_path: Path) -> None:
+    # as Node.js reports a missing module: the error, then many lines of stack
+    bot = tmp_path / "failing_bot.py"
+    bot.write_text("import sys\nprint(\"Error: Cannot find module '@grpc/grpc-js'\", file=sys.stderr)\n"
+                   "for i in range(12):\n    print(f'    at frame{i} (/x/bot.js:{i}:1)', file=sys.stderr)\n"
+                   "print('Node.js v20', file=sys.stderr)\nsys.exit(1)\n")
+    r = _match(tmp_path, "--rounds", "1", bots=(f"python {bot}", RANDOM, RANDOM))
+    assert r.returncode == 0, r.stderr
+    line = next(ln for ln in r.stdout.splitlines() if "seat 0" in ln and "exited with status 1" in ln)
+    assert "Error: Cannot find module '@grpc/grpc-js'" in line and "Node.js v20" in line

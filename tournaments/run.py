@@ -98,8 +98,7 @@ def _open(spec: TournamentSpec, resume: bool, fresh: bool, store: Store, schedul
             if lease is not None:
                 raise LeaseHeld(lease, LEASE_TTL_S)
             if not resume:
-                raise TournamentError(
-                    f"{where} already exists ({state}); use --resume to finish it or --fresh to start it over")
+                raise TournamentError(f"{where} {_exists_advice(state)}")
             if t["fingerprint"] != spec.fingerprint():
                 raise TournamentError(
                     f"{where} was started from a different file (game, bots, schedule, seed, rules or clocks "
@@ -109,6 +108,30 @@ def _open(spec: TournamentSpec, resume: bool, fresh: bool, store: Store, schedul
         except LeaseHeld as e:
             raise TournamentError(f"{where} {e}") from None
     raise TournamentError(f"{where} is being created and deleted by other drivers at the same time; retry")
+
+
+def _exists_advice(state: str) -> str:
+    if state == "complete":
+        return ("already exists and is complete; use --fresh to play it again (--resume plays nothing more and "
+                "prints its leaderboard)")
+    return f"already exists ({state}); use --resume to finish it or --fresh to start it over"
+
+
+def existing_problem(spec: TournamentSpec, store: Store, resume: bool, fresh: bool) -> str | None:
+    """Why a run of ``spec`` would be refused at once, checked before anything is
+    drawn or started: another driver holds the tournament's lease, or it exists
+    and neither ``resume`` nor ``fresh`` is set. ``None``: go ahead (the run
+    checks again, under the lease)."""
+    t = store.tournament(spec.name)
+    if t is None:
+        return None
+    where = f"tournament {spec.name!r} in {store.display_url}"
+    state, lease = store.run_state(t)
+    if lease is not None:
+        return f"{where} {LeaseHeld(lease, LEASE_TTL_S)}"
+    if not (resume or fresh):
+        return f"{where} {_exists_advice(state)}"
+    return None
 
 
 def _log_error(path: Path, e: OSError) -> StorageError:
@@ -198,6 +221,7 @@ async def _run(spec: TournamentSpec, store: Store, t0: float, resume: bool, fres
                ex: Executor) -> TournamentResult:
     schedule = AdaptiveSchedule(spec)
     me = LeaseHolder.me()
+    new = fresh or store.tournament(spec.name) is None
     tid = _open(spec, resume, fresh, store, schedule.matches, me)
     try:
         done = store.finished_indices(tid)
@@ -209,7 +233,12 @@ async def _run(spec: TournamentSpec, store: Store, t0: float, resume: bool, fres
                 stale.unlink()
         except OSError as e:
             raise StorageError(f"log directory {log_dir}: {e.strerror or e}") from None
-        await ex.start(spec, log_dir)
+        try:
+            await ex.start(spec, log_dir)
+        except ExecutorError:
+            if new:  # nothing was played: leave no tournament behind (a plain rerun works once fixed)
+                store.delete_tournament(spec.name, me)
+            raise
         try:
             stop = await _play_all(spec, store, tid, me, ex, schedule, log_dir, prog, on_progress, stop_after)
         finally:

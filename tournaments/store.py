@@ -273,7 +273,7 @@ class Store:
 
     def __init__(self, database: str, create: bool = True):
         self.url = url_for(database)
-        self.display_url = mask_url(self.url)
+        self.display_url = mask_url(database if "://" in database else self.url)  # as the user wrote it
         self.file = sqlite_path(self.url)
         self._file_id: tuple[int, int] | None = None
         if self.file is not None:
