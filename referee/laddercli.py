@@ -312,8 +312,8 @@ def ladder_status(
 
         from google.protobuf import json_format
 
-        print(json.dumps(json_format.MessageToDict(res, preserving_proto_field_name=True,
-                                                   always_print_fields_with_no_presence=True), indent=2))
+        d = json_format.MessageToDict(res, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
+        print(json.dumps(_int64_numbers(d, res.DESCRIPTOR), indent=2))
         return
     from rich import box
     from rich.table import Table
@@ -328,9 +328,28 @@ def ladder_status(
     Console(width=max(100, Console().width)).print(t)
 
 
+def _int64_numbers(d: dict, descriptor) -> dict:
+    """Protobuf JSON writes 64-bit integers as strings: numbers for a person's JSON
+    (``d`` from ``MessageToDict`` of a message of ``descriptor``)."""
+    from google.protobuf.descriptor import FieldDescriptor as FD
+
+    for f in descriptor.fields:
+        if f.name not in d:
+            continue
+        if f.type == FD.TYPE_MESSAGE:
+            vals = d[f.name] if f.is_repeated else [d[f.name]]
+            for v in vals:
+                if isinstance(v, dict):
+                    _int64_numbers(v, f.message_type)
+        elif f.cpp_type in (FD.CPPTYPE_INT64, FD.CPPTYPE_UINT64):
+            d[f.name] = [int(x) for x in d[f.name]] if f.is_repeated else int(d[f.name])
+    return d
+
+
 def _stored_status(config: Path, db: Optional[str], json_out: bool) -> None:
     """``referee ladder status --config FILE``: the ladder's state from its database."""
     import json
+    import shlex
     import socket
     import time
 
@@ -368,6 +387,12 @@ def _stored_status(config: Path, db: Optional[str], json_out: bool) -> None:
                                                         "reason": e["current"]["reason"]} for e in entrants]},
                          indent=2))
         return
+    again = f"referee ladder {config}"
+    if db and db != spec.t.database:  # the file names another database: say which one to continue
+        from tournaments.store import mask_url
+
+        again += f" --db {shlex.quote(mask_url(db))}" + (" (with your password in place of ***)"
+                                                          if mask_url(db) != db else "")
     print(f"ladder {spec.name}: {t['game']}, {finished} matches finished, {len(entrants)} entrants, status {state}")
     if lease is not None:
         host = "this host" if lease["host"] == socket.gethostname() else f"host {lease['host']}"
@@ -379,9 +404,9 @@ def _stored_status(config: Path, db: Optional[str], json_out: bool) -> None:
             why = f"the lease of its process (pid {stale['pid']} on {stale['host']}) expired"
         else:
             why = f"its process (pid {stale['pid']} on {stale['host']}) is gone"
-        print(f"  not running: {why}; continue it with `referee ladder {config}`")
+        print(f"  not running: {why}; continue it with `{again}`")
     else:
-        print(f"  not running; continue it with `referee ladder {config}`")
+        print(f"  not running; continue it with `{again}`")
     for e in entrants:
         cur = e["current"]
         print(f"  {cur['label']}: {cur['state']}" + (f" ({cur['reason']})" if cur["reason"] else ""))

@@ -145,3 +145,36 @@ def test_report_and_web_errors_are_plain(tmp_path):
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 1 and "no tournament 'nope'" in p.stderr and "Traceback" not in p.stderr
     assert json.loads(json.dumps({"ok": True}))
+
+
+def test_live_site_recomputes_ratings_only_when_a_match_is_recorded(tmp_path):
+    from referee.web.site import load_tournament
+    from tournaments.store import Store
+
+    db, logs_dir = tmp_path / "w.sqlite", tmp_path / "logs"
+    f = tmp_path / "w.toml"
+    bots = "".join(f'[[bots]]\nname = "b{i}"\ncommand = "python {ROOT}/sample_bots/random_bot.py --seed {i}"\n'
+                   for i in range(3))
+    f.write_text(f'name = "cached"\ngame = "doudizhu"\nplayers = 3\nseed = 5\ndatabase = "{db}"\n'
+                 f'log_dir = "{logs_dir}"\nparams = {{ rounds = 1 }}\n{bots}')
+    r = subprocess.run([*REFEREE, "tournament", "run", str(f), "-q"], cwd=ROOT, capture_output=True, text=True,
+                       timeout=300, env=env())
+    assert r.returncode == 0, r.stderr
+    st = Store(str(db))
+    cache: dict = {}
+    first = load_tournament(st, "cached", live=True, cache=cache)
+    again = load_tournament(st, "cached", live=True, cache=cache)
+    assert again.board is first.board and len(again.rows) == 3  # nothing new: nothing recomputed
+    # a log without a result line is a match in progress, unless the store has the match already
+    recorded = logs_dir / "cached" / "cached-m00001.jsonl"
+    head = recorded.read_text().splitlines()[:5]
+    (logs_dir / "cached" / "cached-m00042.jsonl").write_text("\n".join(head).replace("cached-m00001", "cached-m00042")
+                                                            + "\n")
+    recorded.write_text("\n".join(head) + "\n")  # the recorded match's log, cut short: still not "in progress"
+    live = [m.match_id for m in load_tournament(st, "cached", live=True, cache=cache).matches if m.live]
+    assert live == ["cached-m00042"]
+    row = first.rows[0]
+    st.record_match(first.t["id"], 7, row.seed + 1, row.seats, row.status, row.result, None, 10, 1.0)
+    later = load_tournament(st, "cached", live=True, cache=cache)
+    assert later.board is not first.board and len(later.rows) == 4
+    st.close()

@@ -279,8 +279,8 @@ class LadderState:
         # a crash says most (exit status, stderr): it wins over the no-show or disconnect it caused
         for f in sorted(result.get("faults") or [], key=lambda f: f.get("kind") != "crash"):
             if f.get("kind") not in HARMLESS_FAULTS and f.get("seat") is not None and f["seat"] not in out:
-                msg = (f.get("message") or f.get("rule") or "").strip()
-                out[f["seat"]] = f"{f['kind']}" + (f": {msg[:160]}" if msg else "")
+                msg = _short(f.get("message") or f.get("rule") or "")
+                out[f["seat"]] = f"{f['kind']}" + (f": {msg}" if msg else "")
         for s in result.get("forfeited") or []:
             out.setdefault(s, "forfeited")
         return out
@@ -365,6 +365,16 @@ def rebuild(spec: LadderSpec, events: list[Event], rows: dict[int, MatchRow],
             on_step(st, e)
         st.apply(e, rows.get((e.data or {}).get("idx", -1)) if e.kind == "finished" else None)
     return st
+
+
+def _short(message: str, limit: int = 160) -> str:
+    """A fault message for a suspension reason: without the bot's output file
+    paths (the pages link them), cut at a word with an ellipsis."""
+    msg = re.sub(r"\s*\(stderr: [^()]*\)\s*$", "", message.strip())
+    if len(msg) <= limit:
+        return msg
+    cut = msg[:limit].rsplit(" ", 1)[0] if " " in msg[:limit] else msg[:limit]
+    return cut.rstrip(" ,;:|") + " …"
 
 
 def verify_history(spec: LadderSpec, events: list[Event], rows: dict[int, MatchRow]) -> list[str]:

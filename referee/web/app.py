@@ -11,6 +11,7 @@ its log and its bots' stderr are refused (403) until the match is over.
 from __future__ import annotations
 
 import contextlib
+import json
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -36,11 +37,12 @@ from tournaments.store import Store
 def create_app(db: str, live_ms: int = 2000, poll_ms: int = 1500) -> Starlette:
     """The live site over the results database ``db`` (path or URL)."""
     store = Store(db)
+    computed: dict = {}  # per tournament: ratings of the stored matches, until one more is recorded
 
     def tournament(request: Request, live: bool = True):
         name = request.path_params["name"]
         try:
-            return load_tournament(store, name, live=live)
+            return load_tournament(store, name, live=live, cache=computed)
         except LookupError:
             return None
 
@@ -51,6 +53,7 @@ def create_app(db: str, live_ms: int = 2000, poll_ms: int = 1500) -> Starlette:
         ts = store.list_tournaments()
         for x in ts:
             x["done"] = len(store.finished_indices(x["id"]))
+            x["ladder"] = json.loads(x["spec_json"]).get("schedule") == "ladder"
         html = environment().get_template("tournaments.html").render(
             t=None, root="/", live=True, live_ms=live_ms, tournaments=ts, db=store.url)
         return HTMLResponse(html)

@@ -30,7 +30,7 @@ from sqlalchemy import select
 from referee.web import svg
 from referee.web.replay import ParsedLog, View, build_replay, read_log, replay_json, view_slug
 from tournaments.rating import rate
-from tournaments.report import board_from_store
+from tournaments.report import board_from_store, tournament_row
 from tournaments.spec import TrueSkillParams
 from tournaments.store import MatchRow, Store
 from tournaments.store import matches as matches_table
@@ -129,20 +129,37 @@ class TournamentData:
         return [b["name"] for b in self.spec.get("bots", [])]
 
 
-def load_tournament(store: Store, name: str | None, live: bool = False) -> TournamentData:
+#: what :func:`load_tournament` computes from the stored matches (the batch fit with its
+#: bootstrap, the TrueSkill history): ``(rows, board, history, extras)``
+Computed = tuple[list[MatchRow], list[Any], list[tuple[int, str, float, float]], dict[int, tuple[int, float]]]
+
+
+def load_tournament(store: Store, name: str | None, live: bool = False,
+                    cache: dict[int, tuple[Any, Computed]] | None = None) -> TournamentData:
     """Read tournament ``name`` (latest if ``None``); ``LookupError`` if unknown.
-    ``live``: also list matches being played (logs without a result yet)."""
-    t, board = board_from_store(store, name)
+    ``live``: also list matches being played (logs without a result yet).
+    ``cache``: a dict kept between calls (the live site's): the ratings are
+    computed again only when a match was recorded or the tournament changed
+    (a few seconds of CPU for a ladder of a thousand matches)."""
+    t = tournament_row(store, name)
     spec = json.loads(t["spec_json"])
-    rows = store.matches(t["id"])
-    names = [b["name"] for b in spec.get("bots", [])]
-    _, history = rate(rows, names, TrueSkillParams(**spec["trueskill"]), spec["game"], spec["players"])
-    extra = _match_extras(store, t["id"])
+    key = (t["spec_json"], t["status"], t["total_matches"], frozenset(store.finished_indices(t["id"])))
+    hit = cache.get(t["id"]) if cache is not None else None
+    if hit is not None and hit[0] == key:
+        rows, board, history, extra = hit[1]
+    else:
+        t, board = board_from_store(store, t["name"])
+        rows = store.matches(t["id"])
+        names = [b["name"] for b in spec.get("bots", [])]
+        _, history = rate(rows, names, TrueSkillParams(**spec["trueskill"]), spec["game"], spec["players"])
+        extra = _match_extras(store, t["id"])
+        if cache is not None:
+            cache[t["id"]] = (key, (rows, board, history, extra))
     log_dir = Path(spec.get("log_dir", "runs/logs")) / t["name"]
     infos = [_match_info(r, extra.get(r.idx, (None, None)), log_dir) for r in rows]
     if live:
         done = {m.match_id for m in infos}
-        infos.extend(m for m in live_matches(log_dir, t["name"]) if m.match_id not in done)
+        infos.extend(m for m in live_matches(log_dir, t["name"], done) if m.match_id not in done)
         infos.sort(key=lambda m: m.idx)
     entrants = None
     if spec.get("schedule") == "ladder":
@@ -205,14 +222,17 @@ def _match_info(r: MatchRow, extra: tuple[int | None, float | None], log_dir: Pa
                      log_path=log_path if has_log else None, fault_list=faults)
 
 
-def live_matches(log_dir: Path, tournament: str) -> list[MatchInfo]:
+def live_matches(log_dir: Path, tournament: str, recorded: frozenset[str] | set[str] = frozenset()) -> list[MatchInfo]:
     """Matches of ``tournament`` being played: logs in ``log_dir`` without a
-    result line yet (public view only)."""
+    result line yet (public view only). ``recorded``: match ids already in the
+    store, whose logs are not read again."""
     out: list[MatchInfo] = []
     if not log_dir.is_dir():
         return out
     for p in sorted(log_dir.glob(f"{tournament}-m*.jsonl*")):
         if p.suffix not in (".jsonl", ".part", ".tmp") or not p.is_file():
+            continue
+        if p.name.split(".jsonl", 1)[0] in recorded:
             continue
         try:
             log = read_log(p)
@@ -272,7 +292,8 @@ class Pages:
         t = dict(data.t)
         t["players"] = data.spec.get("players")
         t["done"] = sum(1 for m in data.matches if not m.live)
-        t["total"] = t.get("total_matches")
+        # a ladder has no fixed number of matches: the pages say how many were played
+        t["total"] = None if data.entrants is not None else t.get("total_matches")
         t["live_count"] = sum(1 for m in data.matches if m.live)
         self.t = t
         self.bot_slugs = _unique_slugs(data.names)
