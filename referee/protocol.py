@@ -11,7 +11,7 @@ derived from the generated descriptors (no literal field numbers).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 from google.protobuf import descriptor as _descriptor, json_format
 from google.protobuf.struct_pb2 import Struct
@@ -115,32 +115,44 @@ def merge_records(message: Any, field: str, records: Iterable[Any], convert: Cal
     field).MergeFrom(convert(record))``.
 
     For a view's lists of immutable records (a round's plays, finished
-    tricks): each record's entry is encoded once, the first time it is seen,
-    and kept with the record (by identity: records never change, so an entry
-    cannot go stale; the cache holds the record, so no other object can have
-    its id meanwhile), and the entries are merged in one parse. Building each
-    sub-message anew costs ~1-2 us per entry with upb, and the same records
-    are listed again at every decision of a round."""
+    tricks): each record's entry is encoded once, the first time it is seen
+    (:class:`_EntryCache`), and the entries are merged in one parse. Building
+    each sub-message anew costs ~1-2 us per entry with upb, and the same
+    records are listed again at every decision of a round."""
     d = message.DESCRIPTOR
     c = _ENTRIES.get((d, field, convert))
-    if c is None or len(c[1]) > _ENTRIES_MAX:
-        c = _ENTRIES[d, field, convert] = ({}, [])
-    cache, kept = c
-    get = cache.get
-    entries = [get(id(r)) for r in records]
-    if None in entries:
-        key = _key(d.fields_by_name[field], _WIRE_LEN)
-        for i, r in enumerate(records):
-            if entries[i] is None:
-                b = convert(r).SerializeToString()
-                entries[i] = cache[id(r)] = key + _varint(len(b)) + b
-                kept.append(r)  # alive while cached: no other object can have its id
-    if entries:
-        message.MergeFromString(b"".join(entries))
+    if c is None or len(c.records) > _ENTRIES_MAX:
+        c = _ENTRIES[d, field, convert] = _EntryCache(_key(d.fields_by_name[field], _WIRE_LEN), convert)
+    get, new = c.entries.get, c.new
+    data = b"".join([get(id(r)) or new(r) for r in records])
+    if data:
+        message.MergeFromString(data)
 
 
-#: per (message type, field, converter): ({id(record): its encoded entry}, [the records]), see merge_records
-_ENTRIES: dict[tuple[Any, str, Any], tuple[dict[int, bytes], list[Any]]] = {}
+class _EntryCache:
+    """The encoded entries (key, length, message) of one repeated field of one
+    message type, for the records already seen, by record identity. Records
+    never change, so an entry cannot go stale; the cache holds each record,
+    so no other object can have its id meanwhile."""
+
+    __slots__ = ("key", "convert", "entries", "records")
+
+    def __init__(self, key: bytes, convert: Callable[[Any], Any]):
+        self.key = key  # the field's encoded key
+        self.convert = convert  # record -> its message
+        self.entries: dict[int, bytes] = {}  # id(record) -> its entry
+        self.records: list[Any] = []  # the records of `entries`, kept alive
+
+    def new(self, record: Any) -> bytes:
+        """Encode and keep the entry of a record not seen before."""
+        b = self.convert(record).SerializeToString()
+        e = self.entries[id(record)] = self.key + _varint(len(b)) + b
+        self.records.append(record)
+        return e
+
+
+#: per (message type, field, converter): its entries, see merge_records
+_ENTRIES: dict[tuple[Any, str, Any], _EntryCache] = {}
 _ENTRIES_MAX = 50_000  # entries per cache (a full cache is replaced by an empty one)
 
 
@@ -148,7 +160,7 @@ _ENTRIES_MAX = 50_000  # entries per cache (a full cache is replaced by an empty
 def _fill_decision_request(r: pb.DecisionRequest, game: Game, match_id: str, request_id: int,
                            time_left_ms: int, bank_left_ms: int) -> None:
     # Filled in place: every sub-message assigned through a constructor or
-    # appended as a message is a deep copy with upb, and this runs per decision.
+    # appended as a message is a deep copy with upb.
     seat = game.to_act
     if seat is None:
         raise ValueError("no decision pending: the match is over")
@@ -174,23 +186,57 @@ def decision_request(game: Game, match_id: str, request_id: int, time_left_ms: i
 
 
 def decision_message(game: Game, match_id: str, request_id: int, time_left_ms: int,
-                     bank_left_ms: int, events: list[pb.Event] = ()) -> pb.RefereeMessage:
+                     bank_left_ms: int, events: Sequence[bytes] = ()) -> pb.RefereeMessage:
     """:func:`decision_request` already wrapped in a ``RefereeMessage`` (no extra
-    copy), with ``events`` (protocol ``Event`` messages, :func:`event_pb`) bundled
-    in ``DecisionRequest.events`` in order."""
+    copy), with ``events`` (encoded protocol ``Event`` messages, :func:`event_bytes`)
+    bundled in ``DecisionRequest.events`` in order."""
     m = pb.RefereeMessage()
     r = m.decision_request
     _fill_decision_request(r, game, match_id, request_id, time_left_ms, bank_left_ms)
     if events:
-        r.events.extend(events)
+        r.MergeFromString(_entries(_DR_EVENTS_KEY, events))
     return m
 
 
+# The encoded request: what the referee hands gRPC for each decision when the
+# seat's link takes bytes (``SeatLink.encoded_requests``). It parses to exactly
+# what decision_message builds (tests/test_protocol_fastpaths.py), but is put
+# together from encodings: the observation serialised once, straight from the
+# view's message, and each bundled event encoded once for every seat that gets
+# it. Building the request as a message instead copies the observation and
+# every event into it (a deep copy each with upb) and serialises them all again.
+# A protobuf message may list its fields in any order: the request id comes
+# last, so that the link can number an encoded request (numbered_request).
+def decision_body(game: Game, match_id: str, time_left_ms: int, bank_left_ms: int,
+                  events: Sequence[bytes] = ()) -> bytes:
+    """The encoded ``DecisionRequest`` for the seat to act, without its
+    ``request_id`` (the link numbers it: :func:`numbered_request`); the clock
+    fields in milliseconds; ``events``: encoded ``Event`` messages
+    (:func:`event_bytes`) to bundle, in order. ``ValueError`` once the match
+    is over; what protobuf raises for an action it cannot encode."""
+    seat = game.to_act
+    if seat is None:
+        raise ValueError("no decision pending: the match is over")
+    legal, complete = game.legal_actions()
+    head = pb.DecisionRequest(match_id=match_id, seat=seat, kind=_DECISION_KIND_TO_PB[game.decision_kind()],
+                              legal_actions_complete=complete, time_left_ms=time_left_ms,
+                              bank_left_ms=bank_left_ms).SerializeToString()
+    obs = view_module(game.name).observation(game, seat).SerializeToString()
+    return b"".join((head, _entry(_OBSERVATION_KEY, _entry(_OBSERVATION_GAME_KEY[game.name], obs)),
+                     _legal_actions_bytes(legal), _entries(_DR_EVENTS_KEY, events)))
+
+
+def numbered_request(body: bytes, request_id: int) -> bytes:
+    """The encoded ``RefereeMessage`` of a :func:`decision_body` numbered ``request_id``."""
+    inner = body + _REQUEST_ID_KEY + _varint(request_id)
+    return _DECISION_REQUEST_KEY + _varint(len(inner)) + inner
+
+
 # The legal actions go into a request as the wire encoding of their
-# ``DecisionRequest.legal_actions`` entries, cached per action and parsed in
-# one call: appending one message per action (the upb ``add``) costs ~1 us per
-# action, and most requests list actions seen before. Field keys come from the
-# generated descriptors; the encoding is checked against protobuf's own in
+# ``DecisionRequest.legal_actions`` entries, cached per action: appending one
+# message per action (the upb ``add``) costs ~1 us per action, and most
+# requests list actions seen before. Field keys come from the generated
+# descriptors; the encoding is checked against protobuf's own in
 # tests/test_protocol.py.
 _FD = _descriptor.FieldDescriptor
 _WIRE_VARINT, _WIRE_LEN = 0, 2
@@ -213,8 +259,25 @@ def _key(field: Any, wire_type: int) -> bytes:
     return _varint(field.number << 3 | wire_type)
 
 
+def _entry(key: bytes, payload: bytes) -> bytes:
+    """One encoded length-delimited field: ``key`` (:func:`_key`), the length, ``payload``."""
+    return key + _varint(len(payload)) + payload
+
+
+def _entries(key: bytes, payloads: Iterable[bytes]) -> bytes:
+    """The encoded entries of a repeated message field (``key``), one per encoded message."""
+    return b"".join([key + _varint(len(p)) + p for p in payloads])
+
+
 _DR_FIELDS = pb.DecisionRequest.DESCRIPTOR.fields_by_name
 _ACTION_FIELDS = pb.Action.DESCRIPTOR.fields_by_name
+_DECISION_REQUEST_KEY = _key(pb.RefereeMessage.DESCRIPTOR.fields_by_name["decision_request"], _WIRE_LEN)
+_REQUEST_ID_KEY = _key(_DR_FIELDS["request_id"], _WIRE_VARINT)
+_OBSERVATION_KEY = _key(_DR_FIELDS["observation"], _WIRE_LEN)
+#: game name -> the key of its field of the Observation oneof
+_OBSERVATION_GAME_KEY = {f.name: _key(f, _WIRE_LEN) for f in pb.Observation.DESCRIPTOR.fields}
+_DR_EVENTS_KEY = _key(_DR_FIELDS["events"], _WIRE_LEN)
+_ME_EVENTS_KEY = _key(pb.MatchEnded.DESCRIPTOR.fields_by_name["events"], _WIRE_LEN)
 _LEGAL_ACTIONS_KEY = _key(_DR_FIELDS["legal_actions"], _WIRE_LEN)
 _KIND_FIELD = {k: _key(_ACTION_FIELDS["kind"], _WIRE_VARINT) + _varint(v) for k, v in _ACTION_KIND_TO_PB.items()}
 _CARDS_KEY = _key(_ACTION_FIELDS["cards"], _WIRE_LEN)
@@ -225,41 +288,51 @@ _LEGAL_ENTRY_MAX = 20_000  # entries (~100 bytes each); cleared when full
 #: card code -> its encoded Action.cards entry
 _CARD_ENTRY = {c: _CARDS_KEY + _varint(len(c)) + c.encode() for c in ALL_CODES}
 #: longer legal lists are mostly combinations not seen before (a Dou Dizhu lead):
-#: built one message per action, and not cached (they would push the common ones out)
-_LEGAL_MERGE_MAX = 64
+#: encoded, but not cached (they would push the common ones out)
+_LEGAL_CACHE_MAX = 64
+
+
+def _encode_legal_entry(a: Action) -> bytes:
+    """``a`` as one encoded ``DecisionRequest.legal_actions`` entry.
+    ``KeyError``/``TypeError``/``ValueError`` for what the encoding does not
+    take (the caller then lets protobuf build the message and raise)."""
+    body = _KIND_FIELD[a.kind] + b"".join([_CARD_ENTRY[c] for c in a.cards])
+    if a.amount:
+        if type(a.amount) is not int or not -2**31 <= a.amount < 2**31:
+            raise ValueError("amount is not an int32")
+        body += _AMOUNT_KEY + _varint(a.amount)
+    return _LEGAL_ACTIONS_KEY + _varint(len(body)) + body
 
 
 def _legal_entry(a: Action) -> bytes:
-    """``a`` as one encoded ``DecisionRequest.legal_actions`` entry (cached).
-    ``KeyError``/``TypeError``/``ValueError`` for what the encoding does not
-    take (the caller then lets protobuf build the message and raise)."""
+    """:func:`_encode_legal_entry`, cached."""
     b = _LEGAL_ENTRY.get(a)
     if b is None:
-        body = _KIND_FIELD[a.kind] + b"".join([_CARD_ENTRY[c] for c in a.cards])
-        if a.amount:
-            if type(a.amount) is not int or not -2**31 <= a.amount < 2**31:
-                raise ValueError("amount is not an int32")
-            body += _AMOUNT_KEY + _varint(a.amount)
-        b = _LEGAL_ACTIONS_KEY + _varint(len(body)) + body
+        b = _encode_legal_entry(a)
         if len(_LEGAL_ENTRY) >= _LEGAL_ENTRY_MAX:
             _LEGAL_ENTRY.clear()
         _LEGAL_ENTRY[a] = b
     return b
 
 
+def _legal_actions_bytes(legal: tuple[Action, ...]) -> bytes:
+    """The encoded ``DecisionRequest.legal_actions`` entries of ``legal``, in order."""
+    try:
+        encode = _legal_entry if len(legal) <= _LEGAL_CACHE_MAX else _encode_legal_entry
+        return b"".join([encode(a) for a in legal])
+    except (TypeError, KeyError, AttributeError, ValueError):
+        # not a plain action (unhashable cards, unknown kind or card, odd amount):
+        # protobuf encodes it, or raises what it raises for it
+        r = pb.DecisionRequest()
+        add = r.legal_actions.add
+        for a in legal:
+            add(kind=_ACTION_KIND_TO_PB[a.kind], cards=a.cards, amount=a.amount)
+        return r.SerializeToString()
+
+
 def _add_legal_actions(r: pb.DecisionRequest, legal: tuple[Action, ...]) -> None:
     """Append ``legal`` to ``r.legal_actions`` (see above)."""
-    if len(legal) <= _LEGAL_MERGE_MAX:
-        try:
-            enc = [_legal_entry(a) for a in legal]
-        except (TypeError, KeyError, AttributeError, ValueError):
-            pass  # not a plain action (unhashable cards, unknown kind or card, odd amount): the loop below
-        else:
-            r.MergeFromString(b"".join(enc))
-            return
-    add = r.legal_actions.add
-    for a in legal:  # raises what protobuf raises for an odd action
-        add(kind=_ACTION_KIND_TO_PB[a.kind], cards=a.cards, amount=a.amount)
+    r.MergeFromString(_legal_actions_bytes(legal))
 
 
 # ----------------------------------------------------------------------------- events
@@ -275,6 +348,25 @@ def event_pb(game_name: str, match_id: str, seq: int, ev: Event, payload: Any = 
     m = pb.Event(match_id=match_id, seq=seq, is_private=ev.to is not None)
     getattr(m, game_name).CopyFrom(event_payload(game_name, ev) if payload is None else payload)
     return m
+
+
+def event_bytes(game_name: str, match_id: str, seq: int, ev: Event, payload: Any = None) -> bytes:
+    """:func:`event_pb`, encoded: what a seat that bundles its events gets
+    inside its next request (:func:`decision_body`) or ``MatchEnded``
+    (:func:`add_match_ended_events`), encoded once for all of them."""
+    head = pb.Event(match_id=match_id, seq=seq, is_private=ev.to is not None).SerializeToString()
+    body = (event_payload(game_name, ev) if payload is None else payload).SerializeToString()
+    return head + _entry(_EVENT_GAME_KEY[game_name], body)
+
+
+#: game name -> the key of its field of the Event oneof
+_EVENT_GAME_KEY = {f.name: _key(f, _WIRE_LEN) for f in pb.Event.DESCRIPTOR.oneofs_by_name["game"].fields}
+
+
+def add_match_ended_events(ended: pb.MatchEnded, events: Sequence[bytes]) -> None:
+    """Append ``events`` (encoded ``Event`` messages, :func:`event_bytes`) to ``ended.events``, in order."""
+    if events:
+        ended.MergeFromString(_entries(_ME_EVENTS_KEY, events))
 
 
 def event_message(game_name: str, match_id: str, seq: int, ev: Event, payload: Any = None) -> pb.RefereeMessage:

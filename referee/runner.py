@@ -44,11 +44,13 @@ from referee.protocol import (
     MalformedAction,
     action_from_pb,
     action_to_pb,
+    add_match_ended_events,
+    decision_body,
     decision_message,
+    event_bytes,
     event_json,
     event_message,
     event_payload,
-    event_pb,
     message_to_json,
     normalised_json,
     to_struct,
@@ -214,6 +216,12 @@ class SeatLink(Protocol):
       (``Hello.bundle_events``): the runner puts the seat's events inside its
       next ``DecisionRequest.events`` (or ``MatchEnded.events``) instead of
       sending them;
+    * ``encoded_requests`` -- the link takes its decision requests already
+      encoded (:meth:`ask_encoded`, with
+      :func:`referee.protocol.decision_body`) instead of as a message
+      (:meth:`ask`): what a link that writes them to a stream wants, since
+      the encoded request is put together without building and copying the
+      message (:func:`referee.protocol.decision_body`);
     * stray reporting -- :meth:`attach` is handed a :class:`StrayReporter` once,
       before the match starts; a link without strays ignores it;
     * ``no_show`` -- the seat's bot never connected: a ``no_show`` fault and
@@ -228,6 +236,7 @@ class SeatLink(Protocol):
 
     name: str
     bundle_events: bool
+    encoded_requests: bool
 
     @property
     def connected(self) -> bool: ...
@@ -239,6 +248,12 @@ class SeatLink(Protocol):
         """Send a decision request (the link sets its ``request_id``); return
         ``(reply or None on timeout/disconnect, elapsed ms)``. The clock starts
         once the request is written and stops when the reply is read."""
+
+    async def ask_encoded(self, body: bytes, timeout_s: float) -> tuple[pb.ActionReply | None, float, int]:
+        """Only with ``encoded_requests``: :meth:`ask` for an encoded request
+        without its id (:func:`referee.protocol.decision_body`; the link numbers
+        it with :func:`referee.protocol.numbered_request`); returns ``(reply or
+        None, elapsed ms, the request id it gave)``."""
 
     def attach(self, reporter: StrayReporter) -> None:
         """Take the reporter of this seat's stray replies (see :class:`StrayReporter`)."""
@@ -254,6 +269,7 @@ class BasicSeatLink:
     back once disconnected."""
 
     bundle_events: bool = False
+    encoded_requests: bool = False
     no_show: bool = False
     not_reading: bool = False
 
@@ -439,9 +455,10 @@ class MatchRunner:
         self.decisions = 0
         self.status = MatchStatus.COMPLETE
         self.reason = ""
-        # per seat whose bot bundles events: its events (protocol Event messages)
-        # until its next request or MatchEnded; None for a seat that gets them one by one
-        self.bundled: list[list[pb.Event] | None] = [[] if ln.bundle_events else None for ln in links]
+        # per seat whose bot bundles events: its events (encoded protocol Event
+        # messages, protocol.event_bytes) until its next request or MatchEnded;
+        # None for a seat that gets them one by one
+        self.bundled: list[list[bytes] | None] = [[] if ln.bundle_events else None for ln in links]
         self.disconnected_noted: set[int] = set()  # seats whose disconnection is recorded
         for s, link in enumerate(links):
             link.attach(StrayReporter(self, s))
@@ -546,7 +563,17 @@ class MatchRunner:
         if left_ms < 0:
             bank = max(0, bank + int(left_ms))
         left = max(1, int(left_ms))
-        msg = decision_message(game, spec.match_id, 0, left, bank, pending or ())
+        if link.encoded_requests:
+            body = decision_body(game, spec.match_id, left, bank, pending or ())
+
+            async def call(t: float) -> tuple[pb.ActionReply | None, float, int]:
+                return await link.ask_encoded(body, t)
+        else:
+            msg = decision_message(game, spec.match_id, 0, left, bank, pending or ())
+
+            async def call(t: float) -> tuple[pb.ActionReply | None, float, int]:
+                r, ms = await link.ask(msg, t)  # the link numbers the request
+                return r, ms, msg.decision_request.request_id
         if pending:
             pending.clear()
         # the previous decision's log lines are serialised and written while this
@@ -554,11 +581,6 @@ class MatchRunner:
         # been handed to gRPC (or just after, for a link that answers without yielding)
         asyncio.get_running_loop().call_soon(self.log.flush)
         timeout_s = self._timeout_s = (left + bank) / 1000.0
-
-        async def call(t: float) -> tuple[pb.ActionReply | None, float, int]:
-            r, ms = await link.ask(msg, t)
-            return r, ms, msg.decision_request.request_id
-
         self._due = time.monotonic()
         self._cpu_out = False
         meter = self.cpu_meters[seat] if spec.clock == "cpu" else None
@@ -659,10 +681,10 @@ class MatchRunner:
     async def flush_events(self) -> None:
         """Log and deliver the events the engine produced since the last call.
 
-        Each event's message is built once (``protocol.event_payload``), wrapped
-        in an ``Event`` for the seats that get their events inside their next
-        request and in a ``RefereeMessage`` only if a seat without bundling is
-        connected. Sends are
+        Each event's message is built once (``protocol.event_payload``), encoded
+        once as an ``Event`` for the seats that get their events inside their
+        next request (``protocol.event_bytes``) and wrapped in a
+        ``RefereeMessage`` only if a seat without bundling is connected. Sends are
         awaited one after the other, in order: a service link only queues the
         message (its connection's writer task puts it on the stream), so no task
         per send is needed; per seat, order is what counts."""
@@ -682,7 +704,7 @@ class MatchRunner:
                 b = bundled[s]
                 if b is not None:
                     if bundled_ev is None:
-                        bundled_ev = event_pb(game, spec.match_id, seq, ev, payload)
+                        bundled_ev = event_bytes(game, spec.match_id, seq, ev, payload)
                     b.append(bundled_ev)  # delivered with the seat's next request (or MatchEnded)
                 else:
                     if msg is None:
@@ -719,7 +741,7 @@ class MatchRunner:
                     match_id=spec.match_id, results=results, status=outcome.status_text,
                     faults=[f.to_pb() for f in self.faults if f.seat == s]))
                 if self.bundled[s]:
-                    ended.match_ended.events.extend(self.bundled[s])
+                    add_match_ended_events(ended.match_ended, self.bundled[s])
                 await link.send(ended)
         return outcome
 

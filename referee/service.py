@@ -66,7 +66,7 @@ from grpc_reflection.v1alpha import reflection
 from cardgames.v1 import admin_pb2, admin_pb2_grpc, referee_pb2 as pb, referee_pb2_grpc
 from referee import __version__
 from referee.oplog import BOT_NAME_MAX, OperatorLog, valid_bot_name
-from referee.protocol import PROTOCOL_VERSION
+from referee.protocol import PROTOCOL_VERSION, numbered_request
 from referee.clocks import DEFAULT_STALL_THRESHOLD_MS, StallMonitor
 from referee.runner import BasicSeatLink, MatchOutcome, MatchSpec, StrayReporter, run_match
 
@@ -287,6 +287,8 @@ class MatchSeat:
     process exited) means it cannot come back: :meth:`wait_back` then returns at once."""
 
     no_show = False
+    #: requests arrive encoded (ask_encoded): they go to gRPC as bytes
+    encoded_requests = True
 
     def __init__(self, conn: BotConnection, match_id: str, token: str, write_grace_s: float,
                  gone: Callable[[], bool] | None = None, game: str = ""):
@@ -361,6 +363,13 @@ class MatchSeat:
         rid = self.conn.next_request_id()
         msg.decision_request.request_id = rid
         return await self._ask(self.conn, rid, msg, timeout_s)
+
+    async def ask_encoded(self, body: bytes, timeout_s: float) -> tuple[pb.ActionReply | None, float, int]:
+        """:meth:`referee.runner.SeatLink.ask_encoded`: numbers the request and
+        hands gRPC its bytes (:func:`_serialize_referee_message` passes them on)."""
+        rid = self.conn.next_request_id()
+        reply, ms = await self._ask(self.conn, rid, numbered_request(body, rid), timeout_s)
+        return reply, ms, rid
 
     @property
     def last_request_id(self) -> int:

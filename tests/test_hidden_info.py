@@ -102,8 +102,9 @@ def seen_by(events: list[Event], seat: int) -> list[Event]:
 
 
 def events_bytes(game_name: str, events: list[Event]) -> list[bytes]:
+    """Each event as a seat gets it: as a message and encoded for bundling (``protocol.event_bytes``)."""
     return [protocol.event_pb(game_name, "m", i + 1, e).SerializeToString(deterministic=True)
-            for i, e in enumerate(events)]
+            + protocol.event_bytes(game_name, "m", i + 1, e) for i, e in enumerate(events)]
 
 
 def shuffle_zones(zones: dict[str, list[str]], fixed: set[str], rng: random.Random) -> dict[str, list[str]]:
@@ -162,7 +163,7 @@ def differential_check(game: Game, action: Action, rng: random.Random, stats: St
         fixed = {c for e in mine for cs in card_codes(protocol.event_payload(name, e)) for c in cs} & hidden_codes
         want_obs = protocol.observation_pb(game, s).SerializeToString(deterministic=True)
         want_req = (protocol.decision_request(game, "m", 1, 1000, 0).SerializeToString(deterministic=True)
-                    if s == actor else None)
+                    + protocol.decision_body(game, "m", 1000, 0) if s == actor else None)
         for _ in range(shuffles):
             alt_zones = shuffle_zones(zones, fixed, rng)
             alt = game.with_hidden_zones(alt_zones)
@@ -174,7 +175,8 @@ def differential_check(game: Game, action: Action, rng: random.Random, stats: St
                 continue
             if s == actor:
                 stats.acting += 1
-                got = protocol.decision_request(alt, "m", 1, 1000, 0).SerializeToString(deterministic=True)
+                got = (protocol.decision_request(alt, "m", 1, 1000, 0).SerializeToString(deterministic=True)
+                       + protocol.decision_body(alt, "m", 1000, 0))
                 if got != want_req:
                     stats.problems.append(f"{where}: legal actions / decision kind depend on hidden cards")
                     continue
@@ -296,6 +298,24 @@ def test_negative_control_a_count_derived_from_hidden_cards_is_detected(monkeypa
     patch_observation(monkeypatch, "smear", wrap)
     st = run_differential("smear", 3, 4, points=8)
     assert any("observation depends on hidden cards" in p for p in st.problems), st.problems[:3]
+
+
+def test_negative_control_legal_actions_depending_on_hidden_cards_are_detected(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The requests are compared too (as a message and encoded): a request
+    whose legal_actions_complete flag says whether the next seat holds an odd
+    number of hearts is caught although the observation is clean."""
+    cls = game_class("smear")
+    real = cls._legal_actions
+
+    def legal_actions(self: Game) -> Any:
+        acts, complete = real(self)
+        nxt = self.hands[(self.to_act + 1) % self.players]
+        return acts, sum(1 for c in nxt if c.endswith("H")) % 2 == 0
+
+    monkeypatch.setattr(cls, "_legal_actions", legal_actions)
+    st = run_differential("smear", 3, 4, points=12)
+    assert any("legal actions / decision kind depend on hidden cards" in p for p in st.problems), st.problems[:3]
 
 
 def test_negative_control_an_event_depending_on_hidden_cards_is_detected(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -428,7 +448,21 @@ class RecordingLink(BasicSeatLink):
                               action=self.rng.choice(list(req.legal_actions))), 1.0
 
 
-def record_match(game_name: str, players: int, seed: int) -> tuple[list[str], Counter, Any]:
+class EncodedRecordingLink(RecordingLink):
+    """:class:`RecordingLink` that takes its requests encoded, as the service's
+    links do (``protocol.decision_body``): each is parsed and checked like a message."""
+
+    encoded_requests = True
+
+    async def ask_encoded(self, body: bytes, timeout_s: float) -> tuple[pb.ActionReply, float, int]:
+        rid = self.counts["decision_request"] + 1
+        msg = pb.RefereeMessage.FromString(protocol.numbered_request(body, rid))
+        reply, ms = await self.ask(msg, timeout_s)
+        assert reply.request_id == rid
+        return reply, ms, rid
+
+
+def record_match(game_name: str, players: int, seed: int, encoded: bool = False) -> tuple[list[str], Counter, Any]:
     spec = MatchSpec(game=game_name, players=players, seed=seed, seat_names=[f"rec{s}" for s in range(players)],
                      params=PARAMS.get(game_name, {}), match_id=f"{game_name}-{seed}")
     holder: dict[str, Watch] = {}
@@ -442,24 +476,27 @@ def record_match(game_name: str, players: int, seed: int) -> tuple[list[str], Co
     leaks: list[str] = []
     counts: Counter = Counter()
     rng = random.Random(seed)
-    links = [RecordingLink(s, holder, rng, leaks, counts) for s in range(players)]
+    link = EncodedRecordingLink if encoded else RecordingLink
+    links = [link(s, holder, rng, leaks, counts) for s in range(players)]
     outcome = asyncio.run(run_match(spec, links, None))
     return leaks, counts, outcome
 
 
+@pytest.mark.parametrize("encoded", [False, True], ids=["messages", "encoded"])
 @pytest.mark.parametrize("game_name,players", CONFIGS, ids=[f"{g}-{n}p" for g, n in CONFIGS])
-def test_no_message_names_a_card_the_seat_may_not_see(game_name: str, players: int) -> None:
-    leaks, counts, outcome = record_match(game_name, players, 21)
+def test_no_message_names_a_card_the_seat_may_not_see(game_name: str, players: int, encoded: bool) -> None:
+    leaks, counts, outcome = record_match(game_name, players, 21, encoded)
     assert outcome.status == "complete" and not outcome.faults
     assert counts["decision_request"] == outcome.decisions and counts["event"] > outcome.decisions
     assert not leaks, f"{len(leaks)} leak(s): " + "; ".join(leaks[:8])
 
 
+@pytest.mark.parametrize("encoded", [False, True], ids=["messages", "encoded"])
 @pytest.mark.parametrize("game_name", implemented())
-def test_negative_control_the_message_scan_detects_a_hidden_card(game_name: str,
+def test_negative_control_the_message_scan_detects_a_hidden_card(game_name: str, encoded: bool,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     cls = game_class(game_name)
     patch_observation(monkeypatch, game_name, _leaky_observation)
-    leaks, counts, outcome = record_match(game_name, cls.player_counts[0], 22)
+    leaks, counts, outcome = record_match(game_name, cls.player_counts[0], 22, encoded)
     assert outcome.status == "complete"
     assert any("in decision_request" in x for x in leaks), leaks[:3]

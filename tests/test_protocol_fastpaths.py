@@ -44,6 +44,7 @@ def test_requests_and_events_equal_the_plain_protobuf_calls(game_name: str) -> N
         g = game_class(game_name)(n, None, ONE_ROUND[game_name], seeded_rng(seed))
         rng = random.Random(seed)
         seq = 0
+        events: list[bytes] = []  # encoded events not yet bundled into a request
         for _ in range(20_000):
             want_events = []  # this decision's events (bundled into the request below)
             for ev in g.pop_events():
@@ -57,20 +58,30 @@ def test_requests_and_events_equal_the_plain_protobuf_calls(game_name: str) -> N
                 assert got.SerializeToString(deterministic=True) == pb.RefereeMessage(
                     event=want_ev).SerializeToString(deterministic=True)
                 assert protocol.message_to_json(got) == _dict(got)
+                encoded = protocol.event_bytes(game_name, "m", seq, ev, payload)
+                assert pb.Event.FromString(encoded) == want_ev
                 want_events.append(want_ev)
+                events.append(encoded)
             seat = g.to_act
             if seat is None:
                 break
             want = _reference_request(g, "m", seq + 1, 900, 50)
             req = protocol.decision_request(g, "m", seq + 1, 900, 50)
             assert req.SerializeToString(deterministic=True) == want.SerializeToString(deterministic=True)
-            msg = protocol.decision_message(g, "m", seq + 1, 900, 50, want_events)
+            msg = protocol.decision_message(g, "m", seq + 1, 900, 50, events)
             assert protocol.message_to_json(msg) == _dict(msg)
             want.events.extend(want_events)
             assert msg == pb.RefereeMessage(decision_request=want)
+            # the encoded request (what a service link hands gRPC) parses to the same message
+            body = protocol.decision_body(g, "m", 900, 50, events)
+            assert pb.RefereeMessage.FromString(protocol.numbered_request(body, seq + 1)) == msg
+            events = []
             checked += 1
             g.apply(seat, protocol.action_from_pb(rng.choice(req.legal_actions)))
         assert g.over
+        ended, want_ended = pb.MatchEnded(match_id="m"), pb.MatchEnded(match_id="m", events=want_events)
+        protocol.add_match_ended_events(ended, events)  # the last events go in MatchEnded
+        assert ended == want_ended and len(ended.events) == len(events) > 0
     assert checked > 0
 
 
