@@ -1,20 +1,32 @@
 #!/usr/bin/env python3
-"""Refereed matches per decision, two or more checkouts interleaved:
+"""Refereed matches per decision, two or more checkouts interleaved match by match:
 
     python bench/compare.py OLD_CHECKOUT NEW_CHECKOUT [MORE...] [--runs 6] [--matches 6] [--games a,b]
 
 For a change's performance budget ("no more than 10% worse per refereed
-decision"): each run starts, in one checkout, that checkout's own
-``bench.transport.MatchBench`` (a referee on 127.0.0.1 with four
-``random_bot.py`` processes connected once), plays one warm-up match per
-game, then ``--matches`` refereed matches per game, and reports the referee
-process's CPU time (gRPC threads included) and the wall clock per decision.
-The checkouts take turns, ``--runs`` times, so a change in the machine's
-state hits every side alike; the table gives per game the median of each
-side and the median of the per-run ratios against the first checkout, with
-their range. Make a checkout of an old commit with ``git worktree add DIR
-COMMIT``; each checkout runs with its own code (and the Python running this
-script). It prints figures and asserts nothing.
+decision"). Each checkout gets one worker process, started once, running
+that checkout's own code: its ``bench.transport.MatchBench`` (a referee on
+127.0.0.1 with four ``random_bot.py`` processes connected once) plays one
+warm-up match per game, then waits for orders. The driver then has the
+checkouts play the same matches in turn, one match at a time (game, seed:
+old, new, new, old, ... the first side alternating), so that a change in
+the machine's state (a shared or virtual machine drifts by tens of percent
+within seconds) hits every side alike. A worker reports, per match, its
+decisions, the referee process's CPU time (gRPC threads included) and the
+wall clock.
+
+``--referee-only``: the referee's own work alone, steadier (no gRPC, no
+bot processes): the worker plays the matches through
+``referee.runner.run_match`` with in-process seat links that answer at
+once with a random legal action, and reports the CPU time minus the links'
+own.
+
+``--runs`` rounds, each playing ``--matches`` matches per game on every
+checkout. The table gives per game the median per-decision figure of each
+side, and against the first checkout the ratio of the totals and the
+median of the per-round ratios with their range. Make a checkout of an
+old commit with ``git worktree add DIR COMMIT``. It prints figures and
+asserts nothing; every process it starts is stopped.
 """
 
 from __future__ import annotations
@@ -27,49 +39,176 @@ from pathlib import Path
 
 GAMES = ("doudizhu", "tractor", "smear", "president", "back_alley")
 
-#: run inside a checkout (its own bench.transport): prints "game decisions cpu_s wall_s" per game
-_ONE_RUN = """
+#: runs inside a checkout (its own bench.transport): after "ready", reads
+#: "game seed" lines and answers each with "decisions cpu_s wall_s" of one match
+_WORKER = """
 import asyncio, sys, time, tempfile
 from pathlib import Path
 sys.path.insert(0, ".")
 from bench.transport import MatchBench
 
-async def main(games, n):
+async def main(games):
+    loop = asyncio.get_running_loop()
     with tempfile.TemporaryDirectory() as d:
         async with MatchBench(Path(d)) as mb:
             for g in games:
                 await mb.match(g, 1)  # warm-up
-            for g in games:
-                c0, t0, dec = time.process_time(), time.perf_counter(), 0
-                for i in range(n):
-                    dec += (await mb.match(g, 100 + i))["decisions"]
-                print(g, dec, time.process_time() - c0, time.perf_counter() - t0, flush=True)
+            print("ready", flush=True)
+            while line := await loop.run_in_executor(None, sys.stdin.readline):
+                g, seed = line.split()
+                c0, t0 = time.process_time(), time.perf_counter()
+                dec = (await mb.match(g, int(seed)))["decisions"]
+                print(dec, time.process_time() - c0, time.perf_counter() - t0, flush=True)
 
-asyncio.run(main(sys.argv[1].split(","), int(sys.argv[2])))
+asyncio.run(main(sys.argv[1].split(",")))
 """
 
 
-def one_run(checkout: Path, games: list[str], matches: int, timeout_s: float) -> dict[str, tuple[float, float]]:
-    """game -> (CPU µs per decision, wall µs per decision) of one run in ``checkout``.
-    Raises RuntimeError with the run's stderr if it fails."""
-    p = subprocess.run([sys.executable, "-c", _ONE_RUN, ",".join(games), str(matches)], cwd=checkout,
-                       capture_output=True, text=True, timeout=timeout_s)
-    if p.returncode != 0:
-        raise RuntimeError(f"run in {checkout} failed:\n{p.stderr[-2000:]}")
-    out = {}
-    for line in p.stdout.splitlines():
-        g, dec, cpu, wall = line.split()
-        out[g] = (float(cpu) * 1e6 / int(dec), float(wall) * 1e6 / int(dec))
+#: the same loop, the referee alone: matches through :func:`referee.runner.run_match`
+#: with in-process seat links (bundled events, encoded requests where the
+#: checkout's runner has them, a random legal reply at once, the match log
+#: written); per match the CPU time minus the links' own (parsing the request
+#: and choosing a reply, what a bot does) is the referee's work per decision
+_REFEREE_ONLY_WORKER = """
+import asyncio, random, sys, time, tempfile
+from pathlib import Path
+sys.path.insert(0, ".")
+from cardgames.v1 import referee_pb2 as pb
+from referee import protocol
+from referee.runner import BasicSeatLink, MatchSpec, run_match
+from bench.transport import GRPC_MATCH
+
+# the name of the numbering function changed over time
+NUMBERED = getattr(protocol, "numbered_request", None) or getattr(protocol, "decision_wire", None)
+
+class Link(BasicSeatLink):
+    bundle_events = True
+    encoded_requests = NUMBERED is not None
+
+    def __init__(self, seat, rng, own):
+        self.name, self.connected, self.rng, self.own, self.rid = f"bot{seat}", True, rng, own, 0
+
+    async def send(self, msg):
+        pass
+
+    def _reply(self, m):
+        r = m.decision_request
+        return pb.ActionReply(match_id=r.match_id, request_id=r.request_id, action=self.rng.choice(r.legal_actions))
+
+    async def ask(self, msg, timeout_s):
+        t0 = time.process_time()
+        self.rid += 1
+        msg.decision_request.request_id = self.rid
+        reply = self._reply(msg)
+        self.own[0] += time.process_time() - t0
+        return reply, 1.0
+
+    async def ask_encoded(self, body, timeout_s):
+        t0 = time.process_time()
+        self.rid += 1
+        reply = self._reply(pb.RefereeMessage.FromString(NUMBERED(body, self.rid)))
+        self.own[0] += time.process_time() - t0
+        return reply, 1.0, self.rid
+
+async def match(game, seed, d):
+    n, params = GRPC_MATCH[game]
+    spec = MatchSpec(game=game, players=n, seed=seed, seat_names=[f"bot{i}" for i in range(n)],
+                     params=dict(params), decision_ms=5000, match_id=f"bench-{game}-{seed}")
+    own, rng = [0.0], random.Random(seed)
+    c0, t0 = time.process_time(), time.perf_counter()
+    out = await run_match(spec, [Link(i, rng, own) for i in range(n)], Path(d) / f"{spec.match_id}.jsonl")
+    return out.decisions, time.process_time() - c0 - own[0], time.perf_counter() - t0
+
+async def main(games):
+    loop = asyncio.get_running_loop()
+    with tempfile.TemporaryDirectory() as d:
+        for g in games:
+            await match(g, 1, d)  # warm-up
+        print("ready", flush=True)
+        while line := await loop.run_in_executor(None, sys.stdin.readline):
+            g, seed = line.split()
+            print(*(await match(g, int(seed), d)), flush=True)
+
+asyncio.run(main(sys.argv[1].split(",")))
+"""
+
+
+class Worker:
+    """One checkout's worker process (see :data:`_WORKER`)."""
+
+    def __init__(self, checkout: Path, games: list[str], timeout_s: float, referee_only: bool = False):
+        self.checkout = checkout
+        self.timeout_s = timeout_s
+        code = _REFEREE_ONLY_WORKER if referee_only else _WORKER
+        self.p = subprocess.Popen([sys.executable, "-c", code, ",".join(games)], cwd=checkout, text=True,
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    def _line(self) -> str:
+        line = self.p.stdout.readline() if self.p.stdout else ""
+        if not line:
+            err = self.p.stderr.read() if self.p.stderr else ""
+            raise RuntimeError(f"the worker in {self.checkout} stopped:\n{err[-2000:]}")
+        return line.strip()
+
+    def wait_ready(self) -> None:
+        if self._line() != "ready":
+            raise RuntimeError(f"the worker in {self.checkout} did not start")
+
+    def match(self, game: str, seed: int) -> tuple[int, float, float]:
+        """(decisions, CPU seconds, wall seconds) of one refereed match."""
+        assert self.p.stdin is not None
+        self.p.stdin.write(f"{game} {seed}\n")
+        self.p.stdin.flush()
+        dec, cpu, wall = self._line().split()
+        return int(dec), float(cpu), float(wall)
+
+    def stop(self) -> None:
+        if self.p.stdin is not None:
+            self.p.stdin.close()  # the worker's loop ends, its bots are stopped
+        try:
+            self.p.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+
+
+def compare(checkouts: list[Path], games: list[str], runs: int, matches: int, timeout_s: float,
+            referee_only: bool = False) -> dict[Path, dict[str, list[tuple[int, float, float]]]]:
+    """checkout -> game -> per run (decisions, CPU s, wall s) summed over its matches."""
+    workers = [Worker(c, games, timeout_s, referee_only) for c in checkouts]
+    out: dict[Path, dict[str, list[tuple[int, float, float]]]] = {c: {g: [] for g in games} for c in checkouts}
+    try:
+        for w in workers:
+            w.wait_ready()
+        for i in range(runs):
+            for g in games:
+                sums = {c: [0, 0.0, 0.0] for c in checkouts}
+                for m in range(matches):
+                    order = workers if (i + m) % 2 == 0 else workers[::-1]
+                    for w in order:
+                        dec, cpu, wall = w.match(g, 100 + i * matches + m)
+                        s = sums[w.checkout]
+                        s[0] += dec
+                        s[1] += cpu
+                        s[2] += wall
+                for c in checkouts:
+                    out[c][g].append(tuple(sums[c]))  # type: ignore[arg-type]
+            print(f"run {i + 1}/{runs} done", file=sys.stderr, flush=True)
+    finally:
+        for w in workers:
+            w.stop()
     return out
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("checkouts", nargs="+", type=Path, help="source checkouts; the first is the baseline")
-    ap.add_argument("--runs", type=int, default=6, help="runs per checkout, interleaved (default 6)")
-    ap.add_argument("--matches", type=int, default=6, help="refereed matches per game and run (default 6)")
+    ap.add_argument("--runs", type=int, default=6, help="rounds (default 6)")
+    ap.add_argument("--matches", type=int, default=6, help="matches per game, round and checkout (default 6)")
     ap.add_argument("--games", default=",".join(GAMES), help="comma-separated games")
-    ap.add_argument("--timeout", type=float, default=900, help="seconds one run may take")
+    ap.add_argument("--timeout", type=float, default=900, help="seconds a worker may take to start")
+    ap.add_argument("--referee-only", action="store_true",
+                    help="the referee's own work alone: in-process seat links instead of gRPC and bot processes")
     a = ap.parse_args(argv)
     if len(a.checkouts) < 2:
         ap.error("give at least two checkouts")
@@ -77,26 +216,28 @@ def main(argv: list[str] | None = None) -> None:
         if not (c / "bench" / "transport.py").is_file():
             ap.error(f"{c}: not a source checkout (no bench/transport.py)")
     games = [g for g in a.games.split(",") if g]
-    runs: dict[Path, list[dict[str, tuple[float, float]]]] = {c: [] for c in a.checkouts}
-    for i in range(a.runs):
-        for c in a.checkouts:
-            try:
-                runs[c].append(one_run(c, games, a.matches, a.timeout))
-            except (RuntimeError, subprocess.TimeoutExpired) as e:
-                sys.exit(f"error: {e}")
-            print(f"run {i + 1}/{a.runs} in {c} done", file=sys.stderr, flush=True)
+    try:
+        res = compare(a.checkouts, games, a.runs, a.matches, a.timeout, a.referee_only)
+    except RuntimeError as e:
+        sys.exit(f"error: {e}")
     base = a.checkouts[0]
     names = [c.name or str(c) for c in a.checkouts]
-    for k, what in ((0, "referee CPU per decision (µs)"), (1, "wall clock per decision (µs)")):
-        print(f"\n{what}, median of {a.runs} interleaved runs of {a.matches} matches per game; "
-              f"ratio = median of per-run ratios against {names[0]} [range]")
+    tables = ((1, "referee CPU per decision (µs)"), (2, "wall clock per decision (µs)"))
+    if a.referee_only:
+        tables = ((1, "referee-only CPU per decision (µs): in-process links, their own time taken out"),)
+    for k, what in tables:
+        print(f"\n{what}, {a.runs} rounds of {a.matches} matches per game, the checkouts taking turns match by "
+              f"match; against {names[0]}: ratio of the totals, median of the per-round ratios [range]")
         print("game        " + "".join(f"{n[:14]:>16}" for n in names)
-              + "".join(f"{(n[:10] + '/' + names[0][:6]):>26}" for n in names[1:]))
+              + "".join(f"{(n[:10] + '/' + names[0][:6]):>32}" for n in names[1:]))
         for g in games:
-            cells = [f"{statistics.median(r[g][k] for r in runs[c]):>16.0f}" for c in a.checkouts]
+            per = {c: [r[k] * 1e6 / r[0] for r in res[c][g]] for c in a.checkouts}
+            cells = [f"{statistics.median(per[c]):>16.0f}" for c in a.checkouts]
             for c in a.checkouts[1:]:
-                rs = [new[g][k] / old[g][k] for new, old in zip(runs[c], runs[base])]
-                cells.append(f"{statistics.median(rs):>12.2f} [{min(rs):.2f}-{max(rs):.2f}]".rjust(26))
+                rs = [new / old for new, old in zip(per[c], per[base])]
+                total = (sum(r[k] for r in res[c][g]) / sum(r[0] for r in res[c][g])) / (
+                    sum(r[k] for r in res[base][g]) / sum(r[0] for r in res[base][g]))
+                cells.append(f"{total:>8.2f} {statistics.median(rs):>8.2f} [{min(rs):.2f}-{max(rs):.2f}]".rjust(32))
             print(f"{g:<12}" + "".join(cells))
 
 

@@ -11,6 +11,7 @@ derived from the generated descriptors (no literal field numbers).
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import Any, Callable, Iterable, Sequence
 
 from google.protobuf import descriptor as _descriptor, json_format
@@ -118,7 +119,11 @@ def merge_records(message: Any, field: str, records: Iterable[Any], convert: Cal
     tricks): each record's entry is encoded once, the first time it is seen
     (:class:`_EntryCache`), and the entries are merged in one parse. Building
     each sub-message anew costs ~1-2 us per entry with upb, and the same
-    records are listed again at every decision of a round."""
+    records are listed again at every decision of a round.
+
+    While :func:`encoded_observation` runs the view, the entries are handed
+    to it instead (see there): it appends those of the top-level message to
+    the encoding rather than having them parsed in and serialised again."""
     d = message.DESCRIPTOR
     c = _ENTRIES.get((d, field, convert))
     if c is None or len(c.records) > _ENTRIES_MAX:
@@ -126,7 +131,40 @@ def merge_records(message: Any, field: str, records: Iterable[Any], convert: Cal
     get, new = c.entries.get, c.new
     data = b"".join([get(id(r)) or new(r) for r in records])
     if data:
-        message.MergeFromString(data)
+        held = _HELD_ENTRIES.get()
+        if held is None:
+            message.MergeFromString(data)
+        else:
+            held.append((message, data))
+
+
+#: while encoded_observation runs a view: the (message, encoded entries) merge_records was given
+_HELD_ENTRIES: ContextVar[list[tuple[Any, bytes]] | None] = ContextVar("_HELD_ENTRIES", default=None)
+
+
+def encoded_observation(game: Game, seat: int) -> bytes:
+    """The game's observation message for ``seat`` (:func:`game_observation`), encoded.
+
+    A protobuf encoding may carry a repeated field's entries anywhere, and a
+    parser appends them in the order it meets them: so the record entries a
+    view merges into its top-level message (a round's plays, its finished
+    tricks: most of an observation) are appended to the encoding of the rest
+    as they are, instead of being parsed into the message and serialised
+    again. Entries for a nested message are merged into it as usual. Parses
+    to exactly :func:`game_observation` (tests/test_protocol_fastpaths.py)."""
+    held: list[tuple[Any, bytes]] = []
+    token = _HELD_ENTRIES.set(held)
+    try:
+        obs = view_module(game.name).observation(game, seat)
+    finally:
+        _HELD_ENTRIES.reset(token)
+    tail = []
+    for message, data in held:
+        if message is obs:
+            tail.append(data)
+        else:
+            message.MergeFromString(data)
+    return obs.SerializeToString() + b"".join(tail)
 
 
 class _EntryCache:
@@ -221,7 +259,7 @@ def decision_body(game: Game, match_id: str, time_left_ms: int, bank_left_ms: in
     head = pb.DecisionRequest(match_id=match_id, seat=seat, kind=_DECISION_KIND_TO_PB[game.decision_kind()],
                               legal_actions_complete=complete, time_left_ms=time_left_ms,
                               bank_left_ms=bank_left_ms).SerializeToString()
-    obs = view_module(game.name).observation(game, seat).SerializeToString()
+    obs = encoded_observation(game, seat)
     return b"".join((head, _entry(_OBSERVATION_KEY, _entry(_OBSERVATION_GAME_KEY[game.name], obs)),
                      _legal_actions_bytes(legal), _entries(_DR_EVENTS_KEY, events)))
 
@@ -242,7 +280,7 @@ _FD = _descriptor.FieldDescriptor
 _WIRE_VARINT, _WIRE_LEN = 0, 2
 
 
-def _varint(n: int) -> bytes:
+def _encode_varint(n: int) -> bytes:
     """Protobuf varint of ``n`` (a negative int as its 64-bit two's complement)."""
     if n < 0:
         n += 1 << 64
@@ -252,6 +290,15 @@ def _varint(n: int) -> bytes:
         n >>= 7
     out.append(n)
     return bytes(out)
+
+
+#: the varints of 0 .. 2**14 - 1 (one or two bytes): lengths, keys, request ids, clock fields
+_SMALL_VARINTS = tuple(_encode_varint(n) for n in range(1 << 14))
+
+
+def _varint(n: int) -> bytes:
+    """:func:`_encode_varint`, from a table for the common small values."""
+    return _SMALL_VARINTS[n] if 0 <= n < 16384 else _encode_varint(n)
 
 
 def _key(field: Any, wire_type: int) -> bytes:

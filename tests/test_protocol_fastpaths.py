@@ -72,7 +72,10 @@ def test_requests_and_events_equal_the_plain_protobuf_calls(game_name: str) -> N
             assert protocol.message_to_json(msg) == _dict(msg)
             want.events.extend(want_events)
             assert msg == pb.RefereeMessage(decision_request=want)
-            # the encoded request (what a service link hands gRPC) parses to the same message
+            # the encoded observation (record entries appended, not parsed in) and the
+            # encoded request (what a service link hands gRPC) parse to the same messages
+            obs = protocol.game_observation(g, seat)
+            assert type(obs).FromString(protocol.encoded_observation(g, seat)) == obs
             body = protocol.decision_body(g, "m", 900, 50, events)
             assert pb.RefereeMessage.FromString(protocol.numbered_request(body, seq + 1)) == msg
             events = []

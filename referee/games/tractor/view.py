@@ -90,7 +90,10 @@ _MESSAGES: dict[type, Any] = {
     E.TrickEnd: tpb.TractorTrickEnd, E.Trick: tpb.TractorTrick, E.RoundResult: tpb.TractorRoundResult,
     E.MatchEnd: tpb.TractorMatchEnd,
 }
-_FIELDS = {t: tuple(f.name for f in fields(t)) for t in _MESSAGES}
+#: record type -> its fields, each with whether it holds records (a nested
+#: message, or a repeated one: a tuple of records), from the message's descriptor
+_FIELDS = {t: tuple((f.name, m.DESCRIPTOR.fields_by_name[f.name].message_type is not None) for f in fields(t))
+           for t, m in _MESSAGES.items()}
 #: record type -> its field of the TractorEvent oneof
 _EVENT_FIELD = {
     E.DealStart: "round_start", E.CardDealt: "card_dealt", E.DeclarePass: "declare_pass",
@@ -102,19 +105,15 @@ _EVENT_FIELD = {
 
 def _message(record: Any) -> Any:
     """The message of a record (see :data:`_MESSAGES`)."""
-    t = type(record)
     kw = {}
-    for f in _FIELDS[t]:
-        v = getattr(record, f)
+    for name, holds_records in _FIELDS[type(record)]:
+        v = getattr(record, name)
         if v is None:
             continue  # an optional sub-message not set
-        tv = type(v)
-        if tv in _MESSAGES:
-            v = _message(v)
-        elif tv is tuple and v and type(v[0]) in _MESSAGES:
-            v = [_message(x) for x in v]
-        kw[f] = v
-    return _MESSAGES[t](**kw)
+        if holds_records:
+            v = [_message(x) for x in v] if type(v) is tuple else _message(v)
+        kw[name] = v
+    return _MESSAGES[type(record)](**kw)
 
 
 def event_message(record: Any) -> tpb.TractorEvent:
