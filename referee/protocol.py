@@ -128,8 +128,7 @@ def merge_records(message: Any, field: str, records: Iterable[Any], convert: Cal
     c = _ENTRIES.get((d, field, convert))
     if c is None or len(c.records) > _ENTRIES_MAX:
         c = _ENTRIES[d, field, convert] = _EntryCache(_key(d.fields_by_name[field], _WIRE_LEN), convert)
-    get, new = c.entries.get, c.new
-    data = b"".join([get(id(r)) or new(r) for r in records])
+    data = c.join(records)
     if data:
         held = _HELD_ENTRIES.get()
         if held is None:
@@ -171,15 +170,40 @@ class _EntryCache:
     """The encoded entries (key, length, message) of one repeated field of one
     message type, for the records already seen, by record identity. Records
     never change, so an entry cannot go stale; the cache holds each record,
-    so no other object can have its id meanwhile."""
+    so no other object can have its id meanwhile.
 
-    __slots__ = ("key", "convert", "entries", "records")
+    Most lists a view lists grow at the end (a round's plays): the last list
+    joined is kept per first record, and a list that starts with it (the
+    same records, compared in C) only needs its new records looked up."""
+
+    __slots__ = ("key", "convert", "entries", "records", "lists")
 
     def __init__(self, key: bytes, convert: Callable[[Any], Any]):
         self.key = key  # the field's encoded key
         self.convert = convert  # record -> its message
         self.entries: dict[int, bytes] = {}  # id(record) -> its entry
         self.records: list[Any] = []  # the records of `entries`, kept alive
+        #: id(first record) -> (the last list joined that starts with it, its entries joined)
+        self.lists: dict[int, tuple[list[Any], bytes]] = {}
+
+    def join(self, records: Iterable[Any]) -> bytes:
+        """The entries of ``records``, in order, joined."""
+        if type(records) is not list:
+            records = list(records)
+        if not records:
+            return b""
+        get, new = self.entries.get, self.new
+        start = self.lists.get(id(records[0]))
+        if start is not None and len(records) >= len(start[0]) and records[:len(start[0])] == start[0]:
+            done, data = start
+            if len(records) > len(done):
+                data += b"".join([get(id(r)) or new(r) for r in records[len(done):]])
+        else:
+            data = b"".join([get(id(r)) or new(r) for r in records])
+        if len(self.lists) >= _LISTS_MAX:
+            self.lists.clear()
+        self.lists[id(records[0])] = (records.copy(), data)  # a copy: the view's list may grow
+        return data
 
     def new(self, record: Any) -> bytes:
         """Encode and keep the entry of a record not seen before."""
@@ -192,6 +216,7 @@ class _EntryCache:
 #: per (message type, field, converter): its entries, see merge_records
 _ENTRIES: dict[tuple[Any, str, Any], _EntryCache] = {}
 _ENTRIES_MAX = 50_000  # entries per cache (a full cache is replaced by an empty one)
+_LISTS_MAX = 1_000  # lists kept per cache (see _EntryCache; cleared when full)
 
 
 # ----------------------------------------------------------------------------- decision requests

@@ -53,6 +53,12 @@ def test_compare_interleaves_checkouts_and_prints_ratios() -> None:
     assert len(rows) == 2  # CPU and wall tables
     for r in rows:
         assert float(r[1]) > 0 and float(r[2]) > 0 and float(r[3]) > 0
+    alone = subprocess.run([PY, str(ROOT / "bench" / "compare.py"), str(ROOT), str(ROOT), "--runs", "1",
+                            "--matches", "1", "--games", "smear", "--referee-only"],
+                           capture_output=True, text=True, timeout=420, cwd=str(ROOT))
+    assert alone.returncode == 0, alone.stderr[-3000:]
+    rows = [ln.split() for ln in alone.stdout.splitlines() if ln.startswith("smear")]
+    assert len(rows) == 1 and float(rows[0][1]) > 0 and float(rows[0][2]) > 0  # one table: CPU only
     bad = subprocess.run([PY, str(ROOT / "bench" / "compare.py"), str(ROOT)], capture_output=True, text=True,
                          timeout=60, cwd=str(ROOT))
     assert bad.returncode == 2 and "at least two checkouts" in bad.stderr

@@ -133,3 +133,40 @@ def test_fields_at_their_default_are_written_and_old_logs_normalise() -> None:
     assert "call" not in protocol.message_to_json(doudizhu_pb2.DouDizhuEvent())
     # a log line written before defaults were written out reads as today's
     assert protocol.normalised_json({"call": {}}, doudizhu_pb2.DouDizhuEvent) == {"call": {"seat": 0, "amount": 0}}
+
+
+def _plain_merge(message, field, records, convert) -> None:
+    """What protocol.merge_records stands for, without any cache."""
+    if message.DESCRIPTOR.fields_by_name[field].is_repeated:
+        getattr(message, field).extend(convert(r) for r in records)
+    else:
+        for r in records:
+            getattr(message, field).MergeFrom(convert(r))
+
+
+@pytest.mark.parametrize("game_name", [g for g in implemented() if g in PLAYERS])
+def test_cached_record_entries_equal_the_records_converted_anew(game_name: str,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    # the views merge their lists of records through protocol.merge_records (entries
+    # cached per record, lists that grow at the end joined from the last one): at every
+    # decision of seeded matches, every seat's observation (as a message and encoded)
+    # equals the one built with each record converted anew
+    from referee.games import view_module
+
+    view = view_module(game_name)
+    n = PLAYERS[game_name]
+    checked = 0
+    for seed in range(2):
+        g = game_class(game_name)(n, None, ONE_ROUND[game_name], seeded_rng(seed))
+        rng = random.Random(seed)
+        while g.to_act is not None:
+            for s in range(n):
+                got, encoded = protocol.game_observation(g, s), protocol.encoded_observation(g, s)
+                with monkeypatch.context() as m:
+                    m.setattr(view, "merge_records", _plain_merge)
+                    want = view.observation(g, s)
+                assert got == want and type(want).FromString(encoded) == want
+                checked += 1
+            g.apply(g.to_act, rng.choice(g.legal_actions()[0]))
+            g.pop_events()
+    assert checked > 100
