@@ -281,9 +281,10 @@ def decision_body(game: Game, match_id: str, time_left_ms: int, bank_left_ms: in
     if seat is None:
         raise ValueError("no decision pending: the match is over")
     legal, complete = game.legal_actions()
-    head = pb.DecisionRequest(match_id=match_id, seat=seat, kind=_DECISION_KIND_TO_PB[game.decision_kind()],
-                              legal_actions_complete=complete, time_left_ms=time_left_ms,
-                              bank_left_ms=bank_left_ms).SerializeToString()
+    head = (_match_id_entry(_DR_MATCH_ID_KEY, match_id) + _varint_field(_DR_SEAT_KEY, seat)
+            + _varint_field(_DR_KIND_KEY, _DECISION_KIND_TO_PB[game.decision_kind()])
+            + _varint_field(_DR_COMPLETE_KEY, bool(complete)) + _varint_field(_DR_TIME_LEFT_KEY, time_left_ms)
+            + _varint_field(_DR_BANK_LEFT_KEY, bank_left_ms))
     obs = encoded_observation(game, seat)
     return b"".join((head, _entry(_OBSERVATION_KEY, _entry(_OBSERVATION_GAME_KEY[game.name], obs)),
                      _legal_actions_bytes(legal), _entries(_DR_EVENTS_KEY, events)))
@@ -341,6 +342,27 @@ def _entries(key: bytes, payloads: Iterable[bytes]) -> bytes:
     return b"".join([key + _varint(len(p)) + p for p in payloads])
 
 
+def _varint_field(key: bytes, value: int) -> bytes:
+    """An encoded varint field (an integer, bool or enum; ``key`` from :func:`_key`),
+    or nothing for 0: a field at its default is left out, as protobuf does."""
+    return key + _varint(value) if value else b""
+
+
+def _match_id_entry(key: bytes, match_id: str) -> bytes:
+    """The encoded ``match_id`` field (``key``) of a message, cached: a match
+    sends the same id in every request and event."""
+    b = _MATCH_ID_ENTRY.get((key, match_id))
+    if b is None:
+        if len(_MATCH_ID_ENTRY) >= 10_000:
+            _MATCH_ID_ENTRY.clear()
+        b = _MATCH_ID_ENTRY[key, match_id] = _entry(key, match_id.encode()) if match_id else b""
+    return b
+
+
+#: (field key, match id) -> its encoded field
+_MATCH_ID_ENTRY: dict[tuple[bytes, str], bytes] = {}
+
+
 _DR_FIELDS = pb.DecisionRequest.DESCRIPTOR.fields_by_name
 _ACTION_FIELDS = pb.Action.DESCRIPTOR.fields_by_name
 _DECISION_REQUEST_KEY = _key(pb.RefereeMessage.DESCRIPTOR.fields_by_name["decision_request"], _WIRE_LEN)
@@ -349,6 +371,16 @@ _OBSERVATION_KEY = _key(_DR_FIELDS["observation"], _WIRE_LEN)
 #: game name -> the key of its field of the Observation oneof
 _OBSERVATION_GAME_KEY = {f.name: _key(f, _WIRE_LEN) for f in pb.Observation.DESCRIPTOR.fields}
 _DR_EVENTS_KEY = _key(_DR_FIELDS["events"], _WIRE_LEN)
+_DR_MATCH_ID_KEY = _key(_DR_FIELDS["match_id"], _WIRE_LEN)
+_DR_SEAT_KEY = _key(_DR_FIELDS["seat"], _WIRE_VARINT)
+_DR_KIND_KEY = _key(_DR_FIELDS["kind"], _WIRE_VARINT)
+_DR_COMPLETE_KEY = _key(_DR_FIELDS["legal_actions_complete"], _WIRE_VARINT)
+_DR_TIME_LEFT_KEY = _key(_DR_FIELDS["time_left_ms"], _WIRE_VARINT)
+_DR_BANK_LEFT_KEY = _key(_DR_FIELDS["bank_left_ms"], _WIRE_VARINT)
+_EVENT_FIELDS = pb.Event.DESCRIPTOR.fields_by_name
+_EVENT_MATCH_ID_KEY = _key(_EVENT_FIELDS["match_id"], _WIRE_LEN)
+_EVENT_SEQ_KEY = _key(_EVENT_FIELDS["seq"], _WIRE_VARINT)
+_EVENT_IS_PRIVATE_KEY = _key(_EVENT_FIELDS["is_private"], _WIRE_VARINT)
 _ME_EVENTS_KEY = _key(pb.MatchEnded.DESCRIPTOR.fields_by_name["events"], _WIRE_LEN)
 _LEGAL_ACTIONS_KEY = _key(_DR_FIELDS["legal_actions"], _WIRE_LEN)
 _KIND_FIELD = {k: _key(_ACTION_FIELDS["kind"], _WIRE_VARINT) + _varint(v) for k, v in _ACTION_KIND_TO_PB.items()}
@@ -426,7 +458,8 @@ def event_bytes(game_name: str, match_id: str, seq: int, ev: Event, payload: Any
     """:func:`event_pb`, encoded: what a seat that bundles its events gets
     inside its next request (:func:`decision_body`) or ``MatchEnded``
     (:func:`add_match_ended_events`), encoded once for all of them."""
-    head = pb.Event(match_id=match_id, seq=seq, is_private=ev.to is not None).SerializeToString()
+    head = (_match_id_entry(_EVENT_MATCH_ID_KEY, match_id) + _varint_field(_EVENT_SEQ_KEY, seq)
+            + _varint_field(_EVENT_IS_PRIVATE_KEY, ev.to is not None))
     body = (event_payload(game_name, ev) if payload is None else payload).SerializeToString()
     return head + _entry(_EVENT_GAME_KEY[game_name], body)
 

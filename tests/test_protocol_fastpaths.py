@@ -170,3 +170,13 @@ def test_cached_record_entries_equal_the_records_converted_anew(game_name: str,
             g.apply(g.to_act, rng.choice(g.legal_actions()[0]))
             g.pop_events()
     assert checked > 100
+
+
+def test_encoded_request_fields_at_their_defaults_and_large() -> None:
+    # fields at 0 are left out, as protobuf leaves them out; large and multi-byte values
+    g = game_class("smear")(3, None, ONE_ROUND["smear"], seeded_rng(4))
+    g.pop_events()
+    for match_id, request_id, left, bank in (("", 0, 0, 0), ("m" * 300, 2**40, 2**32 - 1, 16384), ("é-1", 1, 127, 128)):
+        got = pb.RefereeMessage.FromString(protocol.numbered_request(protocol.decision_body(g, match_id, left, bank),
+                                                                     request_id))
+        assert got == protocol.decision_message(g, match_id, request_id, left, bank)
