@@ -135,6 +135,10 @@ def _check_web(f: Path, labels: list[str]) -> None:
         assert lbl in index
     assert (out / "bots" / "newbot_v1.html").is_file() and (out / "matches.html").is_file()
     assert list((out / "replays").iterdir())
+    # a ladder only grows: its matches page lists the latest first
+    numbers = [int(n) for n in re.findall(r'<tr data-bots="[^"]*" data-match="[^"]*"><td>(\d+)</td>',
+                                          (out / "matches.html").read_text())]
+    assert len(numbers) > 1 and numbers == sorted(numbers, reverse=True)
 
 
 def _report(f: Path) -> Path:

@@ -366,7 +366,10 @@ class Pages:
         return {"bots": bots, "cells": cells}
 
     def matches(self) -> str:
-        return self._render("matches.html", "", matches=self.data.matches, bots=self.data.names)
+        matches = self.data.matches
+        if self.data.entrants is not None:  # a ladder only grows: its latest matches first
+            matches = matches[::-1]
+        return self._render("matches.html", "", matches=matches, bots=self.data.names)
 
     def bot(self, name: str) -> str:
         board = self.data.board
