@@ -68,7 +68,8 @@ asyncio.run(main(sys.argv[1].split(",")))
 #: with in-process seat links (bundled events, encoded requests where the
 #: checkout's runner has them, a random legal reply at once, the match log
 #: written); per match the CPU time minus the links' own (parsing the request
-#: and choosing a reply, what a bot does) is the referee's work per decision
+#: and choosing a reply, what a bot does) is the referee's work per decision;
+#: a request handed over as a message is serialised first, as gRPC would
 _REFEREE_ONLY_WORKER = """
 import asyncio, random, sys, time, tempfile
 from pathlib import Path
@@ -96,10 +97,11 @@ class Link(BasicSeatLink):
         return pb.ActionReply(match_id=r.match_id, request_id=r.request_id, action=self.rng.choice(r.legal_actions))
 
     async def ask(self, msg, timeout_s):
-        t0 = time.process_time()
         self.rid += 1
         msg.decision_request.request_id = self.rid
-        reply = self._reply(msg)
+        wire = msg.SerializeToString()  # what gRPC does with a message: the referee's work
+        t0 = time.process_time()
+        reply = self._reply(pb.RefereeMessage.FromString(wire))
         self.own[0] += time.process_time() - t0
         return reply, 1.0
 
