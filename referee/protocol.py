@@ -5,8 +5,11 @@ Everything the referee sends to a seat about game state is built here, from
 the game's view module (:func:`referee.games.view_module`:
 ``observation(game, seat)``, ``event_message(record)``) and the engine's
 ``legal_actions()``, so the leak tests can recompute it. Generic across games:
-no game's field appears here, and the bytes assembled for legal actions are
-derived from the generated descriptors (no literal field numbers).
+no game's field appears here. What the referee hands gRPC per decision is put
+together from encodings (:func:`decision_body`, :func:`event_bytes`: each
+part encoded once, the keys derived from the generated descriptors, no
+literal field numbers), and parses to exactly what the message builders here
+build (tests/test_protocol_fastpaths.py).
 """
 
 from __future__ import annotations
@@ -172,7 +175,7 @@ class _EntryCache:
     never change, so an entry cannot go stale; the cache holds each record,
     so no other object can have its id meanwhile.
 
-    Most lists a view lists grow at the end (a round's plays): the last list
+    Most lists a view merges grow at the end (a round's plays): the last list
     joined is kept per first record, and a list that starts with it (the
     same records, compared in C) only needs its new records looked up."""
 
