@@ -794,6 +794,31 @@ def _open_store(db: str):
         _fail(msg, 1)
 
 
+def lease_held_line(lease: dict) -> str:
+    """The status line of a tournament's (or ladder's) live lease: its pid, host
+    and the seconds since its last heartbeat."""
+    import socket
+    import time
+
+    host = "this host" if lease["host"] == socket.gethostname() else f"host {lease['host']}"
+    return f"  lease held by pid {lease['pid']} on {host} (heartbeat {time.time() - lease['heartbeat_at']:.0f} s ago)"
+
+
+def why_not_running(stale: dict | None, holder: str) -> str:
+    """Why an interrupted tournament (or ladder) runs nowhere, from the lease its
+    last ``holder`` ("driver", "process") left (``None``: none was left)."""
+    import time
+
+    from tournaments.store import LEASE_TTL_S
+
+    if stale is None:
+        return f"no {holder} holds its lease"
+    if time.time() - stale["heartbeat_at"] > LEASE_TTL_S:
+        return (f"the lease of its {holder} (pid {stale['pid']} on {stale['host']}) expired "
+                f"{time.time() - stale['heartbeat_at']:.0f} s after its last heartbeat")
+    return f"its {holder} (pid {stale['pid']} on {stale['host']}) is gone"
+
+
 @tournament_app.command("status")
 def tournament_status(
     name: Optional[str] = typer.Argument(None, help="Tournament name (default: the --config file's, else the latest)."),
@@ -803,12 +828,7 @@ def tournament_status(
 ) -> None:
     """Show a tournament's progress: matches done/total, state (running,
     interrupted or complete, and who holds the lease), faults."""
-    import socket
-    import time
-
     from tournaments.store import StorageError
-
-    from tournaments.store import LEASE_TTL_S
 
     db, cfg_name = _reading_db(db, config)
     store = _open_store(db)
@@ -831,19 +851,11 @@ def tournament_status(
     print(f"{t['name']}: {t['game']}, {len(rows)}/{t['total_matches']} matches done, status {state}, "
           f"aborted {aborted}" + (f", void {void}" if void else ""))
     if lease is not None:
-        host = "this host" if lease["host"] == socket.gethostname() else f"host {lease['host']}"
-        print(f"  lease held by pid {lease['pid']} on {host} (heartbeat {time.time() - lease['heartbeat_at']:.0f} s ago)")
+        print(lease_held_line(lease))
     elif state == "interrupted":
-        if stale is None:
-            why = "no driver holds its lease"
-        elif time.time() - stale["heartbeat_at"] > LEASE_TTL_S:
-            why = (f"the lease of its driver (pid {stale['pid']} on {stale['host']}) expired "
-                   f"{time.time() - stale['heartbeat_at']:.0f} s after its last heartbeat")
-        else:
-            why = f"its driver (pid {stale['pid']} on {stale['host']}) is gone"
         how = ("continue it with `referee ladder FILE`" if is_ladder
                else "finish it with `referee tournament run FILE --resume`")
-        print(f"  not running: {why}; {how}")
+        print(f"  not running: {why_not_running(stale, 'driver')}; {how}")
     elif state == "stopped":
         print("  not running (stopped); continue it with `referee ladder FILE`")
     for bot, kinds in sorted(fc.items()):

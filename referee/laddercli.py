@@ -350,13 +350,11 @@ def _stored_status(config: Path, db: Optional[str], json_out: bool) -> None:
     """``referee ladder status --config FILE``: the ladder's state from its database."""
     import json
     import shlex
-    import socket
-    import time
 
     from tournaments.ladder import load
     from tournaments.ladder_store import LadderStore
     from tournaments.spec import SpecError
-    from tournaments.store import LEASE_TTL_S, StorageError, Store
+    from tournaments.store import StorageError, Store
 
     try:
         spec = load(config)
@@ -394,17 +392,12 @@ def _stored_status(config: Path, db: Optional[str], json_out: bool) -> None:
         again += f" --db {shlex.quote(mask_url(db))}" + (" (with your password in place of ***)"
                                                           if mask_url(db) != db else "")
     print(f"ladder {spec.name}: {t['game']}, {finished} matches finished, {len(entrants)} entrants, status {state}")
+    from referee.cli import lease_held_line, why_not_running
+
     if lease is not None:
-        host = "this host" if lease["host"] == socket.gethostname() else f"host {lease['host']}"
-        print(f"  lease held by pid {lease['pid']} on {host} (heartbeat {time.time() - lease['heartbeat_at']:.0f} s ago)")
+        print(lease_held_line(lease))
     elif state == "interrupted":
-        if stale is None:
-            why = "no process holds its lease"
-        elif time.time() - stale["heartbeat_at"] > LEASE_TTL_S:
-            why = f"the lease of its process (pid {stale['pid']} on {stale['host']}) expired"
-        else:
-            why = f"its process (pid {stale['pid']} on {stale['host']}) is gone"
-        print(f"  not running: {why}; continue it with `{again}`")
+        print(f"  not running: {why_not_running(stale, 'process')}; continue it with `{again}`")
     else:
         print(f"  not running; continue it with `{again}`")
     for e in entrants:
