@@ -217,11 +217,10 @@ class SeatLink(Protocol):
       next ``DecisionRequest.events`` (or ``MatchEnded.events``) instead of
       sending them;
     * ``encoded_requests`` -- the link takes its decision requests already
-      encoded (:meth:`ask_encoded`, with
-      :func:`referee.protocol.decision_body`) instead of as a message
-      (:meth:`ask`): what a link that writes them to a stream wants, since
-      the encoded request is put together without building and copying the
-      message (:func:`referee.protocol.decision_body`);
+      encoded (:meth:`ask_encoded`) instead of as a message (:meth:`ask`):
+      what a link that writes them to a stream wants, since
+      :func:`referee.protocol.decision_body` puts the bytes together without
+      building the message and copying the observation and events into it;
     * stray reporting -- :meth:`attach` is handed a :class:`StrayReporter` once,
       before the match starts; a link without strays ignores it;
     * ``no_show`` -- the seat's bot never connected: a ``no_show`` fault and
