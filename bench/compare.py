@@ -32,6 +32,7 @@ asserts nothing; every process it starts is stopped.
 from __future__ import annotations
 
 import argparse
+import select
 import statistics
 import subprocess
 import sys
@@ -146,7 +147,12 @@ class Worker:
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
     def _line(self) -> str:
-        line = self.p.stdout.readline() if self.p.stdout else ""
+        """The worker's next line; RuntimeError if it stops, or says nothing within the timeout."""
+        assert self.p.stdout is not None
+        if not select.select([self.p.stdout], [], [], self.timeout_s)[0]:
+            self.p.kill()
+            raise RuntimeError(f"the worker in {self.checkout} said nothing for {self.timeout_s:.0f} s")
+        line = self.p.stdout.readline()
         if not line:
             err = self.p.stderr.read() if self.p.stderr else ""
             raise RuntimeError(f"the worker in {self.checkout} stopped:\n{err[-2000:]}")
@@ -202,13 +208,21 @@ def compare(checkouts: list[Path], games: list[str], runs: int, matches: int, ti
     return out
 
 
+def _labels(checkouts: list[Path]) -> list[str]:
+    """Column labels: each checkout's folder name ("." is named after its folder
+    too), with the path where two folders share a name."""
+    names = [c.resolve().name for c in checkouts]
+    return [n if names.count(n) == 1 else str(c) for n, c in zip(names, checkouts)]
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("checkouts", nargs="+", type=Path, help="source checkouts; the first is the baseline")
     ap.add_argument("--runs", type=int, default=6, help="rounds (default 6)")
     ap.add_argument("--matches", type=int, default=6, help="matches per game, round and checkout (default 6)")
     ap.add_argument("--games", default=",".join(GAMES), help="comma-separated games")
-    ap.add_argument("--timeout", type=float, default=900, help="seconds a worker may take to start")
+    ap.add_argument("--timeout", type=float, default=900,
+                    help="seconds a worker may take to start, or to play one match (default 900)")
     ap.add_argument("--referee-only", action="store_true",
                     help="the referee's own work alone: in-process seat links instead of gRPC and bot processes")
     a = ap.parse_args(argv)
@@ -217,21 +231,29 @@ def main(argv: list[str] | None = None) -> None:
     for c in a.checkouts:
         if not (c / "bench" / "transport.py").is_file():
             ap.error(f"{c}: not a source checkout (no bench/transport.py)")
+    if len({c.resolve() for c in a.checkouts}) < len(a.checkouts):
+        ap.error("a checkout is given twice: make a second one with `git worktree add DIR COMMIT`")
     games = [g for g in a.games.split(",") if g]
+    unknown = [g for g in games if g not in GAMES]
+    if unknown or not games:
+        ap.error(f"unknown game {', '.join(unknown) or '(none given)'}: choose from {', '.join(GAMES)}")
+    if a.runs < 1 or a.matches < 1:
+        ap.error("--runs and --matches must be at least 1")
     try:
         res = compare(a.checkouts, games, a.runs, a.matches, a.timeout, a.referee_only)
     except RuntimeError as e:
         sys.exit(f"error: {e}")
     base = a.checkouts[0]
-    names = [c.name or str(c) for c in a.checkouts]
+    names = _labels(a.checkouts)
     tables = ((1, "referee CPU per decision (µs)"), (2, "wall clock per decision (µs)"))
     if a.referee_only:
         tables = ((1, "referee-only CPU per decision (µs): in-process links, their own time taken out"),)
     for k, what in tables:
-        print(f"\n{what}, {a.runs} rounds of {a.matches} matches per game, the checkouts taking turns match by "
-              f"match; against {names[0]}: ratio of the totals, median of the per-round ratios [range]")
+        print(f"\n{what}, {a.runs} round(s) of {a.matches} match(es) per game, the checkouts taking turns "
+              f"match by match; each checkout against {names[0]}: the ratio of the totals, then the median of "
+              f"the per-round ratios [their range]")
         print("game        " + "".join(f"{n[:14]:>16}" for n in names)
-              + "".join(f"{(n[:10] + '/' + names[0][:6]):>32}" for n in names[1:]))
+              + "".join(f"{(n[:12] + ' vs ' + names[0][:12]):>32}" for n in names[1:]))
         for g in games:
             per = {c: [r[k] * 1e6 / r[0] for r in res[c][g]] for c in a.checkouts}
             cells = [f"{statistics.median(per[c]):>16.0f}" for c in a.checkouts]

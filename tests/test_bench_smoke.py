@@ -45,20 +45,24 @@ def test_bench_quick_reports_every_section(tmp_path: Path) -> None:
     assert rep["targets"] and all(isinstance(t["met"], bool) for t in rep["targets"])
 
 
-def test_compare_interleaves_checkouts_and_prints_ratios() -> None:
-    p = subprocess.run([PY, str(ROOT / "bench" / "compare.py"), str(ROOT), str(ROOT), "--runs", "1", "--matches", "1",
-                        "--games", "smear"], capture_output=True, text=True, timeout=420, cwd=str(ROOT))
+def test_compare_interleaves_checkouts_and_prints_ratios(tmp_path: Path) -> None:
+    other = tmp_path / "other"  # a second checkout (of HEAD): one given twice is refused
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(other)], check=True, timeout=120)
+    compare = [PY, str(ROOT / "bench" / "compare.py")]
+    p = subprocess.run(compare + [str(other), str(ROOT), "--runs", "1", "--matches", "1", "--games", "smear"],
+                       capture_output=True, text=True, timeout=420, cwd=str(ROOT))
     assert p.returncode == 0, p.stderr[-3000:]
     rows = [ln.split() for ln in p.stdout.splitlines() if ln.startswith("smear")]
     assert len(rows) == 2  # CPU and wall tables
     for r in rows:
         assert float(r[1]) > 0 and float(r[2]) > 0 and float(r[3]) > 0
-    alone = subprocess.run([PY, str(ROOT / "bench" / "compare.py"), str(ROOT), str(ROOT), "--runs", "1",
-                            "--matches", "1", "--games", "smear", "--referee-only"],
-                           capture_output=True, text=True, timeout=420, cwd=str(ROOT))
+    alone = subprocess.run(compare + [str(other), str(ROOT), "--runs", "1", "--matches", "1", "--games", "smear",
+                                      "--referee-only"], capture_output=True, text=True, timeout=420, cwd=str(ROOT))
     assert alone.returncode == 0, alone.stderr[-3000:]
     rows = [ln.split() for ln in alone.stdout.splitlines() if ln.startswith("smear")]
     assert len(rows) == 1 and float(rows[0][1]) > 0 and float(rows[0][2]) > 0  # one table: CPU only
-    bad = subprocess.run([PY, str(ROOT / "bench" / "compare.py"), str(ROOT)], capture_output=True, text=True,
-                         timeout=60, cwd=str(ROOT))
-    assert bad.returncode == 2 and "at least two checkouts" in bad.stderr
+    for args, says in (([str(ROOT)], "at least two checkouts"), ([str(ROOT), str(ROOT)], "given twice"),
+                       ([str(other), str(ROOT), "--games", "smaer"], "unknown game smaer"),
+                       ([str(other), str(ROOT), "--runs", "0"], "at least 1")):
+        bad = subprocess.run(compare + args, capture_output=True, text=True, timeout=60, cwd=str(ROOT))
+        assert bad.returncode == 2 and says in bad.stderr, bad.stderr
