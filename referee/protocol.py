@@ -140,6 +140,40 @@ def merge_records(message: Any, field: str, records: Iterable[Any], convert: Cal
             held.append((message, data))
 
 
+def merge_part(message: Any, build: Callable[..., Any], *args: Any) -> None:
+    """Merge ``build(*args)`` (a message of ``message``'s type) into ``message``,
+    encoded once per distinct ``args``: for the fields of an observation that
+    stay the same over many decisions (a match's rules, a round's setup, a
+    hand between two plays).
+
+    ``build`` must be a pure function of its arguments (it reads nothing
+    else), the arguments hashable values (tuples, not lists), and the fields
+    it sets set nowhere else in ``message`` (the part's encoding is appended,
+    so for a scalar field set twice the part would win). Then the cached
+    encoding is exactly what ``build(*args)`` would give, and merging it is
+    what ``message.MergeFrom(build(*args))`` does
+    (tests/test_protocol_fastpaths.py compares every observation with the
+    one built without the cache). ``TypeError`` for an unhashable argument."""
+    key = (build, args)
+    data = _PARTS.get(key)
+    if data is None:
+        data = build(*args).SerializeToString()
+        if len(_PARTS) >= _PARTS_MAX:
+            _PARTS.clear()
+        _PARTS[key] = data
+    if data:
+        held = _HELD_ENTRIES.get()
+        if held is None:
+            message.MergeFromString(data)
+        else:
+            held.append((message, data))
+
+
+#: (build, args) -> the encoding of build(*args), see merge_part; cleared when full
+_PARTS: dict[tuple[Any, tuple[Any, ...]], bytes] = {}
+_PARTS_MAX = 20_000
+
+
 #: while encoded_observation runs a view: the (message, encoded entries) merge_records was given
 _HELD_ENTRIES: ContextVar[list[tuple[Any, bytes]] | None] = ContextVar("_HELD_ENTRIES", default=None)
 
@@ -195,14 +229,24 @@ class _EntryCache:
             records = list(records)
         if not records:
             return b""
+        last = self.lists.get(id(records[0]))
+        if last is not None:
+            done, data = last
+            n = len(done)
+            if len(records) == n:
+                if records == done:  # the same records as last time (compared in C, by identity first)
+                    return data
+            elif len(records) > n and records[:n] == done:  # grown at the end
+                return self._keep(records, data + self._joined(records, n))
+        return self._keep(records, self._joined(records, 0))
+
+    def _joined(self, records: list[Any], start: int) -> bytes:
+        """The entries of ``records[start:]`` joined."""
         get, new = self.entries.get, self.new
-        start = self.lists.get(id(records[0]))
-        if start is not None and len(records) >= len(start[0]) and records[:len(start[0])] == start[0]:
-            done, data = start
-            if len(records) > len(done):
-                data += b"".join([get(id(r)) or new(r) for r in records[len(done):]])
-        else:
-            data = b"".join([get(id(r)) or new(r) for r in records])
+        return b"".join([get(id(r)) or new(r) for r in records[start:]])
+
+    def _keep(self, records: list[Any], data: bytes) -> bytes:
+        """Remember ``data`` as the entries of ``records``; returns ``data``."""
         if len(self.lists) >= _LISTS_MAX:
             self.lists.clear()
         self.lists[id(records[0])] = (records.copy(), data)  # a copy: the view's list may grow
@@ -489,8 +533,34 @@ def event_message(game_name: str, match_id: str, seq: int, ev: Event, payload: A
 
 
 def event_json(game_name: str, ev: Event, payload: Any = None) -> dict[str, Any]:
-    """The event as the match log writes it: its :func:`event_payload` as JSON."""
-    return message_to_json(event_payload(game_name, ev) if payload is None else payload)
+    """The event as the match log writes it: its :func:`event_payload`
+    (``payload``, if already built) as JSON (:func:`message_to_json`). The
+    dict may be shared with other events of equal records: never change it."""
+    return payload_json(event_payload(game_name, ev) if payload is None else payload)
+
+
+def payload_json(payload: Any) -> dict[str, Any]:
+    """:func:`message_to_json` of an event payload, kept per encoding: events
+    repeat (a pass, a lone low card: up to four fifths of a Dou Dizhu match's
+    events), and an encoding determines its message, so its JSON. The dict
+    may be shared with other events: never change it."""
+    d = payload.DESCRIPTOR
+    known = _JSON_BY_ENCODING.get(d)
+    if known is None:
+        known = _JSON_BY_ENCODING[d] = {}
+    encoded = payload.SerializeToString()
+    js = known.get(encoded)
+    if js is None:
+        js = message_to_json(payload)
+        if len(known) >= _JSON_BY_ENCODING_MAX:
+            known.clear()
+        known[encoded] = js
+    return js
+
+
+#: message type -> {encoding -> its message_to_json}, see payload_json; cleared when full
+_JSON_BY_ENCODING: dict[Any, dict[bytes, dict[str, Any]]] = {}
+_JSON_BY_ENCODING_MAX = 20_000
 
 
 def to_struct(d: dict[str, Any]) -> Struct:
@@ -543,7 +613,7 @@ def _plain_type(d: Any, seen: set[Any]) -> bool:
     if d in seen:
         return True
     seen.add(d)
-    if d.GetOptions().map_entry or d.file.name.startswith("google/protobuf/"):
+    if d.GetOptions().map_entry or d.file.name.startswith("google/protobuf/") or d.extension_ranges:
         return False
     for f in d.fields:
         if f.type == _FD.TYPE_BYTES:
@@ -578,28 +648,40 @@ def _json_converter(d: Any) -> Any:
             return str
         return None  # the value itself
 
-    table = {}
+    # Each field read by name (what ListFields costs per message, ~1 us with
+    # upb, is as much as reading every field of a game's message):
+    always: list[tuple[str, Any]] = []  # no presence: written even at the default
+    repeated: list[tuple[str, Any]] = []  # written even when empty
+    when_set: list[tuple[str, Any]] = []  # presence (a message, `optional`, a one-member oneof)
+    oneofs: list[tuple[str, dict[str, Any]]] = []  # a oneof: its member that is set, if any
     for f in d.fields:
-        table[f] = (f.name, value_fn(f), f.is_repeated)
-    # fields written even at their default: no presence (not a message, not in a oneof, not `optional`)
-    defaults: list[tuple[str, Any]] = []
-    for f in d.fields:
+        fn = value_fn(f)
         if f.is_repeated:
-            defaults.append((f.name, None))  # a new empty list per message
-        elif not f.has_presence:
-            fn = table[f][1]
-            defaults.append((f.name, f.default_value if fn is None else fn(f.default_value)))
+            repeated.append((f.name, fn))
+        elif f.containing_oneof is not None and len(f.containing_oneof.fields) > 1:
+            if f is f.containing_oneof.fields[0]:
+                oneofs.append((f.containing_oneof.name, {m.name: value_fn(m) for m in f.containing_oneof.fields}))
+        elif f.has_presence:
+            when_set.append((f.name, fn))
+        else:
+            always.append((f.name, fn))
 
     def conv(m: Any) -> dict[str, Any]:
-        js: dict[str, Any] = {name: [] if v is None else v for name, v in defaults}
-        for f, v in m.ListFields():
-            t = table.get(f)
-            if t is None:  # an extension, or a descriptor this table does not know
-                return _json_fallback(m)
-            name, fn, rep = t
-            if rep:
-                js[name] = list(v) if fn is None else [fn(x) for x in v]
-            else:
+        js: dict[str, Any] = {}
+        for name, fn in always:
+            v = getattr(m, name)
+            js[name] = v if fn is None else fn(v)
+        for name, fn in repeated:
+            v = getattr(m, name)
+            js[name] = list(v) if fn is None else [fn(x) for x in v]
+        for name, fn in when_set:
+            if m.HasField(name):
+                v = getattr(m, name)
+                js[name] = v if fn is None else fn(v)
+        for oneof, fns in oneofs:
+            name = m.WhichOneof(oneof)
+            if name is not None:
+                v, fn = getattr(m, name), fns[name]
                 js[name] = v if fn is None else fn(v)
         return js
 

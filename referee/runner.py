@@ -51,7 +51,7 @@ from referee.protocol import (
     event_json,
     event_message,
     event_payload,
-    message_to_json,
+    payload_json,
     normalised_json,
     to_struct,
 )
@@ -373,7 +373,7 @@ class MatchLog:
 
 
 def _event_line(seq: int, to: int | None, payload: Any) -> dict[str, Any]:
-    return {"event": message_to_json(payload), "seq": seq, "to": to, "type": "event"}
+    return {"event": payload_json(payload), "seq": seq, "to": to, "type": "event"}
 
 
 def _decision_line(seat: int, kind: str, request_id: int, reply: Action | None, applied: Action,

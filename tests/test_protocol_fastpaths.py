@@ -50,6 +50,7 @@ def test_requests_and_events_equal_the_plain_protobuf_calls(game_name: str) -> N
             for ev in g.pop_events():
                 seq += 1
                 payload = protocol.event_payload(game_name, ev)
+                # the log's JSON is kept per encoding: it equals the payload's own
                 assert protocol.message_to_json(payload) == _dict(payload) == protocol.event_json(game_name, ev)
                 want_ev = pb.Event(match_id="m", seq=seq, is_private=ev.to is not None)
                 getattr(want_ev, game_name).CopyFrom(payload)
@@ -135,6 +136,11 @@ def test_fields_at_their_default_are_written_and_old_logs_normalise() -> None:
     assert protocol.normalised_json({"call": {}}, doudizhu_pb2.DouDizhuEvent) == {"call": {"seat": 0, "amount": 0}}
 
 
+def _plain_part(message, build, *args) -> None:
+    """What protocol.merge_part stands for, without any cache."""
+    message.MergeFrom(build(*args))
+
+
 def _plain_merge(message, field, records, convert) -> None:
     """What protocol.merge_records stands for, without any cache."""
     if message.DESCRIPTOR.fields_by_name[field].is_repeated:
@@ -145,12 +151,14 @@ def _plain_merge(message, field, records, convert) -> None:
 
 
 @pytest.mark.parametrize("game_name", [g for g in implemented() if g in PLAYERS])
-def test_cached_record_entries_equal_the_records_converted_anew(game_name: str,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cached_parts_and_entries_equal_the_observation_built_anew(game_name: str,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     # the views merge their lists of records through protocol.merge_records (entries
-    # cached per record, lists that grow at the end joined from the last one): at every
-    # decision of seeded matches, every seat's observation (as a message and encoded)
-    # equals the one built with each record converted anew
+    # cached per record, lists that grow at the end joined from the last one) and the
+    # fields that stay the same over many decisions through protocol.merge_part (each
+    # part's encoding cached per distinct arguments): at every decision of seeded
+    # matches, every seat's observation (as a message and encoded) equals the one
+    # built with every part and record converted anew
     from referee.games import view_module
 
     view = view_module(game_name)
@@ -164,6 +172,8 @@ def test_cached_record_entries_equal_the_records_converted_anew(game_name: str,
                 got, encoded = protocol.game_observation(g, s), protocol.encoded_observation(g, s)
                 with monkeypatch.context() as m:
                     m.setattr(view, "merge_records", _plain_merge)
+                    if hasattr(view, "merge_part"):
+                        m.setattr(view, "merge_part", _plain_part)
                     want = view.observation(g, s)
                 assert got == want and type(want).FromString(encoded) == want
                 checked += 1
@@ -180,3 +190,15 @@ def test_encoded_request_fields_at_their_defaults_and_large() -> None:
         got = pb.RefereeMessage.FromString(protocol.numbered_request(protocol.decision_body(g, match_id, left, bank),
                                                                      request_id))
         assert got == protocol.decision_message(g, match_id, request_id, left, bank)
+
+
+def test_event_json_is_kept_per_encoding() -> None:
+    # equal payloads share their JSON (computed once); different ones do not
+    from referee.engine import Event
+    from referee.games.president import events as E
+
+    a, b = Event(E.TrickEnd(last_player=1, leader=2)), Event(E.TrickEnd(last_player=1, leader=0))
+    first = protocol.event_json("president", a)
+    assert protocol.event_json("president", a) is first
+    assert first == _dict(protocol.event_payload("president", a)) == {"trick_end": {"last_player": 1, "leader": 2}}
+    assert protocol.event_json("president", b) == {"trick_end": {"last_player": 1, "leader": 0}}

@@ -8,7 +8,7 @@ records (:mod:`.events`) into its ``BackAlleyEvent``. Nothing here changes the g
 from __future__ import annotations
 
 from cardgames.v1 import back_alley_pb2 as bpb
-from referee.protocol import merge_records
+from referee.protocol import merge_part, merge_records
 
 from . import events as E
 
@@ -42,21 +42,18 @@ def _trick(t: E.Trick) -> bpb.BackAlleyTrick:
 
 def observation(game, seat: int) -> bpb.BackAlleyObservation:
     """The ``BackAlleyObservation`` of ``seat``: its own hand and the public state of
-    spec section 9 (nothing of another hand or of the stock)."""
+    spec section 9 (nothing of another hand or of the stock).
+
+    The fields that stay the same over a round (its setup, the upcard and
+    trump) are built by :func:`_round_part` from its arguments alone and
+    merged in through :func:`referee.protocol.merge_part` (each distinct
+    part encoded once)."""
     g = game
     o = bpb.BackAlleyObservation()
     o.seat = seat  # §9: own seat
     o.phase = _PHASE[g.phase]
-    o.round_index = g.round_index  # §9: round index k (§2.2)
-    o.round_hand_size = g.hand_size  # §9: hand size h (§2.2)
-    o.last_round = g.params["last_round"]  # the last round index of the match (25 in the spec's match)
-    o.dealer = g.dealer  # §9: the dealer (§2.1)
-    o.passed_out_in_row = g.passed_out_in_row  # §9: pass-outs in a row at this index (§4.5)
-    o.totals.extend(g.totals)  # §9: both teams' totals (§7)
-    o.upcard = g.upcard  # §9: the upcard (§2.4)
-    o.trump = g.trump or ""  # §9: the trump suit, "" in a no-trump round (§2.4)
-    o.exchange_seat = g.exchange_seat  # §9: who exchanged a joker for the upcard (§2.4), -1 if nobody
-    o.laid_out_joker = g.laid_out_joker  # §9: the joker laid out (§2.4)
+    merge_part(o, _round_part, g.round_index, g.hand_size, g.params["last_round"], g.dealer, g.passed_out_in_row,
+               tuple(g.totals), g.upcard, g.trump or "", g.exchange_seat, g.laid_out_joker)
     o.hand.extend(g.hands[seat])  # §9: own hand, sorted (CONVENTIONS.md order)
     o.hand_counts.extend([len(h) for h in g.hands])  # §9: cards held by every seat
     merge_records(o, "bids", g.bid_log, _bid)  # §9: every bid and its seat, in order (§4.1)
@@ -73,6 +70,23 @@ def observation(game, seat: int) -> bpb.BackAlleyObservation:
         for i, c in enumerate(g.trick):
             add(seat=(g.trick_leader + i) & 3, card=c, trick_number=g.trick_number, position=i)
     return o
+
+
+def _round_part(round_index: int, round_hand_size: int, last_round: int, dealer: int, passed_out_in_row: int,
+                totals: tuple[int, int], upcard: str, trump: str, exchange_seat: int,
+                laid_out_joker: str) -> bpb.BackAlleyObservation:
+    """The round's setup, its upcard and trump."""
+    return bpb.BackAlleyObservation(
+        round_index=round_index,  # §9: round index k (§2.2)
+        round_hand_size=round_hand_size,  # §9: hand size h (§2.2)
+        last_round=last_round,  # the last round index of the match (25 in the spec's match)
+        dealer=dealer,  # §9: the dealer (§2.1)
+        passed_out_in_row=passed_out_in_row,  # §9: pass-outs in a row at this index (§4.5)
+        totals=totals,  # §9: both teams' totals (§7)
+        upcard=upcard,  # §9: the upcard (§2.4)
+        trump=trump,  # §9: the trump suit, "" in a no-trump round (§2.4)
+        exchange_seat=exchange_seat,  # §9: who exchanged a joker for the upcard (§2.4), -1 if nobody
+        laid_out_joker=laid_out_joker)  # §9: the joker laid out (§2.4)
 
 
 def event_message(record: E.BackAlleyEventRecord) -> bpb.BackAlleyEvent:

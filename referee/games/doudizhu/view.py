@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import fields
 
 from cardgames.v1 import doudizhu_pb2 as dpb
-from referee.protocol import merge_records
+from referee.protocol import merge_part, merge_records
 from referee.games.doudizhu import events as E
 from referee.games.doudizhu.game import DouDizhu
 
@@ -24,29 +24,29 @@ _PHASE = {"auction": dpb.DOU_DIZHU_PHASE_AUCTION, "play": dpb.DOU_DIZHU_PHASE_PL
 
 def observation(g: DouDizhu, seat: int) -> dpb.DouDizhuObservation:
     """The ``DouDizhuObservation`` of ``seat``: the public state (§10 "Public")
-    and its own hand (§10 "Private to seat s")."""
+    and its own hand (§10 "Private to seat s").
+
+    The fields that stay the same over many decisions (the match's settings,
+    the round's setup, the auction's outcome) are built by the ``_*_part``
+    functions below from their arguments alone and merged in through
+    :func:`referee.protocol.merge_part` (each distinct part encoded once)."""
     p = g.playp if g.phase != "auction" else None  # the round's play phase (also once the match is over)
     o = dpb.DouDizhuObservation(
-        players=g.players,  # §10 public: n
         seat=seat,  # the seat this observation is for
-        round=g.round,  # §10 public: the round number (§9)
-        rounds=g.params["rounds"],  # §10 public: the match parameter (§9 [GAME-1])
-        spring=g.spring,  # §10 public: variant flag (§11)
-        scores=g.scores,  # §10 public: every seat's score so far (§8)
         hand=g.hands[seat],  # §10 private: the seat's own hand, canonical order (§2.3)
         hand_sizes=[len(h) for h in g.hands],  # §10 public: cards each seat holds
         phase=_PHASE[g.phase],  # auction, play or over
-        marker=g.marker,  # §10 public: the marker's code (§2.2)
-        first_bidder=g.first_bidder,  # §10 public: the first bidder (§2.2)
-        high_bid=g.auction.high,  # §4: the highest bid so far (0 = none)
-        landlord=-1, top_seat=-1, multiplier=1)  # defaults before the play phase
+        high_bid=g.auction.high)  # §4: the highest bid so far (0 = none)
+    merge_part(o, _match_part, g.players, g.params["rounds"], g.spring)
+    merge_part(o, _round_part, g.round, tuple(g.scores), g.marker, g.first_bidder)
     merge_records(o, "calls", g.auction.calls, _call)  # §10 public: every auction action, in order (§4)
     merge_records(o, "history", g.history, _play)  # §10 public: every play and pass of the round, in order
     merge_records(o, "results", g.results, _round_end)  # §10 public: the finished rounds' outcomes (§8)
-    if p is not None:
-        o.landlord = p.landlord  # §10 public: the landlord's seat (§4 [AUC-7])
-        o.bid = g.auction.bid  # §10 public: the winning bid
-        o.kitty.extend(g.kitty)  # §10 public once a landlord is found (§4 [AUC-8])
+    if p is None:
+        o.landlord = o.top_seat = -1  # none yet
+        o.multiplier = 1
+    else:
+        merge_part(o, _landlord_part, p.landlord, g.auction.bid, tuple(g.kitty))
         merge_records(o, "trick", g.trick(), _play)  # §7.1: the current trick's plays and passes
         o.top.extend(p.top_cards)  # §7.1: the play to beat (empty on a lead)
         o.top_seat = p.top_seat  # §7.1: who played it (-1 on a lead)
@@ -55,6 +55,31 @@ def observation(g: DouDizhu, seat: int) -> dpb.DouDizhuObservation:
         o.multiplier = 1 << p.doublings  # §10 public: the current multiplier (§8)
         o.played.extend(g.played)  # §10 public: every card played this round
     return o
+
+
+def _match_part(players: int, rounds: int, spring: bool) -> dpb.DouDizhuObservation:
+    """The match's settings."""
+    return dpb.DouDizhuObservation(
+        players=players,  # §10 public: n
+        rounds=rounds,  # §10 public: the match parameter (§9 [GAME-1])
+        spring=spring)  # §10 public: variant flag (§11)
+
+
+def _round_part(round: int, scores: tuple[int, ...], marker: str, first_bidder: int) -> dpb.DouDizhuObservation:
+    """The round's setup."""
+    return dpb.DouDizhuObservation(
+        round=round,  # §10 public: the round number (§9)
+        scores=scores,  # §10 public: every seat's score so far (§8)
+        marker=marker,  # §10 public: the marker's code (§2.2)
+        first_bidder=first_bidder)  # §10 public: the first bidder (§2.2)
+
+
+def _landlord_part(landlord: int, bid: int, kitty: tuple[str, ...]) -> dpb.DouDizhuObservation:
+    """The auction's outcome."""
+    return dpb.DouDizhuObservation(
+        landlord=landlord,  # §10 public: the landlord's seat (§4 [AUC-7])
+        bid=bid,  # §10 public: the winning bid
+        kitty=kitty)  # §10 public once a landlord is found (§4 [AUC-8])
 
 
 def _call(c: tuple[int, int]) -> dpb.DouDizhuCall:

@@ -8,7 +8,7 @@ records (:mod:`.events`) into its ``PresidentEvent``. Nothing here changes the g
 from __future__ import annotations
 
 from cardgames.v1 import president_pb2 as ppb
-from referee.protocol import merge_records
+from referee.protocol import merge_part, merge_records
 
 from . import events as E
 from .rules import sort_cards
@@ -35,30 +35,27 @@ def _transfer(t: E.Transfer, cards: bool) -> ppb.PresidentTransfer:
 
 def observation(game, seat: int) -> ppb.PresidentObservation:
     """The ``PresidentObservation`` of ``seat`` (spec 9): its own hand, the cards
-    of the exchange transfers it took part in, and the public state only."""
+    of the exchange transfers it took part in, and the public state only.
+
+    The fields that stay the same over many decisions are built by the small
+    functions below, each from its arguments alone, and merged in through
+    :func:`referee.protocol.merge_part` (each distinct part encoded once)."""
     g = game
     o = ppb.PresidentObservation()
-    o.players = g.players  # §9: number of players
+    merge_part(o, _match_part, g.players, tuple(g.variant.items()), tuple(g.params.items()))
+    merge_part(o, _round_part, g.round, g.dealer, g.first_leader, tuple(g.roles_held), tuple(g.totals),
+               tuple(g.prev_order or ()))
     o.seat = seat  # §9: own seat
-    o.round = g.round  # §9: the round number
-    o.dealer = g.dealer  # §9, §2.2: the round's dealer
-    o.first_leader = g.first_leader  # §9, §6.8: the round's first leader
-    o.phase = _PHASE[g.phase]
-    o.roles.extend(g.roles_held)  # §9, §4: every seat's role from the previous round
-    o.totals.extend(g.totals)  # §9, §8: every seat's total score
-    o.last_order.extend(g.prev_order or ())  # §9, §7: the previous round's finishing order
     o.hand.extend(sort_cards(g.hands[seat]))  # §9: own hand, in card order (§3.3)
+    pending = g.pending
     # §9: cards in every hand; a return chosen but not yet delivered (§5.2) is still held
-    o.hand_sizes.extend([len(h) + len(g.pending.get(s, ())) for s, h in enumerate(g.hands)])
+    o.hand_sizes.extend([len(h) + len(pending[s]) if s in pending else len(h) for s, h in enumerate(g.hands)]
+                        if pending else [len(h) for h in g.hands])
+    if g.exchange_log:  # §9: every transfer and its count; its cards only to its giver and receiver
+        merge_part(o, _exchange_part, seat, tuple(g.exchange_log))
+    o.phase = _PHASE[g.phase]
     o.to_act = -1 if g.to_act is None else g.to_act  # §9: whose turn it is
     o.return_to = o.trick_leader = o.top_seat = -1  # none, unless set below
-    rules = o.rules  # §9: the match parameters and variant flags (§10), named as in the spec
-    for name, value in (*g.variant.items(), *g.params.items()):
-        setattr(rules, name, value)
-    add = o.exchange.add
-    for t in g.exchange_log:  # §9: every transfer and its count; its cards only to its giver and receiver
-        add(kind=t.kind, from_seat=t.from_seat, to_seat=t.to_seat, count=len(t.cards),
-            cards=t.cards if seat in (t.from_seat, t.to_seat) else ())
     if g.phase == "exchange":
         returner, receiver, k, optional = g.duties[g.duty_idx]
         if returner == seat:  # §5.1 step 2 / §5.2 step 2: the return this seat must decide
@@ -77,6 +74,32 @@ def observation(game, seat: int) -> ppb.PresidentObservation:
         o.played.extend(play.played)  # §9: every card played this round, in card order (§3.3)
         o.finished.extend(play.finished)  # §9, §6.7: the seats gone out, first out first
     return o
+
+
+def _match_part(players: int, variant: tuple, params: tuple) -> ppb.PresidentObservation:
+    """The match's constants."""
+    o = ppb.PresidentObservation(players=players)  # §9: number of players
+    rules = o.rules  # §9: the match parameters and variant flags (§10), named as in the spec
+    for name, value in (*variant, *params):
+        setattr(rules, name, value)
+    return o
+
+
+def _round_part(round: int, dealer: int, first_leader: int, roles: tuple, totals: tuple,
+                last_order: tuple) -> ppb.PresidentObservation:
+    """The round's setup."""
+    return ppb.PresidentObservation(
+        round=round,  # §9: the round number
+        dealer=dealer,  # §9, §2.2: the round's dealer
+        first_leader=first_leader,  # §9, §6.8: the round's first leader
+        roles=roles,  # §9, §4: every seat's role from the previous round
+        totals=totals,  # §9, §8: every seat's total score
+        last_order=last_order)  # §9, §7: the previous round's finishing order
+
+
+def _exchange_part(seat: int, log: tuple[E.Transfer, ...]) -> ppb.PresidentObservation:
+    """§9: every transfer and its count; its cards only to its giver and receiver."""
+    return ppb.PresidentObservation(exchange=[_transfer(t, seat in (t.from_seat, t.to_seat)) for t in log])
 
 
 def event_message(record: E.PresidentEventRecord) -> ppb.PresidentEvent:

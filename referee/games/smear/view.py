@@ -8,7 +8,7 @@ state, field by field; :func:`event_message` turns one of the engine's event rec
 from __future__ import annotations
 
 from cardgames.v1 import smear_pb2 as spb
-from referee.protocol import merge_records
+from referee.protocol import merge_part, merge_records
 
 from . import events as E
 from . import rules as R
@@ -27,35 +27,58 @@ def _trick(r: E.TrickEnd) -> spb.SmearTrick:
 
 def observation(game, seat: int) -> spb.SmearObservation:
     """The ``SmearObservation`` of ``seat``: its own hand and the public state
-    of spec section 9 (nothing of another hand or of the stock)."""
+    of spec section 9 (nothing of another hand or of the stock).
+
+    The fields that stay the same over many decisions (the match's settings,
+    the round's setup, the auction) are built by the ``_*_part`` functions
+    below from their arguments alone and merged in through
+    :func:`referee.protocol.merge_part` (each distinct part encoded once)."""
     g = game
     n = g.players
     o = spb.SmearObservation()
     o.seat = seat  # §9: own seat
-    o.players = n  # §9: number of players
-    v, ov = g.variant, o.variant  # §9, §10: the variant flags
-    ov.with_joker, ov.dealer_forced_bid = v["with_joker"], v["dealer_forced_bid"]
-    ov.low_to_taker, ov.strict_follow = v["low_to_taker"], v["strict_follow"]
-    o.target = R.TARGET  # §8: 11 points
-    o.max_rounds = g.params["max_rounds"]  # §8: the round limit
-    o.round = g.round  # §9: the round's number (§8: every deal counts)
-    o.dealer = g.dealer  # §9: who deals the round
-    o.scores.extend(g.scores)  # §9: scores of all seats (§7)
+    v = g.variant
+    merge_part(o, _match_part, n, v["with_joker"], v["dealer_forced_bid"], v["low_to_taker"], v["strict_follow"],
+               g.params["max_rounds"])
+    merge_part(o, _round_part, n, g.round, g.dealer, tuple(g.scores), tuple(g.calls), _seat_or_none(g.bidder), g.bid,
+               g.trump or "")
     o.phase = _PHASE[g.phase]
     o.hand.extend(g.hands[seat])  # §9: the seat's own remaining cards, sorted as dealt (§2.3)
     o.hand_sizes.extend([len(h) for h in g.hands])  # §9: how many cards each hand holds
-    add = o.calls.add
-    for i, c in enumerate(g.calls):  # §9: each call and its seat; the first by seat dealer + 1 (§5.2)
-        add(seat=(g.dealer + 1 + i) % n, bid=c)
-    o.bidder = _seat_or_none(g.bidder)  # §9: the bidder, at the end of the auction (§5.5)
-    o.bid = g.bid  # §9: the bid (0 before the end of the auction)
-    o.trump = g.trump or ""  # §9: the trump suit, from the round's first card (§6.1)
     o.leader = _seat_or_none(g.leader)  # §6.2: who leads the current trick
     add = o.trick.add
     for i, c in enumerate(g.trick):  # §9: each card played to the current trick, and its seat
         add(seat=(g.leader + i) % n, card=c, trick=len(g.tricks))
     merge_records(o, "tricks", g.tricks, _trick)  # §9: the completed tricks, their cards and winners
     o.winner = _seat_or_none(g.winner)  # §8: the match winner, once there is one
+    return o
+
+
+def _match_part(players: int, with_joker: bool, dealer_forced_bid: bool, low_to_taker: bool, strict_follow: bool,
+                max_rounds: int) -> spb.SmearObservation:
+    """The match's settings."""
+    o = spb.SmearObservation(players=players)  # §9: number of players
+    ov = o.variant  # §9, §10: the variant flags
+    ov.with_joker, ov.dealer_forced_bid, ov.low_to_taker, ov.strict_follow = (with_joker, dealer_forced_bid,
+                                                                              low_to_taker, strict_follow)
+    o.target = R.TARGET  # §8: 11 points
+    o.max_rounds = max_rounds  # §8: the round limit
+    return o
+
+
+def _round_part(players: int, round: int, dealer: int, scores: tuple[int, ...], calls: tuple[int, ...], bidder: int,
+                bid: int, trump: str) -> spb.SmearObservation:
+    """The round's setup and its auction."""
+    o = spb.SmearObservation(
+        round=round,  # §9: the round's number (§8: every deal counts)
+        dealer=dealer,  # §9: who deals the round
+        scores=scores)  # §9: scores of all seats (§7)
+    add = o.calls.add
+    for i, c in enumerate(calls):  # §9: each call and its seat; the first by seat dealer + 1 (§5.2)
+        add(seat=(dealer + 1 + i) % players, bid=c)
+    o.bidder = bidder  # §9: the bidder, at the end of the auction (§5.5)
+    o.bid = bid  # §9: the bid (0 before the end of the auction)
+    o.trump = trump  # §9: the trump suit, from the round's first card (§6.1)
     return o
 
 

@@ -15,7 +15,7 @@ from dataclasses import fields
 from typing import Any
 
 from cardgames.v1 import tractor_pb2 as tpb
-from referee.protocol import merge_records
+from referee.protocol import merge_part, merge_records
 from referee.games.tractor import events as E
 from referee.games.tractor import rules as R
 from referee.games.tractor.game import TractorGame
@@ -26,33 +26,25 @@ _PHASE = {"declare": tpb.TRACTOR_PHASE_DECLARE, "bury": tpb.TRACTOR_PHASE_BURY, 
 
 
 def observation(g: TractorGame, seat: int) -> tpb.TractorObservation:
-    """The ``TractorObservation`` of ``seat`` (section 12)."""
+    """The ``TractorObservation`` of ``seat`` (section 12).
+
+    The fields that stay the same over many decisions (the match's rules, the
+    round's setup and trump) are built by :func:`_match_part` and
+    :func:`_round_part` from their arguments alone and merged in through
+    :func:`referee.protocol.merge_part` (each distinct part encoded once)."""
     over = g.phase == "over"
     o = tpb.TractorObservation(
         seat=seat,  # the seat this observation is for
         hand=g.sorted_hand(seat),  # 12: the seat's own cards (section 16 order once the trump is fixed)
         phase=_PHASE[g.phase],  # 1.5: declare, bury, play or over
-        round_number=g.round,  # 1.4: the round (1-based)
-        deal_number=g.deal_number,  # 2.6: deals of round 1 (redeals)
-        levels=[R.VALUE_RANK[x] for x in g.levels],  # 1.4: each team's level
-        trump_rank=g.trump_rank,  # 1.4: this round's trump rank
-        declarer_team=-1 if g.declarer_team is None else g.declarer_team,  # 1.4 (-1 until known in round 1)
-        starter=-1 if g.starter is None else g.starter,  # 1.4 (-1 until known in round 1)
-        first_drawer=g.first_drawer,  # 2.1: who receives card 0
         cards_dealt=g.dealt,  # 2.1: cards dealt so far
-        final_window=g.window and not g.trump_fixed,  # 2.4: the final declaration window is open
-        declaration_closed=g.trump_fixed,  # 2.5: the trump is fixed
-        trump_suit=_suit(g) if g.trump_fixed else "",  # 2.5-2.6: the trump suit ("NT": no trump)
-        kitty_flipped=g.flipped,  # 2.6: the kitty cards turned up
         hand_sizes=[0] * 4 if over else [g.hand_size(s) for s in range(4)],  # 12 public: cards per seat
-        defender_points=g.defender_points,  # 10.1: the defenders' points so far
-        notrump_rank_cards_trump=g.notrump_rank_cards_trump,  # 13: variant flags
-        must_follow_tractor=g.must_follow_tractor,
-        kitty_multiplier_power=g.kitty_multiplier_power,
-        must_play_ace=g.must_play_ace,
-        no_throw_penalty=g.no_throw_penalty,
-        max_rounds=g.params["max_rounds"],  # 11.2: the round cap
-        max_round1_deals=g.params["max_round1_deals"])  # 2.6: redeals allowed in round 1
+        defender_points=g.defender_points)  # 10.1: the defenders' points so far
+    merge_part(o, _match_part, g.notrump_rank_cards_trump, g.must_follow_tractor, g.kitty_multiplier_power,
+               g.must_play_ace, g.no_throw_penalty, g.params["max_rounds"], g.params["max_round1_deals"])
+    merge_part(o, _round_part, g.round, g.deal_number, tuple(g.levels), g.trump_rank, g.declarer_team, g.starter,
+               g.first_drawer, g.window and not g.trump_fixed, g.trump_fixed, _suit(g) if g.trump_fixed else "",
+               tuple(g.flipped))
     merge_records(o, "declarations", g.declarations, _message)  # 12 public: every declaration, in order
     merge_records(o, "tricks", g.tricks, _message)  # 12 public: this deal's finished tricks
     if seat == g.starter and g.trump_fixed and not over:
@@ -74,6 +66,38 @@ def observation(g: TractorGame, seat: int) -> tpb.TractorObservation:
     if g.last_round is not None:
         merge_records(o, "last_round", (g.last_round,), _message)  # 10: the previous round's scoring
     return o
+
+
+def _match_part(notrump_rank_cards_trump: bool, must_follow_tractor: bool, kitty_multiplier_power: bool,
+                must_play_ace: bool, no_throw_penalty: bool, max_rounds: int,
+                max_round1_deals: int) -> tpb.TractorObservation:
+    """The match's rules."""
+    return tpb.TractorObservation(
+        notrump_rank_cards_trump=notrump_rank_cards_trump,  # 13: variant flags
+        must_follow_tractor=must_follow_tractor,
+        kitty_multiplier_power=kitty_multiplier_power,
+        must_play_ace=must_play_ace,
+        no_throw_penalty=no_throw_penalty,
+        max_rounds=max_rounds,  # 11.2: the round cap
+        max_round1_deals=max_round1_deals)  # 2.6: redeals allowed in round 1
+
+
+def _round_part(round_number: int, deal_number: int, levels: tuple[str, str], trump_rank: str,
+                declarer_team: int | None, starter: int | None, first_drawer: int, final_window: bool,
+                declaration_closed: bool, trump_suit: str, kitty_flipped: tuple[str, ...]) -> tpb.TractorObservation:
+    """The round's setup and its trump."""
+    return tpb.TractorObservation(
+        round_number=round_number,  # 1.4: the round (1-based)
+        deal_number=deal_number,  # 2.6: deals of round 1 (redeals)
+        levels=[R.VALUE_RANK[x] for x in levels],  # 1.4: each team's level
+        trump_rank=trump_rank,  # 1.4: this round's trump rank
+        declarer_team=-1 if declarer_team is None else declarer_team,  # 1.4 (-1 until known in round 1)
+        starter=-1 if starter is None else starter,  # 1.4 (-1 until known in round 1)
+        first_drawer=first_drawer,  # 2.1: who receives card 0
+        final_window=final_window,  # 2.4: the final declaration window is open
+        declaration_closed=declaration_closed,  # 2.5: the trump is fixed
+        trump_suit=trump_suit,  # 2.5-2.6: the trump suit ("NT": no trump)
+        kitty_flipped=kitty_flipped)  # 2.6: the kitty cards turned up
 
 
 def _suit(g: TractorGame) -> str:
