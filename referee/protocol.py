@@ -14,6 +14,7 @@ build (tests/test_protocol_fastpaths.py).
 
 from __future__ import annotations
 
+import dataclasses
 from contextvars import ContextVar
 from typing import Any, Callable, Iterable, Sequence
 
@@ -172,6 +173,62 @@ def merge_part(message: Any, build: Callable[..., Any], *args: Any) -> None:
 #: (build, args) -> the encoding of build(*args), see merge_part; cleared when full
 _PARTS: dict[tuple[Any, tuple[Any, ...]], bytes] = {}
 _PARTS_MAX = 20_000
+
+
+def fill_message(message: Any, record: Any) -> None:
+    """Set the fields of ``message`` from ``record``, a dataclass whose fields
+    are the message's fields one for one (a tuple for a repeated field, a
+    nested record for a message field, a tuple of them for a repeated one,
+    ``None`` for a message field not set). The message is marked set even
+    when every field is at its default (what a constructor call does).
+
+    In place: a message assigned to a field or passed to a constructor is a
+    deep copy with upb, and setting a plain field to its default is left out
+    (protobuf leaves it out of the encoding anyway). ``TypeError`` for a field
+    with presence (``optional``), which this does not handle;
+    ``AttributeError``/``KeyError`` for a record field the message lacks."""
+    message.SetInParent()
+    plan = _FILL_PLANS.get((type(record), message.DESCRIPTOR))
+    if plan is None:
+        plan = _fill_plan(type(record), message.DESCRIPTOR)
+    for name, how in plan:
+        v = getattr(record, name)
+        if v is None:
+            continue
+        if how is _FILL_SCALAR:
+            if v:
+                setattr(message, name, v)
+        elif how is _FILL_SCALARS:
+            if v:
+                getattr(message, name).extend(v)
+        elif how is _FILL_RECORD:
+            fill_message(getattr(message, name), v)
+        else:  # _FILL_RECORDS
+            add = getattr(message, name).add
+            for x in v:
+                fill_message(add(), x)
+
+
+_FILL_SCALAR, _FILL_SCALARS, _FILL_RECORD, _FILL_RECORDS = "scalar", "scalars", "record", "records"
+#: (record type, message descriptor) -> its fields, each with how it goes in (see fill_message)
+_FILL_PLANS: dict[tuple[type, Any], tuple[tuple[str, str], ...]] = {}
+
+
+def _fill_plan(record_type: type, d: Any) -> tuple[tuple[str, str], ...]:
+    plan = []
+    for f in dataclasses.fields(record_type):
+        fd = d.fields_by_name[f.name]
+        if fd.message_type is not None:
+            how = _FILL_RECORDS if fd.is_repeated else _FILL_RECORD
+        elif fd.is_repeated:
+            how = _FILL_SCALARS
+        elif fd.has_presence:
+            raise TypeError(f"{fd.full_name}: a field with presence (optional) is not handled")
+        else:
+            how = _FILL_SCALAR
+        plan.append((f.name, how))
+    _FILL_PLANS[record_type, d] = out = tuple(plan)
+    return out
 
 
 #: while encoded_observation runs a view: the (message, encoded entries) merge_records was given

@@ -11,10 +11,9 @@ which encodes each record once.
 
 from __future__ import annotations
 
-from dataclasses import fields
 
 from cardgames.v1 import doudizhu_pb2 as dpb
-from referee.protocol import merge_part, merge_records
+from referee.protocol import fill_message, merge_part, merge_records
 from referee.games.doudizhu import events as E
 from referee.games.doudizhu.game import DouDizhu
 
@@ -88,7 +87,9 @@ def _call(c: tuple[int, int]) -> dpb.DouDizhuCall:
 
 
 def _play(r: E.Play) -> dpb.DouDizhuPlay:
-    return dpb.DouDizhuPlay(seat=r.seat, cards=r.cards, combination=r.combination, rank=r.rank, length=r.length)
+    m = dpb.DouDizhuPlay()
+    fill_message(m, r)  # seat, cards, combination, rank, length
+    return m
 
 
 def _round_end(r: E.RoundEnd) -> dpb.DouDizhuRoundEnd:
@@ -97,17 +98,16 @@ def _round_end(r: E.RoundEnd) -> dpb.DouDizhuRoundEnd:
                                 redeal=r.redeal, landlord=r.landlord, bid=r.bid, doublings=r.doublings)
 
 
-#: record type -> (its DouDizhuEvent field, the field's message type); the
-#: record's fields are the message's fields, one for one
+#: record type -> its DouDizhuEvent field; the record's fields are the
+#: message's fields, one for one (filled by referee.protocol.fill_message)
 _EVENTS = {
-    E.Call: ("call", dpb.DouDizhuCall),
-    E.AuctionEnd: ("auction_end", dpb.DouDizhuAuctionEnd),
-    E.Play: ("play", dpb.DouDizhuPlay),
-    E.TrickEnd: ("trick_end", dpb.DouDizhuTrickEnd),
-    E.RoundEnd: ("round_end", dpb.DouDizhuRoundEnd),
-    E.MatchEnd: ("match_end", dpb.DouDizhuMatchEnd),
+    E.Call: "call",
+    E.AuctionEnd: "auction_end",
+    E.Play: "play",
+    E.TrickEnd: "trick_end",
+    E.RoundEnd: "round_end",
+    E.MatchEnd: "match_end",
 }
-_FIELDS = {t: tuple(f.name for f in fields(t)) for t in _EVENTS}
 
 
 def event_message(record: object) -> dpb.DouDizhuEvent:
@@ -120,5 +120,6 @@ def event_message(record: object) -> dpb.DouDizhuEvent:
             return dpb.DouDizhuEvent(round_start=dpb.DouDizhuRoundStart(
                 round=r.round, marker=r.marker, first_bidder=r.first_bidder, hand_sizes=r.hand_sizes))
         return dpb.DouDizhuEvent(deal=dpb.DouDizhuDeal(round=r.round, seat=r.seat, hand=r.hand))
-    name, cls = _EVENTS[t]
-    return dpb.DouDizhuEvent(**{name: cls(**{f: getattr(record, f) for f in _FIELDS[t]})})
+    e = dpb.DouDizhuEvent()
+    fill_message(getattr(e, _EVENTS[t]), record)
+    return e

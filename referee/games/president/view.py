@@ -17,14 +17,20 @@ from .rules import sort_cards
 _PHASE = {"exchange": ppb.PRESIDENT_PHASE_EXCHANGE, "play": ppb.PRESIDENT_PHASE_PLAY, "over": ppb.PRESIDENT_PHASE_OVER}
 
 
-def _top(top: tuple[int, str] | None) -> ppb.PresidentTop | None:
-    """A top ``(count, effective rank)`` as its message (None: no top)."""
-    return None if top is None else ppb.PresidentTop(count=top[0], rank=top[1])
-
-
-def _play(e: E.Play) -> ppb.PresidentPlay:
-    return ppb.PresidentPlay(seat=e.seat, cards=e.cards, auto_pass=e.auto, transparent=e.transparent, top=_top(e.top),
-                             revolution=e.revolution, hand_size=e.hand_size, place=e.place)
+def _play(e: E.Play, m: ppb.PresidentPlay | None = None) -> ppb.PresidentPlay:
+    """A play as its message, filled into ``m`` when given (in place: no copy)."""
+    if m is None:
+        m = ppb.PresidentPlay()
+    m.seat = e.seat
+    m.cards.extend(e.cards)
+    m.auto_pass = e.auto
+    m.transparent = e.transparent
+    if e.top is not None:
+        m.top.count, m.top.rank = e.top
+    m.revolution = e.revolution
+    m.hand_size = e.hand_size
+    m.place = e.place
+    return m
 
 
 def _transfer(t: E.Transfer, cards: bool) -> ppb.PresidentTransfer:
@@ -110,7 +116,9 @@ def event_message(record: E.PresidentEventRecord) -> ppb.PresidentEvent:
     r = record
     t = type(r)
     if t is E.Play:
-        return ppb.PresidentEvent(play=_play(r))
+        m = ppb.PresidentEvent()
+        _play(r, m.play)
+        return m
     if t is E.TrickEnd:
         return ppb.PresidentEvent(trick_end=ppb.PresidentTrickEnd(last_player=r.last_player, leader=r.leader))
     if t is E.Transfer:

@@ -11,11 +11,10 @@ through :func:`referee.protocol.merge_records`, which encodes each record once.
 
 from __future__ import annotations
 
-from dataclasses import fields
 from typing import Any
 
 from cardgames.v1 import tractor_pb2 as tpb
-from referee.protocol import merge_part, merge_records
+from referee.protocol import fill_message, merge_part, merge_records
 from referee.games.tractor import events as E
 from referee.games.tractor import rules as R
 from referee.games.tractor.game import TractorGame
@@ -114,10 +113,6 @@ _MESSAGES: dict[type, Any] = {
     E.TrickEnd: tpb.TractorTrickEnd, E.Trick: tpb.TractorTrick, E.RoundResult: tpb.TractorRoundResult,
     E.MatchEnd: tpb.TractorMatchEnd,
 }
-#: record type -> its fields, each with whether it holds records (a nested
-#: message, or a repeated one: a tuple of records), from the message's descriptor
-_FIELDS = {t: tuple((f.name, m.DESCRIPTOR.fields_by_name[f.name].message_type is not None) for f in fields(t))
-           for t, m in _MESSAGES.items()}
 #: record type -> its field of the TractorEvent oneof
 _EVENT_FIELD = {
     E.DealStart: "round_start", E.CardDealt: "card_dealt", E.DeclarePass: "declare_pass",
@@ -129,17 +124,13 @@ _EVENT_FIELD = {
 
 def _message(record: Any) -> Any:
     """The message of a record (see :data:`_MESSAGES`)."""
-    kw = {}
-    for name, holds_records in _FIELDS[type(record)]:
-        v = getattr(record, name)
-        if v is None:
-            continue  # an optional sub-message not set
-        if holds_records:
-            v = [_message(x) for x in v] if type(v) is tuple else _message(v)
-        kw[name] = v
-    return _MESSAGES[type(record)](**kw)
+    m = _MESSAGES[type(record)]()
+    fill_message(m, record)
+    return m
 
 
 def event_message(record: Any) -> tpb.TractorEvent:
     """The ``TractorEvent`` of an event record; ``KeyError`` for a record of another game."""
-    return tpb.TractorEvent(**{_EVENT_FIELD[type(record)]: _message(record)})
+    e = tpb.TractorEvent()
+    fill_message(getattr(e, _EVENT_FIELD[type(record)]), record)
+    return e
