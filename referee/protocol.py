@@ -50,6 +50,15 @@ class MalformedAction(ValueError):
     """An ActionReply whose action cannot even be read (unknown kind, bad card code)."""
 
 
+def _remember(cache: dict[Any, Any], key: Any, value: Any, limit: int) -> Any:
+    """Store ``value`` under ``key`` in ``cache``, emptied first once it holds
+    ``limit`` entries (every memo here is bounded so); returns ``value``."""
+    if len(cache) >= limit:
+        cache.clear()
+    cache[key] = value
+    return value
+
+
 def action_to_pb(a: Action) -> pb.Action:
     """Engine :class:`Action` -> protocol ``Action``."""
     return pb.Action(kind=_ACTION_KIND_TO_PB[a.kind], cards=a.cards, amount=a.amount)
@@ -71,10 +80,7 @@ def action_from_pb(m: pb.Action) -> Action:
     key = m.SerializeToString()
     a = _ACTION_MEMO.get(key)
     if a is None:
-        a = _action_from_pb(m)  # raises before anything is memoised
-        if len(_ACTION_MEMO) >= _ACTION_MEMO_MAX:
-            _ACTION_MEMO.clear()
-        _ACTION_MEMO[key] = a
+        a = _remember(_ACTION_MEMO, key, _action_from_pb(m), _ACTION_MEMO_MAX)  # raises before anything is kept
     return a
 
 
@@ -132,20 +138,13 @@ def merge_records(message: Any, field: str, records: Iterable[Any], convert: Cal
     c = _ENTRIES.get((d, field, convert))
     if c is None or len(c.records) > _ENTRIES_MAX:
         c = _ENTRIES[d, field, convert] = _EntryCache(_key(d.fields_by_name[field], _WIRE_LEN), convert)
-    data = c.join(records)
-    if data:
-        held = _HELD_ENTRIES.get()
-        if held is None:
-            message.MergeFromString(data)
-        else:
-            held.append((message, data))
+    _merge_encoded(message, c.join(records))
 
 
 def merge_part(message: Any, build: Callable[..., Any], *args: Any) -> None:
     """Merge ``build(*args)`` (a message of ``message``'s type) into ``message``,
     encoded once per distinct ``args``: for the fields of an observation that
-    stay the same over many decisions (a match's rules, a round's setup, a
-    hand between two plays).
+    stay the same over many decisions (a match's rules, a round's setup).
 
     ``build`` must be a pure function of its arguments (it reads nothing
     else), the arguments hashable values (tuples, not lists), and the fields
@@ -158,10 +157,13 @@ def merge_part(message: Any, build: Callable[..., Any], *args: Any) -> None:
     key = (build, args)
     data = _PARTS.get(key)
     if data is None:
-        data = build(*args).SerializeToString()
-        if len(_PARTS) >= _PARTS_MAX:
-            _PARTS.clear()
-        _PARTS[key] = data
+        data = _remember(_PARTS, key, build(*args).SerializeToString(), _PARTS_MAX)
+    _merge_encoded(message, data)
+
+
+def _merge_encoded(message: Any, data: bytes) -> None:
+    """Merge encoded fields into ``message`` or, while :func:`encoded_observation`
+    runs a view, hand them to it (it appends those of the top-level message)."""
     if data:
         held = _HELD_ENTRIES.get()
         if held is None:
@@ -457,9 +459,7 @@ def _match_id_entry(key: bytes, match_id: str) -> bytes:
     sends the same id in every request and event."""
     b = _MATCH_ID_ENTRY.get((key, match_id))
     if b is None:
-        if len(_MATCH_ID_ENTRY) >= 10_000:
-            _MATCH_ID_ENTRY.clear()
-        b = _MATCH_ID_ENTRY[key, match_id] = _entry(key, match_id.encode()) if match_id else b""
+        b = _remember(_MATCH_ID_ENTRY, (key, match_id), _entry(key, match_id.encode()) if match_id else b"", 10_000)
     return b
 
 
@@ -516,10 +516,7 @@ def _legal_entry(a: Action) -> bytes:
     """:func:`_encode_legal_entry`, cached."""
     b = _LEGAL_ENTRY.get(a)
     if b is None:
-        b = _encode_legal_entry(a)
-        if len(_LEGAL_ENTRY) >= _LEGAL_ENTRY_MAX:
-            _LEGAL_ENTRY.clear()
-        _LEGAL_ENTRY[a] = b
+        b = _remember(_LEGAL_ENTRY, a, _encode_legal_entry(a), _LEGAL_ENTRY_MAX)
     return b
 
 
@@ -608,10 +605,7 @@ def payload_json(payload: Any) -> dict[str, Any]:
     encoded = payload.SerializeToString()
     js = known.get(encoded)
     if js is None:
-        js = message_to_json(payload)
-        if len(known) >= _JSON_BY_ENCODING_MAX:
-            known.clear()
-        known[encoded] = js
+        js = _remember(known, encoded, message_to_json(payload), _JSON_BY_ENCODING_MAX)
     return js
 
 
