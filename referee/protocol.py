@@ -306,9 +306,7 @@ class _EntryCache:
 
     def _keep(self, records: list[Any], data: bytes) -> bytes:
         """Remember ``data`` as the entries of ``records``; returns ``data``."""
-        if len(self.lists) >= _LISTS_MAX:
-            self.lists.clear()
-        self.lists[id(records[0])] = (records.copy(), data)  # a copy: the view's list may grow
+        _remember(self.lists, id(records[0]), (records.copy(), data), _LISTS_MAX)  # a copy: the view's list may grow
         return data
 
     def new(self, record: Any) -> bytes:
@@ -589,7 +587,7 @@ def event_message(game_name: str, match_id: str, seq: int, ev: Event, payload: A
 def event_json(game_name: str, ev: Event, payload: Any = None) -> dict[str, Any]:
     """The event as the match log writes it: its :func:`event_payload`
     (``payload``, if already built) as JSON (:func:`message_to_json`). The
-    dict may be shared with other events of equal records: never change it."""
+    dict may be shared with other events encoded alike: never change it."""
     return payload_json(event_payload(game_name, ev) if payload is None else payload)
 
 

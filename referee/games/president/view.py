@@ -53,10 +53,8 @@ def observation(game, seat: int) -> ppb.PresidentObservation:
                tuple(g.prev_order or ()))
     o.seat = seat  # §9: own seat
     o.hand.extend(sort_cards(g.hands[seat]))  # §9: own hand, in card order (§3.3)
-    pending = g.pending
     # §9: cards in every hand; a return chosen but not yet delivered (§5.2) is still held
-    o.hand_sizes.extend([len(h) + len(pending[s]) if s in pending else len(h) for s, h in enumerate(g.hands)]
-                        if pending else [len(h) for h in g.hands])
+    o.hand_sizes.extend([len(h) + len(g.pending.get(s, ())) for s, h in enumerate(g.hands)])
     if g.exchange_log:  # §9: every transfer and its count; its cards only to its giver and receiver
         merge_part(o, _exchange_part, seat, tuple(g.exchange_log))
     o.phase = _PHASE[g.phase]
