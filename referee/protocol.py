@@ -190,47 +190,48 @@ def fill_message(message: Any, record: Any) -> None:
     with presence (``optional``), which this does not handle;
     ``AttributeError``/``KeyError`` for a record field the message lacks."""
     message.SetInParent()
-    plan = _FILL_PLANS.get((type(record), message.DESCRIPTOR))
+    plan = _FILL_PLANS.get((type(record), type(message)))
     if plan is None:
-        plan = _fill_plan(type(record), message.DESCRIPTOR)
-    for name, how in plan:
+        plan = _fill_plan(type(record), type(message))
+    scalars, lists, records, record_lists = plan
+    for name in scalars:
         v = getattr(record, name)
-        if v is None:
-            continue
-        if how is _FILL_SCALAR:
-            if v:
-                setattr(message, name, v)
-        elif how is _FILL_SCALARS:
-            if v:
-                getattr(message, name).extend(v)
-        elif how is _FILL_RECORD:
+        if v:
+            setattr(message, name, v)
+    for name in lists:
+        v = getattr(record, name)
+        if v:
+            getattr(message, name).extend(v)
+    for name in records:
+        v = getattr(record, name)
+        if v is not None:
             fill_message(getattr(message, name), v)
-        else:  # _FILL_RECORDS
-            add = getattr(message, name).add
-            for x in v:
-                fill_message(add(), x)
+    for name in record_lists:
+        add = getattr(message, name).add
+        for x in getattr(record, name) or ():
+            fill_message(add(), x)
 
 
-_FILL_SCALAR, _FILL_SCALARS, _FILL_RECORD, _FILL_RECORDS = "scalar", "scalars", "record", "records"
-#: (record type, message descriptor) -> its fields, each with how it goes in (see fill_message)
-_FILL_PLANS: dict[tuple[type, Any], tuple[tuple[str, str], ...]] = {}
+#: (record type, message type) -> the record's fields by how they go in (see
+#: fill_message): (plain fields, repeated plain fields, message fields, repeated message fields)
+_FILL_PLANS: dict[tuple[type, type], tuple[tuple[str, ...], ...]] = {}
 
 
-def _fill_plan(record_type: type, d: Any) -> tuple[tuple[str, str], ...]:
-    plan = []
+def _fill_plan(record_type: type, message_type: type) -> tuple[tuple[str, ...], ...]:
+    scalars, lists, records, record_lists = [], [], [], []
+    d = message_type.DESCRIPTOR
     for f in dataclasses.fields(record_type):
         fd = d.fields_by_name[f.name]
         if fd.message_type is not None:
-            how = _FILL_RECORDS if fd.is_repeated else _FILL_RECORD
+            (record_lists if fd.is_repeated else records).append(f.name)
         elif fd.is_repeated:
-            how = _FILL_SCALARS
+            lists.append(f.name)
         elif fd.has_presence:
             raise TypeError(f"{fd.full_name}: a field with presence (optional) is not handled")
         else:
-            how = _FILL_SCALAR
-        plan.append((f.name, how))
-    _FILL_PLANS[record_type, d] = out = tuple(plan)
-    return out
+            scalars.append(f.name)
+    _FILL_PLANS[record_type, message_type] = plan = (tuple(scalars), tuple(lists), tuple(records), tuple(record_lists))
+    return plan
 
 
 #: while encoded_observation runs a view: the (message, encoded entries) merge_records was given
@@ -468,6 +469,7 @@ _MATCH_ID_ENTRY: dict[tuple[bytes, str], bytes] = {}
 _DR_FIELDS = pb.DecisionRequest.DESCRIPTOR.fields_by_name
 _ACTION_FIELDS = pb.Action.DESCRIPTOR.fields_by_name
 _DECISION_REQUEST_KEY = _key(pb.RefereeMessage.DESCRIPTOR.fields_by_name["decision_request"], _WIRE_LEN)
+_REFEREE_EVENT_KEY = _key(pb.RefereeMessage.DESCRIPTOR.fields_by_name["event"], _WIRE_LEN)
 _REQUEST_ID_KEY = _key(_DR_FIELDS["request_id"], _WIRE_VARINT)
 _OBSERVATION_KEY = _key(_DR_FIELDS["observation"], _WIRE_LEN)
 #: game name -> the key of its field of the Observation oneof
@@ -482,7 +484,7 @@ _DR_BANK_LEFT_KEY = _key(_DR_FIELDS["bank_left_ms"], _WIRE_VARINT)
 _EVENT_FIELDS = pb.Event.DESCRIPTOR.fields_by_name
 _EVENT_MATCH_ID_KEY = _key(_EVENT_FIELDS["match_id"], _WIRE_LEN)
 _EVENT_SEQ_KEY = _key(_EVENT_FIELDS["seq"], _WIRE_VARINT)
-_EVENT_IS_PRIVATE_KEY = _key(_EVENT_FIELDS["is_private"], _WIRE_VARINT)
+_IS_PRIVATE_FIELD = _varint_field(_key(_EVENT_FIELDS["is_private"], _WIRE_VARINT), True)
 _ME_EVENTS_KEY = _key(pb.MatchEnded.DESCRIPTOR.fields_by_name["events"], _WIRE_LEN)
 _LEGAL_ACTIONS_KEY = _key(_DR_FIELDS["legal_actions"], _WIRE_LEN)
 _KIND_FIELD = {k: _key(_ACTION_FIELDS["kind"], _WIRE_VARINT) + _varint(v) for k, v in _ACTION_KIND_TO_PB.items()}
@@ -557,10 +559,24 @@ def event_bytes(game_name: str, match_id: str, seq: int, ev: Event, payload: Any
     """:func:`event_pb`, encoded: what a seat that bundles its events gets
     inside its next request (:func:`decision_body`) or ``MatchEnded``
     (:func:`add_match_ended_events`), encoded once for all of them."""
-    head = (_match_id_entry(_EVENT_MATCH_ID_KEY, match_id) + _varint_field(_EVENT_SEQ_KEY, seq)
-            + _varint_field(_EVENT_IS_PRIVATE_KEY, ev.to is not None))
-    body = (event_payload(game_name, ev) if payload is None else payload).SerializeToString()
-    return head + _entry(_EVENT_GAME_KEY[game_name], body)
+    p = event_payload(game_name, ev) if payload is None else payload
+    return encoded_event(game_name, match_id, seq, ev.to is not None, p.SerializeToString())
+
+
+def encoded_event(game_name: str, match_id: str, seq: int, is_private: bool, encoded_payload: bytes) -> bytes:
+    """The encoded protocol ``Event`` whose game message (e.g. ``TractorEvent``)
+    is ``encoded_payload``: :func:`event_bytes` for a payload already encoded
+    (the runner encodes each payload once, for the seats and the log)."""
+    return b"".join((_match_id_entry(_EVENT_MATCH_ID_KEY, match_id), _varint_field(_EVENT_SEQ_KEY, seq),
+                     _IS_PRIVATE_FIELD if is_private else b"", _EVENT_GAME_KEY[game_name],
+                     _varint(len(encoded_payload)), encoded_payload))
+
+
+def event_wire(event: bytes) -> bytes:
+    """The encoded ``RefereeMessage`` that carries ``event`` (an encoded
+    ``Event``: :func:`encoded_event`), as a link that takes encoded messages
+    writes it (``SeatLink.send_encoded``)."""
+    return _REFEREE_EVENT_KEY + _varint(len(event)) + event
 
 
 #: game name -> the key of its field of the Event oneof
@@ -591,8 +607,9 @@ def event_json(game_name: str, ev: Event, payload: Any = None) -> dict[str, Any]
     return payload_json(event_payload(game_name, ev) if payload is None else payload)
 
 
-def payload_json(payload: Any) -> dict[str, Any]:
-    """:func:`message_to_json` of an event payload, kept per encoding: events
+def payload_json(payload: Any, encoded: bytes | None = None) -> dict[str, Any]:
+    """:func:`message_to_json` of an event payload, kept per encoding
+    (``encoded``: ``payload.SerializeToString()``, if already made): events
     repeat (a pass, a lone low card: up to four fifths of a Dou Dizhu match's
     events), and an encoding determines its message, so its JSON. The dict
     may be shared with other events: never change it."""
@@ -600,7 +617,8 @@ def payload_json(payload: Any) -> dict[str, Any]:
     known = _JSON_BY_ENCODING.get(d)
     if known is None:
         known = _JSON_BY_ENCODING[d] = {}
-    encoded = payload.SerializeToString()
+    if encoded is None:
+        encoded = payload.SerializeToString()
     js = known.get(encoded)
     if js is None:
         js = _remember(known, encoded, message_to_json(payload), _JSON_BY_ENCODING_MAX)

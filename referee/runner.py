@@ -47,8 +47,9 @@ from referee.protocol import (
     add_match_ended_events,
     decision_body,
     decision_message,
-    event_bytes,
+    encoded_event,
     event_json,
+    event_wire,
     event_message,
     event_payload,
     payload_json,
@@ -216,11 +217,12 @@ class SeatLink(Protocol):
       (``Hello.bundle_events``): the runner puts the seat's events inside its
       next ``DecisionRequest.events`` (or ``MatchEnded.events``) instead of
       sending them;
-    * ``encoded_requests`` -- the link takes its decision requests already
-      encoded (:meth:`ask_encoded`) instead of as a message (:meth:`ask`):
-      what a link that writes them to a stream wants, since
-      :func:`referee.protocol.decision_body` puts the bytes together without
-      building the message and copying the observation and events into it;
+    * ``encoded_requests`` -- the link takes its decision requests and events
+      already encoded (:meth:`ask_encoded`, :meth:`send_encoded`) instead of
+      as messages (:meth:`ask`, :meth:`send`): what a link that writes them
+      to a stream wants, since :func:`referee.protocol.decision_body` puts the
+      bytes together without building the message and copying the observation
+      and events into it, and an event is encoded once for all its seats;
     * stray reporting -- :meth:`attach` is handed a :class:`StrayReporter` once,
       before the match starts; a link without strays ignores it;
     * ``no_show`` -- the seat's bot never connected: a ``no_show`` fault and
@@ -242,6 +244,10 @@ class SeatLink(Protocol):
 
     async def send(self, msg: pb.RefereeMessage) -> None:
         """Best effort: a closed link drops the message."""
+
+    async def send_encoded(self, data: bytes) -> None:
+        """Only with ``encoded_requests``: :meth:`send` for an encoded
+        ``RefereeMessage`` (an event: :func:`referee.protocol.event_wire`)."""
 
     async def ask(self, msg: pb.RefereeMessage, timeout_s: float) -> tuple[pb.ActionReply | None, float]:
         """Send a decision request (the link sets its ``request_id``); return
@@ -325,11 +331,12 @@ class MatchLog:
         if self._f is not None:
             self._lines.append(obj)
 
-    def event(self, seq: int, ev: Event, payload: Any) -> None:
+    def event(self, seq: int, ev: Event, payload: Any, encoded: bytes | None = None) -> None:
         """Queue an event line; ``payload`` (the event's protobuf message,
-        never changed once built) is converted to JSON at :meth:`flush`."""
+        never changed once built; ``encoded``: its encoding, if made) is
+        converted to JSON at :meth:`flush`."""
         if self._f is not None:
-            self._lines.append((_event_line, seq, ev.to, payload))
+            self._lines.append((_event_line, seq, ev.to, payload, encoded))
 
     def decision(self, seat: int, kind: str, request_id: int, reply: Action | None, applied: Action,
                  fault: "FaultRecord | None", elapsed_ms: float) -> None:
@@ -372,8 +379,8 @@ class MatchLog:
             raise self.error
 
 
-def _event_line(seq: int, to: int | None, payload: Any) -> dict[str, Any]:
-    return {"event": payload_json(payload), "seq": seq, "to": to, "type": "event"}
+def _event_line(seq: int, to: int | None, payload: Any, encoded: bytes | None) -> dict[str, Any]:
+    return {"event": payload_json(payload, encoded), "seq": seq, "to": to, "type": "event"}
 
 
 def _decision_line(seat: int, kind: str, request_id: int, reply: Action | None, applied: Action,
@@ -455,7 +462,7 @@ class MatchRunner:
         self.status = MatchStatus.COMPLETE
         self.reason = ""
         # per seat whose bot bundles events: its events (encoded protocol Event
-        # messages, protocol.event_bytes) until its next request or MatchEnded;
+        # messages, protocol.encoded_event) until its next request or MatchEnded;
         # None for a seat that gets them one by one
         self.bundled: list[list[bytes] | None] = [[] if ln.bundle_events else None for ln in links]
         self.disconnected_noted: set[int] = set()  # seats whose disconnection is recorded
@@ -680,13 +687,15 @@ class MatchRunner:
     async def flush_events(self) -> None:
         """Log and deliver the events the engine produced since the last call.
 
-        Each event's message is built once (``protocol.event_payload``), encoded
-        once as an ``Event`` for the seats that get their events inside their
-        next request (``protocol.event_bytes``) and wrapped in a
-        ``RefereeMessage`` only if a seat without bundling is connected. Sends are
-        awaited one after the other, in order: a service link only queues the
-        message (its connection's writer task puts it on the stream), so no task
-        per send is needed; per seat, order is what counts."""
+        Each event's message is built once (``protocol.event_payload``) and
+        encoded once (``protocol.encoded_event``), for the log's JSON memo,
+        for the seats that get their events inside their next request and for
+        the links that take encoded messages (``SeatLink.encoded_requests``:
+        the same bytes to every seat); it is wrapped in a ``RefereeMessage``
+        only for a link that takes messages. Sends are awaited one after the
+        other, in order: a service link only queues the message (its
+        connection's writer task puts it on the stream), so no task per send
+        is needed; per seat, order is what counts."""
         spec, links, bundled = self.spec, self.links, self.bundled
         all_seats = range(spec.players)
         game = spec.game
@@ -694,21 +703,27 @@ class MatchRunner:
             self.seq += 1
             seq = self.seq
             payload = event_payload(game, ev)
-            self.log.event(seq, ev, payload)
-            msg = None
-            bundled_ev = None
+            encoded = payload.SerializeToString()
+            self.log.event(seq, ev, payload, encoded)
+            msg = event = wire = None
             for s in (all_seats if ev.to is None else (ev.to,)):
-                if not links[s].connected:
+                link = links[s]
+                if not link.connected:
                     continue
                 b = bundled[s]
-                if b is not None:
-                    if bundled_ev is None:
-                        bundled_ev = event_bytes(game, spec.match_id, seq, ev, payload)
-                    b.append(bundled_ev)  # delivered with the seat's next request (or MatchEnded)
+                if b is not None or link.encoded_requests:
+                    if event is None:
+                        event = encoded_event(game, spec.match_id, seq, ev.to is not None, encoded)
+                    if b is not None:
+                        b.append(event)  # delivered with the seat's next request (or MatchEnded)
+                    else:
+                        if wire is None:
+                            wire = event_wire(event)
+                        await link.send_encoded(wire)
                 else:
                     if msg is None:
                         msg = event_message(game, spec.match_id, seq, ev, payload)
-                    await links[s].send(msg)
+                    await link.send(msg)
 
     async def finish(self) -> MatchOutcome:
         """The outcome (forfeits applied to the result), the log's result line,

@@ -287,7 +287,7 @@ class MatchSeat:
     process exited) means it cannot come back: :meth:`wait_back` then returns at once."""
 
     no_show = False
-    #: requests arrive encoded (ask_encoded): they go to gRPC as bytes
+    #: requests and events arrive encoded (ask_encoded, send_encoded): they go to gRPC as bytes
     encoded_requests = True
 
     def __init__(self, conn: BotConnection, match_id: str, token: str, write_grace_s: float,
@@ -327,6 +327,10 @@ class MatchSeat:
         if self.started is None and msg.HasField("match_started"):
             self.started = msg
         self.conn.post(msg)
+
+    async def send_encoded(self, data: bytes) -> None:
+        """:meth:`send` for an encoded ``RefereeMessage`` (an event, never ``MatchStarted``)."""
+        self.conn.post(data)
 
     def take_over(self, conn: BotConnection) -> None:
         """Move the seat to ``conn`` (same token, the old connection closed):

@@ -449,10 +449,14 @@ class RecordingLink(BasicSeatLink):
 
 
 class EncodedRecordingLink(RecordingLink):
-    """:class:`RecordingLink` that takes its requests encoded, as the service's
-    links do (``protocol.decision_body``): each is parsed and checked like a message."""
+    """:class:`RecordingLink` that takes its requests and events encoded, as the
+    service's links do (``protocol.decision_body``, ``protocol.event_wire``):
+    each is parsed and checked like a message."""
 
     encoded_requests = True
+
+    async def send_encoded(self, data: bytes) -> None:
+        self._record(pb.RefereeMessage.FromString(data))
 
     async def ask_encoded(self, body: bytes, timeout_s: float) -> tuple[pb.ActionReply, float, int]:
         rid = self.counts["decision_request"] + 1
