@@ -621,7 +621,8 @@ def payload_json(payload: Any, encoded: bytes | None = None) -> dict[str, Any]:
         encoded = payload.SerializeToString()
     js = known.get(encoded)
     if js is None:
-        js = _remember(known, encoded, message_to_json(payload), _JSON_BY_ENCODING_MAX)
+        conv = _JSON_CONVERTERS.get(d) or _json_converter(d)  # message_to_json(payload)
+        js = _remember(known, encoded, conv(payload), _JSON_BY_ENCODING_MAX)
     return js
 
 
@@ -704,10 +705,49 @@ def _json_converter(d: Any) -> Any:
         _JSON_CONVERTERS[d] = _json_fallback
         return _json_fallback
 
+    # Each field read by name (what ListFields costs per message, ~1 us with
+    # upb, is as much as reading every field of a game's message), in lists by
+    # kind, so that a field costs as few Python steps as it can (those steps
+    # are most of a converter's cost): the values written as they are first.
+    plain: list[str] = []  # no presence, the value as it is: written even at the default
+    converted: list[tuple[str, Any]] = []  # no presence, a converted value (an enum, a message, an int64)
+    repeated_plain: list[str] = []  # written even when empty
+    repeated_converted: list[tuple[str, Any]] = []
+    when_set: list[tuple[str, Any]] = []  # presence (a message, `optional`, a one-member oneof); fn or None
+    oneofs: list[tuple[str, dict[str, Any]]] = []  # a oneof: its member that is set, if any; name -> fn or None
+
+    def conv(m: Any) -> dict[str, Any]:
+        js: dict[str, Any] = {}
+        for name in plain:
+            js[name] = getattr(m, name)
+        if converted:
+            for name, fn in converted:
+                js[name] = fn(getattr(m, name))
+        if repeated_plain:
+            for name in repeated_plain:
+                js[name] = list(getattr(m, name))
+        if repeated_converted:
+            for name, fn in repeated_converted:
+                js[name] = [fn(x) for x in getattr(m, name)]
+        if when_set:
+            for name, fn in when_set:
+                if m.HasField(name):
+                    v = getattr(m, name)
+                    js[name] = v if fn is None else fn(v)
+        if oneofs:
+            for oneof, fns in oneofs:
+                name = m.WhichOneof(oneof)
+                if name is not None:
+                    v, fn = getattr(m, name), fns[name]
+                    js[name] = v if fn is None else fn(v)
+        return js
+
+    _JSON_CONVERTERS[d] = conv  # first: a message type nested in itself finds it
+
     def value_fn(f: Any) -> Any:
         ct = f.cpp_type
-        if ct == _FD.CPPTYPE_MESSAGE:
-            return message_to_json
+        if ct == _FD.CPPTYPE_MESSAGE:  # the nested type's converter itself
+            return _JSON_CONVERTERS.get(f.message_type) or _json_converter(f.message_type)
         if ct == _FD.CPPTYPE_ENUM:
             names = {v.number: v.name for v in f.enum_type.values}
             return lambda v: names.get(v, v)
@@ -715,42 +755,20 @@ def _json_converter(d: Any) -> Any:
             return str
         return None  # the value itself
 
-    # Each field read by name (what ListFields costs per message, ~1 us with
-    # upb, is as much as reading every field of a game's message):
-    always: list[tuple[str, Any]] = []  # no presence: written even at the default
-    repeated: list[tuple[str, Any]] = []  # written even when empty
-    when_set: list[tuple[str, Any]] = []  # presence (a message, `optional`, a one-member oneof)
-    oneofs: list[tuple[str, dict[str, Any]]] = []  # a oneof: its member that is set, if any
     for f in d.fields:
         fn = value_fn(f)
         if f.is_repeated:
-            repeated.append((f.name, fn))
+            if fn is None:
+                repeated_plain.append(f.name)
+            else:
+                repeated_converted.append((f.name, fn))
         elif f.containing_oneof is not None and len(f.containing_oneof.fields) > 1:
             if f is f.containing_oneof.fields[0]:
                 oneofs.append((f.containing_oneof.name, {m.name: value_fn(m) for m in f.containing_oneof.fields}))
         elif f.has_presence:
             when_set.append((f.name, fn))
+        elif fn is None:
+            plain.append(f.name)
         else:
-            always.append((f.name, fn))
-
-    def conv(m: Any) -> dict[str, Any]:
-        js: dict[str, Any] = {}
-        for name, fn in always:
-            v = getattr(m, name)
-            js[name] = v if fn is None else fn(v)
-        for name, fn in repeated:
-            v = getattr(m, name)
-            js[name] = list(v) if fn is None else [fn(x) for x in v]
-        for name, fn in when_set:
-            if m.HasField(name):
-                v = getattr(m, name)
-                js[name] = v if fn is None else fn(v)
-        for oneof, fns in oneofs:
-            name = m.WhichOneof(oneof)
-            if name is not None:
-                v, fn = getattr(m, name), fns[name]
-                js[name] = v if fn is None else fn(v)
-        return js
-
-    _JSON_CONVERTERS[d] = conv
+            converted.append((f.name, fn))
     return conv
