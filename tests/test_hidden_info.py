@@ -496,6 +496,31 @@ def test_no_message_names_a_card_the_seat_may_not_see(game_name: str, players: i
 
 
 @pytest.mark.parametrize("encoded", [False, True], ids=["messages", "encoded"])
+def test_negative_control_the_message_scan_detects_a_hidden_card_in_an_event(encoded: bool,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Events reach a link that takes encoded messages as bytes (``protocol.event_wire``,
+    ``SeatLink.send_encoded``) and any other link as messages: a public play that shows
+    a card hidden from the next seat is caught on both paths."""
+    cls = game_class("doudizhu")
+    real = cls.pop_events
+
+    def pop_events(self: Game) -> list[Event]:
+        out = []
+        for e in real(self):
+            if e.to is None and type(e.record).__name__ == "Play" and e.record.cards:
+                zones = self.hidden_zones((e.record.seat + 1) % self.players)
+                hidden = next(c for _, cards in sorted(zones.items()) for c in cards)
+                e = Event(dataclasses.replace(e.record, cards=(hidden,)), e.to)
+            out.append(e)
+        return out
+
+    monkeypatch.setattr(cls, "pop_events", pop_events)
+    leaks, counts, outcome = record_match("doudizhu", 3, 23, encoded)
+    assert outcome.status == "complete" and counts["event"] > outcome.decisions
+    assert any(x.endswith("in event") for x in leaks), leaks[:3]
+
+
+@pytest.mark.parametrize("encoded", [False, True], ids=["messages", "encoded"])
 @pytest.mark.parametrize("game_name", implemented())
 def test_negative_control_the_message_scan_detects_a_hidden_card(game_name: str, encoded: bool,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
