@@ -190,48 +190,47 @@ def fill_message(message: Any, record: Any) -> None:
     with presence (``optional``), which this does not handle;
     ``AttributeError``/``KeyError`` for a record field the message lacks."""
     message.SetInParent()
-    plan = _FILL_PLANS.get((type(record), type(message)))
+    plan = _FILL_PLANS.get((type(record), message.DESCRIPTOR))
     if plan is None:
-        plan = _fill_plan(type(record), type(message))
-    scalars, lists, records, record_lists = plan
-    for name in scalars:
+        plan = _fill_plan(type(record), message.DESCRIPTOR)
+    for name, how in plan:
         v = getattr(record, name)
-        if v:
-            setattr(message, name, v)
-    for name in lists:
-        v = getattr(record, name)
-        if v:
-            getattr(message, name).extend(v)
-    for name in records:
-        v = getattr(record, name)
-        if v is not None:
+        if v is None:
+            continue
+        if how is _FILL_SCALAR:
+            if v:
+                setattr(message, name, v)
+        elif how is _FILL_SCALARS:
+            if v:
+                getattr(message, name).extend(v)
+        elif how is _FILL_RECORD:
             fill_message(getattr(message, name), v)
-    for name in record_lists:
-        add = getattr(message, name).add
-        for x in getattr(record, name) or ():
-            fill_message(add(), x)
+        else:  # _FILL_RECORDS
+            add = getattr(message, name).add
+            for x in v:
+                fill_message(add(), x)
 
 
-#: (record type, message type) -> the record's fields by how they go in (see
-#: fill_message): (plain fields, repeated plain fields, message fields, repeated message fields)
-_FILL_PLANS: dict[tuple[type, type], tuple[tuple[str, ...], ...]] = {}
+_FILL_SCALAR, _FILL_SCALARS, _FILL_RECORD, _FILL_RECORDS = "scalar", "scalars", "record", "records"
+#: (record type, message descriptor) -> its fields, each with how it goes in (see fill_message)
+_FILL_PLANS: dict[tuple[type, Any], tuple[tuple[str, str], ...]] = {}
 
 
-def _fill_plan(record_type: type, message_type: type) -> tuple[tuple[str, ...], ...]:
-    scalars, lists, records, record_lists = [], [], [], []
-    d = message_type.DESCRIPTOR
+def _fill_plan(record_type: type, d: Any) -> tuple[tuple[str, str], ...]:
+    plan = []
     for f in dataclasses.fields(record_type):
         fd = d.fields_by_name[f.name]
         if fd.message_type is not None:
-            (record_lists if fd.is_repeated else records).append(f.name)
+            how = _FILL_RECORDS if fd.is_repeated else _FILL_RECORD
         elif fd.is_repeated:
-            lists.append(f.name)
+            how = _FILL_SCALARS
         elif fd.has_presence:
             raise TypeError(f"{fd.full_name}: a field with presence (optional) is not handled")
         else:
-            scalars.append(f.name)
-    _FILL_PLANS[record_type, message_type] = plan = (tuple(scalars), tuple(lists), tuple(records), tuple(record_lists))
-    return plan
+            how = _FILL_SCALAR
+        plan.append((f.name, how))
+    _FILL_PLANS[record_type, d] = out = tuple(plan)
+    return out
 
 
 #: while encoded_observation runs a view: the (message, encoded entries) merge_records was given
@@ -621,8 +620,7 @@ def payload_json(payload: Any, encoded: bytes | None = None) -> dict[str, Any]:
         encoded = payload.SerializeToString()
     js = known.get(encoded)
     if js is None:
-        conv = _JSON_CONVERTERS.get(d) or _json_converter(d)  # message_to_json(payload)
-        js = _remember(known, encoded, conv(payload), _JSON_BY_ENCODING_MAX)
+        js = _remember(known, encoded, message_to_json(payload), _JSON_BY_ENCODING_MAX)
     return js
 
 

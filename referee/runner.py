@@ -711,19 +711,19 @@ class MatchRunner:
                 if not link.connected:
                     continue
                 b = bundled[s]
-                if b is not None or link.encoded_requests:
-                    if event is None:
-                        event = encoded_event(game, spec.match_id, seq, ev.to is not None, encoded)
-                    if b is not None:
-                        b.append(event)  # delivered with the seat's next request (or MatchEnded)
-                    else:
-                        if wire is None:
-                            wire = event_wire(event)
-                        await link.send_encoded(wire)
-                else:
+                if b is None and not link.encoded_requests:  # a link that takes messages
                     if msg is None:
                         msg = event_message(game, spec.match_id, seq, ev, payload)
                     await link.send(msg)
+                    continue
+                if event is None:
+                    event = encoded_event(game, spec.match_id, seq, ev.to is not None, encoded)
+                if b is not None:
+                    b.append(event)  # delivered with the seat's next request (or MatchEnded)
+                else:
+                    if wire is None:
+                        wire = event_wire(event)
+                    await link.send_encoded(wire)
 
     async def finish(self) -> MatchOutcome:
         """The outcome (forfeits applied to the result), the log's result line,

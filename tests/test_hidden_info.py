@@ -318,22 +318,27 @@ def test_negative_control_legal_actions_depending_on_hidden_cards_are_detected(
     assert any("legal actions / decision kind depend on hidden cards" in p for p in st.problems), st.problems[:3]
 
 
-def test_negative_control_an_event_depending_on_hidden_cards_is_detected(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Events are compared too: a public event that carries a hidden seat's
-    hand size of hearts is caught when the next action is applied."""
-    cls = game_class("smear")
+def patch_public_plays(monkeypatch: pytest.MonkeyPatch, game_name: str, change: Any) -> None:
+    """Make the game emit ``change(game, record)`` instead of the record of each
+    public ``Play`` event (a leak planted in an event, for the negative controls)."""
+    cls = game_class(game_name)
     real = cls.pop_events
 
     def pop_events(self: Game) -> list[Event]:
-        out = []
-        for e in real(self):
-            if e.to is None and type(e.record).__name__ == "Play":  # a card played (public)
-                bump = 100 * sum(1 for c in self.hands[0] if c.endswith("H"))
-                e = Event(dataclasses.replace(e.record, trick=e.record.trick + bump), e.to)
-            out.append(e)
-        return out
+        return [Event(change(self, e.record), e.to) if e.to is None and type(e.record).__name__ == "Play" else e
+                for e in real(self)]
 
     monkeypatch.setattr(cls, "pop_events", pop_events)
+
+
+def test_negative_control_an_event_depending_on_hidden_cards_is_detected(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Events are compared too: a public event that carries a hidden seat's
+    hand size of hearts is caught when the next action is applied."""
+    def hearts_count(game: Game, record: Any) -> Any:
+        bump = 100 * sum(1 for c in game.hands[0] if c.endswith("H"))
+        return dataclasses.replace(record, trick=record.trick + bump)
+
+    patch_public_plays(monkeypatch, "smear", hearts_count)
     st = run_differential("smear", 3, 5, points=12)
     assert any("events after" in p for p in st.problems), st.problems[:3]
 
@@ -501,20 +506,13 @@ def test_negative_control_the_message_scan_detects_a_hidden_card_in_an_event(enc
     """Events reach a link that takes encoded messages as bytes (``protocol.event_wire``,
     ``SeatLink.send_encoded``) and any other link as messages: a public play that shows
     a card hidden from the next seat is caught on both paths."""
-    cls = game_class("doudizhu")
-    real = cls.pop_events
+    def hidden_card(game: Game, record: Any) -> Any:
+        if not record.cards:
+            return record
+        zones = game.hidden_zones((record.seat + 1) % game.players)
+        return dataclasses.replace(record, cards=(next(c for _, cards in sorted(zones.items()) for c in cards),))
 
-    def pop_events(self: Game) -> list[Event]:
-        out = []
-        for e in real(self):
-            if e.to is None and type(e.record).__name__ == "Play" and e.record.cards:
-                zones = self.hidden_zones((e.record.seat + 1) % self.players)
-                hidden = next(c for _, cards in sorted(zones.items()) for c in cards)
-                e = Event(dataclasses.replace(e.record, cards=(hidden,)), e.to)
-            out.append(e)
-        return out
-
-    monkeypatch.setattr(cls, "pop_events", pop_events)
+    patch_public_plays(monkeypatch, "doudizhu", hidden_card)
     leaks, counts, outcome = record_match("doudizhu", 3, 23, encoded)
     assert outcome.status == "complete" and counts["event"] > outcome.decisions
     assert any(x.endswith("in event") for x in leaks), leaks[:3]
