@@ -147,7 +147,6 @@ def match(
     launches one process per --bot, plays, prints the summary and the log
     path, and stops every process it started, also on Ctrl-C.
     """
-    import asyncio
     import json
 
     from referee.games import UnknownGame, game_class
@@ -222,10 +221,10 @@ def match(
         return
     sandbox = _sandbox("off" if no_bot_uids else bot_uids, isolate_network, bot)
     try:
-        outcome = asyncio.run(_match_local(spec, bot, log_dir, end_grace_ms / 1000, limits, sandbox))
-    except KeyboardInterrupt:
+        outcome = run_until_signal(_match_local(spec, bot, log_dir, end_grace_ms / 1000, limits, sandbox))
+    except Interrupted as e:
         _print_interrupted(spec, log_dir)
-        raise typer.Exit(130)
+        raise typer.Exit(128 + e.signum)
     if json_out:
         print(json.dumps(_ints(outcome.to_json()), indent=2))  # integer scores, as the text shows them
     else:
@@ -303,6 +302,57 @@ def _fail(msg: str, code: int = 2) -> None:
 
     console.print(f"[red]error:[/red] {escape(msg)}")
     raise typer.Exit(code)
+
+
+class Interrupted(Exception):
+    """Raised by :func:`run_until_signal` when SIGINT or SIGTERM stopped the run;
+    ``signum`` is the signal's number (the exit status is 128 + signum)."""
+
+    def __init__(self, signum: int):
+        super().__init__(f"interrupted by signal {signum}")
+        self.signum = signum
+
+
+def run_until_signal(coro):
+    """Run ``coro`` on a new event loop and return its result. The first
+    SIGINT (Ctrl-C) or SIGTERM cancels it, so its cleanup runs (bots reaped,
+    lease released), then :class:`Interrupted` is raised; later signals
+    while the cleanup runs are ignored (the cleanup is bounded: bots get
+    SIGKILL after their grace). The signal only sets a flag for the event
+    loop, so it never lands inside library code the way an exception
+    raised from a signal handler would."""
+    import asyncio
+    import signal
+
+    got: list[int] = []
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+
+        def on_signal(sig: int) -> None:
+            if not got:
+                got.append(sig)
+                task.cancel()
+
+        sigs = (signal.SIGINT, signal.SIGTERM)
+        for sig in sigs:
+            loop.add_signal_handler(sig, on_signal, sig)
+        try:
+            return await coro
+        finally:
+            for sig in sigs:
+                loop.remove_signal_handler(sig)
+
+    try:
+        result = asyncio.run(main())
+    except asyncio.CancelledError:
+        if not got:
+            raise
+        raise Interrupted(got[0]) from None
+    if got:  # the run ended by itself while it was being stopped
+        raise Interrupted(got[0])
+    return result
 
 
 def _limits(items: list[str] | None):
@@ -636,8 +686,6 @@ def tournament_run(
     most the matches in flight: finish it with --resume. While it runs the
     tournament holds a lease in the database: a second run of it is refused.
     """
-    import asyncio
-    import signal
 
     from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
@@ -725,27 +773,18 @@ def tournament_run(
             bar.start()
         bar.update(task, completed=p.done, total=p.total, faults=p.faults)
 
-    got_signal: list[int] = []
-
-    def on_term(sig, _frame) -> None:  # SIGTERM stops like Ctrl-C: bots reaped, lease released
-        got_signal.append(sig)
-        raise KeyboardInterrupt
-
-    old_term = signal.signal(signal.SIGTERM, on_term)
     try:
-        try:
-            res = asyncio.run(run_tournament(spec, resume=resume, fresh=fresh, on_progress=on_progress,
-                                             remote=remote, sandbox=sandbox))
+        try:  # SIGTERM stops like Ctrl-C: bots reaped, lease released
+            res = run_until_signal(run_tournament(spec, resume=resume, fresh=fresh, on_progress=on_progress,
+                                                  remote=remote, sandbox=sandbox))
         finally:
             bar.stop()
     except (TournamentError, RemoteError, StorageError, ExecutorError) as e:
         _fail(str(e), 1 if isinstance(e, (StorageError, ExecutorError)) else 2)
-    except KeyboardInterrupt:
+    except Interrupted as e:
         console.print(f"[yellow]interrupted[/yellow]: finished matches are saved; continue with "
                       f"`referee tournament run {escape(str(file))} --resume`")
-        raise typer.Exit(128 + (got_signal[0] if got_signal else signal.SIGINT))
-    finally:
-        signal.signal(signal.SIGTERM, old_term)
+        raise typer.Exit(128 + e.signum)
     out = render(res.board, fmt, title=f"{res.name} — {res.progress.done}/{res.progress.total} matches",
                  confidence=spec.confidence)
     if out is not None:

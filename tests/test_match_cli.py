@@ -60,7 +60,8 @@ def test_bad_arguments_are_clear_errors(tmp_path: Path) -> None:
     assert r.returncode == 2 and "rondes" in r.stderr
 
 
-def test_ctrl_c_reaps_every_bot_process(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl_c", "sigterm"])
+def test_ctrl_c_or_sigterm_reaps_every_bot_process(tmp_path: Path, sig: int) -> None:
     marker = uuid.uuid4().hex[:12]  # on every bot's command line: finds this test's processes
     hang = f"python sample_bots/chaos_bot.py --mode hang --name hang-{marker}"
     p = subprocess.Popen([PY, "-m", "referee.cli", "match", "doudizhu", "--log-dir", str(tmp_path),
@@ -72,11 +73,12 @@ def test_ctrl_c_reaps_every_bot_process(tmp_path: Path) -> None:
             time.sleep(0.1)
         time.sleep(1.5)  # let them connect
         assert _pids(marker)
-        os.kill(p.pid, signal.SIGINT)
-        p.wait(30)
+        os.kill(p.pid, sig)
+        out, err = p.communicate(timeout=30)
     finally:
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)
+    assert p.returncode == 128 + sig and b"interrupted after" in out and b"Traceback" not in err, err
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and _pids(marker):
         time.sleep(0.1)

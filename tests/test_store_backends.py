@@ -100,6 +100,39 @@ def test_several_processes_opening_an_empty_database_at_once_all_succeed(db_url:
     s.close()
 
 
+def test_a_new_sqlite_file_opens_while_another_connection_holds_its_write_lock(tmp_path: Path) -> None:
+    """The race behind the test above, made certain: the file is still in
+    rollback mode and another connection holds its write lock, where SQLite
+    refuses the switch to WAL at once instead of waiting on the busy timeout."""
+    import sqlite3
+    import threading
+
+    path = tmp_path / "new.sqlite"
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("CREATE TABLE other_app (x)")
+    other.execute("BEGIN IMMEDIATE")  # the write lock, as another process creating the database holds it
+    opened: list[object] = []
+    t = threading.Thread(target=lambda: opened.append(_open_or_error(str(path))))
+    t.start()
+    t.join(0.5)
+    assert t.is_alive() and not opened  # waiting, not failed
+    other.execute("COMMIT")
+    other.close()
+    t.join(60)
+    (store,) = opened
+    assert isinstance(store, Store), store
+    with store.engine.connect() as c:
+        assert c.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+    store.close()
+
+
+def _open_or_error(url: str) -> Store | StorageError:
+    try:
+        return Store(url)
+    except StorageError as e:
+        return e
+
+
 def test_a_live_lease_refuses_a_second_driver_and_an_expired_one_is_taken_over(db_url: str) -> None:
     s = Store(db_url)
     first = LeaseHolder("first-driver", "elsewhere", 4242)  # another host: only the heartbeat's age counts

@@ -32,6 +32,7 @@ import functools
 import json
 import os
 import socket
+import sqlite3
 import time
 import uuid
 from contextlib import contextmanager
@@ -250,6 +251,31 @@ def sqlite_path(database: str) -> Path | None:
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
+#: how long (milliseconds) an SQLite connection waits for another one's lock
+SQLITE_BUSY_TIMEOUT_MS = 60_000
+
+
+def _switch_to_wal(cur: Any) -> None:
+    """Put the SQLite database in WAL mode (readers never wait for the writer).
+
+    A new file starts in rollback mode; switching it needs an exclusive lock,
+    and while another connection holds the write lock (another process
+    creating the same database at that moment) SQLite answers "database is
+    locked" at once, without waiting on the busy timeout, because waiting
+    there could deadlock. So the switch is retried, every 20 ms, for at most
+    :data:`SQLITE_BUSY_TIMEOUT_MS`; the last failure is raised. Once the file
+    is in WAL mode the pragma takes no lock."""
+    deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            cur.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.02)
+
+
 def _guarded(fn: _F) -> _F:
     """Turn the database's own failures into :class:`StorageError` (see :meth:`Store.explain`)."""
     @functools.wraps(fn)
@@ -299,8 +325,8 @@ class Store:
             def _pragmas(conn: Any, _rec: Any) -> None:  # durable and concurrent-reader friendly
                 conn.isolation_level = None  # transactions are begun below, not by pysqlite
                 cur = conn.cursor()
-                cur.execute("PRAGMA busy_timeout=60000")
-                cur.execute("PRAGMA journal_mode=WAL")
+                cur.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+                _switch_to_wal(cur)
                 cur.execute("PRAGMA synchronous=FULL")
                 cur.execute("PRAGMA foreign_keys=ON")
                 cur.close()
