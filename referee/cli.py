@@ -440,8 +440,6 @@ def _print_interrupted(spec, log_dir: Path) -> None:
 def _match_remote(spec, seats: list[str], bots: list[str], addr: str, admin_token: Optional[str],
                   log_dir: Path, tls_ca: Optional[Path], end_grace_s: float) -> dict:
     """One match on the referee at ``addr``: ``seats`` by registered name, then ``bots`` launched here."""
-    import asyncio
-
     from referee.remote import RemoteError, RemoteReferee, RemoteSeat
 
     if not admin_token:
@@ -457,11 +455,12 @@ def _match_remote(spec, seats: list[str], bots: list[str], addr: str, admin_toke
             _fail(f"--tls-ca {tls_ca}: not a PEM certificate (no BEGIN CERTIFICATE block)")
     plan = [RemoteSeat(name=n) for n in seats] + [RemoteSeat(command=c) for c in bots]
     try:
-        return asyncio.run(RemoteReferee(addr, admin_token, tls_ca, end_grace_s).run_match(spec, plan, log_dir))
+        referee = RemoteReferee(addr, admin_token, tls_ca, end_grace_s)
+        return run_until_signal(referee.run_match(spec, plan, log_dir))
     except RemoteError as e:
         _fail(str(e))
-    except KeyboardInterrupt:
-        _fail("interrupted: the launched bots were stopped; the match may go on at the referee", 130)
+    except Interrupted as e:
+        _fail("interrupted: the launched bots were stopped; the match may go on at the referee", 128 + e.signum)
 
 
 # --------------------------------------------------------------------------- serve
@@ -686,7 +685,6 @@ def tournament_run(
     most the matches in flight: finish it with --resume. While it runs the
     tournament holds a lease in the database: a second run of it is refused.
     """
-
     from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 

@@ -314,7 +314,7 @@ class Store:
         try:
             self.engine: Engine = create_engine(
                 self.url, future=True,
-                connect_args={"timeout": 60} if self.file is not None else {"connect_timeout": 10})
+                connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000} if self.file is not None else {"connect_timeout": 10})
         except ModuleNotFoundError as e:
             raise StorageError(f"{self.display_url}: the database driver is not installed ({e.name}); "
                                "for PostgreSQL: pip install 'cardgame-referee[postgres]'") from None
