@@ -34,7 +34,10 @@ here and enforces (its public methods are final; a game implements the
   :func:`referee.games.view_module`): ``observation(game, seat)`` -> the
   game's observation protobuf message, built field by field from the
   engine's public state and that seat's own hidden cards, and
-  ``event_message(record)`` -> the game's event protobuf message. Encoding,
+  ``event_message(record)`` -> the game's event protobuf message, and
+  ``EVENT_FIELDS``, the record types whose event is one field holding a
+  message an observation lists too (record type -> ``(field, convert)``:
+  :func:`referee.protocol.encoded_payload` encodes such a record once). Encoding,
   and any caching of encodings, is :mod:`referee.protocol`'s, generic across
   games. An engine exposes the state a view needs as plain attributes
   (documented in its class docstring).

@@ -15,6 +15,7 @@ build (tests/test_protocol_fastpaths.py).
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from contextvars import ContextVar
 from typing import Any, Callable, Iterable, Sequence
 
@@ -161,6 +162,28 @@ def merge_part(message: Any, build: Callable[..., Any], *args: Any) -> None:
     _merge_encoded(message, data)
 
 
+def merge_match_part(message: Any, build: Callable[[Game], Any], game: Game) -> None:
+    """Merge ``build(game)`` (a message of ``message``'s type) into ``message``,
+    encoded once per match: for the fields made of the match's settings
+    (players, variant flags, parameters), fixed when the game is created.
+
+    ``build`` must read nothing of ``game`` but those settings, and the fields
+    it sets be set nowhere else in ``message``; then the cached encoding is
+    exactly what ``build(game)`` would give (tests/test_protocol_fastpaths.py
+    compares every observation with the one built anew). The memo holds the
+    game weakly: a copy of it (``Game.with_hidden_zones``) has its own entry."""
+    key = (build, id(game))
+    hit = _MATCH_PARTS.get(key)
+    if hit is None or hit[0]() is not game:
+        hit = _remember(_MATCH_PARTS, key, (weakref.ref(game), build(game).SerializeToString()), _MATCH_PARTS_MAX)
+    _merge_encoded(message, hit[1])
+
+
+#: (build, id(game)) -> (a weak reference to the game, the encoding of build(game)), see merge_match_part
+_MATCH_PARTS: dict[tuple[Any, int], tuple[Any, bytes]] = {}
+_MATCH_PARTS_MAX = 10_000
+
+
 def _merge_encoded(message: Any, data: bytes) -> None:
     """Merge encoded fields into ``message`` or, while :func:`encoded_observation`
     runs a view, hand them to it (it appends those of the top-level message)."""
@@ -288,34 +311,57 @@ class _EntryCache:
             records = list(records)
         if not records:
             return b""
-        last = self.lists.get(id(records[0]))
+        first = id(records[0])
+        last = self.lists.get(first)
+        n, data = 0, b""
         if last is not None:
             done, data = last
             n = len(done)
-            if len(records) == n:
-                if records == done:  # the same records as last time (compared in C, by identity first)
-                    return data
-            elif len(records) > n and records[:n] == done:  # grown at the end
-                return self._keep(records, data + self._joined(records, n))
-        return self._keep(records, self._joined(records, 0))
-
-    def _joined(self, records: list[Any], start: int) -> bytes:
-        """The entries of ``records[start:]`` joined."""
-        get, new = self.entries.get, self.new
-        return b"".join([get(id(r)) or new(r) for r in records[start:]])
-
-    def _keep(self, records: list[Any], data: bytes) -> bytes:
-        """Remember ``data`` as the entries of ``records``; returns ``data``."""
-        _remember(self.lists, id(records[0]), (records.copy(), data), _LISTS_MAX)  # a copy: the view's list may grow
+            if len(records) == n and records == done:  # the same records as last time (compared in C, by identity first)
+                return data
+            if len(records) < n or records[:n] != done:  # not the last list grown at the end: all anew
+                n, data = 0, b""
+        entries = self.entries
+        parts = [data]
+        for r in records[n:]:
+            parts.append(entries.get(id(r)) or self.new(r))
+        data = b"".join(parts)
+        if len(self.lists) >= _LISTS_MAX:
+            self.lists.clear()
+        self.lists[first] = (records.copy(), data)  # a copy: the view's list may grow
         return data
 
     def new(self, record: Any) -> bytes:
-        """Encode and keep the entry of a record not seen before."""
-        b = self.convert(record).SerializeToString()
+        """Make and keep the entry of a record not seen in this field before
+        (its message encoded once for every field and event: :func:`record_encoding`)."""
+        b = record_encoding(self.convert, record)
         e = self.entries[id(record)] = self.key + _varint(len(b)) + b
         self.records.append(record)
         return e
 
+
+def record_encoding(convert: Callable[[Any], Any], record: Any) -> bytes:
+    """``convert(record).SerializeToString()``, made once per record and converter.
+
+    A record often goes to a seat more than once: a Dou Dizhu play is an
+    event, then an entry of the round's history and of the current trick in
+    every later observation. :func:`merge_records` and the event payloads
+    (:func:`encoded_payload`) share this memo, so its message is built and
+    encoded once. ``convert`` must be a pure function of the record, and the
+    record immutable (a frozen dataclass, a tuple); the memo holds the record,
+    so no other object can take its id while it is kept."""
+    key = (convert, id(record))
+    hit = _RECORD_ENCODINGS.get(key)
+    if hit is not None and hit[0] is record:
+        return hit[1]
+    b = convert(record).SerializeToString()
+    _remember(_RECORD_ENCODINGS, key, (record, b), _RECORD_ENCODINGS_MAX)
+    return b
+
+
+#: (converter, id(record)) -> (the record, its message encoded), see record_encoding; cleared when full
+_RECORD_ENCODINGS: dict[tuple[Any, int], tuple[Any, bytes]] = {}
+_RECORD_ENCODINGS_MAX = 100_000
 
 #: per (message type, field, converter): its entries, see merge_records
 _ENTRIES: dict[tuple[Any, str, Any], _EntryCache] = {}
@@ -546,6 +592,49 @@ def event_payload(game_name: str, ev: Event) -> Any:
     return view_module(game_name).event_message(ev.record)
 
 
+def encoded_payload(game_name: str, record: Any) -> bytes:
+    """The encoding of the game's event message of an event record (what
+    :func:`event_payload` gives, serialised): what the runner sends and logs.
+
+    A record type the view lists in its ``EVENT_FIELDS`` (record type ->
+    ``(field, convert)``: the event message is that one field of its oneof,
+    holding ``convert(record)``) is put together from :func:`record_encoding`,
+    so a record that is also an entry of later observations (a play, a bid)
+    is encoded once for both; any other record is built by the view's
+    ``event_message`` and serialised."""
+    view = view_module(game_name)
+    part = view.EVENT_FIELDS.get(type(record))
+    if part is None:
+        return view.event_message(record).SerializeToString()
+    field, convert = part
+    key = _PAYLOAD_FIELD_KEY.get((game_name, field))
+    if key is None:
+        fd = _EVENT_FIELDS[game_name].message_type.fields_by_name[field]
+        key = _PAYLOAD_FIELD_KEY[game_name, field] = _key(fd, _WIRE_LEN)
+    b = record_encoding(convert, record)
+    return key + _varint(len(b)) + b
+
+
+#: (game, field of its event message's oneof) -> the field's encoded key, see encoded_payload
+_PAYLOAD_FIELD_KEY: dict[tuple[str, str], bytes] = {}
+
+
+def part_event(event_type: Any, part: tuple[str, Callable[[Any], Any]], record: Any) -> Any:
+    """The event message ``event_type`` (e.g. ``DouDizhuEvent``) of a record
+    listed in a view's ``EVENT_FIELDS``: ``part`` is its ``(field, convert)``,
+    the message holds ``convert(record)`` in that field. For a view's
+    ``event_message``, so that it builds what :func:`encoded_payload` encodes."""
+    field, convert = part
+    m = event_type()
+    getattr(m, field).CopyFrom(convert(record))
+    return m
+
+
+def payload_from_encoding(game_name: str, encoded: bytes) -> Any:
+    """The game's event message parsed back from :func:`encoded_payload`."""
+    return _EVENT_TYPES[game_name].FromString(encoded)
+
+
 def event_pb(game_name: str, match_id: str, seq: int, ev: Event, payload: Any = None) -> pb.Event:
     """Protocol ``Event`` for an engine event (``is_private`` set when addressed to
     one seat); ``payload``: its :func:`event_payload`, if already built."""
@@ -623,6 +712,20 @@ def payload_json(payload: Any, encoded: bytes | None = None) -> dict[str, Any]:
         js = _remember(known, encoded, message_to_json(payload), _JSON_BY_ENCODING_MAX)
     return js
 
+
+def encoded_payload_json(game_name: str, encoded: bytes) -> dict[str, Any]:
+    """:func:`payload_json` of the event message whose encoding is ``encoded``
+    (:func:`encoded_payload`): the message is parsed only for an encoding not
+    seen before. The dict may be shared with other events: never change it."""
+    known = _JSON_BY_ENCODING.get(_EVENT_TYPES[game_name].DESCRIPTOR)
+    js = known.get(encoded) if known is not None else None
+    if js is None:
+        js = payload_json(payload_from_encoding(game_name, encoded), encoded)
+    return js
+
+
+#: game name -> its event message type (e.g. DouDizhuEvent: the Event oneof field's type)
+_EVENT_TYPES = {f.name: type(getattr(pb.Event(), f.name)) for f in pb.Event.DESCRIPTOR.oneofs_by_name["game"].fields}
 
 #: message type -> {encoding -> its message_to_json}, see payload_json; cleared when full
 _JSON_BY_ENCODING: dict[Any, dict[bytes, dict[str, Any]]] = {}

@@ -48,12 +48,14 @@ from referee.protocol import (
     decision_body,
     decision_message,
     encoded_event,
+    encoded_payload,
+    encoded_payload_json,
     event_json,
     event_wire,
     event_message,
     event_payload,
-    payload_json,
     normalised_json,
+    payload_from_encoding,
     to_struct,
 )
 
@@ -331,12 +333,12 @@ class MatchLog:
         if self._f is not None:
             self._lines.append(obj)
 
-    def event(self, seq: int, ev: Event, payload: Any, encoded: bytes | None = None) -> None:
-        """Queue an event line; ``payload`` (the event's protobuf message,
-        never changed once built; ``encoded``: its encoding, if made) is
+    def event(self, seq: int, ev: Event, game: str, encoded: bytes) -> None:
+        """Queue an event line; ``encoded``, the encoding of the event's
+        message in ``game`` (:func:`referee.protocol.encoded_payload`), is
         converted to JSON at :meth:`flush`."""
         if self._f is not None:
-            self._lines.append((_event_line, seq, ev.to, payload, encoded))
+            self._lines.append((_event_line, seq, ev.to, game, encoded))
 
     def decision(self, seat: int, kind: str, request_id: int, reply: Action | None, applied: Action,
                  fault: "FaultRecord | None", elapsed_ms: float) -> None:
@@ -379,8 +381,8 @@ class MatchLog:
             raise self.error
 
 
-def _event_line(seq: int, to: int | None, payload: Any, encoded: bytes | None) -> dict[str, Any]:
-    return {"event": payload_json(payload, encoded), "seq": seq, "to": to, "type": "event"}
+def _event_line(seq: int, to: int | None, game: str, encoded: bytes) -> dict[str, Any]:
+    return {"event": encoded_payload_json(game, encoded), "seq": seq, "to": to, "type": "event"}
 
 
 def _decision_line(seat: int, kind: str, request_id: int, reply: Action | None, applied: Action,
@@ -687,12 +689,12 @@ class MatchRunner:
     async def flush_events(self) -> None:
         """Log and deliver the events the engine produced since the last call.
 
-        Each event's message is built once (``protocol.event_payload``) and
-        encoded once (``protocol.encoded_event``), for the log's JSON memo,
-        for the seats that get their events inside their next request and for
-        the links that take encoded messages (``SeatLink.encoded_requests``:
-        the same bytes to every seat); it is wrapped in a ``RefereeMessage``
-        only for a link that takes messages. Sends are awaited one after the
+        Each event is encoded once (``protocol.encoded_payload``, then
+        ``protocol.encoded_event``), for the log's JSON memo, for the seats
+        that get their events inside their next request and for the links
+        that take encoded messages (``SeatLink.encoded_requests``: the same
+        bytes to every seat); it is parsed into a message, wrapped in a
+        ``RefereeMessage``, only for a link that takes messages. Sends are awaited one after the
         other, in order: a service link only queues the message (its
         connection's writer task puts it on the stream), so no task per send
         is needed; per seat, order is what counts."""
@@ -702,9 +704,8 @@ class MatchRunner:
         for ev in self.game.pop_events():
             self.seq += 1
             seq = self.seq
-            payload = event_payload(game, ev)
-            encoded = payload.SerializeToString()
-            self.log.event(seq, ev, payload, encoded)
+            encoded = encoded_payload(game, ev.record)
+            self.log.event(seq, ev, game, encoded)
             msg = event = wire = None
             for s in (all_seats if ev.to is None else (ev.to,)):
                 link = links[s]
@@ -713,7 +714,7 @@ class MatchRunner:
                 b = bundled[s]
                 if b is None and not link.encoded_requests:  # a link that takes messages
                     if msg is None:
-                        msg = event_message(game, spec.match_id, seq, ev, payload)
+                        msg = event_message(game, spec.match_id, seq, ev, payload_from_encoding(game, encoded))
                     await link.send(msg)
                     continue
                 if event is None:

@@ -50,6 +50,12 @@ def test_requests_and_events_equal_the_plain_protobuf_calls(game_name: str) -> N
             for ev in g.pop_events():
                 seq += 1
                 payload = protocol.event_payload(game_name, ev)
+                # what the runner sends and logs: the payload encoded (a record the view
+                # lists in EVENT_FIELDS from its one encoding, shared with the observations)
+                encoded_payload = protocol.encoded_payload(game_name, ev.record)
+                assert type(payload).FromString(encoded_payload) == payload
+                assert protocol.payload_from_encoding(game_name, encoded_payload) == payload
+                assert protocol.encoded_payload_json(game_name, encoded_payload) == _dict(payload)
                 # the log's JSON is kept per encoding: it equals the payload's own
                 assert protocol.message_to_json(payload) == _dict(payload) == protocol.event_json(game_name, ev)
                 want_ev = pb.Event(match_id="m", seq=seq, is_private=ev.to is not None)
@@ -141,6 +147,11 @@ def _plain_part(message, build, *args) -> None:
     message.MergeFrom(build(*args))
 
 
+def _plain_match_part(message, build, game) -> None:
+    """What protocol.merge_match_part stands for, without any cache."""
+    message.MergeFrom(build(game))
+
+
 def _plain_merge(message, field, records, convert) -> None:
     """What protocol.merge_records stands for, without any cache."""
     if message.DESCRIPTOR.fields_by_name[field].is_repeated:
@@ -156,7 +167,8 @@ def test_cached_parts_and_entries_equal_the_observation_built_anew(game_name: st
     # the views merge their lists of records through protocol.merge_records (entries
     # cached per record, lists that grow at the end joined from the last one) and the
     # fields that stay the same over many decisions through protocol.merge_part (each
-    # part's encoding cached per distinct arguments): at every decision of seeded
+    # part's encoding cached per distinct arguments) and protocol.merge_match_part (the
+    # match's settings, once per game object): at every decision of seeded
     # matches, every seat's observation (as a message and encoded) equals the one
     # built with every part and record converted anew
     from referee.games import view_module
@@ -174,6 +186,8 @@ def test_cached_parts_and_entries_equal_the_observation_built_anew(game_name: st
                     m.setattr(view, "merge_records", _plain_merge)
                     if hasattr(view, "merge_part"):
                         m.setattr(view, "merge_part", _plain_part)
+                    if hasattr(view, "merge_match_part"):
+                        m.setattr(view, "merge_match_part", _plain_match_part)
                     want = view.observation(g, s)
                 assert got == want and type(want).FromString(encoded) == want
                 checked += 1
@@ -202,3 +216,4 @@ def test_event_json_is_kept_per_encoding() -> None:
     assert protocol.event_json("president", a) is first
     assert first == _dict(protocol.event_payload("president", a)) == {"trick_end": {"last_player": 1, "leader": 2}}
     assert protocol.event_json("president", b) == {"trick_end": {"last_player": 1, "leader": 0}}
+

@@ -8,7 +8,7 @@ records (:mod:`.events`) into its ``BackAlleyEvent``. Nothing here changes the g
 from __future__ import annotations
 
 from cardgames.v1 import back_alley_pb2 as bpb
-from referee.protocol import merge_part, merge_records
+from referee.protocol import merge_part, merge_records, part_event
 
 from . import events as E
 
@@ -89,6 +89,12 @@ def _round_part(round_index: int, round_hand_size: int, last_round: int, dealer:
         laid_out_joker=laid_out_joker)  # §9: the joker laid out (§2.4)
 
 
+#: record type -> (its BackAlleyEvent field, the function building that field's
+#: message) for the records an observation lists too (a bid): referee.protocol
+#: encodes each such record once, for its event and every observation
+EVENT_FIELDS = {E.Bid: ("bid", _bid)}
+
+
 def event_message(record: E.BackAlleyEventRecord) -> bpb.BackAlleyEvent:
     """The ``BackAlleyEvent`` of one event record (``TypeError`` for anything else)."""
     r = record
@@ -101,7 +107,7 @@ def event_message(record: E.BackAlleyEventRecord) -> bpb.BackAlleyEvent:
             trick_number=r.trick_number, winner=r.winner, winning_card=r.winning_card, team_tricks=r.team_tricks,
             trumps_broken=r.trumps_broken))
     if t is E.Bid:
-        return bpb.BackAlleyEvent(bid=_bid(r))
+        return part_event(bpb.BackAlleyEvent, EVENT_FIELDS[t], r)
     if t is E.BiddingEnd:
         return bpb.BackAlleyEvent(bidding_end=bpb.BackAlleyBiddingEnd(
             passed_out=r.passed_out, contracts=[_contract(c) for c in r.contracts],

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 
 from cardgames.v1 import doudizhu_pb2 as dpb
-from referee.protocol import fill_message, merge_part, merge_records
+from referee.protocol import fill_message, merge_match_part, merge_part, merge_records, part_event
 from referee.games.doudizhu import events as E
 from referee.games.doudizhu.game import DouDizhu
 
@@ -25,18 +25,19 @@ def observation(g: DouDizhu, seat: int) -> dpb.DouDizhuObservation:
     """The ``DouDizhuObservation`` of ``seat``: the public state (§10 "Public")
     and its own hand (§10 "Private to seat s").
 
-    The fields that stay the same over many decisions (the match's settings,
-    the round's setup, the auction's outcome) are built by the ``_*_part``
-    functions below from their arguments alone and merged in through
-    :func:`referee.protocol.merge_part` (each distinct part encoded once)."""
+    The fields that stay the same over many decisions are built by the
+    ``_*_part`` functions below: the match's settings once per match
+    (:func:`referee.protocol.merge_match_part`), the round's setup and the
+    auction's outcome from their arguments alone
+    (:func:`referee.protocol.merge_part`: each distinct part encoded once)."""
     p = g.playp if g.phase != "auction" else None  # the round's play phase (also once the match is over)
     o = dpb.DouDizhuObservation(
         seat=seat,  # the seat this observation is for
         hand=g.hands[seat],  # §10 private: the seat's own hand, canonical order (§2.3)
-        hand_sizes=[len(h) for h in g.hands],  # §10 public: cards each seat holds
+        hand_sizes=list(map(len, g.hands)),  # §10 public: cards each seat holds
         phase=_PHASE[g.phase],  # auction, play or over
         high_bid=g.auction.high)  # §4: the highest bid so far (0 = none)
-    merge_part(o, _match_part, g.players, g.params["rounds"], g.spring)
+    merge_match_part(o, _match_part, g)
     merge_part(o, _round_part, g.round, tuple(g.scores), g.marker, g.first_bidder)
     merge_records(o, "calls", g.auction.calls, _call)  # §10 public: every auction action, in order (§4)
     merge_records(o, "history", g.history, _play)  # §10 public: every play and pass of the round, in order
@@ -56,12 +57,12 @@ def observation(g: DouDizhu, seat: int) -> dpb.DouDizhuObservation:
     return o
 
 
-def _match_part(players: int, rounds: int, spring: bool) -> dpb.DouDizhuObservation:
-    """The match's settings."""
+def _match_part(g: DouDizhu) -> dpb.DouDizhuObservation:
+    """The match's settings (:func:`referee.protocol.merge_match_part`: nothing else of the game)."""
     return dpb.DouDizhuObservation(
-        players=players,  # §10 public: n
-        rounds=rounds,  # §10 public: the match parameter (§9 [GAME-1])
-        spring=spring)  # §10 public: variant flag (§11)
+        players=g.players,  # §10 public: n
+        rounds=g.params["rounds"],  # §10 public: the match parameter (§9 [GAME-1])
+        spring=g.spring)  # §10 public: variant flag (§11)
 
 
 def _round_part(round: int, scores: tuple[int, ...], marker: str, first_bidder: int) -> dpb.DouDizhuObservation:
@@ -98,14 +99,19 @@ def _round_end(r: E.RoundEnd) -> dpb.DouDizhuRoundEnd:
                                 redeal=r.redeal, landlord=r.landlord, bid=r.bid, doublings=r.doublings)
 
 
-#: record type -> its DouDizhuEvent field; the record's fields are the
-#: message's fields, one for one (filled by referee.protocol.fill_message)
+#: record type -> (its DouDizhuEvent field, the function building that field's
+#: message) for the records an observation lists too: referee.protocol
+#: encodes each such record once, for its event and every observation
+EVENT_FIELDS = {
+    E.Play: ("play", _play),
+    E.RoundEnd: ("round_end", _round_end),
+}
+#: record type -> its DouDizhuEvent field, for the other records; the record's
+#: fields are the message's fields, one for one (filled by referee.protocol.fill_message)
 _EVENTS = {
     E.Call: "call",
     E.AuctionEnd: "auction_end",
-    E.Play: "play",
     E.TrickEnd: "trick_end",
-    E.RoundEnd: "round_end",
     E.MatchEnd: "match_end",
 }
 
@@ -120,6 +126,9 @@ def event_message(record: object) -> dpb.DouDizhuEvent:
             return dpb.DouDizhuEvent(round_start=dpb.DouDizhuRoundStart(
                 round=r.round, marker=r.marker, first_bidder=r.first_bidder, hand_sizes=r.hand_sizes))
         return dpb.DouDizhuEvent(deal=dpb.DouDizhuDeal(round=r.round, seat=r.seat, hand=r.hand))
+    part = EVENT_FIELDS.get(t)
+    if part is not None:
+        return part_event(dpb.DouDizhuEvent, part, record)
     e = dpb.DouDizhuEvent()
     fill_message(getattr(e, _EVENTS[t]), record)
     return e

@@ -8,7 +8,7 @@ records (:mod:`.events`) into its ``PresidentEvent``. Nothing here changes the g
 from __future__ import annotations
 
 from cardgames.v1 import president_pb2 as ppb
-from referee.protocol import merge_part, merge_records
+from referee.protocol import merge_match_part, merge_part, merge_records, part_event
 
 from . import events as E
 from .rules import sort_cards
@@ -44,17 +44,22 @@ def observation(game, seat: int) -> ppb.PresidentObservation:
     of the exchange transfers it took part in, and the public state only.
 
     The fields that stay the same over many decisions are built by the small
-    functions below, each from its arguments alone, and merged in through
-    :func:`referee.protocol.merge_part` (each distinct part encoded once)."""
+    functions below: the match's settings once per match
+    (:func:`referee.protocol.merge_match_part`), the others each from its
+    arguments alone (:func:`referee.protocol.merge_part`: each distinct part
+    encoded once)."""
     g = game
     o = ppb.PresidentObservation()
-    merge_part(o, _match_part, g.players, tuple(g.variant.items()), tuple(g.params.items()))
+    merge_match_part(o, _match_part, g)
     merge_part(o, _round_part, g.round, g.dealer, g.first_leader, tuple(g.roles_held), tuple(g.totals),
                tuple(g.prev_order or ()))
     o.seat = seat  # §9: own seat
     o.hand.extend(sort_cards(g.hands[seat]))  # §9: own hand, in card order (§3.3)
     # §9: cards in every hand; a return chosen but not yet delivered (§5.2) is still held
-    o.hand_sizes.extend([len(h) + len(g.pending.get(s, ())) for s, h in enumerate(g.hands)])
+    if g.pending:
+        o.hand_sizes.extend([len(h) + len(g.pending.get(s, ())) for s, h in enumerate(g.hands)])
+    else:
+        o.hand_sizes.extend(map(len, g.hands))
     if g.exchange_log:  # §9: every transfer and its count; its cards only to its giver and receiver
         merge_part(o, _exchange_part, seat, tuple(g.exchange_log))
     o.phase = _PHASE[g.phase]
@@ -80,11 +85,11 @@ def observation(game, seat: int) -> ppb.PresidentObservation:
     return o
 
 
-def _match_part(players: int, variant: tuple, params: tuple) -> ppb.PresidentObservation:
-    """The match's constants."""
-    o = ppb.PresidentObservation(players=players)  # §9: number of players
+def _match_part(g) -> ppb.PresidentObservation:
+    """The match's settings (:func:`referee.protocol.merge_match_part`: nothing else of the game)."""
+    o = ppb.PresidentObservation(players=g.players)  # §9: number of players
     rules = o.rules  # §9: the match parameters and variant flags (§10), named as in the spec
-    for name, value in (*variant, *params):
+    for name, value in (*g.variant.items(), *g.params.items()):
         setattr(rules, name, value)
     return o
 
@@ -106,6 +111,12 @@ def _exchange_part(seat: int, log: tuple[E.Transfer, ...]) -> ppb.PresidentObser
     return ppb.PresidentObservation(exchange=[_transfer(t, seat in (t.from_seat, t.to_seat)) for t in log])
 
 
+#: record type -> (its PresidentEvent field, the function building that field's
+#: message) for the records an observation lists too (a play, in the trick):
+#: referee.protocol encodes each such record once, for its event and every observation
+EVENT_FIELDS = {E.Play: ("play", _play)}
+
+
 def event_message(record: E.PresidentEventRecord) -> ppb.PresidentEvent:
     """The ``PresidentEvent`` of one event record (``TypeError`` for anything else).
 
@@ -114,9 +125,7 @@ def event_message(record: E.PresidentEventRecord) -> ppb.PresidentEvent:
     r = record
     t = type(r)
     if t is E.Play:
-        m = ppb.PresidentEvent()
-        _play(r, m.play)
-        return m
+        return part_event(ppb.PresidentEvent, EVENT_FIELDS[t], r)
     if t is E.TrickEnd:
         return ppb.PresidentEvent(trick_end=ppb.PresidentTrickEnd(last_player=r.last_player, leader=r.leader))
     if t is E.Transfer:

@@ -8,7 +8,7 @@ state, field by field; :func:`event_message` turns one of the engine's event rec
 from __future__ import annotations
 
 from cardgames.v1 import smear_pb2 as spb
-from referee.protocol import merge_part, merge_records
+from referee.protocol import merge_match_part, merge_part, merge_records, part_event
 
 from . import events as E
 from . import rules as R
@@ -29,22 +29,21 @@ def observation(game, seat: int) -> spb.SmearObservation:
     """The ``SmearObservation`` of ``seat``: its own hand and the public state
     of spec section 9 (nothing of another hand or of the stock).
 
-    The fields that stay the same over many decisions (the match's settings,
-    the round's setup, the auction) are built by the ``_*_part`` functions
-    below from their arguments alone and merged in through
-    :func:`referee.protocol.merge_part` (each distinct part encoded once)."""
+    The fields that stay the same over many decisions are built by the
+    ``_*_part`` functions below: the match's settings once per match
+    (:func:`referee.protocol.merge_match_part`), the round's setup and the
+    auction from their arguments alone (:func:`referee.protocol.merge_part`:
+    each distinct part encoded once)."""
     g = game
     n = g.players
     o = spb.SmearObservation()
     o.seat = seat  # §9: own seat
-    v = g.variant
-    merge_part(o, _match_part, n, v["with_joker"], v["dealer_forced_bid"], v["low_to_taker"], v["strict_follow"],
-               g.params["max_rounds"])
+    merge_match_part(o, _match_part, g)
     merge_part(o, _round_part, n, g.round, g.dealer, tuple(g.scores), tuple(g.calls), _seat_or_none(g.bidder), g.bid,
                g.trump or "")
     o.phase = _PHASE[g.phase]
     o.hand.extend(g.hands[seat])  # §9: the seat's own remaining cards, sorted as dealt (§2.3)
-    o.hand_sizes.extend([len(h) for h in g.hands])  # §9: how many cards each hand holds
+    o.hand_sizes.extend(map(len, g.hands))  # §9: how many cards each hand holds
     o.leader = _seat_or_none(g.leader)  # §6.2: who leads the current trick
     add = o.trick.add
     for i, c in enumerate(g.trick):  # §9: each card played to the current trick, and its seat
@@ -54,15 +53,14 @@ def observation(game, seat: int) -> spb.SmearObservation:
     return o
 
 
-def _match_part(players: int, with_joker: bool, dealer_forced_bid: bool, low_to_taker: bool, strict_follow: bool,
-                max_rounds: int) -> spb.SmearObservation:
-    """The match's settings."""
-    o = spb.SmearObservation(players=players)  # §9: number of players
-    ov = o.variant  # §9, §10: the variant flags
-    ov.with_joker, ov.dealer_forced_bid, ov.low_to_taker, ov.strict_follow = (with_joker, dealer_forced_bid,
-                                                                              low_to_taker, strict_follow)
+def _match_part(g) -> spb.SmearObservation:
+    """The match's settings (:func:`referee.protocol.merge_match_part`: nothing else of the game)."""
+    o = spb.SmearObservation(players=g.players)  # §9: number of players
+    v, ov = g.variant, o.variant  # §9, §10: the variant flags
+    ov.with_joker, ov.dealer_forced_bid, ov.low_to_taker, ov.strict_follow = (
+        v["with_joker"], v["dealer_forced_bid"], v["low_to_taker"], v["strict_follow"])
     o.target = R.TARGET  # §8: 11 points
-    o.max_rounds = max_rounds  # §8: the round limit
+    o.max_rounds = g.params["max_rounds"]  # §8: the round limit
     return o
 
 
@@ -82,13 +80,19 @@ def _round_part(players: int, round: int, dealer: int, scores: tuple[int, ...], 
     return o
 
 
+#: record type -> (its SmearEvent field, the function building that field's
+#: message) for the records an observation lists too (a finished trick):
+#: referee.protocol encodes each such record once, for its event and every observation
+EVENT_FIELDS = {E.TrickEnd: ("trick_end", _trick)}
+
+
 def event_message(record: E.SmearEventRecord) -> spb.SmearEvent:
     """The ``SmearEvent`` of one event record (``TypeError`` for anything else)."""
     r = record
     if type(r) is E.Play:
         return spb.SmearEvent(play=spb.SmearPlay(seat=r.seat, card=r.card, trick=r.trick))
     if type(r) is E.TrickEnd:
-        return spb.SmearEvent(trick_end=_trick(r))
+        return part_event(spb.SmearEvent, EVENT_FIELDS[E.TrickEnd], r)
     if type(r) is E.Call:
         return spb.SmearEvent(call=spb.SmearCall(seat=r.seat, bid=r.bid))
     if type(r) is E.Trump:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from cardgames.v1 import tractor_pb2 as tpb
-from referee.protocol import fill_message, merge_part, merge_records
+from referee.protocol import fill_message, merge_match_part, merge_part, merge_records, part_event
 from referee.games.tractor import events as E
 from referee.games.tractor import rules as R
 from referee.games.tractor.game import TractorGame
@@ -27,10 +27,11 @@ _PHASE = {"declare": tpb.TRACTOR_PHASE_DECLARE, "bury": tpb.TRACTOR_PHASE_BURY, 
 def observation(g: TractorGame, seat: int) -> tpb.TractorObservation:
     """The ``TractorObservation`` of ``seat`` (section 12).
 
-    The fields that stay the same over many decisions (the match's rules, the
-    round's setup and trump) are built by :func:`_match_part` and
-    :func:`_round_part` from their arguments alone and merged in through
-    :func:`referee.protocol.merge_part` (each distinct part encoded once)."""
+    The fields that stay the same over many decisions are built by
+    :func:`_match_part` (the match's rules, merged in once per match through
+    :func:`referee.protocol.merge_match_part`) and :func:`_round_part` (the
+    round's setup and trump, from its arguments alone, merged in through
+    :func:`referee.protocol.merge_part`: each distinct part encoded once)."""
     over = g.phase == "over"
     o = tpb.TractorObservation(
         seat=seat,  # the seat this observation is for
@@ -39,8 +40,7 @@ def observation(g: TractorGame, seat: int) -> tpb.TractorObservation:
         cards_dealt=g.dealt,  # 2.1: cards dealt so far
         hand_sizes=[0] * 4 if over else [g.hand_size(s) for s in range(4)],  # 12 public: cards per seat
         defender_points=g.defender_points)  # 10.1: the defenders' points so far
-    merge_part(o, _match_part, g.notrump_rank_cards_trump, g.must_follow_tractor, g.kitty_multiplier_power,
-               g.must_play_ace, g.no_throw_penalty, g.params["max_rounds"], g.params["max_round1_deals"])
+    merge_match_part(o, _match_part, g)
     merge_part(o, _round_part, g.round, g.deal_number, tuple(g.levels), g.trump_rank, g.declarer_team, g.starter,
                g.first_drawer, g.window and not g.trump_fixed, g.trump_fixed, _suit(g) if g.trump_fixed else "",
                tuple(g.flipped))
@@ -67,18 +67,16 @@ def observation(g: TractorGame, seat: int) -> tpb.TractorObservation:
     return o
 
 
-def _match_part(notrump_rank_cards_trump: bool, must_follow_tractor: bool, kitty_multiplier_power: bool,
-                must_play_ace: bool, no_throw_penalty: bool, max_rounds: int,
-                max_round1_deals: int) -> tpb.TractorObservation:
-    """The match's rules."""
+def _match_part(g: TractorGame) -> tpb.TractorObservation:
+    """The match's rules (:func:`referee.protocol.merge_match_part`: nothing else of the game)."""
     return tpb.TractorObservation(
-        notrump_rank_cards_trump=notrump_rank_cards_trump,  # 13: variant flags
-        must_follow_tractor=must_follow_tractor,
-        kitty_multiplier_power=kitty_multiplier_power,
-        must_play_ace=must_play_ace,
-        no_throw_penalty=no_throw_penalty,
-        max_rounds=max_rounds,  # 11.2: the round cap
-        max_round1_deals=max_round1_deals)  # 2.6: redeals allowed in round 1
+        notrump_rank_cards_trump=g.notrump_rank_cards_trump,  # 13: variant flags
+        must_follow_tractor=g.must_follow_tractor,
+        kitty_multiplier_power=g.kitty_multiplier_power,
+        must_play_ace=g.must_play_ace,
+        no_throw_penalty=g.no_throw_penalty,
+        max_rounds=g.params["max_rounds"],  # 11.2: the round cap
+        max_round1_deals=g.params["max_round1_deals"])  # 2.6: redeals allowed in round 1
 
 
 def _round_part(round_number: int, deal_number: int, levels: tuple[str, str], trump_rank: str,
@@ -129,8 +127,17 @@ def _message(record: Any) -> Any:
     return m
 
 
+#: record type -> (its TractorEvent field, the function building that field's
+#: message) for the records an observation lists too (a declaration):
+#: referee.protocol encodes each such record once, for its event and every observation
+EVENT_FIELDS = {E.Declaration: ("declaration", _message)}
+
+
 def event_message(record: Any) -> tpb.TractorEvent:
     """The ``TractorEvent`` of an event record; ``KeyError`` for a record of another game."""
+    part = EVENT_FIELDS.get(type(record))
+    if part is not None:
+        return part_event(tpb.TractorEvent, part, record)
     e = tpb.TractorEvent()
     fill_message(getattr(e, _EVENT_FIELD[type(record)]), record)
     return e
