@@ -37,7 +37,7 @@ here and enforces (its public methods are final; a game implements the
   ``event_message(record)`` -> the game's event protobuf message, and
   ``EVENT_FIELDS``, the record types whose event is one field holding a
   message an observation lists too (record type -> ``(field, convert)``:
-  :func:`referee.protocol.encoded_payload` encodes such a record once). Encoding,
+  :func:`referee.protocol.payload_encoding` encodes such a record once). Encoding,
   and any caching of encodings, is :mod:`referee.protocol`'s, generic across
   games. An engine exposes the state a view needs as plain attributes
   (documented in its class docstring).

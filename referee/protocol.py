@@ -346,7 +346,7 @@ def record_encoding(convert: Callable[[Any], Any], record: Any) -> bytes:
     A record often goes to a seat more than once: a Dou Dizhu play is an
     event, then an entry of the round's history and of the current trick in
     every later observation. :func:`merge_records` and the event payloads
-    (:func:`encoded_payload`) share this memo, so its message is built and
+    (:func:`payload_encoding`) share this memo, so its message is built and
     encoded once. ``convert`` must be a pure function of the record, and the
     record immutable (a frozen dataclass, a tuple); the memo holds the record,
     so no other object can take its id while it is kept."""
@@ -592,30 +592,40 @@ def event_payload(game_name: str, ev: Event) -> Any:
     return view_module(game_name).event_message(ev.record)
 
 
-def encoded_payload(game_name: str, record: Any) -> bytes:
+def payload_encoding(game_name: str, record: Any) -> tuple[bytes, Any]:
     """The encoding of the game's event message of an event record (what
-    :func:`event_payload` gives, serialised): what the runner sends and logs.
+    :func:`event_payload` gives, serialised), and that message if it was
+    built (else ``None``): what the runner sends and logs.
 
     A record type the view lists in its ``EVENT_FIELDS`` (record type ->
     ``(field, convert)``: the event message is that one field of its oneof,
     holding ``convert(record)``) is put together from :func:`record_encoding`,
     so a record that is also an entry of later observations (a play, a bid)
-    is encoded once for both; any other record is built by the view's
-    ``event_message`` and serialised."""
-    view = view_module(game_name)
-    part = view.EVENT_FIELDS.get(type(record))
+    is encoded once for both, and no message is built; any other record is
+    built by the view's ``event_message`` and serialised."""
+    fields, event_message = _VIEW_EVENTS.get(game_name) or _view_events(game_name)
+    part = fields.get(type(record))
     if part is None:
-        return view.event_message(record).SerializeToString()
+        m = event_message(record)
+        return m.SerializeToString(), m
     field, convert = part
     key = _PAYLOAD_FIELD_KEY.get((game_name, field))
     if key is None:
         fd = _EVENT_FIELDS[game_name].message_type.fields_by_name[field]
         key = _PAYLOAD_FIELD_KEY[game_name, field] = _key(fd, _WIRE_LEN)
     b = record_encoding(convert, record)
-    return key + _varint(len(b)) + b
+    return key + _varint(len(b)) + b, None
 
 
-#: (game, field of its event message's oneof) -> the field's encoded key, see encoded_payload
+def _view_events(game_name: str) -> tuple[dict[type, Any], Callable[[Any], Any]]:
+    view = view_module(game_name)
+    _VIEW_EVENTS[game_name] = out = (view.EVENT_FIELDS, view.event_message)
+    return out
+
+
+#: game -> its view's (EVENT_FIELDS, event_message), see payload_encoding
+_VIEW_EVENTS: dict[str, tuple[dict[type, Any], Callable[[Any], Any]]] = {}
+#: (game, field of its event message's oneof) -> the field's encoded key, see payload_encoding
 _PAYLOAD_FIELD_KEY: dict[tuple[str, str], bytes] = {}
 
 
@@ -623,7 +633,7 @@ def part_event(event_type: Any, part: tuple[str, Callable[[Any], Any]], record: 
     """The event message ``event_type`` (e.g. ``DouDizhuEvent``) of a record
     listed in a view's ``EVENT_FIELDS``: ``part`` is its ``(field, convert)``,
     the message holds ``convert(record)`` in that field. For a view's
-    ``event_message``, so that it builds what :func:`encoded_payload` encodes."""
+    ``event_message``, so that it builds what :func:`payload_encoding` encodes."""
     field, convert = part
     m = event_type()
     getattr(m, field).CopyFrom(convert(record))
@@ -631,7 +641,7 @@ def part_event(event_type: Any, part: tuple[str, Callable[[Any], Any]], record: 
 
 
 def payload_from_encoding(game_name: str, encoded: bytes) -> Any:
-    """The game's event message parsed back from :func:`encoded_payload`."""
+    """The game's event message parsed back from its encoding (:func:`payload_encoding`)."""
     return _EVENT_TYPES[game_name].FromString(encoded)
 
 
@@ -713,14 +723,15 @@ def payload_json(payload: Any, encoded: bytes | None = None) -> dict[str, Any]:
     return js
 
 
-def encoded_payload_json(game_name: str, encoded: bytes) -> dict[str, Any]:
+def encoded_payload_json(game_name: str, encoded: bytes, payload: Any = None) -> dict[str, Any]:
     """:func:`payload_json` of the event message whose encoding is ``encoded``
-    (:func:`encoded_payload`): the message is parsed only for an encoding not
-    seen before. The dict may be shared with other events: never change it."""
+    (:func:`payload_encoding`; ``payload``: the message, if built): a message
+    not given is parsed only for an encoding not seen before. The dict may be
+    shared with other events: never change it."""
     known = _JSON_BY_ENCODING.get(_EVENT_TYPES[game_name].DESCRIPTOR)
     js = known.get(encoded) if known is not None else None
     if js is None:
-        js = payload_json(payload_from_encoding(game_name, encoded), encoded)
+        js = payload_json(payload if payload is not None else payload_from_encoding(game_name, encoded), encoded)
     return js
 
 

@@ -48,13 +48,13 @@ from referee.protocol import (
     decision_body,
     decision_message,
     encoded_event,
-    encoded_payload,
     encoded_payload_json,
     event_json,
     event_wire,
     event_message,
     event_payload,
     normalised_json,
+    payload_encoding,
     payload_from_encoding,
     to_struct,
 )
@@ -333,12 +333,12 @@ class MatchLog:
         if self._f is not None:
             self._lines.append(obj)
 
-    def event(self, seq: int, ev: Event, game: str, encoded: bytes) -> None:
+    def event(self, seq: int, ev: Event, game: str, encoded: bytes, payload: Any = None) -> None:
         """Queue an event line; ``encoded``, the encoding of the event's
-        message in ``game`` (:func:`referee.protocol.encoded_payload`), is
-        converted to JSON at :meth:`flush`."""
+        message in ``game`` (``payload``: the message, if built, never changed;
+        :func:`referee.protocol.payload_encoding`), is converted to JSON at :meth:`flush`."""
         if self._f is not None:
-            self._lines.append((_event_line, seq, ev.to, game, encoded))
+            self._lines.append((_event_line, seq, ev.to, game, encoded, payload))
 
     def decision(self, seat: int, kind: str, request_id: int, reply: Action | None, applied: Action,
                  fault: "FaultRecord | None", elapsed_ms: float) -> None:
@@ -381,8 +381,8 @@ class MatchLog:
             raise self.error
 
 
-def _event_line(seq: int, to: int | None, game: str, encoded: bytes) -> dict[str, Any]:
-    return {"event": encoded_payload_json(game, encoded), "seq": seq, "to": to, "type": "event"}
+def _event_line(seq: int, to: int | None, game: str, encoded: bytes, payload: Any) -> dict[str, Any]:
+    return {"event": encoded_payload_json(game, encoded, payload), "seq": seq, "to": to, "type": "event"}
 
 
 def _decision_line(seat: int, kind: str, request_id: int, reply: Action | None, applied: Action,
@@ -689,7 +689,7 @@ class MatchRunner:
     async def flush_events(self) -> None:
         """Log and deliver the events the engine produced since the last call.
 
-        Each event is encoded once (``protocol.encoded_payload``, then
+        Each event is encoded once (``protocol.payload_encoding``, then
         ``protocol.encoded_event``), for the log's JSON memo, for the seats
         that get their events inside their next request and for the links
         that take encoded messages (``SeatLink.encoded_requests``: the same
@@ -704,8 +704,8 @@ class MatchRunner:
         for ev in self.game.pop_events():
             self.seq += 1
             seq = self.seq
-            encoded = encoded_payload(game, ev.record)
-            self.log.event(seq, ev, game, encoded)
+            encoded, payload = payload_encoding(game, ev.record)
+            self.log.event(seq, ev, game, encoded, payload)
             msg = event = wire = None
             for s in (all_seats if ev.to is None else (ev.to,)):
                 link = links[s]
@@ -714,7 +714,8 @@ class MatchRunner:
                 b = bundled[s]
                 if b is None and not link.encoded_requests:  # a link that takes messages
                     if msg is None:
-                        msg = event_message(game, spec.match_id, seq, ev, payload_from_encoding(game, encoded))
+                        msg = event_message(game, spec.match_id, seq, ev,
+                                            payload if payload is not None else payload_from_encoding(game, encoded))
                     await link.send(msg)
                     continue
                 if event is None:

@@ -52,10 +52,12 @@ def test_requests_and_events_equal_the_plain_protobuf_calls(game_name: str) -> N
                 payload = protocol.event_payload(game_name, ev)
                 # what the runner sends and logs: the payload encoded (a record the view
                 # lists in EVENT_FIELDS from its one encoding, shared with the observations)
-                encoded_payload = protocol.encoded_payload(game_name, ev.record)
+                encoded_payload, built = protocol.payload_encoding(game_name, ev.record)
+                assert built is None or built == payload
                 assert type(payload).FromString(encoded_payload) == payload
                 assert protocol.payload_from_encoding(game_name, encoded_payload) == payload
                 assert protocol.encoded_payload_json(game_name, encoded_payload) == _dict(payload)
+                assert protocol.encoded_payload_json(game_name, encoded_payload, built) == _dict(payload)
                 # the log's JSON is kept per encoding: it equals the payload's own
                 assert protocol.message_to_json(payload) == _dict(payload) == protocol.event_json(game_name, ev)
                 want_ev = pb.Event(match_id="m", seq=seq, is_private=ev.to is not None)
