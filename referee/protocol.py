@@ -349,7 +349,8 @@ def record_encoding(convert: Callable[[Any], Any], record: Any) -> bytes:
     (:func:`payload_encoding`) share this memo, so its message is built and
     encoded once. ``convert`` must be a pure function of the record, and the
     record immutable (a frozen dataclass, a tuple); the memo holds the record,
-    so no other object can take its id while it is kept."""
+    so no other object can take its id while it is kept. Raises what
+    ``convert`` raises."""
     key = (convert, id(record))
     hit = _RECORD_ENCODINGS.get(key)
     if hit is not None and hit[0] is record:
@@ -602,11 +603,12 @@ def payload_encoding(game_name: str, record: Any) -> tuple[bytes, Any]:
     holding ``convert(record)``) is put together from :func:`record_encoding`,
     so a record that is also an entry of later observations (a play, a bid)
     is encoded once for both, and no message is built; any other record is
-    built by the view's ``event_message`` and serialised."""
-    fields, event_message = _VIEW_EVENTS.get(game_name) or _view_events(game_name)
-    part = fields.get(type(record))
+    built by the view's ``event_message`` and serialised. Raises what the
+    view raises for a record of another game (``KeyError`` or ``TypeError``)."""
+    view = view_module(game_name)
+    part = view.EVENT_FIELDS.get(type(record))
     if part is None:
-        m = event_message(record)
+        m = view.event_message(record)
         return m.SerializeToString(), m
     field, convert = part
     key = _PAYLOAD_FIELD_KEY.get((game_name, field))
@@ -617,14 +619,6 @@ def payload_encoding(game_name: str, record: Any) -> tuple[bytes, Any]:
     return key + _varint(len(b)) + b, None
 
 
-def _view_events(game_name: str) -> tuple[dict[type, Any], Callable[[Any], Any]]:
-    view = view_module(game_name)
-    _VIEW_EVENTS[game_name] = out = (view.EVENT_FIELDS, view.event_message)
-    return out
-
-
-#: game -> its view's (EVENT_FIELDS, event_message), see payload_encoding
-_VIEW_EVENTS: dict[str, tuple[dict[type, Any], Callable[[Any], Any]]] = {}
 #: (game, field of its event message's oneof) -> the field's encoded key, see payload_encoding
 _PAYLOAD_FIELD_KEY: dict[tuple[str, str], bytes] = {}
 
@@ -728,11 +722,11 @@ def encoded_payload_json(game_name: str, encoded: bytes, payload: Any = None) ->
     (:func:`payload_encoding`; ``payload``: the message, if built): a message
     not given is parsed only for an encoding not seen before. The dict may be
     shared with other events: never change it."""
+    if payload is not None:
+        return payload_json(payload, encoded)
     known = _JSON_BY_ENCODING.get(_EVENT_TYPES[game_name].DESCRIPTOR)
     js = known.get(encoded) if known is not None else None
-    if js is None:
-        js = payload_json(payload if payload is not None else payload_from_encoding(game_name, encoded), encoded)
-    return js
+    return js if js is not None else payload_json(payload_from_encoding(game_name, encoded), encoded)
 
 
 #: game name -> its event message type (e.g. DouDizhuEvent: the Event oneof field's type)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from cardgames.v1 import tractor_pb2 as tpb
-from referee.protocol import fill_message, merge_match_part, merge_part, merge_records, part_event
+from referee.protocol import fill_message, merge_match_part, merge_part, merge_records
 from referee.games.tractor import events as E
 from referee.games.tractor import rules as R
 from referee.games.tractor.game import TractorGame
@@ -135,9 +135,6 @@ EVENT_FIELDS = {E.Declaration: ("declaration", _message)}
 
 def event_message(record: Any) -> tpb.TractorEvent:
     """The ``TractorEvent`` of an event record; ``KeyError`` for a record of another game."""
-    part = EVENT_FIELDS.get(type(record))
-    if part is not None:
-        return part_event(tpb.TractorEvent, part, record)
-    e = tpb.TractorEvent()
+    e = tpb.TractorEvent()  # a declaration too: EVENT_FIELDS builds the same field with the same _message
     fill_message(getattr(e, _EVENT_FIELD[type(record)]), record)
     return e
