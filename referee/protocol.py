@@ -135,6 +135,8 @@ def merge_records(message: Any, field: str, records: Iterable[Any], convert: Cal
     While :func:`encoded_observation` runs the view, the entries are handed
     to it instead (see there): it appends those of the top-level message to
     the encoding rather than having them parsed in and serialised again."""
+    if not records:  # an empty list or tuple: nothing to merge (an iterator is never false)
+        return
     d = message.DESCRIPTOR
     c = _ENTRIES.get((d, field, convert))
     if c is None or len(c.records) > _ENTRIES_MAX:

@@ -578,6 +578,10 @@ class TractorGame(Game):
         """Cards in the seat's hand."""
         return sum(self.hands[seat].values())
 
+    def hand_sizes(self) -> list[int]:
+        """Cards in each seat's hand, by seat (0..3)."""
+        return [sum(h.values()) for h in self.hands]
+
     def current_winner(self) -> int:
         """Seat winning the trick in progress so far (section 8, :func:`rules.trick_winner`
         over the plays made), -1 before the lead."""

@@ -38,7 +38,7 @@ def observation(g: TractorGame, seat: int) -> tpb.TractorObservation:
         hand=g.sorted_hand(seat),  # 12: the seat's own cards (section 16 order once the trump is fixed)
         phase=_PHASE[g.phase],  # 1.5: declare, bury, play or over
         cards_dealt=g.dealt,  # 2.1: cards dealt so far
-        hand_sizes=[0] * 4 if over else [g.hand_size(s) for s in range(4)],  # 12 public: cards per seat
+        hand_sizes=[0] * 4 if over else g.hand_sizes(),  # 12 public: cards per seat
         defender_points=g.defender_points)  # 10.1: the defenders' points so far
     merge_match_part(o, _match_part, g)
     merge_part(o, _round_part, g.round, g.deal_number, tuple(g.levels), g.trump_rank, g.declarer_team, g.starter,
