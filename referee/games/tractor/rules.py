@@ -121,7 +121,10 @@ def expand(counts: dict[str, int]) -> list[str]:
     """Card list of a multiset (each code repeated by its count)."""
     out: list[str] = []
     for c, k in counts.items():
-        out.extend([c] * k)
+        if k == 1:  # most codes of a hand (two decks: at most two copies)
+            out.append(c)
+        elif k:
+            out.extend([c] * k)
     return out
 
 
