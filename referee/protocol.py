@@ -434,19 +434,21 @@ def decision_body(game: Game, match_id: str, time_left_ms: int, bank_left_ms: in
     if seat is None:
         raise ValueError("no decision pending: the match is over")
     legal, complete = game.legal_actions()
-    head = (_match_id_entry(_DR_MATCH_ID_KEY, match_id) + _varint_field(_DR_SEAT_KEY, seat)
-            + _varint_field(_DR_KIND_KEY, _DECISION_KIND_TO_PB[game.decision_kind()])
-            + _varint_field(_DR_COMPLETE_KEY, bool(complete)) + _varint_field(_DR_TIME_LEFT_KEY, time_left_ms)
-            + _varint_field(_DR_BANK_LEFT_KEY, bank_left_ms))
     obs = encoded_observation(game, seat)
-    return b"".join((head, _entry(_OBSERVATION_KEY, _entry(_OBSERVATION_GAME_KEY[game.name], obs)),
-                     _legal_actions_bytes(legal), _entries(_DR_EVENTS_KEY, events)))
+    game_obs = _OBSERVATION_GAME_KEY[game.name] + _varint(len(obs))  # the game's field of the Observation oneof
+    parts = [_match_id_entry(_DR_MATCH_ID_KEY, match_id), _varint_field(_DR_SEAT_KEY, seat),
+             _DR_KIND_FIELD[game.decision_kind()], _DR_COMPLETE_FIELD if complete else b"",
+             _varint_field(_DR_TIME_LEFT_KEY, time_left_ms), _varint_field(_DR_BANK_LEFT_KEY, bank_left_ms),
+             _OBSERVATION_KEY, _varint(len(game_obs) + len(obs)), game_obs, obs, _legal_actions_bytes(legal)]
+    for e in events:
+        parts += (_DR_EVENTS_KEY, _varint(len(e)), e)
+    return b"".join(parts)  # one copy of the observation and the events
 
 
 def numbered_request(body: bytes, request_id: int) -> bytes:
     """The encoded ``RefereeMessage`` of a :func:`decision_body` numbered ``request_id``."""
-    inner = body + _REQUEST_ID_KEY + _varint(request_id)
-    return _DECISION_REQUEST_KEY + _varint(len(inner)) + inner
+    rid = _REQUEST_ID_KEY + _varint(request_id)
+    return b"".join((_DECISION_REQUEST_KEY, _varint(len(body) + len(rid)), body, rid))
 
 
 # The legal actions go into a request as the wire encoding of their
@@ -529,6 +531,9 @@ _DR_KIND_KEY = _key(_DR_FIELDS["kind"], _WIRE_VARINT)
 _DR_COMPLETE_KEY = _key(_DR_FIELDS["legal_actions_complete"], _WIRE_VARINT)
 _DR_TIME_LEFT_KEY = _key(_DR_FIELDS["time_left_ms"], _WIRE_VARINT)
 _DR_BANK_LEFT_KEY = _key(_DR_FIELDS["bank_left_ms"], _WIRE_VARINT)
+#: engine decision kind -> the encoded DecisionRequest.kind field
+_DR_KIND_FIELD = {k: _varint_field(_DR_KIND_KEY, v) for k, v in _DECISION_KIND_TO_PB.items()}
+_DR_COMPLETE_FIELD = _varint_field(_DR_COMPLETE_KEY, True)  # legal_actions_complete = true
 _EVENT_FIELDS = pb.Event.DESCRIPTOR.fields_by_name
 _EVENT_MATCH_ID_KEY = _key(_EVENT_FIELDS["match_id"], _WIRE_LEN)
 _EVENT_SEQ_KEY = _key(_EVENT_FIELDS["seq"], _WIRE_VARINT)
@@ -560,19 +565,18 @@ def _encode_legal_entry(a: Action) -> bytes:
     return _LEGAL_ACTIONS_KEY + _varint(len(body)) + body
 
 
-def _legal_entry(a: Action) -> bytes:
-    """:func:`_encode_legal_entry`, cached."""
-    b = _LEGAL_ENTRY.get(a)
-    if b is None:
-        b = _remember(_LEGAL_ENTRY, a, _encode_legal_entry(a), _LEGAL_ENTRY_MAX)
-    return b
+def _new_legal_entry(a: Action) -> bytes:
+    """:func:`_encode_legal_entry`, kept in the cache (``_LEGAL_ENTRY``)."""
+    return _remember(_LEGAL_ENTRY, a, _encode_legal_entry(a), _LEGAL_ENTRY_MAX)
 
 
 def _legal_actions_bytes(legal: tuple[Action, ...]) -> bytes:
     """The encoded ``DecisionRequest.legal_actions`` entries of ``legal``, in order."""
     try:
-        encode = _legal_entry if len(legal) <= _LEGAL_CACHE_MAX else _encode_legal_entry
-        return b"".join([encode(a) for a in legal])
+        if len(legal) <= _LEGAL_CACHE_MAX:
+            known = _LEGAL_ENTRY.get  # most actions were listed before: no Python call for them
+            return b"".join([known(a) or _new_legal_entry(a) for a in legal])
+        return b"".join([_encode_legal_entry(a) for a in legal])
     except (TypeError, KeyError, AttributeError, ValueError):
         # not a plain action (unhashable cards, unknown kind or card, odd amount):
         # protobuf encodes it, or raises what it raises for it

@@ -237,6 +237,9 @@ def test_kill_9_on_postgresql_then_status_says_interrupted_and_resume_equals_uni
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     try:
         assert _wait_matches(url, "kp", 3, proc) >= 3, "tournament made no progress"
+        # paused, so that it cannot finish the other matches while `status` starts up (a
+        # stopped process still exists: its lease stays live for LEASE_TTL_S, 30 s)
+        os.kill(proc.pid, signal.SIGSTOP)
         st = _cli("tournament", "status", "kp", "--db", url)
         assert "status running" in st.stdout and f"lease held by pid {proc.pid} on this host" in st.stdout
         os.kill(proc.pid, signal.SIGKILL)
