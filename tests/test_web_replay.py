@@ -67,11 +67,16 @@ def test_seat_view_data_holds_only_what_the_seat_saw(logs, name):
     """Every step of "view as seat S" holds only cards S could see by then;
     negative control: the all-seeing data at the same steps does not pass."""
     log = read_log(logs[name])
+    everything = build_replay(log, "all")
+    starts = sorted({step for _, step in everything["rounds"]})
     for seat in range(log.players):
         allowed = allowed_cards(logs[name], seat)
         assert violations(frames_of(build_replay(log, seat)), allowed) == []
-        bad = violations(frames_of(build_replay(log, "all")), allowed)
-        assert len(bad) > len(allowed) // 2, "the oracle must reject other seats' hands"
+        bad = {k for k, _ in violations(frames_of(everything), allowed)}
+        # in every round the all-seeing data shows cards this seat never saw (not at every
+        # step: with two decks, late in a round the codes left may all be codes it has seen)
+        for first, end in zip(starts, [*starts[1:], len(allowed)]):
+            assert bad & set(range(first, end)), f"the oracle must reject other seats' hands (steps {first}-{end})"
         own = frames_of(build_replay(log, seat))
         assert any(f[f"s{seat}"]["hand"] for f in own)
         assert all(f[f"s{o}"]["hand"] is None for f in own for o in range(log.players) if o != seat)
