@@ -53,7 +53,8 @@ def play_state(hands, trump_suit="H", rank="2", leader=0, declarer_team=0, start
     g.ctx = R.ctx_for(trump_suit, rank, g.notrump_rank_cards_trump)
     g.phase = "play"
     g.dealt, g.window = 100, True
-    g.hands = [R.counts_of(h) for h in hands]
+    for seat, h in enumerate(hands):
+        g.set_hand(seat, h)
     g.kitty_buried, g.buried = list(kitty), True
     g.kitty_taken = list(kitty)
     g.played = []
@@ -354,7 +355,7 @@ def test_7_must_follow_tractor_variant():
     # in the engine: rule "13"
     g = play_state([["8S", "8S", "9S", "9S"], ["QS", "QS", "KS", "KS"], ["3D", "4D", "5D", "6D"],
                     ["3C", "4C", "5C", "6C"]], variant={"must_follow_tractor": True})
-    g.hands[1] = hand
+    g.set_hand(1, R.expand(hand))
     g.apply(0, Action(PLAY, ("8S", "8S", "9S", "9S")))
     assert rule_of(g, 1, Action(PLAY, ("QS", "QS", "4S", "4S"))) == "13"
     assert [sorted(a.cards) for a in g.legal_actions()[0]] == [sorted("QS QS KS KS".split())]
@@ -390,7 +391,7 @@ def test_9_failed_throw_in_engine_penalty_forced_component_and_disclosure():
     # leader seat 0 is a declarer; seat 1 (a defender) gets the other AS, which beats the KS single
     hands = [["AS", "AS", "KS", "3D"], ["4D", "5D", "6D", "7D"], ["8D", "9D", "TD", "JD"], ["QS", "5C", "3C", "4C"]]
     g = play_state(hands)
-    g.hands[1] = R.counts_of(["AS", "5D", "6D", "7D"])  # the other AS, with a defender
+    g.set_hand(1, ["AS", "5D", "6D", "7D"])  # the other AS, with a defender
     g.apply(0, Action(PLAY, ("AS", "AS", "KS")))
     ev = g.pop_events()
     k = kinds(ev)
@@ -404,8 +405,8 @@ def test_9_failed_throw_in_engine_penalty_forced_component_and_disclosure():
     # a defender's failed throw subtracts (and no_throw_penalty makes it 0)
     for variant, want in ((None, -20), ({"no_throw_penalty": True}, 0)):
         g = play_state(hands, leader=1, declarer_team=0, variant=variant)
-        g.hands[1] = R.counts_of(["KD", "KD", "QD", "7S"])
-        g.hands[2] = R.counts_of(["AD", "9D", "TD", "JD"])
+        g.set_hand(1, ["KD", "KD", "QD", "7S"])
+        g.set_hand(2, ["AD", "9D", "TD", "JD"])
         g.apply(1, Action(PLAY, ("KD", "KD", "QD")))
         assert g.defender_points == want and g.trick_plays[0].cards == ("QD",)
 
@@ -431,7 +432,7 @@ def test_10_2_kitty_bonus_applied_when_defender_wins_last_trick():
     for s, c in ((1, "AS"), (2, "5S"), (3, "7S")):
         g.apply(s, Action(PLAY, (c,)))
     assert g.tricks[-1].winner == 1 and g.defender_points == 15
-    g.hands[0]["4S"] = 1  # (the taken-back card is still there)
+    g.set_hand(0, ["4S"])  # (the taken-back card is still there)
     g.apply(1, Action(PLAY, ("AS",)))
     for s, c in ((2, "6S"), (3, "8S"), (0, "4S")):
         g.apply(s, Action(PLAY, (c,)))
@@ -909,6 +910,43 @@ def _states(seed: int, n: int):
         g.apply(g.to_act, r.choice(g.legal_actions()[0]))
         g.pop_events()
     return out
+
+
+def _kept_state_in_step(g: TractorGame) -> None:
+    order = R.ctx_for(g.trump_suit, g.trump_rank, g.notrump_rank_cards_trump).order_of if g.trump_fixed else None
+    for seat in range(4):
+        cards = list(g.sorted_hand(seat))
+        assert Counter(cards) == Counter(R.expand(g.hands[seat])) and g.hand_size(seat) == len(cards)
+        if order is not None:  # section 12 display order: play-suits S, H, D, C, trump, then step
+            assert [order[c] for c in cards] == sorted(order[c] for c in cards)
+        else:  # before the trump is fixed: suits S, H, D, C by rank, jokers last
+            keys = [(4, R.JOKERS.index(c)) if c in R.JOKERS else ("SHDC".index(c[1]), R.RANKS.index(c[0]))
+                    for c in cards]
+            assert keys == sorted(keys)
+    assert g.hand_sizes() == [sum(h.values()) for h in g.hands]
+    tp = g.trick_plays
+    if tp:  # the trick in progress, kept play by play, is what sections 8 and 5 give for its plays
+        assert g.trick_winner == tp[R.trick_winner(g.trick_lead, [p.cards for p in tp[1:]], g.ctx)].seat
+        assert g.current_points == R.points_of(c for p in tp for c in p.cards)
+    else:
+        assert g.trick_winner == -1 and g.current_points == 0
+
+
+def test_state_kept_in_step_hand_lists_and_trick_in_progress():
+    # every way a hand changes (deal, kitty taken, bury, plays, a failed throw, redeals, a new
+    # round, with_hidden_zones) keeps the display list the multiset's cards in display order;
+    # the trick's winner and points so far are those of its plays
+    for seed in range(12):
+        g = new_game(seed, params={"max_rounds": 2, "max_round1_deals": 3})
+        r = random.Random(seed)
+        while g.to_act is not None:
+            _kept_state_in_step(g)
+            if r.random() < 0.05:
+                _kept_state_in_step(g.with_hidden_zones(g.with_hidden_zones({}).hidden_zones(0)))
+            acts = g.legal_actions()[0]
+            g.apply(g.to_act, acts[0] if g.phase == "declare" and seed % 2 else r.choice(acts))
+            g.pop_events()
+        _kept_state_in_step(g)
 
 
 def test_observation_never_shows_other_hidden_cards():

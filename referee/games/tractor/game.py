@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import copy
 import random
-from typing import Any
+from bisect import insort
+from typing import Any, Iterable, Sequence
 
 from referee.engine import (DECLARE, DISCARD, PASS, PLAY, Action, Game, IllegalAction, MatchResult, RatingOutcome,
                             ranks_from_scores)
@@ -149,8 +150,11 @@ class TractorGame(Game):
         self.dealt = 0
         self.first_drawer = 0 if self.round == 1 else self.starter
         self._rank = R.VALUE_RANK[self.levels[self.declarer_team if self.declarer_team is not None else 0]]
-        #: per seat, its hand as a multiset {code: copies}: the one place a hand is kept
+        #: per seat, its hand as a multiset {code: copies}: what the rules read
         self.hands: list[dict[str, int]] = [{}, {}, {}, {}]
+        #: per seat, the same cards as a list in display order (section 12: what its view lists).
+        #: A hand changes only through _give, _take and set_hand, which change both.
+        self.hand_cards: list[list[str]] = [[], [], [], []]
         self.phase = _DECLARE
         self.declarations: list[E.Declaration] = []
         self._standing_trump: str | None = None  # trump suit named by the standing declaration
@@ -169,6 +173,9 @@ class TractorGame(Game):
         self.trick_plays: list[tuple[int, tuple[str, ...]]] = []
         self.trick_lead: R.Lead | None = None
         self.trick_failure: tuple | None = None
+        self.trick_winner = -1  # seat winning the trick in progress so far (section 8), -1 before the lead
+        self._winning_strength = (0, 0)  # the strength it wins with (rules.lead_strength, taking_strength)
+        self.current_points = 0  # card points (section 5) in the trick in progress
         self.defender_points = 0
         self.trick_points = 0
         self.penalty_points = 0
@@ -191,8 +198,7 @@ class TractorGame(Game):
         k = self.dealt
         seat = (self.first_drawer + k) % 4
         c = self.dealing[k]
-        h = self.hands[seat]
-        h[c] = h.get(c, 0) + 1
+        self._give(seat, (c,))
         self.dealt = k + 1
         self.emit(E.CardDealt(k, seat, c), to=seat)
         self._to_act = seat
@@ -248,11 +254,11 @@ class TractorGame(Game):
             self.emit(E.DeclarationClosed("kitty_flip", suit, self.declarer_team, self.starter))
         self.trump_fixed = True
         self.ctx = R.ctx_for(self.trump_suit, self.trump_rank, self.notrump_rank_cards_trump)
+        for cards in self.hand_cards:  # the display order changes with the trump
+            cards.sort(key=self.ctx.order_of.__getitem__)
         st = self.starter
         assert st is not None
-        h = self.hands[st]
-        for c in kitty:
-            h[c] = h.get(c, 0) + 1
+        self._give(st, kitty)
         self.kitty_taken = kitty
         self.phase = _BURY
         self.emit(E.KittyTaken(st))
@@ -463,15 +469,39 @@ class TractorGame(Game):
         self.trick_plays = []
         self.trick_lead = None
         self.trick_failure = None
+        self.trick_winner = -1
+        self.current_points = 0
         self._to_act = leader
 
+    def _display_order(self) -> dict[str, int]:
+        """code -> its position in a hand's display order: by suit (S, H, D, C)
+        and rank, jokers last, until the trump is fixed; then the ctx's order
+        (play-suits S, H, D, C, trump; then step)."""
+        return _PRE_TRUMP_ORDER if self.ctx is None else self.ctx.order_of
+
+    def _give(self, seat: int, cards: Sequence[str]) -> None:
+        """Put ``cards`` into the seat's hand (the multiset and the display list)."""
+        h, listed, order = self.hands[seat], self.hand_cards[seat], self._display_order().__getitem__
+        for c in cards:
+            h[c] = h.get(c, 0) + 1
+            insort(listed, c, key=order)
+
     def _take(self, seat: int, cards: tuple[str, ...]) -> None:
-        """Take ``cards`` (validated: all held) out of the seat's hand."""
-        h = self.hands[seat]
+        """Take ``cards`` (validated: all held) out of the seat's hand (the multiset and the display list)."""
+        h, listed = self.hands[seat], self.hand_cards[seat]
         for c in cards:
             h[c] -= 1
             if not h[c]:
                 del h[c]
+            listed.remove(c)
+
+    def set_hand(self, seat: int, cards: Iterable[str]) -> None:
+        """Make the seat's hand exactly ``cards`` (codes; for a copy with other
+        hidden cards, :meth:`with_hidden_zones`, and for test positions)."""
+        cards = list(cards)
+        self.hands[seat] = R.counts_of(cards)
+        cards.sort(key=self._display_order().__getitem__)
+        self.hand_cards[seat] = cards
 
     def _remove(self, seat: int, cards: tuple[str, ...]) -> None:
         """A play: ``cards`` leave the hand for this round's played cards."""
@@ -495,23 +525,28 @@ class TractorGame(Game):
                 lead = R.analyze_lead(cards, ctx)
                 assert lead is not None
             self.trick_lead = lead
+            self.trick_winner, self._winning_strength = seat, R.lead_strength(lead)
             self._remove(seat, cards)
             play = E.Play(seat, cards)
             self.trick_plays.append(play)
             self.emit(E.Played(tno, True, play, lead.type, lead.suit))
         else:
+            assert self.trick_lead is not None
+            taking = R.taking_strength(self.trick_lead, cards, self._winning_strength, ctx)
+            if taking is not None:
+                self.trick_winner, self._winning_strength = seat, taking
             self._remove(seat, cards)
             play = E.Play(seat, cards)
             self.trick_plays.append(play)
             self.emit(E.Played(tno, False, play))
+        self.current_points += R.points_of(cards)
         tp = self.trick_plays
         if len(tp) < 4:
             self._to_act = (seat + 1) % 4
             return
         tl = self.trick_lead
         assert tl is not None
-        winner = self.current_winner()  # section 8, rules.trick_winner
-        pts = R.points_of(c for p in tp for c in p.cards)
+        winner, pts = self.trick_winner, self.current_points
         dwon = winner % 2 != self.declarer_team
         if dwon:
             self.defender_points += pts
@@ -566,29 +601,17 @@ class TractorGame(Game):
         self._start_deal()
 
     # ----------------------------------------------------------- what a view reads
-    def sorted_hand(self, seat: int) -> list[str]:
-        """The seat's hand as codes, in display order: section 16 order once
-        the trump is fixed, else by suit (S, H, D, C) and rank, jokers last."""
-        cards = R.expand(self.hands[seat])
-        ctx = self.ctx
-        cards.sort(key=(_PRE_TRUMP_ORDER if ctx is None else ctx.order_of).__getitem__)
-        return cards
+    def sorted_hand(self, seat: int) -> tuple[str, ...]:
+        """The seat's hand as codes, in display order (:meth:`_display_order`)."""
+        return tuple(self.hand_cards[seat])
 
     def hand_size(self, seat: int) -> int:
         """Cards in the seat's hand."""
-        return sum(self.hands[seat].values())
+        return len(self.hand_cards[seat])
 
     def hand_sizes(self) -> list[int]:
         """Cards in each seat's hand, by seat (0..3)."""
-        return [sum(h.values()) for h in self.hands]
-
-    def current_winner(self) -> int:
-        """Seat winning the trick in progress so far (section 8, :func:`rules.trick_winner`
-        over the plays made), -1 before the lead."""
-        tp = self.trick_plays
-        if not tp or self.ctx is None or self.trick_lead is None:
-            return -1
-        return tp[R.trick_winner(self.trick_lead, [p.cards for p in tp[1:]], self.ctx)].seat
+        return [len(cards) for cards in self.hand_cards]
 
     def current_trick(self) -> E.Trick:
         """The trick in progress (play phase): number, leader, plays so far,
@@ -597,8 +620,7 @@ class TractorGame(Game):
         lt = self.trick_lead
         tp = self.trick_plays
         return E.Trick(len(self.tricks) + 1, self.trick_leader, tuple(tp), lt.type if lt else "",
-                       lt.suit if lt else "", self.trick_failure, self.current_winner(),
-                       R.points_of(c for p in tp for c in p.cards))
+                       lt.suit if lt else "", self.trick_failure, self.trick_winner, self.current_points)
 
     # ------------------------------------------------------------- result
     def _team_score(self, team: int) -> int:
@@ -683,11 +705,11 @@ class TractorGame(Game):
                     h[c] -= 1
                 base = R.expand({c: k for c, k in h.items() if k})
             g.kitty_taken = kit
-            g.hands[st] = R.counts_of(base + kit)
+            g.set_hand(st, base + kit)
         elif g.phase == _PLAY and "kitty" in zones:
             g.kitty_buried = list(zones["kitty"])
         for q in range(4):
             key = f"hand{q}"
             if key in zones and not (g.phase == _BURY and q == g.starter):
-                g.hands[q] = R.counts_of(zones[key])
+                g.set_hand(q, zones[key])
         return g

@@ -620,14 +620,27 @@ def play_strength(lead: Lead, cards: Iterable[str], ctx: Ctx) -> tuple[int, int]
     return None if key is None else (2, key)
 
 
+def lead_strength(lead: Lead) -> tuple[int, int]:
+    """Section 8: the strength ``(class, rank)`` the lead holds the trick with."""
+    return (2 if lead.suit == TRUMP else 1, lead.top)
+
+
+def taking_strength(lead: Lead, cards: Iterable[str], best: tuple[int, int], ctx: Ctx) -> tuple[int, int] | None:
+    """Section 8: the strength of a follow that takes the trick from the play
+    winning it so far (of strength ``best``), else ``None``. Equal strength
+    never replaces the current winner."""
+    s = play_strength(lead, cards, ctx)
+    return s if s is not None and s > best else None
+
+
 def trick_winner(lead: Lead, follows: list[Iterable[str]], ctx: Ctx) -> int:
     """Section 8: index of the winning play (0 = the lead, 1..3 the follows
-    in play order). Equal strength never replaces the current winner."""
-    best = (2 if lead.suit == TRUMP else 1, lead.top)
+    in play order): the last follow that took the trick (:func:`taking_strength`)."""
+    best = lead_strength(lead)
     win = 0
     for i, f in enumerate(follows, 1):
-        s = play_strength(lead, f, ctx)
-        if s is not None and s > best:
+        s = taking_strength(lead, f, best, ctx)
+        if s is not None:
             best, win = s, i
     return win
 

@@ -60,8 +60,8 @@ def observation(g: TractorGame, seat: int) -> tpb.TractorObservation:
             t.lead_suit = g.trick_lead.suit  # 4.1: the lead's play-suit
         if g.trick_failure is not None:
             merge_records(t, "throw_failure", (g.trick_failure,), _message)  # 9.2: a failed throw
-        t.winner = g.current_winner()  # 8: winning so far (-1 before the lead)
-        t.points = R.points_of(c for p in g.trick_plays for c in p.cards)  # 5: points so far
+        t.winner = g.trick_winner  # 8: winning so far (-1 before the lead)
+        t.points = g.current_points  # 5: points so far
     if g.last_round is not None:
         merge_records(o, "last_round", (g.last_round,), _message)  # 10: the previous round's scoring
     return o
