@@ -545,6 +545,8 @@ _CARDS_KEY = _key(_ACTION_FIELDS["cards"], _WIRE_LEN)
 _AMOUNT_KEY = _key(_ACTION_FIELDS["amount"], _WIRE_VARINT)
 #: engine Action -> its encoded DecisionRequest.legal_actions entry (key, length, Action bytes)
 _LEGAL_ENTRY: dict[Action, bytes] = {}
+#: id(action) -> (the action, its entry), see _legal_actions_bytes; cleared when full
+_LEGAL_ENTRY_BY_ID: dict[int, tuple[Action, bytes]] = {}
 _LEGAL_ENTRY_MAX = 20_000  # entries (~100 bytes each); cleared when full
 #: card code -> its encoded Action.cards entry
 _CARD_ENTRY = {c: _CARDS_KEY + _varint(len(c)) + c.encode() for c in ALL_CODES}
@@ -565,17 +567,30 @@ def _encode_legal_entry(a: Action) -> bytes:
     return _LEGAL_ACTIONS_KEY + _varint(len(body)) + body
 
 
-def _new_legal_entry(a: Action) -> bytes:
-    """:func:`_encode_legal_entry`, kept in the cache (``_LEGAL_ENTRY``)."""
-    return _remember(_LEGAL_ENTRY, a, _encode_legal_entry(a), _LEGAL_ENTRY_MAX)
+def _legal_entry(a: Action) -> bytes:
+    """:func:`_encode_legal_entry`, kept by value (``_LEGAL_ENTRY``) and by
+    identity (``_LEGAL_ENTRY_BY_ID``)."""
+    e = _LEGAL_ENTRY.get(a)
+    if e is None:
+        e = _remember(_LEGAL_ENTRY, a, _encode_legal_entry(a), _LEGAL_ENTRY_MAX)
+    _remember(_LEGAL_ENTRY_BY_ID, id(a), (a, e), _LEGAL_ENTRY_MAX)
+    return e
 
 
 def _legal_actions_bytes(legal: tuple[Action, ...]) -> bytes:
     """The encoded ``DecisionRequest.legal_actions`` entries of ``legal``, in order."""
     try:
         if len(legal) <= _LEGAL_CACHE_MAX:
-            known = _LEGAL_ENTRY.get  # most actions were listed before: no Python call for them
-            return b"".join([known(a) or _new_legal_entry(a) for a in legal])
+            # Engines list the same Action objects again (interned: PASS, a bid, a
+            # one-card play): looked up by identity first, which costs no Python
+            # call (an Action's hash is one); the memo holds the action, so no
+            # other object can take its id while it is kept.
+            known = _LEGAL_ENTRY_BY_ID.get
+            parts = []
+            for a in legal:
+                hit = known(id(a))
+                parts.append(hit[1] if hit is not None and hit[0] is a else _legal_entry(a))
+            return b"".join(parts)
         return b"".join([_encode_legal_entry(a) for a in legal])
     except (TypeError, KeyError, AttributeError, ValueError):
         # not a plain action (unhashable cards, unknown kind or card, odd amount):
@@ -700,9 +715,121 @@ def event_message(game_name: str, match_id: str, seq: int, ev: Event, payload: A
 
 def event_json(game_name: str, ev: Event, payload: Any = None) -> dict[str, Any]:
     """The event as the match log writes it: its :func:`event_payload`
-    (``payload``, if already built) as JSON (:func:`message_to_json`). The
-    dict may be shared with other events encoded alike: never change it."""
-    return payload_json(event_payload(game_name, ev) if payload is None else payload)
+    (``payload``, if already built) as JSON (:func:`message_to_json`), made
+    from the record itself for a record the view lists in ``RECORD_EVENTS``
+    (:func:`logged_event_json`). The dict may be shared with other events
+    encoded alike: never change it."""
+    js = record_event_json(game_name, ev.record)
+    return js if js is not None else payload_json(event_payload(game_name, ev) if payload is None else payload)
+
+
+def logged_event_json(game_name: str, record: Any, encoded: bytes, payload: Any = None) -> dict[str, Any]:
+    """What the match log writes for an event: :func:`record_event_json` of
+    its record, or for a record the view does not list in ``RECORD_EVENTS``,
+    :func:`encoded_payload_json` of its payload's encoding (``payload``: the
+    message, if built). Both equal :func:`message_to_json` of the payload
+    (tests/test_protocol_fastpaths.py). The dict may be shared: never change it."""
+    js = record_event_json(game_name, record)
+    return js if js is not None else encoded_payload_json(game_name, encoded, payload)
+
+
+def record_event_json(game_name: str, record: Any) -> dict[str, Any] | None:
+    """:func:`message_to_json` of a record's event message, made from the
+    record, or ``None`` when the game's view does not list the record's type
+    in ``RECORD_EVENTS`` (record type -> the field of the game's event
+    message, e.g. ``TractorEvent``, whose message the view fills from the
+    record with :func:`fill_message`, field for field, and nothing else).
+
+    A match log holds every event as JSON, and most events are seen once
+    (a card dealt: its index, seat and card), so a memo by encoding misses;
+    reading a record's fields costs a fraction of reading a message's."""
+    field = view_module(game_name).RECORD_EVENTS.get(type(record))
+    if field is None:
+        return None
+    d = _EVENT_TYPES[game_name].DESCRIPTOR.fields_by_name[field].message_type
+    return {field: record_json(record, d)}
+
+
+def record_json(record: Any, d: Any) -> dict[str, Any]:
+    """:func:`message_to_json` of the message of descriptor ``d`` that
+    :func:`fill_message` fills from ``record`` (a dataclass whose fields are
+    fields of the message), made from the record: a field the record lacks
+    at its default (a message field: left out), ``None`` as what
+    fill_message leaves (the default; a message field: left out), repeated
+    fields as lists, enums by name, 64-bit integers as strings. ``TypeError``
+    for a message kind :func:`message_to_json` hands to json_format (a map,
+    a oneof of several fields, bytes...) or a field with presence, which
+    fill_message does not take either."""
+    plan = _JSON_PLANS.get((type(record), d))
+    if plan is None:
+        plan = _json_plan(type(record), d)
+    plain, other, absent = plan
+    js = dict(absent) if absent else {}
+    for name, default in plain:
+        v = getattr(record, name)
+        js[name] = default if v is None else v
+    for name, how, arg in other:
+        v = getattr(record, name)
+        if how is _JSON_LIST:
+            js[name] = [] if v is None else list(v)
+        elif how is _JSON_RECORD:
+            if v is not None:
+                js[name] = record_json(v, arg)
+        elif how is _JSON_RECORDS:
+            js[name] = [] if v is None else [record_json(x, arg) for x in v]
+        elif how is _JSON_VALUE:  # an enum or a 64-bit integer: (its conversion, its default)
+            fn, default = arg
+            js[name] = fn(default if v is None else v)
+        else:  # _JSON_VALUES
+            js[name] = [] if v is None else [arg(x) for x in v]
+    return js
+
+
+_JSON_LIST, _JSON_RECORD, _JSON_RECORDS, _JSON_VALUE, _JSON_VALUES = "list", "record", "records", "value", "values"
+#: (record type, message descriptor) -> (plain fields (name, default), the other fields (name, how, arg),
+#: the JSON of the message's fields the record lacks), see record_json
+_JSON_PLANS: dict[tuple[type, Any], tuple[tuple[tuple[str, Any], ...], tuple[tuple[str, str, Any], ...],
+                                          dict[str, Any]]] = {}
+
+
+def _json_plan(record_type: type, d: Any) -> tuple[Any, Any, dict[str, Any]]:
+    if not _plain_type(d, set()) or any(len(o.fields) > 1 for o in d.oneofs):
+        raise TypeError(f"{d.full_name}: not a message record_json handles")
+    names = {f.name for f in dataclasses.fields(record_type)}
+    plain: list[tuple[str, Any]] = []
+    other: list[tuple[str, str, Any]] = []
+    absent: dict[str, Any] = {}
+    for fd in d.fields:
+        msg = fd.cpp_type == _FD.CPPTYPE_MESSAGE
+        if fd.has_presence and not msg:
+            raise TypeError(f"{fd.full_name}: a field with presence (optional) is not handled")
+        if fd.cpp_type == _FD.CPPTYPE_ENUM:
+            names_of = {v.number: v.name for v in fd.enum_type.values}
+            fn: Any = lambda v, names_of=names_of: names_of.get(v, v)  # noqa: E731
+        elif fd.cpp_type in _INT64_SCALARS:
+            fn = str
+        else:
+            fn = None
+        if fd.name not in names:  # what fill_message leaves: the default, an empty list, no message
+            if fd.is_repeated:
+                absent[fd.name] = []
+            elif not msg:
+                absent[fd.name] = fd.default_value if fn is None else fn(fd.default_value)
+        elif msg:
+            other.append((fd.name, _JSON_RECORDS if fd.is_repeated else _JSON_RECORD, fd.message_type))
+        elif fn is not None and fd.is_repeated:
+            other.append((fd.name, _JSON_VALUES, fn))
+        elif fn is not None:
+            other.append((fd.name, _JSON_VALUE, (fn, fd.default_value)))
+        elif fd.is_repeated:
+            other.append((fd.name, _JSON_LIST, None))
+        else:
+            plain.append((fd.name, fd.default_value))
+    missing = names - set(d.fields_by_name)
+    if missing:
+        raise AttributeError(f"{d.full_name} has no field {sorted(missing)[0]!r} (record {record_type.__name__})")
+    _JSON_PLANS[record_type, d] = plan = (tuple(plain), tuple(other), absent)
+    return plan
 
 
 def payload_json(payload: Any, encoded: bytes | None = None) -> dict[str, Any]:

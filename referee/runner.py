@@ -48,11 +48,11 @@ from referee.protocol import (
     decision_body,
     decision_message,
     encoded_event,
-    encoded_payload_json,
     event_json,
-    event_wire,
     event_message,
     event_payload,
+    event_wire,
+    logged_event_json,
     normalised_json,
     payload_encoding,
     payload_from_encoding,
@@ -338,7 +338,7 @@ class MatchLog:
         message in ``game`` (``payload``: the message, if built, never changed;
         :func:`referee.protocol.payload_encoding`), is converted to JSON at :meth:`flush`."""
         if self._f is not None:
-            self._lines.append((_event_line, seq, ev.to, game, encoded, payload))
+            self._lines.append((_event_line, seq, ev.to, game, ev.record, encoded, payload))
 
     def decision(self, seat: int, kind: str, request_id: int, reply: Action | None, applied: Action,
                  fault: "FaultRecord | None", elapsed_ms: float) -> None:
@@ -381,8 +381,8 @@ class MatchLog:
             raise self.error
 
 
-def _event_line(seq: int, to: int | None, game: str, encoded: bytes, payload: Any) -> dict[str, Any]:
-    return {"event": encoded_payload_json(game, encoded, payload), "seq": seq, "to": to, "type": "event"}
+def _event_line(seq: int, to: int | None, game: str, record: Any, encoded: bytes, payload: Any) -> dict[str, Any]:
+    return {"event": logged_event_json(game, record, encoded, payload), "seq": seq, "to": to, "type": "event"}
 
 
 def _decision_line(seat: int, kind: str, request_id: int, reply: Action | None, applied: Action,

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import random
 
+import orjson
 import pytest
 from google.protobuf import json_format
 
 from cardgames.v1 import referee_pb2 as pb
 from referee import protocol
 from referee.engine import seeded_rng
-from referee.games import game_class, implemented
+from referee.games import game_class, implemented, view_module
 
 PLAYERS = {"doudizhu": 3, "tractor": 4, "smear": 3, "president": 4, "back_alley": 4}
 ONE_ROUND = {"doudizhu": {"rounds": 1}, "tractor": {"max_rounds": 1}, "smear": {"max_rounds": 2},
@@ -40,6 +41,7 @@ def _dict(m) -> dict:
 def test_requests_and_events_equal_the_plain_protobuf_calls(game_name: str) -> None:
     n = PLAYERS[game_name]
     checked = 0
+    from_record = [0, 0]  # events whose log JSON is made from the message, from the record
     for seed in range(3):
         g = game_class(game_name)(n, None, ONE_ROUND[game_name], seeded_rng(seed))
         rng = random.Random(seed)
@@ -60,6 +62,11 @@ def test_requests_and_events_equal_the_plain_protobuf_calls(game_name: str) -> N
                 assert protocol.encoded_payload_json(game_name, encoded_payload, built) == _dict(payload)
                 # the log's JSON is kept per encoding: it equals the payload's own
                 assert protocol.message_to_json(payload) == _dict(payload) == protocol.event_json(game_name, ev)
+                # what the log writes (from the record itself, for a RECORD_EVENTS record): the same bytes
+                logged = protocol.logged_event_json(game_name, ev.record, encoded_payload, built)
+                assert orjson.dumps(logged, option=orjson.OPT_SORT_KEYS) == orjson.dumps(
+                    _dict(payload), option=orjson.OPT_SORT_KEYS)
+                from_record[type(ev.record) in view_module(game_name).RECORD_EVENTS] += 1
                 want_ev = pb.Event(match_id="m", seq=seq, is_private=ev.to is not None)
                 getattr(want_ev, game_name).CopyFrom(payload)
                 assert protocol.event_pb(game_name, "m", seq, ev) == want_ev
@@ -95,6 +102,7 @@ def test_requests_and_events_equal_the_plain_protobuf_calls(game_name: str) -> N
         protocol.add_match_ended_events(ended, events)  # the last events go in MatchEnded
         assert ended == want_ended and len(ended.events) == len(events) > 0
     assert checked > 0
+    assert from_record[1] > 0 or not view_module(game_name).RECORD_EVENTS
 
 
 def test_message_to_json_edge_cases_match_json_format() -> None:
@@ -219,3 +227,41 @@ def test_event_json_is_kept_per_encoding() -> None:
     assert first == _dict(protocol.event_payload("president", a)) == {"trick_end": {"last_player": 1, "leader": 2}}
     assert protocol.event_json("president", b) == {"trick_end": {"last_player": 1, "leader": 0}}
 
+
+
+def test_record_json_writes_what_message_to_json_writes() -> None:
+    # defaults, None (left to the default; a message field left out), a field the
+    # record lacks, enums by name, 64-bit integers as strings, nested and repeated records
+    import dataclasses
+
+    from cardgames.v1 import tractor_pb2
+    from referee.games.tractor import events as E
+
+    @dataclasses.dataclass(frozen=True)
+    class Part:  # of TractorObservation: the record lacks most of its fields
+        seat: int
+        phase: int | None
+        cards_dealt: int | None
+        hand: tuple[str, ...]
+        current_trick: E.Trick | None
+        tricks: tuple[E.Trick, ...]
+
+    trick = E.Trick(3, 1, (E.Play(1, ("AS",)), E.Play(2, ())), "single", "S", None, 1, 0)
+    for rec in (Part(0, None, None, (), None, ()), Part(2, 2, 7, ("3S", "BJ"), trick, (trick, trick))):
+        m = tractor_pb2.TractorObservation()
+        protocol.fill_message(m, rec)
+        got = protocol.record_json(rec, m.DESCRIPTOR)
+        assert orjson.dumps(got, option=orjson.OPT_SORT_KEYS) == orjson.dumps(_dict(m), option=orjson.OPT_SORT_KEYS)
+        assert got == protocol.message_to_json(m)
+    assert protocol.record_json(Part(0, 1, 0, (), None, ()), tractor_pb2.TractorObservation.DESCRIPTOR)["phase"] == \
+        "TRACTOR_PHASE_DECLARE"
+
+    @dataclasses.dataclass(frozen=True)
+    class Stray:
+        seat: int
+        no_such_field: int
+
+    with pytest.raises(AttributeError, match="no_such_field"):
+        protocol.record_json(Stray(1, 2), tractor_pb2.TractorPlay.DESCRIPTOR)
+    with pytest.raises(TypeError):  # a oneof of several fields: not a message record_json handles
+        protocol.record_json(Stray(1, 2), tractor_pb2.TractorEvent.DESCRIPTOR)

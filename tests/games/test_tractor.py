@@ -1075,7 +1075,7 @@ def test_records_fill_their_messages_as_the_constructor_would() -> None:
         while True:
             for e in g.pop_events():
                 want = msg(e)
-                ref = view.tpb.TractorEvent(**{view._EVENT_FIELD[type(e.record)]: _message_by_constructor(e.record)})
+                ref = view.tpb.TractorEvent(**{view.RECORD_EVENTS[type(e.record)]: _message_by_constructor(e.record)})
                 assert want == ref and want.SerializeToString() == ref.SerializeToString()
                 checked += 1
             if g.to_act is None:

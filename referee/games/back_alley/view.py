@@ -94,6 +94,10 @@ def _round_part(round_index: int, round_hand_size: int, last_round: int, dealer:
 #: encodes each such record once, for its event and every observation
 EVENT_FIELDS = {E.Bid: ("bid", _bid)}
 
+#: record types whose event message the view fills from the record field for field
+#: (referee.protocol.record_event_json): none, every event is built below
+RECORD_EVENTS: dict[type, str] = {}
+
 
 def event_message(record: E.BackAlleyEventRecord) -> bpb.BackAlleyEvent:
     """The ``BackAlleyEvent`` of one event record (``TypeError`` for anything else)."""

@@ -106,9 +106,10 @@ EVENT_FIELDS = {
     E.Play: ("play", _play),
     E.RoundEnd: ("round_end", _round_end),
 }
-#: record type -> its DouDizhuEvent field, for the other records; the record's
-#: fields are the message's fields, one for one (filled by referee.protocol.fill_message)
-_EVENTS = {
+#: record type -> its DouDizhuEvent field, for the other records but the deal; the record's
+#: fields are the message's fields, one for one (filled by referee.protocol.fill_message;
+#: referee.protocol.record_event_json writes the log's JSON of these from the record)
+RECORD_EVENTS = {
     E.Call: "call",
     E.AuctionEnd: "auction_end",
     E.TrickEnd: "trick_end",
@@ -130,5 +131,5 @@ def event_message(record: object) -> dpb.DouDizhuEvent:
     if part is not None:
         return part_event(dpb.DouDizhuEvent, part, record)
     e = dpb.DouDizhuEvent()
-    fill_message(getattr(e, _EVENTS[t]), record)
+    fill_message(getattr(e, RECORD_EVENTS[t]), record)
     return e

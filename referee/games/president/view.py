@@ -116,6 +116,10 @@ def _exchange_part(seat: int, log: tuple[E.Transfer, ...]) -> ppb.PresidentObser
 #: referee.protocol encodes each such record once, for its event and every observation
 EVENT_FIELDS = {E.Play: ("play", _play)}
 
+#: record types whose event message the view fills from the record field for field
+#: (referee.protocol.record_event_json): none, every event is built below
+RECORD_EVENTS: dict[type, str] = {}
+
 
 def event_message(record: E.PresidentEventRecord) -> ppb.PresidentEvent:
     """The ``PresidentEvent`` of one event record (``TypeError`` for anything else).

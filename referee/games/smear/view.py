@@ -85,6 +85,10 @@ def _round_part(players: int, round: int, dealer: int, scores: tuple[int, ...], 
 #: referee.protocol encodes each such record once, for its event and every observation
 EVENT_FIELDS = {E.TrickEnd: ("trick_end", _trick)}
 
+#: record types whose event message the view fills from the record field for field
+#: (referee.protocol.record_event_json): none, every event is built below
+RECORD_EVENTS: dict[type, str] = {}
+
 
 def event_message(record: E.SmearEventRecord) -> spb.SmearEvent:
     """The ``SmearEvent`` of one event record (``TypeError`` for anything else)."""

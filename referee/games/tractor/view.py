@@ -111,8 +111,9 @@ _MESSAGES: dict[type, Any] = {
     E.TrickEnd: tpb.TractorTrickEnd, E.Trick: tpb.TractorTrick, E.RoundResult: tpb.TractorRoundResult,
     E.MatchEnd: tpb.TractorMatchEnd,
 }
-#: record type -> its field of the TractorEvent oneof
-_EVENT_FIELD = {
+#: record type -> its field of the TractorEvent oneof, filled from the record field for field
+#: (referee.protocol.record_event_json writes the log's JSON of these from the record)
+RECORD_EVENTS = {
     E.DealStart: "round_start", E.CardDealt: "card_dealt", E.DeclarePass: "declare_pass",
     E.Declaration: "declaration", E.DeclarationClosed: "declaration_closed", E.KittyFlip: "kitty_flip",
     E.KittyTaken: "kitty_taken", E.KittyBuried: "kitty_buried", E.ThrowFailure: "throw_failure",
@@ -136,5 +137,5 @@ EVENT_FIELDS = {E.Declaration: ("declaration", _message)}
 def event_message(record: Any) -> tpb.TractorEvent:
     """The ``TractorEvent`` of an event record; ``KeyError`` for a record of another game."""
     e = tpb.TractorEvent()  # a declaration too: EVENT_FIELDS builds the same field with the same _message
-    fill_message(getattr(e, _EVENT_FIELD[type(record)]), record)
+    fill_message(getattr(e, RECORD_EVENTS[type(record)]), record)
     return e
