@@ -715,12 +715,10 @@ def event_message(game_name: str, match_id: str, seq: int, ev: Event, payload: A
 
 def event_json(game_name: str, ev: Event, payload: Any = None) -> dict[str, Any]:
     """The event as the match log writes it: its :func:`event_payload`
-    (``payload``, if already built) as JSON (:func:`message_to_json`), made
-    from the record itself for a record the view lists in ``RECORD_EVENTS``
-    (:func:`logged_event_json`). The dict may be shared with other events
-    encoded alike: never change it."""
-    js = record_event_json(game_name, ev.record)
-    return js if js is not None else payload_json(event_payload(game_name, ev) if payload is None else payload)
+    (``payload``, if already built) as JSON (:func:`message_to_json`; what
+    :func:`logged_event_json` writes). The dict may be shared with other
+    events encoded alike: never change it."""
+    return payload_json(event_payload(game_name, ev) if payload is None else payload)
 
 
 def logged_event_json(game_name: str, record: Any, encoded: bytes, payload: Any = None) -> dict[str, Any]:
@@ -743,11 +741,19 @@ def record_event_json(game_name: str, record: Any) -> dict[str, Any] | None:
     A match log holds every event as JSON, and most events are seen once
     (a card dealt: its index, seat and card), so a memo by encoding misses;
     reading a record's fields costs a fraction of reading a message's."""
-    field = view_module(game_name).RECORD_EVENTS.get(type(record))
-    if field is None:
+    part = _RECORD_EVENT_PARTS.get(type(record))
+    if part is None or part[0] != game_name:
+        field = view_module(game_name).RECORD_EVENTS.get(type(record))
+        d = None if field is None else _EVENT_TYPES[game_name].DESCRIPTOR.fields_by_name[field].message_type
+        part = _RECORD_EVENT_PARTS[type(record)] = (game_name, field, d)
+    if part[1] is None:
         return None
-    d = _EVENT_TYPES[game_name].DESCRIPTOR.fields_by_name[field].message_type
-    return {field: record_json(record, d)}
+    return {part[1]: record_json(record, part[2])}
+
+
+#: record type -> (the game, its field of the game's event message, that field's message
+#: descriptor), field and descriptor None for a record the view builds itself; see record_event_json
+_RECORD_EVENT_PARTS: dict[type, tuple[str, str | None, Any]] = {}
 
 
 def record_json(record: Any, d: Any) -> dict[str, Any]:

@@ -54,7 +54,7 @@ def new_game(players: int = 4, seed: int = 0, variant: dict | None = None, **par
 
 def set_play(g: PresidentGame, hands: list[list[str]], leader: int, revolution: bool = False) -> None:
     """Replace the current round's play state by ``hands`` led by ``leader``."""
-    g.hands = [list(h) for h in hands]
+    g.hands = [R.sort_cards(h) for h in hands]  # the engine keeps hands in card order (3.3)
     g.play = RoundPlay(g.rules, g.hands, leader, [s for s, h in enumerate(hands) if not h], revolution)
     g.phase = "play"
     g._legal = None
@@ -86,6 +86,7 @@ def snapshot(g: PresidentGame):
 def conserved(g: PresidentGame) -> bool:
     """hands + played + undelivered returns == the pack, as multisets (spec 2.1;
     there is no stock or kitty)."""
+    assert all(h == R.sort_cards(h) for h in g.hands)  # and every hand is kept in card order (3.3)
     have = [c for h in g.hands for c in h]
     if g.play is not None:
         have += g.play.played
@@ -773,3 +774,17 @@ def test_property_play_sequence_matches_literal_reference_6_9(variant, n, seed):
     got = seq(hands, [{"seat": s, "play": a} for s, a in actions], leader=leader, variant=variant,
               finished=[s for s in range(n) if not hands[s]], revolution=revolution)
     assert got == want
+
+
+def test_hands_stay_in_card_order_through_deal_gifts_returns_and_play():
+    # the view lists a hand as the engine keeps it: in card order (spec 3.3) at every step
+    for seed, variant in ((1, {}), (2, {"double_exchange": True}), (3, {"double_exchange": True})):
+        g = new_game(4, seed=seed, variant=variant)
+        rng = random.Random(seed)
+        steps = 0
+        while g.to_act is not None and steps < 5_000:
+            assert conserved(g)
+            assert list(view.observation(g, g.to_act).hand) == R.sort_cards(g.hands[g.to_act])
+            g.apply(g.to_act, rng.choice(g.legal_actions()[0]))
+            steps += 1
+        assert g.round >= 2 and g.over  # exchanges (gifts and returns) were played

@@ -12,7 +12,7 @@ from referee.engine import (EXCHANGE, PASS, PLAY, Action, Game, IllegalAction, M
 
 from . import events as E
 from .play import RoundPlay
-from .rules import (LATER_LEADERS, VARIANT_FLAGS, Rules, deal, final_ranking, forced_gifts,
+from .rules import (CARD_ORDER, LATER_LEADERS, VARIANT_FLAGS, Rules, deal, final_ranking, forced_gifts,
                     lowest_cards, match_over, return_duties, roles, round_start, sort_cards)
 
 _PASS_ACTION = Action(PASS)
@@ -56,8 +56,8 @@ class PresidentGame(Game):
     **State** (plain attributes, read by :mod:`.view`): ``round``, ``dealer``,
     ``first_leader``, ``phase`` (``"exchange"``, ``"play"``, ``"over"``),
     ``roles_held`` (roles from the previous round), ``totals``,
-    ``prev_order`` (the previous round's finishing order), ``hands``,
-    ``pending`` (returns chosen, not yet delivered), ``exchange_log`` (this
+    ``prev_order`` (the previous round's finishing order), ``hands`` (per
+    seat, its cards in card order, spec 3.3), ``pending`` (returns chosen, not yet delivered), ``exchange_log`` (this
     round's :class:`.events.Transfer` records), ``duties``/``duty_idx`` (the
     returns to decide: ``(returner, receiver, count, optional)``) and
     ``play`` (the round's :class:`.play.RoundPlay`: trick, top, passes,
@@ -120,20 +120,20 @@ class PresidentGame(Game):
                                                      self.prev_order, self.params["later_leader"])
         pack = list(self.rules.pack)
         self.rng.shuffle(pack)
-        self.hands = deal(pack, n, self.dealer)
+        self.hands = [sort_cards(h) for h in deal(pack, n, self.dealer)]  # kept in card order (3.3)
         self.play = None
         self.exchange_log = []
         self.pending = {}
         self.emit(E.RoundStart(round=self.round, dealer=self.dealer, leader=self.first_leader,
                                 roles=tuple(self.roles_held), hand_sizes=tuple(len(h) for h in self.hands)))
         for s in range(n):
-            self.emit(E.Deal(round=self.round, hand=tuple(sort_cards(self.hands[s]))), to=s)
+            self.emit(E.Deal(round=self.round, hand=tuple(self.hands[s])), to=s)
         if self.round >= 2 and self.prev_order:
             # spec 5.1 step 1 / 5.2 step 1: the forced gifts, computed from the hands as dealt
             for giver, receiver, cards in forced_gifts(self.prev_order, self.hands, self.rules.double):
                 for c in cards:
                     self.hands[giver].remove(c)
-                self.hands[receiver].extend(cards)
+                self._receive(receiver, cards)
                 self._log_transfer("gift", giver, receiver, tuple(cards))
             self.duties = return_duties(self.prev_order, self.rules.double)
             self.duty_idx = 0
@@ -334,7 +334,7 @@ class PresidentGame(Game):
         # every return decided: deliver them all at once (spec 5.2 step 2)
         for returner, receiver, _, _ in self.duties:
             given = self.pending.pop(returner)
-            self.hands[receiver].extend(given)
+            self._receive(receiver, given)
             self._log_transfer("return", returner, receiver, tuple(given))
         self._start_play()
 
@@ -394,6 +394,12 @@ class PresidentGame(Game):
                 zones[f"return{s}"] = list(cards)
         return zones
 
+    def _receive(self, seat: int, cards: list[str]) -> None:
+        """Put exchanged ``cards`` into the seat's hand, which stays in card order (spec 3.3)."""
+        hand = self.hands[seat]
+        hand.extend(cards)
+        hand.sort(key=CARD_ORDER.__getitem__)
+
     def with_hidden_zones(self, zones: dict[str, list[str]]) -> "PresidentGame":
         """A deep copy whose hidden places hold ``zones`` (same keys and sizes
         as :meth:`hidden_zones` of some seat). Raises ``ValueError`` for an
@@ -408,7 +414,8 @@ class PresidentGame(Game):
                 raise ValueError(f"president: unknown hidden zone {key!r}")
             if len(place) != len(cards):
                 raise ValueError(f"president: zone {key!r} holds {len(place)} cards, got {len(cards)}")
-            place[:] = list(cards)  # in place: the round's play state shares these lists
+            # in place: the round's play state shares these lists; a hand is kept in card order
+            place[:] = sort_cards(cards) if key.startswith("hand") else list(cards)
         g._legal = None
         if g.play is not None:
             g.play.invalidate()

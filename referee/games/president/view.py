@@ -8,10 +8,9 @@ records (:mod:`.events`) into its ``PresidentEvent``. Nothing here changes the g
 from __future__ import annotations
 
 from cardgames.v1 import president_pb2 as ppb
-from referee.protocol import merge_match_part, merge_part, merge_records, part_event
+from referee.protocol import fill_message, merge_match_part, merge_part, merge_records, part_event
 
 from . import events as E
-from .rules import sort_cards
 
 #: the engine's phase -> the protocol's PresidentPhase
 _PHASE = {"exchange": ppb.PRESIDENT_PHASE_EXCHANGE, "play": ppb.PRESIDENT_PHASE_PLAY, "over": ppb.PRESIDENT_PHASE_OVER}
@@ -54,7 +53,7 @@ def observation(game, seat: int) -> ppb.PresidentObservation:
     merge_part(o, _round_part, g.round, g.dealer, g.first_leader, tuple(g.roles_held), tuple(g.totals),
                tuple(g.prev_order or ()))
     o.seat = seat  # §9: own seat
-    o.hand.extend(sort_cards(g.hands[seat]))  # §9: own hand, in card order (§3.3)
+    o.hand.extend(g.hands[seat])  # §9: own hand, in card order (§3.3: the engine keeps hands so)
     # §9: cards in every hand; a return chosen but not yet delivered (§5.2) is still held
     if g.pending:
         o.hand_sizes.extend([len(h) + len(g.pending.get(s, ())) for s, h in enumerate(g.hands)])
@@ -116,9 +115,13 @@ def _exchange_part(seat: int, log: tuple[E.Transfer, ...]) -> ppb.PresidentObser
 #: referee.protocol encodes each such record once, for its event and every observation
 EVENT_FIELDS = {E.Play: ("play", _play)}
 
-#: record types whose event message the view fills from the record field for field
-#: (referee.protocol.record_event_json): none, every event is built below
-RECORD_EVENTS: dict[type, str] = {}
+#: record type -> its PresidentEvent field, for the records whose fields are that
+#: message's fields, one for one (filled by referee.protocol.fill_message;
+#: referee.protocol.record_event_json writes the log's JSON of these from the record)
+RECORD_EVENTS = {
+    E.TrickEnd: "trick_end", E.RoundStart: "round_start", E.Deal: "deal", E.ExchangeEnd: "exchange_end",
+    E.RoundEnd: "round_end", E.MatchEnd: "match_end",
+}
 
 
 def event_message(record: E.PresidentEventRecord) -> ppb.PresidentEvent:
@@ -130,23 +133,13 @@ def event_message(record: E.PresidentEventRecord) -> ppb.PresidentEvent:
     t = type(r)
     if t is E.Play:
         return part_event(ppb.PresidentEvent, EVENT_FIELDS[t], r)
-    if t is E.TrickEnd:
-        return ppb.PresidentEvent(trick_end=ppb.PresidentTrickEnd(last_player=r.last_player, leader=r.leader))
     if t is E.Transfer:
         return ppb.PresidentEvent(transfer=_transfer(r, False))
     if t is E.TransferCards:
         return ppb.PresidentEvent(transfer=_transfer(r.transfer, True))
-    if t is E.RoundStart:
-        return ppb.PresidentEvent(round_start=ppb.PresidentRoundStart(
-            round=r.round, dealer=r.dealer, leader=r.leader, roles=r.roles, hand_sizes=r.hand_sizes))
-    if t is E.Deal:
-        return ppb.PresidentEvent(deal=ppb.PresidentDeal(round=r.round, hand=r.hand))
-    if t is E.ExchangeEnd:
-        return ppb.PresidentEvent(exchange_end=ppb.PresidentExchangeEnd(hand_sizes=r.hand_sizes, leader=r.leader))
-    if t is E.RoundEnd:
-        return ppb.PresidentEvent(round_end=ppb.PresidentRoundEnd(round=r.round, order=r.order, roles=r.roles,
-                                                                  deltas=r.deltas, totals=r.totals))
-    if t is E.MatchEnd:
-        return ppb.PresidentEvent(match_end=ppb.PresidentMatchEnd(rounds_played=r.rounds_played, totals=r.totals,
-                                                                  ranking=r.ranking, winner=r.winner))
-    raise TypeError(f"not a President event record: {record!r}")
+    field = RECORD_EVENTS.get(t)  # a trick's end, a round's start, deal, exchange end and end, the match end
+    if field is None:
+        raise TypeError(f"not a President event record: {record!r}")
+    e = ppb.PresidentEvent()
+    fill_message(getattr(e, field), r)
+    return e
