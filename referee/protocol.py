@@ -770,7 +770,9 @@ def record_json(record: Any, d: Any) -> dict[str, Any]:
     if plan is None:
         plan = _json_plan(type(record), d)
     plain, other, absent = plan
-    js = dict(absent) if absent else {}
+    js: dict[str, Any] = {}
+    for name, default in absent:  # a repeated field gets a list of its own
+        js[name] = [] if default is None else default
     for name, default in plain:
         v = getattr(record, name)
         js[name] = default if v is None else v
@@ -793,18 +795,18 @@ def record_json(record: Any, d: Any) -> dict[str, Any]:
 
 _JSON_LIST, _JSON_RECORD, _JSON_RECORDS, _JSON_VALUE, _JSON_VALUES = "list", "record", "records", "value", "values"
 #: (record type, message descriptor) -> (plain fields (name, default), the other fields (name, how, arg),
-#: the JSON of the message's fields the record lacks), see record_json
+#: the message's fields the record lacks (name, the JSON of the default; None: an empty list)), see record_json
 _JSON_PLANS: dict[tuple[type, Any], tuple[tuple[tuple[str, Any], ...], tuple[tuple[str, str, Any], ...],
-                                          dict[str, Any]]] = {}
+                                          tuple[tuple[str, Any], ...]]] = {}
 
 
-def _json_plan(record_type: type, d: Any) -> tuple[Any, Any, dict[str, Any]]:
+def _json_plan(record_type: type, d: Any) -> tuple[Any, Any, Any]:
     if not _plain_type(d, set()) or any(len(o.fields) > 1 for o in d.oneofs):
         raise TypeError(f"{d.full_name}: not a message record_json handles")
     names = {f.name for f in dataclasses.fields(record_type)}
     plain: list[tuple[str, Any]] = []
     other: list[tuple[str, str, Any]] = []
-    absent: dict[str, Any] = {}
+    absent: list[tuple[str, Any]] = []
     for fd in d.fields:
         msg = fd.cpp_type == _FD.CPPTYPE_MESSAGE
         if fd.has_presence and not msg:
@@ -816,11 +818,11 @@ def _json_plan(record_type: type, d: Any) -> tuple[Any, Any, dict[str, Any]]:
             fn = str
         else:
             fn = None
-        if fd.name not in names:  # what fill_message leaves: the default, an empty list, no message
+        if fd.name not in names:  # what fill_message leaves: the default, an empty list (None here), no message
             if fd.is_repeated:
-                absent[fd.name] = []
+                absent.append((fd.name, None))
             elif not msg:
-                absent[fd.name] = fd.default_value if fn is None else fn(fd.default_value)
+                absent.append((fd.name, fd.default_value if fn is None else fn(fd.default_value)))
         elif msg:
             other.append((fd.name, _JSON_RECORDS if fd.is_repeated else _JSON_RECORD, fd.message_type))
         elif fn is not None and fd.is_repeated:
@@ -834,7 +836,7 @@ def _json_plan(record_type: type, d: Any) -> tuple[Any, Any, dict[str, Any]]:
     missing = names - set(d.fields_by_name)
     if missing:
         raise AttributeError(f"{d.full_name} has no field {sorted(missing)[0]!r} (record {record_type.__name__})")
-    _JSON_PLANS[record_type, d] = plan = (tuple(plain), tuple(other), absent)
+    _JSON_PLANS[record_type, d] = plan = (tuple(plain), tuple(other), tuple(absent))
     return plan
 
 

@@ -253,6 +253,9 @@ def test_record_json_writes_what_message_to_json_writes() -> None:
         got = protocol.record_json(rec, m.DESCRIPTOR)
         assert orjson.dumps(got, option=orjson.OPT_SORT_KEYS) == orjson.dumps(_dict(m), option=orjson.OPT_SORT_KEYS)
         assert got == protocol.message_to_json(m)
+    a, b = (protocol.record_json(Part(0, 1, 0, (), None, ()), tractor_pb2.TractorObservation.DESCRIPTOR)
+            for _ in range(2))
+    assert a["hand_sizes"] == [] and a["hand_sizes"] is not b["hand_sizes"]  # a field the record lacks: a list each
     assert protocol.record_json(Part(0, 1, 0, (), None, ()), tractor_pb2.TractorObservation.DESCRIPTOR)["phase"] == \
         "TRACTOR_PHASE_DECLARE"
 

@@ -92,8 +92,10 @@ class TractorGame(Game):
     (``"declare"``, ``"bury"``, ``"play"``, ``"over"``), ``window``,
     ``trump_fixed``, ``trump_suit``, ``declarations`` (``Declaration``
     records), ``flipped``, ``kitty_taken``, ``kitty_buried``, ``buried``,
-    :meth:`sorted_hand`, :meth:`hand_size`, ``tricks`` (``Trick`` records of
-    this deal), :meth:`current_trick`, ``defender_points``, ``last_round``
+    :meth:`sorted_hand`, :meth:`hand_sizes`, ``tricks`` (``Trick`` records of
+    this deal), the trick in progress (``trick_leader``, ``trick_plays``,
+    ``trick_lead``, ``trick_failure``, ``trick_winner``, ``current_points``;
+    :meth:`current_trick` as a record), ``defender_points``, ``last_round``
     (the previous round's ``RoundResult``), the variant flags as attributes
     of the same names and ``params``.
     """
