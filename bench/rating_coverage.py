@@ -10,13 +10,14 @@ drawn from the Plackett–Luce model with those strengths (free-for-all, 3
 seats, as in Dou Dizhu rated by final money). Each simulated tournament is
 the usual round robin (every 3 of the 6 bots in every seat rotation,
 ``--games`` times) and is rated by the project's own code
-(:func:`tournaments.rating.fit_rows`: Bradley–Terry batch fit + bootstrap).
+(:func:`tournaments.rating.fit_rows`: Bradley–Terry batch fit, with the
+confidence of ``--confidence``: sandwich, the default, or bootstrap).
 
 Printed: how often each bot's 95% interval holds its true (centred)
 rating, overall and per bot; and how often a pair the board calls
 separated (P >= 0.95 that the upper bot is better) is really in that order.
 
-    python bench/rating_coverage.py [--tournaments 200] [--games 1] [--seed 1]
+    python bench/rating_coverage.py [--tournaments 200] [--games 1] [--seed 1] [--confidence sandwich]
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tournaments.batch import ELO_PER_UNIT  # noqa: E402
+from tournaments.batch import ELO_PER_UNIT, METHODS  # noqa: E402
 from tournaments.rating import fit_rows  # noqa: E402
 from tournaments.store import MatchRow  # noqa: E402
 
@@ -62,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tournaments", type=int, default=200, help="simulated tournaments (default 200)")
     ap.add_argument("--games", type=int, default=1, help="repetitions of the round robin (60 matches each)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--confidence", choices=METHODS, default="sandwich", help="how intervals are computed")
     a = ap.parse_args(argv)
     if a.tournaments < 1 or a.games < 1:
         ap.error("--tournaments and --games must be >= 1")
@@ -75,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     called = wrong = 0
     t0 = time.monotonic()
     for t in range(a.tournaments):
-        bf = fit_rows(simulate(rng, a.games), bots, "smear", 3, seed=t)
+        bf = fit_rows(simulate(rng, a.games), bots, "smear", 3, seed=t, confidence=a.confidence)
         hits = [bf.low[i] <= truth[b] <= bf.high[i] for i, b in enumerate(bots)]
         for i, b in enumerate(bots):
             covered[b] += hits[i]
@@ -91,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     # the six intervals of one tournament are not independent: the margin comes from the spread between tournaments
     se = statistics.stdev(per_tournament) / math.sqrt(n) if n > 1 else float("nan")
     print(f"{n} simulated tournaments of {60 * a.games} matches, 6 bots (heuristic share 100%..0%, "
-          f"GAP {GAP} = {GAP * ELO_PER_UNIT:.0f} Elo from all-random to all-heuristic), "
+          f"GAP {GAP} = {GAP * ELO_PER_UNIT:.0f} Elo from all-random to all-heuristic), {a.confidence}, "
           f"{time.monotonic() - t0:.1f} s")
     print(f"95% intervals holding the true rating: {total:.1%} (95% sure to be within +-{1.96 * se:.1%} of the true coverage), "
           f"mean width {sum(widths) / len(widths):.0f} Elo")

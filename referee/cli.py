@@ -856,6 +856,12 @@ def why_not_running(stale: dict | None, holder: str) -> str:
     return f"its {holder} (pid {stale['pid']} on {stale['host']}) is gone"
 
 
+#: ``leaderboard --details``: the pair tables cover this many of the best bots by default
+DETAILS_TOP = 20
+#: bots whose faults ``tournament status`` lists (the leaderboard has every bot)
+STATUS_FAULT_LINES = 20
+
+
 @tournament_app.command("status")
 def tournament_status(
     name: Optional[str] = typer.Argument(None, help="Tournament name (default: the --config file's, else the latest)."),
@@ -874,18 +880,17 @@ def tournament_status(
         t = store.tournament(name) if name else store.latest_tournament()
         if t is None:
             _fail(f"no tournament {name or ''} in {store.display_url}".replace("  ", " "), 1)
-        rows = store.matches(t["id"])
+        counts = store.status_counts(t["id"])
         fc = store.fault_counts(t["id"])
         state, lease = store.run_state(t)
         stale = store.lease(t["id"]) if state == "interrupted" else None
     except StorageError as e:
         _fail(str(e), 1)
-    aborted = sum(1 for r in rows if r.status == "aborted")
-    void = sum(1 for r in rows if r.status == "void")
+    aborted, void = counts.get("aborted", 0), counts.get("void", 0)
     import json
 
     is_ladder = json.loads(t["spec_json"]).get("schedule") == "ladder"
-    print(f"{t['name']}: {t['game']}, {len(rows)}/{t['total_matches']} matches done, status {state}, "
+    print(f"{t['name']}: {t['game']}, {sum(counts.values())}/{t['total_matches']} matches done, status {state}, "
           f"aborted {aborted}" + (f", void {void}" if void else ""))
     if lease is not None:
         print(lease_held_line(lease))
@@ -895,8 +900,11 @@ def tournament_status(
         print(f"  not running: {why_not_running(stale, 'driver')}; {how}")
     elif state == "stopped":
         print("  not running (stopped); continue it with `referee ladder FILE`")
-    for bot, kinds in sorted(fc.items()):
+    faulty = sorted(fc.items())
+    for bot, kinds in faulty[:STATUS_FAULT_LINES]:
         print(f"  faults of {bot}: " + ", ".join(f"{k}×{v}" for k, v in sorted(kinds.items())))
+    if len(faulty) > STATUS_FAULT_LINES:
+        print(f"  ... and {len(faulty) - STATUS_FAULT_LINES} more bots with faults (`referee leaderboard` lists them)")
 
 
 @app.command()
@@ -907,40 +915,54 @@ def leaderboard(
     db: Optional[str] = typer.Option(None, "--db", help="Results database path or URL "
                                      "(default: the --config file's, else $REFEREE_DB, else runs/referee.sqlite)."),
     config: Optional[Path] = typer.Option(None, "--config", "-c", help="Tournament file: its database and name."),
-    show_details: bool = typer.Option(False, "--details", help="Also head-to-head, per-seat, per-role and "
-                                      "(duplicate schedules) per-deal paired tables (JSON: a 'details' key)."),
+    show_details: bool = typer.Option(False, "--details", help="Also per-seat and per-role summaries, head-to-head, "
+                                      "per-seat and per-role tables and (duplicate schedules) per-deal paired "
+                                      "tables (JSON: a 'details' key)."),
+    top: int = typer.Option(DETAILS_TOP, "--top", min=0, help="--details: the pair tables cover the best TOP bots "
+                            "of the board (0: every bot)."),
+    confidence: str = typer.Option("sandwich", "--confidence", help="How intervals and P>next are computed: "
+                                   "sandwich (cluster-robust covariance, the default) or bootstrap (1,000 refits, "
+                                   "small tournaments only)."),
 ) -> None:
     """Print a tournament's leaderboard: batch-fit rating with its 95% interval,
-    the probability each bot is really better than the next, TrueSkill, faults."""
+    the probability each bot is really better than the next, TrueSkill, faults,
+    and the mean score and win rate of each seat and role."""
+    from tournaments.batch import METHODS, TooLarge
+    from tournaments.details import store_details, store_summaries, summary_lines
     from tournaments.report import FORMATS, board_from_store, render
     from tournaments.store import StorageError
 
     if fmt not in FORMATS:
         _fail(f"--format must be one of {', '.join(FORMATS)}")
+    if confidence not in METHODS:
+        _fail(f"--confidence must be one of {', '.join(METHODS)}, got {confidence!r}")
+    if show_details and fmt == "csv":
+        _fail("--details is shown as a table or JSON, not CSV")
     db, cfg_name = _reading_db(db, config)
     store = _open_store(db)
+    import json
+
     try:
-        t, board = board_from_store(store, tournament or cfg_name)
+        t, board = board_from_store(store, tournament or cfg_name, confidence)
         state, _ = store.run_state(t)
+        spec = json.loads(t["spec_json"])
+        if show_details:
+            extra = store_details(store, t, spec, [r.bot for r in board[:top]] if top else None)
+        else:
+            extra = store_summaries(store, t, spec) if fmt == "table" else None
     except LookupError as e:
+        _fail(str(e), 1)
+    except TooLarge as e:
         _fail(str(e), 1)
     except StorageError as e:
         _fail(str(e), 1)
-    import json
-
-    spec = json.loads(t["spec_json"])
-    extra = None
-    if show_details:
-        if fmt == "csv":
-            _fail("--details is shown as a table or JSON, not CSV")
-        from tournaments.details import details
-
-        extra = details(store.matches(t["id"]), [b["name"] for b in spec["bots"]], spec["game"], spec["players"],
-                        spec.get("schedule", "round_robin"))
     out = render(board, fmt, title=f"{t['name']} ({t['game']}, {state})",
-                 confidence=spec.get("confidence", 0.95), details=extra)
+                 confidence=spec.get("confidence", 0.95), details=extra if show_details else None)
     if out is not None:
         print(out, end="" if out.endswith("\n") else "\n")
+    if fmt == "table" and not show_details and extra is not None:
+        for line in summary_lines(extra):
+            console.print(line, markup=False, highlight=False)
 
 
 @tournament_app.command("list")

@@ -373,7 +373,7 @@ def _stored_status(config: Path, db: Optional[str], json_out: bool) -> None:
         state, lease = store.run_state(t)
         stale = store.lease(t["id"]) if state == "interrupted" else None
         entrants = LadderStore(store, create=False).entrants(t["id"])
-        finished = len(store.finished_indices(t["id"]))
+        finished = store.match_count(t["id"])
     except StorageError as e:
         _fail(str(e), 1)
     finally:

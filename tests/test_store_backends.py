@@ -61,8 +61,13 @@ def test_store_records_and_reads_back_on_both_backends(db_url: str) -> None:
     assert [(r.idx, r.seed, r.status) for r in rows] == [(0, 3, "aborted"), (1, 2**62 + 5, "complete")]
     assert rows[1].result == result and rows[1].seats == ["a", "b", "a"]
     assert s.fault_counts(tid) == {"b": {"timeout": 1}}
-    s.write_rating_history(tid, [(1, "a", 26.0, 7.0), (1, "b", 24.0, 7.0)])
-    assert s.finished_indices(tid) == {0, 1}
+    assert s.finished_indices(tid) == {0, 1} and s.match_count(tid) == 2
+    assert s.status_counts(tid) == {"aborted": 1, "complete": 1}
+    seats = {(r["bot_id"], r["seat"]): (r["matches"], r["wins"], r["score_sum"]) for r in s.seat_totals(tid)}
+    ids = {b["name"]: b["id"] for b in s.bot_table(tid)}
+    assert seats == {(ids["a"], 0): (1, 1, 2), (ids["b"], 1): (1, 0, -1), (ids["a"], 2): (1, 0, -1)}
+    live = {b["name"]: (b["mu"], b["sigma"]) for b in s.bot_table(tid)}  # live TrueSkill, kept as stored
+    assert live["b"][0] < 25 and s.rating_series(tid, ["a", "b"]) == {n: [(1, *live[n])] for n in "ab"}
     assert s.run_state(s.tournament("t"))[0] == "running"
     s.delete_tournament("t", me)
     assert s.tournament("t") is None and s.list_tournaments() == []

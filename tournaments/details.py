@@ -1,176 +1,172 @@
-"""The tables organisers read beside the leaderboard (``referee leaderboard --details``).
+"""The tables organisers read beside the leaderboard (``referee leaderboard
+--details``, the leaderboard page), all from the totals the results store
+keeps (:mod:`tournaments.aggregates`), never from every match:
 
-* ``head_to_head``: every pair of bots. As opponents: matches together and
-  how often each finished ahead of the other (team games: whose team
-  placed higher), ties apart. Team games also give, per pair, their record
-  as partners.
-* ``seats``: per bot and seat: matches, wins (first place, shared firsts
-  count), mean final score.
-* ``roles``: per bot and role, from each match's per-round summary: Dou
-  Dizhu landlord / peasant (rounds, rounds won, mean money per round;
-  redeals left out), Tractor declarer / defender (rounds, rounds in which
-  the bot's team went up levels), Smear bidder (rounds won in the auction,
-  bids made, mean bid), Back Alley bidder / passer (rounds the bot bid or
-  passed, mean points its team scored in them), President first / last
-  (rounds finished first and last).
-* ``duplicate`` (duplicate schedules only): per pair of bots, deal by deal
-  (one seed = the same cards in every seat rotation), the difference of
-  their mean final scores over that deal's rotations, so the cards cancel
-  out; how many deals each did better on, the mean difference and its 95%
-  interval (normal approximation over deals).
+* ``seat_summary``: per seat, over every bot: matches, mean final score,
+  win rate (first place, shared firsts count): a position effect at a glance;
+* ``role_summary``: per role, over every bot: rounds, how often the role
+  won, its mean value (Dou Dizhu landlord / peasant: mean money per round;
+  Tractor declarer / defender: rounds the team went up levels; Smear
+  bidder: bids made, mean bid; Back Alley bidder / passer: mean team points;
+  President: the role held during a round, earned in the round before:
+  how often it went out first, mean role points earned);
+* ``head_to_head``: pairs of bots (among the ``top`` bots of the board when
+  given): as opponents, matches together and how often each finished ahead
+  of the other (team games: whose team placed higher), ties apart; team
+  games also give, per pair, their record as partners;
+* ``seats``: per bot and seat: matches, wins, mean final score;
+* ``roles``: per bot and role, as ``role_summary``;
+* ``duplicate`` (duplicate schedules only, read from the matches on
+  request): per pair of bots, deal by deal (one seed = the same cards in
+  every seat order), the difference of their mean final scores over that
+  deal's matches, so the cards cancel out; how many deals each did better
+  on, the mean difference and its 95% interval (normal approximation over
+  deals).
 """
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
-from typing import Any
+from typing import Any, Iterable
 
 from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from tournaments.outcomes import match_outcome, teams_of
-from tournaments.store import MatchRow
+from tournaments.aggregates import PAIR_COLUMNS, ROLE_COLUMNS, SEAT_COLUMNS, Totals
+from tournaments.outcomes import teams_of
+from tournaments.schema import MatchRow
+from tournaments.store import Store
+
+#: each game's role value, by name in the tables
+VALUE_NAMES = {"doudizhu": "mean_money", "smear": "mean_bid", "back_alley": "mean_team_points",
+               "president": "mean_points"}
+#: the name of a role's "won" count, where the game gives it another
+WON_NAMES = {"smear": "made", "president": "went_out_first"}
 
 
-def details(rows: list[MatchRow], bots: list[str], game: str, players: int, schedule: str) -> dict[str, Any]:
-    """Every table above as JSON-able lists (complete matches only)."""
-    done = [r for r in rows if r.status == "complete" and r.result.get("ranks")]
-    out: dict[str, Any] = {"head_to_head": head_to_head(done, bots, game, players),
-                           "seats": seat_stats(done, bots, players), "roles": role_stats(done, bots, game)}
+def details(rows: list[MatchRow], bots: list[str], game: str, players: int, schedule: str,
+            top: list[str] | None = None) -> dict[str, Any]:
+    """Every table above for matches in memory (complete matches only)."""
+    at = {b: i for i, b in enumerate(bots)}
+    t = Totals()
+    for r in rows:
+        t.add(game, players, [at[b] for b in r.seats], r.status, r.result)
+    seat = [{"bot_id": b, "seat": s, **dict(zip(SEAT_COLUMNS, v))} for (b, s), v in t.seat.items()]
+    role = [{"bot_id": b, "role": ro, **dict(zip(ROLE_COLUMNS, v))} for (b, ro), v in t.role.items()]
+    pair = [{"bot_a": a, "bot_b": b, **dict(zip(PAIR_COLUMNS, v))} for (a, b), v in t.pair.items()]
+    out = tables(dict(enumerate(bots)), game, players, seat, role, pair, top)
     if schedule == "duplicate":
-        out["duplicate"] = duplicate_pairs(done, bots)
+        out["duplicate"] = duplicate_pairs(rows, top or bots)
     return out
 
 
-def head_to_head(rows: list[MatchRow], bots: list[str], game: str, players: int) -> list[dict[str, Any]]:
-    order = {b: i for i, b in enumerate(bots)}
-    team_game = any(len(t) > 1 for t in teams_of(game, players))
-    stats: dict[tuple[str, str], dict[str, int]] = {}
-    for a in bots:
-        for b in bots[order[a] + 1:]:
-            stats[(a, b)] = {"matches": 0, "a_ahead": 0, "b_ahead": 0, "tied": 0,
-                             "partners": 0, "partners_won": 0, "partners_lost": 0, "partners_drawn": 0}
-    for row in rows:
-        oc = match_outcome(game, row.result, players)
-        if oc is None:
+def store_details(store: Store, t: dict[str, Any], spec: dict[str, Any], top: list[str] | None = None
+                  ) -> dict[str, Any]:
+    """Every table above for a stored tournament (row ``t``), from its totals;
+    ``top``: the bots whose pairs to show (default: all). The duplicate table
+    streams the matches: O(matches) time, O(deals × bots) memory."""
+    tid = int(t["id"])
+    table = store.bot_table(tid)
+    name = {b["id"]: b["name"] for b in table}
+    wanted = None if top is None else [b["id"] for b in table if b["name"] in set(top)]
+    out = tables(name, spec["game"], int(spec["players"]), store.seat_totals(tid), store.role_totals(tid),
+                 store.pair_totals(tid, among=wanted), top)
+    if spec.get("schedule") == "duplicate":
+        out["duplicate"] = duplicate_pairs(store.iter_matches(tid), top or [b["name"] for b in table])
+    return out
+
+
+def store_summaries(store: Store, t: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
+    """Only ``seat_summary`` and ``role_summary`` of a stored tournament. O(bots × (seats + roles))."""
+    tid = int(t["id"])
+    return {"seat_summary": seat_summary(store.seat_totals(tid)),
+            "role_summary": role_summary(spec["game"], store.role_totals(tid))}
+
+
+def tables(name: dict[int, str], game: str, players: int, seat: list[dict[str, Any]], role: list[dict[str, Any]],
+           pair: list[dict[str, Any]], top: list[str] | None = None) -> dict[str, Any]:
+    """The tables from total rows keyed by bot id (``name``: id -> bot name, in board order of ids)."""
+    order = {i: k for k, i in enumerate(name)}
+    shown = set(top) if top is not None else None
+    team_game = any(len(x) > 1 for x in teams_of(game, players))
+    h2h = []
+    for r in sorted(pair, key=lambda r: (order[r["bot_a"]], order[r["bot_b"]])):
+        a, b = name[r["bot_a"]], name[r["bot_b"]]
+        if shown is not None and not (a in shown and b in shown):
             continue
-        place = {row.seats[s]: oc.places[ti] for ti, t in enumerate(oc.teams) for s in t}
-        team = {row.seats[s]: ti for ti, t in enumerate(oc.teams) for s in t}
-        names = sorted(set(row.seats), key=order.__getitem__)
-        for i, a in enumerate(names):
-            for b in names[i + 1:]:
-                st = stats[(a, b)]
-                if team[a] == team[b]:
-                    st["partners"] += 1
-                    if oc.all_tied:
-                        st["partners_drawn"] += 1
-                    elif place[a] == 0:
-                        st["partners_won"] += 1
-                    else:
-                        st["partners_lost"] += 1
-                    continue
-                st["matches"] += 1
-                key = "a_ahead" if place[a] < place[b] else "b_ahead" if place[b] < place[a] else "tied"
-                st[key] += 1
-    out = []
-    for (a, b), st in stats.items():
-        d: dict[str, Any] = {"a": a, "b": b, "matches": st["matches"], "a_ahead": st["a_ahead"],
-                             "b_ahead": st["b_ahead"], "tied": st["tied"]}
+        d: dict[str, Any] = {"a": a, "b": b, "matches": int(r["matches"]), "a_ahead": int(r["a_ahead"]),
+                             "b_ahead": int(r["b_ahead"]), "tied": int(r["tied"])}
         if team_game:
-            d["partners"] = {"matches": st["partners"], "won": st["partners_won"],
-                             "lost": st["partners_lost"], "drawn": st["partners_drawn"]}
-        out.append(d)
-    return out
+            d["partners"] = {"matches": int(r["partners"]), "won": int(r["partners_won"]),
+                             "lost": int(r["partners_lost"]), "drawn": int(r["partners_drawn"])}
+        h2h.append(d)
+    seats = [{"bot": name[r["bot_id"]], "seat": int(r["seat"]), "matches": int(r["matches"]),
+              "wins": int(r["wins"]), "mean_score": round(r["score_sum"] / r["matches"], 4)}
+             for r in sorted(seat, key=lambda r: (order[r["bot_id"]], r["seat"])) if r["matches"]]
+    roles = [_role_row(game, {"bot": name[r["bot_id"]], "role": r["role"]}, r)
+             for r in sorted(role, key=lambda r: (order[r["bot_id"]], r["role"]))]
+    return {"seat_summary": seat_summary(seat), "role_summary": role_summary(game, role),
+            "head_to_head": h2h, "seats": seats, "roles": roles}
 
 
-def seat_stats(rows: list[MatchRow], bots: list[str], players: int) -> list[dict[str, Any]]:
-    acc: dict[tuple[str, int], list[float]] = defaultdict(lambda: [0, 0, 0.0])
-    for row in rows:
-        for s, b in enumerate(row.seats):
-            a = acc[(b, s)]
-            a[0] += 1
-            a[1] += row.result["ranks"][s] == 1
-            a[2] += float(row.result["scores"][s])
-    return [{"bot": b, "seat": s, "matches": int(acc[(b, s)][0]), "wins": int(acc[(b, s)][1]),
-             "mean_score": round(acc[(b, s)][2] / acc[(b, s)][0], 4)}
-            for b in bots for s in range(players) if (b, s) in acc]
+def _role_row(game: str, head: dict[str, Any], r: dict[str, Any]) -> dict[str, Any]:
+    d = dict(head, rounds=int(r["rounds"]))
+    if r["won_known"]:
+        d[WON_NAMES.get(game, "won")] = int(r["won"])
+    if r["value_known"] and game in VALUE_NAMES:
+        d[VALUE_NAMES[game]] = round(r["value_sum"] / r["value_known"], 4)
+    return d
 
 
-def _role_events(row: MatchRow, game: str) -> list[tuple[int, str, bool | None, float | None]]:
-    """``(seat, role, won, value)`` per seat and round of one match; value is
-    the round's money (Dou Dizhu), bid (Smear) or team points (Back Alley)."""
-    summ = row.result.get("summary") or {}
-    n = len(row.seats)
-    ev: list[tuple[int, str, bool | None, float | None]] = []
-    if game == "doudizhu":
-        for r in summ.get("rounds", []):
-            if r.get("redeal") or r.get("landlord") is None or r["landlord"] < 0:
-                continue
-            ll, lw, deltas = r["landlord"], bool(r["landlord_won"]), r.get("deltas") or [0] * n
-            for s in range(n):
-                ev.append((s, "landlord" if s == ll else "peasant", lw if s == ll else not lw, float(deltas[s])))
-    elif game == "tractor":
-        for r in summ.get("rounds", []):
-            d = r.get("declarer_team")
-            if d is None:
-                continue
-            for s in range(n):
-                ev.append((s, "declarer" if s % 2 == d else "defender", r.get("team_up") == s % 2, None))
-    elif game == "smear":
-        for r in summ.get("history", []):
-            if r.get("passed_out") or r.get("bidder") is None:
-                continue
-            ev.append((r["bidder"], "bidder", bool(r.get("made")), float(r.get("bid", 0))))
-    elif game == "back_alley":
-        for r in summ.get("rounds", []):
-            bids, points = r.get("bids") or [], r.get("points") or [0, 0]
-            for s, bid in enumerate(bids):
-                ev.append((s, "passer" if bid == "pass" else "bidder", None, float(points[s % 2])))
-    elif game == "president":
-        for order in summ.get("orders", []):
-            if order:
-                ev.append((order[0], "first", None, None))
-                ev.append((order[-1], "last", None, None))
-    return ev
+def seat_summary(seat: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per seat, over every bot: ``matches``, ``mean_score``, ``win_rate`` (0..1)."""
+    acc: dict[int, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
+    for r in seat:
+        a = acc[int(r["seat"])]
+        a[0] += r["matches"]
+        a[1] += r["wins"]
+        a[2] += r["score_sum"]
+    return [{"seat": s, "matches": int(a[0]), "mean_score": round(a[2] / a[0], 4) if a[0] else 0.0,
+             "win_rate": round(a[1] / a[0], 4) if a[0] else 0.0} for s, a in sorted(acc.items())]
 
 
-def role_stats(rows: list[MatchRow], bots: list[str], game: str) -> list[dict[str, Any]]:
-    acc: dict[tuple[str, str], dict[str, float]] = {}
-    for row in rows:
-        for s, role, won, value in _role_events(row, game):
-            a = acc.setdefault((row.seats[s], role), {"rounds": 0, "won": 0, "value": 0.0, "has_won": 0,
-                                                       "has_value": 0})
-            a["rounds"] += 1
-            if won is not None:
-                a["has_won"] = 1
-                a["won"] += won
-            if value is not None:
-                a["has_value"] = 1
-                a["value"] += value
-    value_name = {"doudizhu": "mean_money", "smear": "mean_bid", "back_alley": "mean_team_points"}.get(game)
-    won_name = {"smear": "made"}.get(game, "won")
+def role_summary(game: str, role: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per role, over every bot: ``rounds`` and, where the game has them, the
+    win rate (``won_rate``) and mean value (named as in ``roles``)."""
+    acc: dict[str, list[float]] = defaultdict(lambda: [0.0] * len(ROLE_COLUMNS))
+    for r in role:
+        a = acc[r["role"]]
+        for k, col in enumerate(ROLE_COLUMNS):
+            a[k] += r[col]
     out = []
-    for (b, role), a in sorted(acc.items(), key=lambda kv: (bots.index(kv[0][0]), kv[0][1])):
-        d: dict[str, Any] = {"bot": b, "role": role, "rounds": int(a["rounds"])}
-        if a["has_won"]:
-            d[won_name] = int(a["won"])
-        if a["has_value"] and value_name:
-            d[value_name] = round(a["value"] / a["rounds"], 4)
+    for ro, a in sorted(acc.items()):
+        d: dict[str, Any] = {"role": ro, "rounds": int(a[0])}
+        if a[2]:
+            d[WON_NAMES.get(game, "won") + "_rate"] = round(a[1] / a[2], 4)
+        if a[4] and game in VALUE_NAMES:
+            d[VALUE_NAMES[game]] = round(a[3] / a[4], 4)
         out.append(d)
     return out
 
 
-def duplicate_pairs(rows: list[MatchRow], bots: list[str]) -> list[dict[str, Any]]:
-    by_deal: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+def duplicate_pairs(rows: Iterable[MatchRow], bots: list[str]) -> list[dict[str, Any]]:
+    """The deal-by-deal paired table (see the module docstring) for pairs of ``bots``."""
+    wanted = set(bots)
+    by_deal: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0.0, 0]))
     for row in rows:
+        if row.status != "complete" or not row.result.get("ranks"):
+            continue
         for s, b in enumerate(row.seats):
-            by_deal[row.seed][b].append(float(row.result["scores"][s]))
+            if b in wanted:
+                acc = by_deal[row.seed][b]
+                acc[0] += float(row.result["scores"][s])
+                acc[1] += 1
     out = []
     for i, a in enumerate(bots):
         for b in bots[i + 1:]:
-            diffs = [sum(d[a]) / len(d[a]) - sum(d[b]) / len(d[b]) for d in by_deal.values() if a in d and b in d]
+            diffs = [d[a][0] / d[a][1] - d[b][0] / d[b][1] for d in by_deal.values() if a in d and b in d]
             n = len(diffs)
             mean = sum(diffs) / n if n else 0.0
             sd = math.sqrt(sum((x - mean) ** 2 for x in diffs) / (n - 1)) if n > 1 else 0.0
@@ -193,8 +189,34 @@ def _table(title: str, headers: list[str], rows: list[list[str]], console: Conso
     console.print(t)
 
 
+def summary_lines(d: dict[str, Any]) -> list[str]:
+    """The seat and role summaries as a few short lines (under the leaderboard table)."""
+    lines = []
+    if d.get("seat_summary"):
+        lines.append("by seat: " + ", ".join(f"{x['seat']}: score {x['mean_score']:.2f}, wins {x['win_rate']:.0%}"
+                                            for x in d["seat_summary"]))
+    if d.get("role_summary"):
+        parts = []
+        for x in d["role_summary"]:
+            extra = [f"{k.replace('_rate', '').replace('_', ' ')} {v:.0%}" if k.endswith("_rate")
+                     else f"{k.replace('mean_', 'mean ').replace('_', ' ')} {v:+.2f}"
+                     for k, v in x.items() if k not in ("role", "rounds")]
+            parts.append(f"{x['role'].replace('_', ' ')} ({x['rounds']} rounds" + "".join(f", {e}" for e in extra) + ")")
+        lines.append("by role: " + "; ".join(parts))
+    return lines
+
+
 def render_details(d: dict[str, Any], console: Console) -> None:
     """Print the details tables (each fits 80 columns)."""
+    if d.get("seat_summary"):
+        _table("per seat, every bot", ["seat", "matches", "mean score", "win rate"],
+               [[str(x["seat"]), str(x["matches"]), f"{x['mean_score']:.2f}", f"{x['win_rate']:.0%}"]
+                for x in d["seat_summary"]], console)
+    if d.get("role_summary"):
+        keys = list(dict.fromkeys(k for x in d["role_summary"] for k in x if k not in ("role", "rounds")))
+        _table("per role, every bot (per round)", ["role", "rounds"] + [k.replace("_", " ") for k in keys],
+               [[x["role"], str(x["rounds"])] + [_fmt(x.get(k), k) for k in keys] for x in d["role_summary"]],
+               console)
     h2h = d["head_to_head"]
     team = any("partners" in x for x in h2h)
     heads = ["a", "b", "matches", "a ahead", "b ahead", "tied"] + (["as partners W-L-D"] if team else [])
@@ -212,17 +234,19 @@ def render_details(d: dict[str, Any], console: Console) -> None:
     if d["roles"]:
         keys = list(dict.fromkeys(k for x in d["roles"] for k in x if k not in ("bot", "role", "rounds")))
         _table("per role (per round)", ["bot", "role", "rounds"] + [k.replace("_", " ") for k in keys],
-               [[x["bot"], x["role"], str(x["rounds"])] + [_fmt(x.get(k)) for k in keys] for x in d["roles"]],
+               [[x["bot"], x["role"], str(x["rounds"])] + [_fmt(x.get(k), k) for k in keys] for x in d["roles"]],
                console)
     if "duplicate" in d:
-        _table("duplicate: paired by deal (same cards, rotated seats), score of a minus b",
+        _table("duplicate: paired by deal (same cards, other seats), score of a minus b",
                ["a", "b", "deals", "a better", "b better", "equal", "mean", "95% interval"],
                [[x["a"], x["b"], str(x["deals"]), str(x["a_better"]), str(x["b_better"]), str(x["equal"]),
                  f"{x['mean_diff']:.2f}", "" if x["low"] is None else f"{x['low']:.2f}..{x['high']:.2f}"]
                 for x in d["duplicate"]], console)
 
 
-def _fmt(v: Any) -> str:
+def _fmt(v: Any, key: str = "") -> str:
     if v is None:
         return ""
+    if key.endswith("_rate"):
+        return f"{v:.0%}"
     return f"{v:.2f}" if isinstance(v, float) else str(v)

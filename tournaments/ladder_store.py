@@ -52,18 +52,10 @@ from sqlalchemy import (
 )
 from sqlalchemy import exc as sa_exc
 
-from tournaments.store import (
-    SCHEMA_LOCK_KEY,
-    LeaseHolder,
-    MatchRow,
-    StorageError,
-    Store,
-    bots,
-    faults,
-    matches,
-    seat_results,
-    tournaments,
-)
+from tournaments import record
+from tournaments.record import MatchRecord
+from tournaments.schema import MatchRow, bots, matches, tournaments
+from tournaments.store import SCHEMA_LOCK_KEY, LeaseHolder, StorageError, Store
 
 ladder_metadata = MetaData()
 # the foreign keys name tables of tournaments.store's metadata: declare them here too
@@ -279,18 +271,9 @@ class LadderStore:
 
     @staticmethod
     def _insert_match(c: Any, tid: int, m: FinishedMatch, now: float) -> None:
-        mid = c.execute(insert(matches).values(
-            tournament_id=tid, idx=m.idx, seed=str(m.seed), seats_json=json.dumps(m.seats), status=m.status,
-            result_json=json.dumps(m.result, sort_keys=True), log_path=m.log_path, decisions=m.decisions,
-            elapsed_s=m.elapsed_s, finished_at=now)).inserted_primary_key[0]
-        scores = m.result.get("scores") or [None] * len(m.seats)
-        ranks = m.result.get("ranks") or [None] * len(m.seats)
-        forfeited = set(m.result.get("forfeited") or [])
-        for s, bname in enumerate(m.seats):
-            c.execute(insert(seat_results).values(match_id=mid, seat=s, bot=bname, score=scores[s],
-                                                  rank=ranks[s], forfeited=s in forfeited))
-        for f in m.result.get("faults") or []:
-            c.execute(insert(faults).values(match_id=mid, seat=f["seat"], bot=m.seats[f["seat"]], kind=f["kind"],
-                                            rule=f.get("rule", ""), message=f.get("message", "")[:2000]))
+        """Store a finished match through the one write path (totals, live
+        TrueSkill in finishing order), and count it in ``total_matches``."""
+        record.record_matches(c, tid, [MatchRecord(m.idx, m.seed, m.seats, m.status, m.result, m.log_path,
+                                                   m.decisions, m.elapsed_s, now)], live="all")
         total = c.execute(select(func.count()).select_from(matches).where(matches.c.tournament_id == tid)).scalar()
         c.execute(update(tournaments).where(tournaments.c.id == tid).values(total_matches=total))

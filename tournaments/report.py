@@ -11,8 +11,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from tournaments.rating import BoardRow, leaderboard
-from tournaments.spec import TrueSkillParams
+from tournaments.rating import BoardRow, store_board
 from tournaments.store import Store
 
 FORMATS = ("table", "json", "csv")
@@ -20,15 +19,15 @@ TABLE_WIDTH = 80  # the leaderboard fits an 80-column terminal
 BOT_WIDTH = 16    # longer bot names are cut with an ellipsis in the table (never in JSON/CSV)
 
 
-def board_from_store(store: Store, name: str | None) -> tuple[dict[str, Any], list[BoardRow]]:
+def board_from_store(store: Store, name: str | None, method: str = "sandwich"
+                     ) -> tuple[dict[str, Any], list[BoardRow]]:
     """``(tournament row, leaderboard)`` of tournament ``name`` (latest if
-    ``None``). Raises ``LookupError`` when there is no such tournament."""
+    ``None``), from the store's totals and its batch fit (see
+    :func:`tournaments.rating.store_board`). Raises ``LookupError`` when there
+    is no such tournament, :class:`tournaments.batch.TooLarge` when ``method``
+    is too costly for it."""
     t = tournament_row(store, name)
-    spec = json.loads(t["spec_json"])
-    ts = TrueSkillParams(**spec["trueskill"])
-    names = [b["name"] for b in spec["bots"]]
-    return t, leaderboard(store.matches(t["id"]), names, ts, store.fault_counts(t["id"]), spec["game"],
-                          spec["players"], spec.get("seed", 0), spec.get("confidence", 0.95))
+    return t, store_board(store, t, method)
 
 
 def tournament_row(store: Store, name: str | None) -> dict[str, Any]:

@@ -59,6 +59,6 @@ def tournament_list(store: Store) -> list[dict[str, Any]]:
     out = []
     for t in store.list_tournaments():
         out.append({"name": t["name"], "game": t["game"], "status": store.run_state(t)[0],
-                    "matches": len(store.finished_indices(t["id"])), "total": t["total_matches"],
+                    "matches": store.match_count(t["id"]), "total": t["total_matches"],
                     "created_at": t["created_at"]})
     return sorted(out, key=lambda d: d["created_at"] or 0, reverse=True)

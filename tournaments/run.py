@@ -39,7 +39,7 @@ from referee.runner import IGNORED_FAULTS
 from referee.sandbox import Sandbox
 from tournaments.adaptive import AdaptiveSchedule, Stop
 from tournaments.executor import Executor, ExecutorError, FinishedMatch, make_executor, match_job, sandbox_for
-from tournaments.rating import BoardRow, leaderboard, rate
+from tournaments.rating import BoardRow, store_board
 from tournaments.schedule import ScheduledMatch
 from tournaments.spec import TournamentSpec
 from tournaments.store import LEASE_HEARTBEAT_S, LEASE_TTL_S, LeaseHeld, LeaseHolder, Store, StorageError
@@ -243,14 +243,9 @@ async def _run(spec: TournamentSpec, store: Store, t0: float, resume: bool, fres
             stop = await _play_all(spec, store, tid, me, ex, schedule, log_dir, prog, on_progress, stop_after)
         finally:
             await ex.stop()
-        rows = store.matches(tid)
-        names = [b.name for b in spec.bots]
-        _, history = rate(rows, names, spec.trueskill, spec.game, spec.players)
-        store.write_rating_history(tid, history)
         if stop is not None:
             store.set_tournament_status(tid, "complete")
-        board = await asyncio.to_thread(leaderboard, rows, names, spec.trueskill, store.fault_counts(tid), spec.game,
-                                        spec.players, spec.seed, spec.confidence)
+        board = await asyncio.to_thread(store_board, store, store.tournament(spec.name))
         return TournamentResult(spec.name, board, prog, time.monotonic() - t0, store.display_url, str(log_dir),
                                 stop=stop, extra={"executor": ex.name,
                                                   "persistent_launches": getattr(ex, "persistent_launches", {})})

@@ -1,29 +1,24 @@
-"""Results store (SQLAlchemy Core): SQLite by default, any SQLAlchemy URL
-(e.g. ``postgresql+psycopg://...``) without changing callers.
+"""Results store: SQLite by default, PostgreSQL (``postgresql://...``)
+without changing callers, through SQLAlchemy Core.
 
-Schema (version :data:`SCHEMA_VERSION`, created and migrated by
-:meth:`Store.migrate`):
+The tables are in :mod:`tournaments.schema` (version
+:data:`~tournaments.schema.SCHEMA_VERSION`, created and migrated by
+:meth:`Store.migrate`): the matches as played, and totals kept up to date
+as matches are stored (per bot and seat, per pair of bots, per fault kind,
+per role, live TrueSkill), so that the leaderboard, the status and every
+page read totals and pages of matches, never every match.
 
-* ``tournaments``: name, game, spec JSON and fingerprint, status;
-* ``bots``: per tournament, name, command, external;
-* ``matches``: per tournament and schedule index: seed, seats (bot names
-  JSON), status (``pending|complete|aborted``), result JSON, log path;
-* ``seat_results``: per match and seat: bot, score, rank, forfeited;
-* ``faults``: per match: seat, bot, kind, rule, message;
-* ``rating_history``: per tournament, after each rated match index: every
-  bot's mu and sigma;
-* ``leases`` (v2): per tournament, the driver running it (host, pid, a
-  random holder id, heartbeat time); at most one row per tournament, which
-  is what keeps a second driver from playing the same matches.
+Writing: every finished match goes through :func:`tournaments.record.record_matches`
+(:meth:`Store.record_match` and :meth:`Store.record_matches` here, the
+ladder's commit, ``referee results import``), ONE transaction per batch
+(match rows, seat results, faults, totals, live TrueSkill), so a run
+killed at any moment leaves each match either absent or complete with its
+totals: that is what makes ``--resume`` exact.
 
 Backends: SQLite (a file path) and PostgreSQL (``postgresql://...``, driver
 psycopg 3 from the ``postgres`` extra) are both tested. Every failure of the
 database itself (missing, corrupt, full disk, unreachable) is raised as
 :class:`StorageError` naming the database (password masked) and the problem.
-
-A finished match is written in ONE transaction (match row, seat results,
-faults), so a run killed at any moment leaves each match either absent or
-complete: that is what makes ``--resume`` exact.
 """
 
 from __future__ import annotations
@@ -40,29 +35,35 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, TypeVar
 
-from sqlalchemy import (
-    Boolean,
-    Column,
-    Float,
-    ForeignKey,
-    Integer,
-    MetaData,
-    String,
-    Table,
-    Text,
-    UniqueConstraint,
-    create_engine,
-    delete,
-    event,
-    insert,
-    select,
-    text,
-    update,
-)
+import numpy as np
+from sqlalchemy import create_engine, delete, event, func, insert, select, text, update
+from sqlalchemy import inspect as sa_inspect
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, Engine, make_url
 
-SCHEMA_VERSION = 2
+from tournaments import record
+from tournaments.batch import Comparisons
+from tournaments.record import MatchRecord
+from tournaments.schema import (
+    ADDED_COLUMNS,
+    INDEXES,
+    SCHEMA_VERSION,
+    MatchRow,
+    bot_seat_stats,
+    bots,
+    fault_stats,
+    faults,
+    fit_cache,
+    leases,
+    matches,
+    metadata,
+    pair_stats,
+    rating_history,
+    role_stats,
+    schema_info,
+    seat_results,
+    tournaments,
+)
 
 #: a lease whose heartbeat is older than this is expired: another driver may take the tournament over
 LEASE_TTL_S = 30.0
@@ -70,93 +71,8 @@ LEASE_TTL_S = 30.0
 LEASE_HEARTBEAT_S = 5.0
 #: PostgreSQL advisory lock held while tables are created (also by tournaments.ladder_store)
 SCHEMA_LOCK_KEY = 7219001
-
-metadata = MetaData()
-
-schema_info = Table("schema_info", metadata, Column("version", Integer, nullable=False))
-
-tournaments = Table(
-    "tournaments", metadata,
-    Column("id", Integer, primary_key=True),
-    Column("name", String(64), nullable=False, unique=True),
-    Column("game", String(32), nullable=False),
-    Column("spec_json", Text, nullable=False),
-    Column("fingerprint", String(32), nullable=False),
-    Column("status", String(16), nullable=False),  # running | complete
-    Column("total_matches", Integer, nullable=False),
-    Column("created_at", Float, nullable=False),
-    Column("finished_at", Float),
-)
-
-bots = Table(
-    "bots", metadata,
-    Column("id", Integer, primary_key=True),
-    Column("tournament_id", Integer, ForeignKey("tournaments.id"), nullable=False),
-    Column("name", String(64), nullable=False),
-    Column("command", Text, nullable=False),
-    Column("external", Boolean, nullable=False),
-    UniqueConstraint("tournament_id", "name"),
-)
-
-matches = Table(
-    "matches", metadata,
-    Column("id", Integer, primary_key=True),
-    Column("tournament_id", Integer, ForeignKey("tournaments.id"), nullable=False),
-    Column("idx", Integer, nullable=False),
-    Column("seed", String(24), nullable=False),  # 63-bit ints as text: portable across backends
-    Column("seats_json", Text, nullable=False),
-    Column("status", String(16), nullable=False),  # complete | aborted
-    Column("result_json", Text, nullable=False),
-    Column("log_path", Text),
-    Column("decisions", Integer, nullable=False),
-    Column("elapsed_s", Float, nullable=False),
-    Column("finished_at", Float, nullable=False),
-    UniqueConstraint("tournament_id", "idx"),
-)
-
-seat_results = Table(
-    "seat_results", metadata,
-    Column("id", Integer, primary_key=True),
-    Column("match_id", Integer, ForeignKey("matches.id"), nullable=False),
-    Column("seat", Integer, nullable=False),
-    Column("bot", String(64), nullable=False),
-    Column("score", Float),
-    Column("rank", Integer),
-    Column("forfeited", Boolean, nullable=False),
-)
-
-faults = Table(
-    "faults", metadata,
-    Column("id", Integer, primary_key=True),
-    Column("match_id", Integer, ForeignKey("matches.id"), nullable=False),
-    Column("seat", Integer, nullable=False),
-    Column("bot", String(64), nullable=False),
-    Column("kind", String(32), nullable=False),
-    Column("rule", String(64), nullable=False),
-    Column("message", Text, nullable=False),
-)
-
-rating_history = Table(
-    "rating_history", metadata,
-    Column("id", Integer, primary_key=True),
-    Column("tournament_id", Integer, ForeignKey("tournaments.id"), nullable=False),
-    Column("match_idx", Integer, nullable=False),
-    Column("bot", String(64), nullable=False),
-    Column("mu", Float, nullable=False),
-    Column("sigma", Float, nullable=False),
-)
-
-
-leases = Table(
-    "leases", metadata,
-    Column("tournament_id", Integer, ForeignKey("tournaments.id"), primary_key=True),
-    Column("holder", String(64), nullable=False),
-    Column("host", String(255), nullable=False),
-    Column("pid", Integer, nullable=False),
-    Column("acquired_at", Float, nullable=False),
-    Column("heartbeat_at", Float, nullable=False),
-)
-
+#: every table that holds rows of one tournament, children first (deleting a tournament)
+PER_TOURNAMENT = (bot_seat_stats, pair_stats, fault_stats, role_stats, fit_cache, rating_history, leases)
 
 class StorageError(RuntimeError):
     """The results database cannot be used: the message names it (password
@@ -203,18 +119,6 @@ def lease_is_live(lease: dict[str, Any], now: float | None = None, ttl_s: float 
         except PermissionError:  # exists, another user's
             return True
     return True
-
-
-@dataclass
-class MatchRow:
-    """A stored match result (``result`` as written by the executor)."""
-
-    idx: int
-    seed: int
-    seats: list[str]
-    status: str
-    result: dict[str, Any]
-    log_path: str | None
 
 
 def url_for(database: str) -> str:
@@ -371,8 +275,11 @@ class Store:
     def migrate(self) -> None:
         """Create missing tables and bring the schema to :data:`SCHEMA_VERSION`,
         under a lock so that several processes opening an empty database at
-        once all succeed. Raises :class:`StorageError` for a database written
-        by a newer version or one that is not a results database."""
+        once all succeed. A database from an older version gets the columns and
+        indexes it lacks, and each of its tournaments gets its totals rebuilt
+        from its stored matches (:func:`tournaments.record.rebuild`, once).
+        Raises :class:`StorageError` for a database written by a newer version
+        or one that is not a results database."""
         with self._write() as c:
             if c.dialect.name == "postgresql":
                 c.execute(text(f"SELECT pg_advisory_xact_lock({SCHEMA_LOCK_KEY})"))  # held until commit
@@ -383,8 +290,18 @@ class Store:
             elif v > SCHEMA_VERSION:
                 raise StorageError(f"{self.display_url}: database schema v{v} is newer than this referee "
                                    f"(v{SCHEMA_VERSION}); upgrade the referee")
-            elif v < 2:  # v2 added the leases table (created above)
+            elif v < SCHEMA_VERSION:  # v2 added the leases table (created above); v3 the totals
+                have = {t: {col["name"] for col in sa_inspect(c).get_columns(t)} for t in ADDED_COLUMNS}
+                for table, cols in ADDED_COLUMNS.items():
+                    for name, ddl in cols:
+                        if name not in have[table]:
+                            c.execute(text(f"ALTER TABLE {table} ADD COLUMN {name} {ddl}"))
                 c.execute(update(schema_info).values(version=SCHEMA_VERSION))
+            for ix in INDEXES:
+                ix.create(c, checkfirst=True)
+            for tid in c.execute(select(tournaments.c.id).where(tournaments.c.totals_version < SCHEMA_VERSION)
+                                 ).scalars().all():
+                record.rebuild(c, tid)
 
     def check(self) -> None:
         """Raise :class:`StorageError` if the SQLite file was deleted or replaced
@@ -432,7 +349,8 @@ class Store:
                 now = time.time()
                 tid = c.execute(insert(tournaments).values(
                     name=name, game=game, spec_json=json.dumps(spec_json, sort_keys=True), fingerprint=fingerprint,
-                    status="running", total_matches=total, created_at=now)).inserted_primary_key[0]
+                    status="running", total_matches=total, created_at=now,
+                    totals_version=SCHEMA_VERSION)).inserted_primary_key[0]
                 for bname, cmd, ext in bot_rows:
                     c.execute(insert(bots).values(tournament_id=tid, name=bname, command=cmd, external=ext))
                 if lease_holder is not None:
@@ -461,9 +379,9 @@ class Store:
             c.execute(delete(seat_results).where(seat_results.c.match_id.in_(mids)))
             c.execute(delete(faults).where(faults.c.match_id.in_(mids)))
             c.execute(delete(matches).where(matches.c.tournament_id == tid))
-            c.execute(delete(rating_history).where(rating_history.c.tournament_id == tid))
+            for table in PER_TOURNAMENT:
+                c.execute(delete(table).where(table.c.tournament_id == tid))
             c.execute(delete(bots).where(bots.c.tournament_id == tid))
-            c.execute(delete(leases).where(leases.c.tournament_id == tid))
             c.execute(delete(tournaments).where(tournaments.c.id == tid))
 
     # -- leases --------------------------------------------------------------------------
@@ -551,57 +469,255 @@ class Store:
         with self.engine.connect() as c:
             return set(c.execute(select(matches.c.idx).where(matches.c.tournament_id == tid)).scalars())
 
-    @_guarded
     def record_match(self, tid: int, idx: int, seed: int, seats: list[str], status: str, result: dict[str, Any],
                      log_path: str | None, decisions: int, elapsed_s: float) -> None:
-        """Write a finished match atomically (idempotent: a second write of the
-        same index is ignored, so a match is never counted twice). Raises
-        :class:`StorageError` (writing nothing) if the database is gone or full."""
+        """Store one finished match (see :meth:`record_matches`)."""
+        self.record_matches(tid, [MatchRecord(idx, seed, seats, status, result, log_path, decisions, elapsed_s)])
+
+    @_guarded
+    def record_matches(self, tid: int, records: list[MatchRecord], live: str = "in_order") -> int:
+        """Store finished matches atomically with their totals and live TrueSkill
+        (:func:`tournaments.record.record_matches`; ``live`` as there).
+        Idempotent: a match already stored under its index is skipped, so a
+        match is never counted twice. Returns how many were new. Raises
+        :class:`StorageError` (writing nothing) if the database is gone or
+        full, :class:`tournaments.record.UnknownBot` for a bot the tournament lacks."""
         self.check()
         with self._write() as c:
-            exists = c.execute(select(matches.c.id).where(
-                (matches.c.tournament_id == tid) & (matches.c.idx == idx))).first()
-            if exists:
-                return
-            mid = c.execute(insert(matches).values(
-                tournament_id=tid, idx=idx, seed=str(seed), seats_json=json.dumps(seats), status=status,
-                result_json=json.dumps(result, sort_keys=True), log_path=log_path, decisions=decisions,
-                elapsed_s=elapsed_s, finished_at=time.time())).inserted_primary_key[0]
-            scores = result.get("scores") or [None] * len(seats)
-            ranks = result.get("ranks") or [None] * len(seats)
-            forfeited = set(result.get("forfeited") or [])
-            for s, bname in enumerate(seats):
-                c.execute(insert(seat_results).values(match_id=mid, seat=s, bot=bname, score=scores[s],
-                                                      rank=ranks[s], forfeited=s in forfeited))
-            for f in result.get("faults") or []:
-                c.execute(insert(faults).values(match_id=mid, seat=f["seat"], bot=seats[f["seat"]], kind=f["kind"],
-                                                rule=f.get("rule", ""), message=f.get("message", "")[:2000]))
+            return record.record_matches(c, tid, records, live)
+
+    @_guarded
+    def add_bots(self, tid: int, names: Iterable[str]) -> list[str]:
+        """Add the bots of ``names`` the tournament does not have yet (no
+        command, ``external``: known by their results only) to its ``bots``
+        and to its stored spec. Returns the names added."""
+        with self._write() as c:
+            have = set(c.execute(select(bots.c.name).where(bots.c.tournament_id == tid)).scalars())
+            new = [n for n in dict.fromkeys(names) if n not in have]
+            if not new:
+                return []
+            c.execute(insert(bots), [{"tournament_id": tid, "name": n, "command": "", "external": True} for n in new])
+            spec = json.loads(c.execute(select(tournaments.c.spec_json).where(tournaments.c.id == tid)).scalar_one())
+            spec.setdefault("bots", []).extend({"name": n, "command": "", "external": True, "token": ""} for n in new)
+            c.execute(update(tournaments).where(tournaments.c.id == tid).values(
+                spec_json=json.dumps(spec, sort_keys=True)))
+            return new
+
+    @_guarded
+    def finish_live(self, tid: int) -> None:
+        """Apply live TrueSkill to every stored match not applied yet, in index
+        order, missing indices skipped (the end of an import, or of a schedule
+        that will not fill its gaps)."""
+        with self._write() as c:
+            record.advance_live(c, record.Context.read(c, tid), "all")
 
     @_guarded
     def matches(self, tid: int) -> list[MatchRow]:
-        """Every stored match of the tournament, in index order."""
+        """Every stored match of the tournament, in index order. O(matches)
+        memory: for small tournaments and tests; pages read :meth:`match_page`,
+        exports :meth:`iter_matches`, ratings :meth:`comparisons`."""
+        return list(self.iter_matches(tid))
+
+    def iter_matches(self, tid: int, chunk: int = 5_000) -> Iterator[MatchRow]:
+        """Every stored match in index order, read ``chunk`` at a time (bounded memory).
+        Raises :class:`StorageError` when the database fails."""
+        last = None
+        while True:
+            q = select(matches).where(matches.c.tournament_id == tid)
+            if last is not None:
+                q = q.where(matches.c.idx > last)
+            rows = self._all(q.order_by(matches.c.idx).limit(chunk))
+            for r in rows:
+                yield _row(r)
+            if len(rows) < chunk:
+                return
+            last = rows[-1]["idx"]
+
+    @_guarded
+    def _all(self, q: Any) -> list[dict[str, Any]]:
         with self.engine.connect() as c:
-            rows = c.execute(select(matches).where(matches.c.tournament_id == tid).order_by(matches.c.idx)).mappings()
-            return [MatchRow(r["idx"], int(r["seed"]), json.loads(r["seats_json"]), r["status"],
-                             json.loads(r["result_json"]), r["log_path"]) for r in rows]
+            return [dict(r) for r in c.execute(q).mappings()]
+
+    @_guarded
+    def match_count(self, tid: int) -> int:
+        """How many matches are stored."""
+        with self.engine.connect() as c:
+            return int(c.execute(select(func.count()).select_from(matches).where(matches.c.tournament_id == tid))
+                       .scalar_one())
+
+    @_guarded
+    def status_counts(self, tid: int) -> dict[str, int]:
+        """Stored matches per status (``complete``, ``aborted``, ``void``)."""
+        with self.engine.connect() as c:
+            q = select(matches.c.status, func.count()).where(matches.c.tournament_id == tid).group_by(matches.c.status)
+            return {st: int(n) for st, n in c.execute(q)}
+
+    @_guarded
+    def match_page(self, tid: int, offset: int = 0, limit: int = 100, bot: str | None = None,
+                   newest_first: bool = True) -> tuple[int, list[dict[str, Any]]]:
+        """One page of the stored matches, by index (newest first by default):
+        ``(matches in all, [row])`` where each row is a ``matches`` row as a dict
+        with ``seats`` and ``result`` decoded. ``bot``: only that bot's matches.
+        O(offset + limit) with the indexes."""
+        where = matches.c.tournament_id == tid
+        with self.engine.connect() as c:
+            if bot is not None:
+                bid = c.execute(select(bots.c.id).where((bots.c.tournament_id == tid) & (bots.c.name == bot))).scalar()
+                if bid is None:
+                    return 0, []
+                where = where & matches.c.id.in_(select(seat_results.c.match_id).where(seat_results.c.bot_id == bid))
+            total = int(c.execute(select(func.count()).select_from(matches).where(where)).scalar_one())
+            order = matches.c.idx.desc() if newest_first else matches.c.idx
+            rows = [dict(r) for r in c.execute(select(matches).where(where).order_by(order)
+                                               .offset(max(0, offset)).limit(max(0, limit))).mappings()]
+        for r in rows:
+            r["seats"] = json.loads(r["seats_json"])
+            r["result"] = json.loads(r["result_json"])
+        return total, rows
+
+    @_guarded
+    def match_by_id(self, tid: int, match_id: str) -> dict[str, Any] | None:
+        """The stored match whose result names ``match_id`` (or whose index is
+        the number after its last ``m``), as a ``matches`` row dict with
+        ``seats`` and ``result`` decoded; ``None`` if absent."""
+        tail = match_id.rsplit("m", 1)[-1]
+        if not tail.isdigit():
+            return None
+        with self.engine.connect() as c:
+            cand = [dict(r) for r in c.execute(select(matches).where(
+                (matches.c.tournament_id == tid) & (matches.c.idx == int(tail)))).mappings()]
+            if not cand or json.loads(cand[0]["result_json"]).get("match_id", match_id) != match_id:
+                # a ladder's match ids count scheduled matches, its indices finished ones: look by log name
+                cand = [dict(r) for r in c.execute(select(matches).where(
+                    (matches.c.tournament_id == tid) & matches.c.log_path.like(f"%{match_id}.jsonl"))).mappings()]
+        if not cand:
+            return None
+        r = cand[0]
+        r["seats"], r["result"] = json.loads(r["seats_json"]), json.loads(r["result_json"])
+        return r
+
+    @_guarded
+    def bot_table(self, tid: int) -> list[dict[str, Any]]:
+        """The tournament's bots in the order they were added: ``id``, ``name``,
+        ``command``, ``external``, live ``mu``/``sigma`` (``None``: not rated yet)."""
+        with self.engine.connect() as c:
+            q = select(bots.c.id, bots.c.name, bots.c.command, bots.c.external, bots.c.mu, bots.c.sigma).where(
+                bots.c.tournament_id == tid).order_by(bots.c.id)
+            return [dict(r) for r in c.execute(q).mappings()]
+
+    @_guarded
+    def seat_totals(self, tid: int) -> list[dict[str, Any]]:
+        """``bot_seat_stats`` rows: ``bot_id``, ``seat``, ``matches``, ``wins``,
+        ``score_sum``, ``forfeits`` (complete matches)."""
+        with self.engine.connect() as c:
+            q = select(bot_seat_stats).where(bot_seat_stats.c.tournament_id == tid)
+            return [dict(r) for r in c.execute(q).mappings()]
+
+    @_guarded
+    def role_totals(self, tid: int) -> list[dict[str, Any]]:
+        """``role_stats`` rows: ``bot_id``, ``role``, ``rounds``, ``won``,
+        ``won_known``, ``value_sum``, ``value_known``."""
+        with self.engine.connect() as c:
+            return [dict(r) for r in c.execute(select(role_stats).where(role_stats.c.tournament_id == tid)).mappings()]
+
+    @_guarded
+    def pair_totals(self, tid: int, among: list[int] | None = None, bot_id: int | None = None
+                    ) -> list[dict[str, Any]]:
+        """``pair_stats`` rows (``bot_a < bot_b``, ids): all of them, those of
+        pairs within ``among``, or those of one ``bot_id``. O(rows returned)."""
+        q = select(pair_stats).where(pair_stats.c.tournament_id == tid)
+        if among is not None:
+            q = q.where(pair_stats.c.bot_a.in_(among) & pair_stats.c.bot_b.in_(among))
+        if bot_id is not None:
+            q = q.where((pair_stats.c.bot_a == bot_id) | (pair_stats.c.bot_b == bot_id))
+        with self.engine.connect() as c:
+            return [dict(r) for r in c.execute(q).mappings()]
 
     @_guarded
     def fault_counts(self, tid: int) -> dict[str, dict[str, int]]:
-        """bot -> fault kind -> count."""
+        """bot -> fault kind -> count (every stored match)."""
         out: dict[str, dict[str, int]] = {}
         with self.engine.connect() as c:
-            q = select(faults.c.bot, faults.c.kind).join(matches, faults.c.match_id == matches.c.id).where(
-                matches.c.tournament_id == tid)
-            for bname, kind in c.execute(q):
-                out.setdefault(bname, {}).setdefault(kind, 0)
-                out[bname][kind] += 1
+            q = select(bots.c.name, fault_stats.c.kind, fault_stats.c.n).join(bots, bots.c.id == fault_stats.c.bot_id) \
+                .where(fault_stats.c.tournament_id == tid)
+            for bname, kind, n in c.execute(q):
+                out.setdefault(bname, {})[kind] = int(n)
         return out
 
     @_guarded
-    def write_rating_history(self, tid: int, history: list[tuple[int, str, float, float]]) -> None:
-        """Replace the tournament's rating history with ``(match_idx, bot, mu, sigma)`` rows."""
-        with self._write() as c:
-            c.execute(delete(rating_history).where(rating_history.c.tournament_id == tid))
-            if history:
-                c.execute(insert(rating_history), [
-                    {"tournament_id": tid, "match_idx": i, "bot": b, "mu": mu, "sigma": sg} for i, b, mu, sg in history])
+    def comparisons(self, tid: int, index: dict[int, int], players: int,
+                    opponents: tuple[tuple[int, int], ...], chunk: int = 100_000) -> Comparisons:
+        """The rated matches as arrays for the batch fit (:class:`tournaments.batch.Comparisons`),
+        streamed ``chunk`` seat rows at a time: bounded memory beyond the
+        arrays themselves (O(matches × seats) integers). ``index``: bot id ->
+        its number 0..N-1 in the fit."""
+        q = (select(matches.c.unit, matches.c.rating_weight, seat_results.c.bot_id, seat_results.c.place)
+             .join(seat_results, seat_results.c.match_id == matches.c.id)
+             .where((matches.c.tournament_id == tid) & (matches.c.rating_weight > 0))
+             .order_by(matches.c.id, seat_results.c.seat))
+        units, weights, seat_bots, places = [], [], [], []
+        per = max(1, chunk // players) * players  # whole matches in every chunk
+        with self.engine.connect() as c:
+            result = c.execution_options(stream_results=True, yield_per=per).execute(q)
+            for rows in result.partitions(per):
+                u, w, b, p = zip(*rows)
+                units.append(np.array(u[::players], dtype=np.int64))
+                weights.append(np.array(w[::players], dtype=np.float64))
+                seat_bots.append(np.array(b, dtype=np.int64))
+                places.append(np.array(p, dtype=np.int64))
+        if not units:
+            return Comparisons.empty(len(index), players, opponents)
+        ids = np.array(sorted(index), dtype=np.int64)
+        numbers = np.array([index[i] for i in ids.tolist()], dtype=np.int64)
+        bots_at = numbers[np.searchsorted(ids, np.concatenate(seat_bots))].reshape(-1, players)
+        return Comparisons(len(index), np.concatenate(units), np.concatenate(weights), bots_at,
+                           np.concatenate(places).reshape(-1, players), opponents)
+
+    @_guarded
+    def results_version(self, tid: int) -> int:
+        """The tournament's results counter: it changes whenever results are stored."""
+        with self.engine.connect() as c:
+            return int(c.execute(select(tournaments.c.results_version).where(tournaments.c.id == tid)).scalar_one())
+
+    @_guarded
+    def rating_series(self, tid: int, names: list[str], points: int = 200) -> dict[str, list[tuple[int, float, float]]]:
+        """Live TrueSkill after each rated match of each bot of ``names``:
+        bot -> ``[(match index, mu, sigma)]`` in index order, at most ``points``
+        per bot (evenly spaced, the last always kept). O(rows of those bots)."""
+        out: dict[str, list[tuple[int, float, float]]] = {}
+        with self.engine.connect() as c:
+            for name in names:
+                q = select(rating_history.c.match_idx, rating_history.c.mu, rating_history.c.sigma).where(
+                    (rating_history.c.tournament_id == tid) & (rating_history.c.bot == name)).order_by(
+                    rating_history.c.match_idx)
+                rows = [(int(i), float(mu), float(sg)) for i, mu, sg in c.execute(q)]
+                if len(rows) > points:
+                    keep = sorted({round(k * (len(rows) - 1) / (points - 1)) for k in range(points)})
+                    rows = [rows[k] for k in keep]
+                out[name] = rows
+        return out
+
+    @_guarded
+    def cached_fit(self, tid: int, method: str) -> tuple[int, dict[str, Any]] | None:
+        """``(results_version, payload)`` of the last fit stored for ``method``, if any."""
+        with self.engine.connect() as c:
+            row = c.execute(select(fit_cache.c.results_version, fit_cache.c.payload).where(
+                (fit_cache.c.tournament_id == tid) & (fit_cache.c.method == method))).first()
+        return (int(row[0]), json.loads(row[1])) if row else None
+
+    def store_fit(self, tid: int, method: str, version: int, payload: dict[str, Any]) -> bool:
+        """Keep a fit for later readers; ``False`` (nothing kept) when the
+        database cannot be written now (a reader never fails for it)."""
+        try:
+            with self._write() as c:
+                c.execute(delete(fit_cache).where((fit_cache.c.tournament_id == tid) & (fit_cache.c.method == method)))
+                c.execute(insert(fit_cache).values(tournament_id=tid, method=method, results_version=version,
+                                                   computed_at=time.time(), payload=json.dumps(payload)))
+            return True
+        except (sa_exc.OperationalError, sa_exc.DatabaseError, sa_exc.InterfaceError, OSError):
+            return False
+
+
+def _row(r: dict[str, Any]) -> MatchRow:
+    return MatchRow(r["idx"], int(r["seed"]), json.loads(r["seats_json"]), r["status"], json.loads(r["result_json"]),
+                    r["log_path"])

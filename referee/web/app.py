@@ -52,7 +52,7 @@ def create_app(db: str, live_ms: int = 2000, poll_ms: int = 1500) -> Starlette:
     def home(request: Request) -> Response:
         ts = store.list_tournaments()
         for x in ts:
-            x["done"] = len(store.finished_indices(x["id"]))
+            x["done"] = store.match_count(x["id"])
             x["ladder"] = json.loads(x["spec_json"]).get("schedule") == "ladder"
         html = environment().get_template("tournaments.html").render(
             t=None, root="/", live=True, live_ms=live_ms, tournaments=ts, db=store.url)

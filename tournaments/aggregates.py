@@ -1,0 +1,188 @@
+"""What one stored match adds to a tournament's running totals.
+
+The results store keeps, beside every match, totals that pages and the
+leaderboard read instead of the matches themselves (see
+:mod:`tournaments.store`): per bot and seat, per pair of bots, per bot and
+fault kind, per bot and role. Each finished match adds its share in the same
+transaction that stores it, and a store written by an older version is
+brought up to date by replaying its matches through the same functions, so
+the totals are always what the matches give.
+
+Everything here is pure: a match's facts in, rows to add out.
+
+* :func:`rated` — how the ratings see the match: each seat's team place
+  (0 = best; from :func:`tournaments.outcomes.match_outcome`), its rating
+  weight and its resampling unit (:func:`unit_key`).
+* :class:`Totals` — the per-bot, per-pair, per-fault and per-role sums of a
+  batch of matches, keyed by bot id.
+* :func:`role_events` — each game's roles round by round, from the match
+  summary the engine reports.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from referee.games.president.rules import ROLE_SCORE as PRESIDENT_ROLE_SCORE
+from referee.games.president.rules import ROLE_TABLE as PRESIDENT_ROLES
+from tournaments.outcomes import match_outcome
+
+
+@dataclass(frozen=True)
+class Rated:
+    """How the ratings see one stored match: ``places`` per seat (the place
+    of the seat's team, 0 = best; ``None`` for every seat of an unrated
+    match), ``weight`` (0 when unrated: aborted, void, or weight 0) and
+    ``unit`` (63-bit resampling unit key)."""
+
+    places: tuple[int | None, ...]
+    weight: float
+    unit: int
+
+
+def unit_key(seed: int, seats: Sequence[str]) -> int:
+    """The resampling unit of a match: matches with the same seed and the
+    same set of bots form one unit (a duplicate schedule's seat orders of one
+    combination on the same deals), as a 63-bit integer."""
+    text = f"{seed}:" + "\0".join(sorted(set(seats)))
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") & ((1 << 63) - 1)
+
+
+def rated(game: str, players: int, seed: int, seats: Sequence[str], status: str, result: dict[str, Any]) -> Rated:
+    """The rating facts of one match (see :class:`Rated`)."""
+    unit = unit_key(seed, seats)
+    oc = match_outcome(game, result, players) if status == "complete" else None
+    weight = float(result.get("rating_weight", 1.0)) if oc is not None else 0.0
+    if oc is None or weight <= 0:
+        return Rated((None,) * len(seats), 0.0, unit)
+    places: list[int | None] = [None] * len(seats)
+    for team, place in zip(oc.teams, oc.places):
+        for s in team:
+            places[s] = place
+    return Rated(tuple(places), weight, unit)
+
+
+def role_events(game: str, players: int, summary: dict[str, Any] | None
+                ) -> list[tuple[int, str, bool | None, float | None]]:
+    """``(seat, role, won, value)`` per seat and round of one match, from its
+    summary; value is the round's money (Dou Dizhu), bid (Smear), team
+    points (Back Alley) or role points earned (President, whose role is the
+    one held during the round, earned in the round before; the first round
+    has none), ``None`` where the game has none."""
+    summ = summary or {}
+    n = players
+    ev: list[tuple[int, str, bool | None, float | None]] = []
+    if game == "doudizhu":
+        for r in summ.get("rounds", []):
+            if r.get("redeal") or r.get("landlord") is None or r["landlord"] < 0:
+                continue
+            ll, lw, deltas = r["landlord"], bool(r["landlord_won"]), r.get("deltas") or [0] * n
+            for s in range(n):
+                ev.append((s, "landlord" if s == ll else "peasant", lw if s == ll else not lw, float(deltas[s])))
+    elif game == "tractor":
+        for r in summ.get("rounds", []):
+            d = r.get("declarer_team")
+            if d is None:
+                continue
+            for s in range(n):
+                ev.append((s, "declarer" if s % 2 == d else "defender", r.get("team_up") == s % 2, None))
+    elif game == "smear":
+        for r in summ.get("history", []):
+            if r.get("passed_out") or r.get("bidder") is None:
+                continue
+            ev.append((r["bidder"], "bidder", bool(r.get("made")), float(r.get("bid", 0))))
+    elif game == "back_alley":
+        for r in summ.get("rounds", []):
+            bids, points = r.get("bids") or [], r.get("points") or [0, 0]
+            for s, bid in enumerate(bids):
+                ev.append((s, "passer" if bid == "pass" else "bidder", None, float(points[s % 2])))
+    elif game == "president":  # the role held in a round (earned in the round before) and what it brought
+        roles = PRESIDENT_ROLES.get(n, ())
+        orders = [o for o in summ.get("orders", []) if len(o) == n == len(roles)]
+        for before, order in zip(orders, orders[1:]):
+            for pos, s in enumerate(order):
+                ev.append((s, roles[before.index(s)], pos == 0, float(PRESIDENT_ROLE_SCORE[roles[pos]])))
+    return ev
+
+
+def _zero(n: int) -> list[float]:
+    return [0.0] * n
+
+
+#: columns of each total, in order (all are sums: adding two totals adds them column by column)
+SEAT_COLUMNS = ("matches", "wins", "score_sum", "forfeits")
+PAIR_COLUMNS = ("matches", "a_ahead", "b_ahead", "tied", "partners", "partners_won", "partners_lost",
+                "partners_drawn")
+ROLE_COLUMNS = ("rounds", "won", "won_known", "value_sum", "value_known")
+
+
+@dataclass
+class Totals:
+    """Sums over a batch of matches, keyed by bot id (``a < b`` for pairs):
+
+    * ``seat[(bot, seat)]``: complete matches, wins (first place, shared
+      firsts count), final score sum, forfeits;
+    * ``pair[(a, b)]``: complete matches as opponents, a ahead, b ahead,
+      tied; as partners: matches, won, lost, drawn;
+    * ``fault[(bot, kind)]``: faults of every stored match;
+    * ``role[(bot, role)]``: rounds, rounds won, rounds whose win is known,
+      value sum, rounds whose value is known."""
+
+    seat: dict[tuple[int, int], list[float]] = field(default_factory=dict)
+    pair: dict[tuple[int, int], list[float]] = field(default_factory=dict)
+    fault: dict[tuple[int, str], int] = field(default_factory=dict)
+    role: dict[tuple[int, str], list[float]] = field(default_factory=dict)
+
+    def add(self, game: str, players: int, bot_ids: Sequence[int], status: str, result: dict[str, Any]) -> None:
+        """Add one stored match (``result`` as stored), ``bot_ids`` per seat."""
+        for f in result.get("faults") or []:
+            s = f.get("seat")
+            if isinstance(s, int) and 0 <= s < len(bot_ids):
+                key = (bot_ids[s], str(f.get("kind", "other")))
+                self.fault[key] = self.fault.get(key, 0) + 1
+        ranks, scores = result.get("ranks"), result.get("scores")
+        if status != "complete" or not ranks or not scores:
+            return
+        forfeited = set(result.get("forfeited") or [])
+        for s, b in enumerate(bot_ids):
+            t = self.seat.setdefault((b, s), _zero(len(SEAT_COLUMNS)))
+            t[0] += 1
+            t[1] += ranks[s] == 1
+            t[2] += float(scores[s])
+            t[3] += s in forfeited
+        for s, role, won, value in role_events(game, players, result.get("summary")):
+            if not 0 <= s < len(bot_ids):
+                continue
+            t = self.role.setdefault((bot_ids[s], role), _zero(len(ROLE_COLUMNS)))
+            t[0] += 1
+            if won is not None:
+                t[1] += won
+                t[2] += 1
+            if value is not None:
+                t[3] += value
+                t[4] += 1
+        oc = match_outcome(game, result, players)
+        if oc is None:
+            return
+        team, places = {}, {}
+        for ti, seats in enumerate(oc.teams):
+            for s in seats:
+                team[s], places[s] = ti, oc.places[ti]
+        all_tied = oc.all_tied
+        for i in range(len(bot_ids)):
+            for j in range(i + 1, len(bot_ids)):
+                a, b = bot_ids[i], bot_ids[j]
+                if a == b:
+                    continue
+                pa, pb = places[i], places[j]
+                if a > b:
+                    a, b, pa, pb = b, a, pb, pa
+                t = self.pair.setdefault((a, b), _zero(len(PAIR_COLUMNS)))
+                if team[i] == team[j]:
+                    t[4] += 1
+                    t[7 if all_tied else 5 if pa == 0 else 6] += 1
+                else:
+                    t[0] += 1
+                    t[1 if pa < pb else 2 if pb < pa else 3] += 1
