@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 from rich.console import Console
+from typer.core import TyperGroup
 
 app = typer.Typer(
     name="referee",
@@ -1002,21 +1004,39 @@ def tournament_list(
     Console(soft_wrap=True).print(t)
 
 
-@app.command()
-def results(
+class _ResultsGroup(TyperGroup):
+    """``referee results [NAME] ...`` means ``referee results export [NAME] ...``."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h")):
+            args = ["export", *args]
+        return super().parse_args(ctx, args)
+
+
+results_app = typer.Typer(cls=_ResultsGroup, rich_markup_mode="markdown",
+                          help="Export a tournament's per-match results (`referee results [NAME]`, the default), "
+                               "or import results from a JSON Lines file (`referee results import FILE ...`).")
+app.add_typer(results_app, name="results")
+
+
+@results_app.command("export")
+def results_export(
     tournament: Optional[str] = typer.Argument(None, help="Tournament name (default: the latest)."),
-    fmt: str = typer.Option("csv", "--format", "-f", help="csv or json."),
+    fmt: str = typer.Option("csv", "--format", "-f", help="csv, json or jsonl (one match per line, with what "
+                            "`referee results import` needs to rebuild every total)."),
     db: Optional[str] = typer.Option(None, "--db", help="Results database path or URL "
                                      "(default: the --config file's, else $REFEREE_DB, else runs/referee.sqlite)."),
     config: Optional[Path] = typer.Option(None, "--config", "-c", help="Tournament file: its database and name."),
 ) -> None:
-    """Export a tournament's per-match results: match index, seed, status, seats,
-    scores, ranks (1 = best), forfeits, faults per seat and log path."""
-    from tournaments.results import match_results, render_results
+    """Export a tournament's per-match results, streamed: match index, seed,
+    status, seats, scores, ranks (1 = best), forfeits, faults per seat and log path."""
+    import sys
+
+    from tournaments.results import EXPORT_FORMATS, iter_results, write_results
     from tournaments.store import StorageError
 
-    if fmt not in ("csv", "json"):
-        _fail("--format must be csv or json")
+    if fmt not in EXPORT_FORMATS:
+        _fail(f"--format must be one of {', '.join(EXPORT_FORMATS)}")
     db, cfg_name = _reading_db(db, config)
     store = _open_store(db)
     tournament = tournament or cfg_name
@@ -1025,11 +1045,67 @@ def results(
         if t is None:
             known = ", ".join(x["name"] for x in store.list_tournaments()) or "none"
             _fail(f"no tournament {tournament or ''} in {store.display_url} (known: {known})"
-                         .replace("  ", " "), 1)
-        rows = match_results(store, t["id"])
+                  .replace("  ", " "), 1)
+        write_results(iter_results(store, t["id"], extras=fmt == "jsonl"), fmt, sys.stdout)
     except StorageError as e:
         _fail(str(e), 1)
-    print(render_results(rows, fmt), end="")
+    except BrokenPipeError:  # `referee results ... | head`: the reader went away
+        sys.stderr.close()
+
+
+@results_app.command("import")
+def results_import(
+    file: Path = typer.Argument(..., help="JSON Lines file, one match per line (`referee results --format jsonl`)."),
+    tournament: str = typer.Option(..., "--tournament", "-t", help="Tournament to import into (created when absent)."),
+    game: str = typer.Option(..., "--game", "-g", help="The game the matches were played at."),
+    players: int = typer.Option(..., "--players", "-p", help="Seats per match."),
+    db: Optional[str] = typer.Option(None, "--db", help="Results database path or URL "
+                                     "(default: $REFEREE_DB, else runs/referee.sqlite)."),
+    append: bool = typer.Option(False, "--append", help="Number the file's matches after the tournament's last "
+                                "one (merging shards played apart); default: keep their indices, and skip "
+                                "any already stored."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+) -> None:
+    """Import match results (JSON Lines, one match per line, in the shape
+    `referee results --format jsonl` writes) into a tournament, through the same
+    write path as played matches: totals, live TrueSkill and the leaderboard come
+    out as if the matches had been played here. Every line is checked first;
+    any problem is reported with its line number and nothing is written."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from tournaments.importer import BadImport, import_results
+    from tournaments.store import StorageError, Store
+
+    db = db or os.environ.get("REFEREE_DB") or "runs/referee.sqlite"
+    if not file.is_file():
+        _fail(f"no such file: {file}")
+    bar = Progress(TextColumn("[bold]importing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   console=console, disable=quiet, transient=True)
+    task = bar.add_task("import", total=None)
+
+    def on_progress(done: int, total: int) -> None:
+        if not bar.live.is_started:
+            bar.start()
+        bar.update(task, completed=done, total=total)
+
+    try:
+        store = Store(db)
+        try:
+            res = import_results(store, file, tournament, game, players, append, on_progress)
+        finally:
+            bar.stop()
+            store.close()
+    except BadImport as e:
+        _fail(str(e), 2)
+    except StorageError as e:
+        _fail(str(e), 1)
+    except OSError as e:
+        _fail(os_error_text(e, "cannot read"), 1)
+    console.print(f"imported {res.new:,} match{'' if res.new == 1 else 'es'} into "
+                  f"{'new ' if res.created else ''}tournament {res.tournament!r}"
+                  f"{f' ({res.skipped:,} already stored, skipped)' if res.skipped else ''}"
+                  f"{f', {res.bots_added} new bots' if res.bots_added else ''}; "
+                  f"`referee leaderboard -t {res.tournament} --db {db}` rates them", markup=False)
 
 
 # --------------------------------------------------------------------------- bot

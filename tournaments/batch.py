@@ -105,19 +105,6 @@ class Comparisons:
     def matches(self) -> int:
         return len(self.unit)
 
-    def canonical(self) -> "Comparisons":
-        """The same matches in a canonical order (by unit, then seats and
-        places), so that sums come out bit for bit the same whatever order
-        the matches were read in. O(M log M)."""
-        if not self.matches:
-            return self
-        keys = [self.places[:, s] for s in reversed(range(self.places.shape[1]))]
-        keys += [self.bots[:, s] for s in reversed(range(self.bots.shape[1]))]
-        keys += [self.weight, self.unit]
-        order = np.lexsort(keys)
-        return Comparisons(self.n_bots, self.unit[order], self.weight[order], self.bots[order],
-                           self.places[order], self.opponents)
-
     def pairwise(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Every comparison as arrays of length C: ``(a, b, score of a, weight,
         match row)``, one per match and opponent seat pair (score 1 = a
@@ -277,7 +264,6 @@ def batch_fit(bots: list[str], comps: Comparisons, seed: int = 0, confidence: st
     n = comps.n_bots
     if n > MAX_BOTS:
         raise TooLarge(f"{n:,} bots: the fit solves an N x N system and is limited to {MAX_BOTS:,} bots")
-    comps = comps.canonical()
     a, b, s, w, row = comps.pairwise()
     z = NormalDist().inv_cdf(0.5 + level / 2.0)
     pairs = PairTotals.of(n, a, b, s, w)
