@@ -232,6 +232,7 @@ def test_ladder_add_replace_stop_and_restart(tmp_path: Path, db_url: str) -> Non
     finally:
         lad.close()
     assert f"{before} matches so far" in lad.text()
+    assert "restored from its snapshot" in lad.text()  # the stop kept the state: no history replayed
     assert "playing it again" not in lad.text()
     st = _cli("ladder", "status", "--config", str(f))
     assert st.returncode == 0 and "status stopped" in st.stdout and "r1@v2: active" in st.stdout, st.stdout
@@ -241,6 +242,9 @@ def test_ladder_add_replace_stop_and_restart(tmp_path: Path, db_url: str) -> Non
     _check_each_match_once(events2, rows2)
     assert verify_history(spec, events2, rows2) == []
     assert _no_bot_left(marker)
+    v = _cli("ladder", "verify", str(f))  # the whole history against the snapshot and the stored ratings
+    assert v.returncode == 0 and "give the same state" in v.stdout and "every recorded decision" in v.stdout, \
+        v.stdout + v.stderr
 
 
 def test_ladder_killed_with_9_restarts_without_losing_or_double_counting(tmp_path: Path) -> None:

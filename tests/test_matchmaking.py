@@ -6,6 +6,8 @@ stored matches."""
 
 from __future__ import annotations
 
+import json
+
 import random
 import textwrap
 from collections import Counter
@@ -15,7 +17,7 @@ import pytest
 import trueskill
 
 from tournaments import matchmaking
-from tournaments.ladder import LadderState, load, rebuild, verify_history
+from tournaments.ladder import LadderState, load, rebuild, state_differences, verify_history
 from tournaments.ladder_store import Event
 from tournaments.matchmaking import Candidate, choose
 from tournaments.rating import environment, rate
@@ -283,6 +285,26 @@ def test_ratings_follow_the_stored_matches_and_a_tampered_history_is_detected(tm
     sched = next(e for e in reversed(events) if e.kind == "scheduled")
     sched.data = dict(sched.data, seats=list(reversed(sched.data["seats"])))
     assert verify_history(spec, events, rows)  # a decision the history does not explain
+
+
+def test_a_snapshot_and_the_events_after_it_give_the_state_the_whole_history_gives(tmp_path: Path) -> None:
+    spec = _spec(tmp_path, suspend_after=2)
+    crash = {"bot": "b1@v1", "kind": "crash", "message": "bot exited with status 3"}
+    events, rows = _drive(spec, [([crash] if i in (2, 10, 11) else [], i % 3) for i in range(12)])
+    full = rebuild(spec, events, rows)
+    assert full.entrants["b1"].state == "suspended" and full.finished == 12
+    for cut in range(len(events) + 1):  # a snapshot taken after any event
+        snap = json.loads(json.dumps(rebuild(spec, events[:cut], rows).to_json()))  # as stored: JSON
+        start = LadderState.from_json(spec, snap)
+        assert start is not None and start.last_seq == cut
+        again = rebuild(spec, events[cut:], rows, start=start)
+        assert again.to_json() == full.to_json()
+        assert state_differences(again, full) == []
+        assert again.next_match() == full.next_match()  # the same next decision
+    other = _spec(tmp_path, suspend_after=2)
+    other.t.seed += 1  # a file with other rules: its snapshot is not used
+    assert LadderState.from_json(other, full.to_json()) is None
+    assert LadderState.from_json(spec, dict(full.to_json(), format=0)) is None
 
 
 def test_a_ladder_may_start_with_fewer_entrants_than_seats(tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ import re
 import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import grpc
 import trueskill
@@ -53,6 +53,10 @@ from tournaments.schedule import derive_seed
 from tournaments.spec import SpecError, TournamentSpec, _key_lines, parse
 from tournaments.store import LEASE_HEARTBEAT_S, LeaseHeld, LeaseHolder, MatchRow, StorageError, Store
 
+#: format of a stored state snapshot (:meth:`LadderState.to_json`); another format is ignored
+SNAPSHOT_FORMAT = 1
+#: the state is stored as a snapshot after this many events (and when the ladder stops)
+SNAPSHOT_EVERY = 1000
 #: fault kinds that do not make a match faulty for its bot (the bot's reply came, only late or twice)
 HARMLESS_FAULTS = ("late_reply", "unknown_request")
 ENTRANT_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,55}$")
@@ -244,6 +248,42 @@ class LadderState:
         self.next_sched = 1
         self.finished = 0
 
+    # -- snapshots
+    def to_json(self) -> dict[str, Any]:
+        """The whole state as JSON-able data (a snapshot: :meth:`from_json`
+        gives the same state back). Tokens are left out (a restarted ladder
+        learns them from the referee, as after a replay of the history)."""
+        versions = []
+        for v in self.versions.values():  # in the order they were added
+            d = asdict(v)
+            d.pop("token")
+            d.pop("token_hash")
+            versions.append(d)
+        return {"format": SNAPSHOT_FORMAT, "fingerprint": self.spec.fingerprint(), "last_seq": self.last_seq,
+                "next_sched": self.next_sched, "finished": self.finished, "versions": versions,
+                "entrants": {name: v.label for name, v in self.entrants.items()},
+                # TrueSkill keeps a rating as precision and precision-adjusted mean: kept as such, bit for bit
+                "ratings": {lbl: [r.pi, r.tau] for lbl, r in self.ratings.items()},
+                "running": [asdict(m) for m in self.running.values()]}
+
+    @classmethod
+    def from_json(cls, spec: "LadderSpec", d: dict[str, Any]) -> "LadderState | None":
+        """The state a snapshot holds, or ``None`` for a snapshot of another
+        format or of a ladder file with other rules (the history is then replayed)."""
+        if d.get("format") != SNAPSHOT_FORMAT or d.get("fingerprint") != spec.fingerprint():
+            return None
+        st = cls(spec)
+        st.last_seq, st.next_sched, st.finished = int(d["last_seq"]), int(d["next_sched"]), int(d["finished"])
+        for vd in d["versions"]:
+            vd = dict(vd, token="", token_hash="")
+            vd["limits"] = Limits(**vd["limits"]) if vd.get("limits") else None
+            v = Version(**vd)
+            st.versions[v.label] = v
+        st.entrants = {name: st.versions[lbl] for name, lbl in d["entrants"].items()}
+        st.ratings = {lbl: _rating(pi, tau) for lbl, (pi, tau) in d["ratings"].items()}
+        st.running = {int(m["sched"]): Scheduled(**m) for m in d["running"]}
+        return st
+
     # -- reading
     def eligible(self) -> list[Version]:
         """Active entrants that can play now (external ones only while connected)."""
@@ -355,16 +395,65 @@ class LadderState:
             raise ValueError(f"unknown ladder event kind {e.kind!r} (seq {e.seq})")
 
 
-def rebuild(spec: LadderSpec, events: list[Event], rows: dict[int, MatchRow],
-            on_step: Callable[[LadderState, Event], None] | None = None) -> LadderState:
-    """The state after ``events`` (``rows``: stored matches by index).
+def _rating(pi: float, tau: float) -> trueskill.Rating:
+    """The TrueSkill rating of precision ``pi`` and precision-adjusted mean
+    ``tau`` (exactly: going through mu and sigma would round the last bits)."""
+    r = trueskill.Rating()
+    r.pi, r.tau = pi, tau
+    return r
+
+
+def rebuild(spec: LadderSpec, events: Iterable[Event], rows: Mapping[int, MatchRow] | "RowsInOrder",
+            on_step: Callable[[LadderState, Event], None] | None = None,
+            start: LadderState | None = None) -> LadderState:
+    """The state after ``events`` (``rows``: stored matches by index, ``get``
+    is all it needs), from ``start`` (a snapshot's state) or from nothing.
     ``on_step(state, event)`` is called before each event is applied."""
-    st = LadderState(spec)
+    st = start if start is not None else LadderState(spec)
     for e in events:
         if on_step is not None:
             on_step(st, e)
         st.apply(e, rows.get((e.data or {}).get("idx", -1)) if e.kind == "finished" else None)
     return st
+
+
+class RowsInOrder:
+    """Stored matches read in index order as the history asks for them
+    (``finished`` events come in index order), so that replaying a long
+    history holds one chunk of matches at a time, never all of them."""
+
+    def __init__(self, store: Store, tid: int):
+        self._it = store.iter_matches(tid)
+        self._row: MatchRow | None = None
+
+    def get(self, idx: int, default: MatchRow | None = None) -> MatchRow | None:
+        while self._row is None or self._row.idx < idx:
+            self._row = next(self._it, None)
+            if self._row is None:
+                self._it = iter(())
+                return default
+        return self._row if self._row.idx == idx else default
+
+
+def restore(spec: LadderSpec, lstore: LadderStore, tid: int) -> tuple[LadderState, int, bool]:
+    """The ladder's state from its snapshot and the events after it, or from
+    the whole history when it has no usable snapshot. Returns ``(state,
+    events applied, from a snapshot)``. O(events after the snapshot)."""
+    snap = lstore.snapshot(tid)
+    start = LadderState.from_json(spec, snap[1]) if snap is not None else None
+    after = start.last_seq if start is not None else 0
+    if start is None:  # every event, streamed
+        count = [0]
+
+        def counted() -> Iterator[Event]:
+            for e in lstore.iter_events(tid):
+                count[0] += 1
+                yield e
+
+        return rebuild(spec, counted(), RowsInOrder(lstore.store, tid)), count[0], False
+    tail = lstore.events(tid, after=after)
+    rows = lstore.match_rows(tid, [int(e.data["idx"]) for e in tail if e.kind == "finished" and e.data])
+    return rebuild(spec, tail, rows, start=start), len(tail), True
 
 
 def _short(message: str, limit: int = 160) -> str:
@@ -377,10 +466,21 @@ def _short(message: str, limit: int = 160) -> str:
     return cut.rstrip(" ,;:|") + " …"
 
 
-def verify_history(spec: LadderSpec, events: list[Event], rows: dict[int, MatchRow]) -> list[str]:
+def verify_history(spec: LadderSpec, events: Iterable[Event], rows: Mapping[int, MatchRow] | RowsInOrder
+                   ) -> list[str]:
     """Replay the history and check that every recorded decision is the one
-    the state before it gives: each ``scheduled`` match (seats and seed)
-    and each ``suspend``. Returns the discrepancies (empty: deterministic)."""
+    the state before it gives (see :func:`replay_checked`). Returns the
+    discrepancies (empty: deterministic)."""
+    return replay_checked(spec, events, rows)[1]
+
+
+def replay_checked(spec: LadderSpec, events: Iterable[Event], rows: Mapping[int, MatchRow] | RowsInOrder
+                   ) -> tuple[LadderState, list[str]]:
+    """Replay the whole history and check that every recorded decision is the
+    one the state before it gives: each ``scheduled`` match (seats and seed)
+    and each ``suspend``. Returns ``(the state at the end, discrepancies)``
+    (no discrepancy: deterministic). O(events) time; with streamed
+    ``events`` and :class:`RowsInOrder`, bounded memory."""
     problems: list[str] = []
     pending: list[Event] = []
 
@@ -400,8 +500,24 @@ def verify_history(spec: LadderSpec, events: list[Event], rows: dict[int, MatchR
             if not any(p.name == e.name for p in pending):
                 problems.append(f"event {e.seq}: suspension of {e.name} not caused by the match before it")
 
-    rebuild(spec, events, rows, step)
-    return problems
+    state = rebuild(spec, events, rows, step)
+    return state, problems
+
+
+def state_differences(a: LadderState, b: LadderState) -> list[str]:
+    """Where two states of one ladder differ (empty: the same), in words."""
+    da, db = a.to_json(), b.to_json()
+    out = []
+    for key in da:
+        if key == "ratings":
+            for lbl in sorted(set(da[key]) | set(db[key])):
+                if da[key].get(lbl) != db[key].get(lbl):
+                    ra, rb = a.ratings.get(lbl), b.ratings.get(lbl)
+                    out.append(f"rating of {lbl}: " + " vs ".join(
+                        "none" if r is None else f"{r.mu:.6f}/{r.sigma:.6f}" for r in (ra, rb)))
+        elif da[key] != db[key]:
+            out.append(f"{key} differs")
+    return out
 
 
 # --------------------------------------------------------------------------- running
@@ -507,6 +623,10 @@ class Ladder:
         #: persistent versions that played on the Dask workers (one process per worker each)
         self.remote_persistent: set[str] = set()
         self.me = LeaseHolder.me()
+        #: the event the stored snapshot of the state was taken at
+        self.snapshot_seq = 0
+        #: how the state was rebuilt on opening (for the operator)
+        self.restored = ""
         #: why the ladder stopped on its own (its lease was taken over), raised by :meth:`run`
         self.failure = ""
 
@@ -550,8 +670,10 @@ class Ladder:
                               "rules, clocks, fault policy, TrueSkill or seed; use --fresh to start it over "
                               "or give it a new name")
         self.tid = int(t["id"])
-        rows = self.lstore.match_rows(self.tid)
-        self.state = rebuild(self.spec, self.lstore.events(self.tid), rows)
+        self.state, replayed, snapshot = restore(self.spec, self.lstore, self.tid)
+        self.snapshot_seq = self.state.last_seq - replayed if snapshot else 0
+        self.restored = (f"restored from its snapshot at event {self.snapshot_seq} and {replayed} later events"
+                         if snapshot else f"replayed its history of {replayed} events")
         hashes = self.lstore.token_hashes(self.tid)  # also turns tokens stored by older versions into hashes
         for lbl, v in self.state.versions.items():
             v.token_hash = hashes.get(lbl, "")
@@ -560,12 +682,12 @@ class Ladder:
     def _delete(self, tid: int) -> None:
         from sqlalchemy import delete
 
-        from tournaments.ladder_store import ladder_events, ladder_versions
+        from tournaments.ladder_store import ladder_events, ladder_snapshots, ladder_versions
 
         assert self.store is not None
         with self.store.engine.begin() as c:
-            c.execute(delete(ladder_events).where(ladder_events.c.tournament_id == tid))
-            c.execute(delete(ladder_versions).where(ladder_versions.c.tournament_id == tid))
+            for table in (ladder_events, ladder_versions, ladder_snapshots):
+                c.execute(delete(table).where(table.c.tournament_id == tid))
         self.store.delete_tournament(self.spec.name, self.me)
 
     # -- recording (every change goes through here, under the lock)
@@ -581,8 +703,16 @@ class Ladder:
         await asyncio.to_thread(self.lstore.commit, self.tid, numbered, **kw)
         for e in numbered:
             self.state.apply(e, (rows or {}).get((e.data or {}).get("idx", -1)))
+        if self.state.last_seq - self.snapshot_seq >= SNAPSHOT_EVERY:
+            await asyncio.to_thread(self._save_snapshot)
         self.wake.set()
         return numbered
+
+    def _save_snapshot(self) -> None:
+        """Store the state as of the last event (see :func:`restore`)."""
+        assert self.lstore is not None
+        self.lstore.save_snapshot(self.tid, self.state.last_seq, self.state.to_json())
+        self.snapshot_seq = self.state.last_seq
 
     def _token(self, v: Version) -> str:
         """The token of external version ``v`` once its bot has presented it (else "")."""
@@ -759,7 +889,8 @@ class Ladder:
                                                 b.limits, b.resources)
             where = (f"; matches on the Dask cluster at {t.scheduler}" if self.executor is not None else "")
             self.say(f"ladder {self.spec.name}: {self.spec.t.game}, {len(self.state.entrants)} entrants, "
-                     f"{self.state.finished} matches so far; listening on {self.spec.host}:{self.port}"
+                     f"{self.state.finished} matches so far{f' ({self.restored})' if self.restored else ''}; "
+                     f"listening on {self.spec.host}:{self.port}"
                      f"{' (TLS)' if self.tls else ''}{where}")
             self.ready.set()
             for m in sorted(self.state.running.values(), key=lambda m: m.sched):  # cut short by the last stop
@@ -801,6 +932,8 @@ class Ladder:
                 await asyncio.gather(beat, return_exceptions=True)
             try:
                 if self.tid and not self.failure:
+                    if self.state.last_seq > self.snapshot_seq:
+                        self._save_snapshot()
                     self.store.set_tournament_status(self.tid, "stopped")
                     self.store.release_lease(self.tid, self.me)
             except StorageError as e:  # the database is what failed: the lease expires on its own

@@ -13,6 +13,10 @@ additive, older tables are untouched):
   ``abandoned``; ``name`` the entrant, ``sched`` the match's scheduling
   number, ``data_json`` the details. The ladder's state is rebuilt from it
   on restart, and matchmaking is a function of it.
+* ``ladder_snapshots``: the ladder's state (:class:`tournaments.ladder.LadderState`)
+  as of one event ``seq``, stored every few hundred matches and when the
+  ladder stops, so that a restart applies only the events after it instead
+  of the whole history (``referee ladder verify`` still replays it all).
 * ``ladder_versions``: one row per version of an entrant: command, or for
   an external bot the SHA-256 of its token (``token`` holds
   ``"sha256:<hex>"``: the token itself is never written, see
@@ -31,7 +35,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterator
 
 from sqlalchemy import (
     Boolean,
@@ -44,6 +48,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    delete,
     func,
     insert,
     select,
@@ -88,6 +93,15 @@ ladder_versions = Table(
     Column("reason", Text, nullable=False),
     Column("added_seq", Integer, nullable=False),
     UniqueConstraint("tournament_id", "label"),
+)
+
+
+ladder_snapshots = Table(
+    "ladder_snapshots", ladder_metadata,
+    Column("tournament_id", Integer, ForeignKey("tournaments.id"), primary_key=True),
+    Column("seq", Integer, nullable=False),  # the last event the state includes
+    Column("at", Float, nullable=False),
+    Column("state_json", Text, nullable=False),
 )
 
 
@@ -157,9 +171,27 @@ class LadderStore:
         of that name was created meanwhile (by another process)."""
         return self.store.create_tournament(name, game, spec_json, fingerprint, 0, [], lease_holder=lease_holder)
 
-    def events(self, tid: int) -> list[Event]:
+    def events(self, tid: int, after: int = 0) -> list[Event]:
+        """The ladder's events with ``seq`` > ``after``, in order."""
         with self.engine.connect() as c:
-            q = select(ladder_events).where(ladder_events.c.tournament_id == tid).order_by(ladder_events.c.seq)
+            q = select(ladder_events).where((ladder_events.c.tournament_id == tid) & (ladder_events.c.seq > after)
+                                            ).order_by(ladder_events.c.seq)
+            return [Event(r["seq"], r["kind"], r["name"], r["sched"], json.loads(r["data_json"]))
+                    for r in c.execute(q).mappings()]
+
+    def iter_events(self, tid: int, after: int = 0, chunk: int = 10_000) -> Iterator[Event]:
+        """The ladder's events with ``seq`` > ``after``, in order, read ``chunk`` at a time (bounded memory)."""
+        while True:
+            batch = self.events_page(tid, after, chunk)
+            yield from batch
+            if len(batch) < chunk:
+                return
+            after = batch[-1].seq
+
+    def events_page(self, tid: int, after: int, limit: int) -> list[Event]:
+        with self.engine.connect() as c:
+            q = select(ladder_events).where((ladder_events.c.tournament_id == tid) & (ladder_events.c.seq > after)
+                                            ).order_by(ladder_events.c.seq).limit(limit)
             return [Event(r["seq"], r["kind"], r["name"], r["sched"], json.loads(r["data_json"]))
                     for r in c.execute(q).mappings()]
 
@@ -233,8 +265,32 @@ class LadderStore:
                     c.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")  # and no old page in the WAL file
         return out
 
-    def match_rows(self, tid: int) -> dict[int, MatchRow]:
-        return {r.idx: r for r in self.store.matches(tid)}
+    def match_rows(self, tid: int, idxs: list[int] | None = None) -> dict[int, MatchRow]:
+        """Stored matches by index: all of them, or those of ``idxs``."""
+        if idxs is None:
+            return {r.idx: r for r in self.store.matches(tid)}
+        out: dict[int, MatchRow] = {}
+        with self.engine.connect() as c:
+            for k in range(0, len(idxs), 500):
+                q = select(matches).where((matches.c.tournament_id == tid) & matches.c.idx.in_(idxs[k:k + 500]))
+                for r in c.execute(q).mappings():
+                    out[r["idx"]] = MatchRow(r["idx"], int(r["seed"]), json.loads(r["seats_json"]), r["status"],
+                                             json.loads(r["result_json"]), r["log_path"])
+        return out
+
+    def snapshot(self, tid: int) -> tuple[int, dict[str, Any]] | None:
+        """``(seq, state)`` of the ladder's stored snapshot, if any."""
+        with self.engine.connect() as c:
+            row = c.execute(select(ladder_snapshots.c.seq, ladder_snapshots.c.state_json).where(
+                ladder_snapshots.c.tournament_id == tid)).first()
+        return (int(row[0]), json.loads(row[1])) if row else None
+
+    def save_snapshot(self, tid: int, seq: int, state: dict[str, Any]) -> None:
+        """Keep ``state`` (as of event ``seq``) as the ladder's snapshot, replacing the one before."""
+        with self.store._write() as c:
+            c.execute(delete(ladder_snapshots).where(ladder_snapshots.c.tournament_id == tid))
+            c.execute(insert(ladder_snapshots).values(tournament_id=tid, seq=seq, at=time.time(),
+                                                      state_json=json.dumps(state, separators=(",", ":"))))
 
     def commit(self, tid: int, events: list[Event], new_version: dict[str, Any] | None = None,
                version_states: dict[str, tuple[str, str]] | None = None,
