@@ -15,7 +15,9 @@ the same moments),
 (matches per minute at concurrency 1 and 2), ``memory`` (RSS of a
 referee running 8 concurrent matches) and ``scaleout`` (matches per minute
 with the local executor and on a Dask scheduler with 1 and 2 workers, and
-the driver's own ceiling on SQLite and PostgreSQL; see bench/scaleout.py). Ratios are medians of per-repetition
+the driver's own ceiling on SQLite and PostgreSQL; see bench/scaleout.py), and, only when named with
+``--only scale``, ``scale`` (leaderboard, status, live pages, report and the ladder on stored fields of
+up to 1,000 bots and 1,000,000 matches; see bench/scale.py). Ratios are medians of per-repetition
 ratios. It prints figures; it asserts nothing about speed.
 
 Everything listens on 127.0.0.1 only; every process it starts is stopped.
@@ -38,9 +40,11 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench import engines, peers, scaleout, transport  # noqa: E402
+from bench import engines, peers, scale, scaleout, transport  # noqa: E402
 
-SECTIONS = ("engine", "decision", "peers", "tournament", "memory", "scaleout")
+SECTIONS = ("engine", "decision", "peers", "tournament", "memory", "scaleout", "scale")
+#: sections run only when named with --only (they take long: scale builds stores of up to 1M matches)
+ON_REQUEST = ("scale",)
 TARGETS = {
     "doudizhu_vs_rlcard": 10.0,        # engine-only playouts >= 10x RLCard
     "engine_vs_echo": 0.10,            # median engine time per decision <= 10% of an echo round trip
@@ -300,6 +304,8 @@ def print_report(rep: dict[str, Any]) -> None:
                 f"(quick run): max RSS {fmt(r['rss_max_mb'])} MB; peak {fmt(r['peak_hwm_mb'])} MB")
     if "scaleout" in rep:
         scaleout.report(rep["scaleout"], say, fmt)
+    if "scale" in rep:
+        scale.report(rep["scale"], say, fmt)
     if rep.get("targets"):
         say("\n-- targets")
         for t in rep["targets"]:
@@ -334,6 +340,8 @@ def targets(rep: dict[str, Any]) -> list[dict[str, Any]]:
         v = rep["engine"]["tractor"]["rounds_per_s"]
         out.append({"what": "Tractor engine-only >= 50 full rounds/s", "measured": f"{v:.1f} rounds/s",
                     "met": v >= TARGETS["tractor_rounds_per_s"]})
+    if "scale" in rep:
+        out.extend(scale.targets(rep["scale"]))
     if "memory" in rep:
         v = rep["memory"]["rss_8_active_mb"] or rep["memory"]["rss_max_mb"]
         out.append({"what": "referee RSS with 8 concurrent matches < 200 MB", "measured": f"{v:.1f} MB",
@@ -360,7 +368,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--only", default="", help=f"comma-separated sections of {','.join(SECTIONS)}")
     ap.add_argument("--json", dest="json_path", default=None, help="also write the report as JSON here")
     a = ap.parse_args(argv)
-    sel = set(s for s in a.only.split(",") if s) or set(SECTIONS)
+    sel = set(s for s in a.only.split(",") if s) or set(SECTIONS) - set(ON_REQUEST)
     unknown = sel - set(SECTIONS)
     if unknown:
         ap.error(f"unknown section(s) {', '.join(sorted(unknown))}; known: {', '.join(SECTIONS)}")
@@ -386,6 +394,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         if "scaleout" in sel:
             say("scaleout: local vs Dask (1 and 2 workers), the driver's ceiling on SQLite and PostgreSQL ...")
             rep["scaleout"] = scaleout.run(a.quick, tmp)
+        if "scale" in sel:
+            say("scale: stored fields and a ladder of up to 1,000 bots and 1,000,000 matches (kept in "
+                "runs/bench-scale/ for later runs) ...")
+            rep["scale"] = scale.run(a.quick, say)
     rep["elapsed_s"] = time.perf_counter() - t0
     rep["targets"] = targets(rep)
     print_report(rep)

@@ -56,7 +56,8 @@ def ladder_run(
                                                     help="File holding the admin token that `referee ladder add` "
                                                     "etc. must present. Also: REFEREE_ADMIN_TOKEN; random "
                                                     "(printed) if neither."),
-    max_matches: Optional[int] = typer.Option(None, "--max-matches", help="Schedule at most N new matches, "
+    max_matches: Optional[int] = typer.Option(None, "--max-matches", help="Schedule at most N new matches (0: none, "
+                                              "only open and restore it), "
                                               "play them, then stop (default: run until stopped)."),
     tls_cert: Optional[Path] = typer.Option(None, "--tls-cert", help="PEM certificate: the ladder's port speaks "
                                             "TLS (as `referee serve --tls-cert`); external bots and admin calls "
@@ -94,8 +95,8 @@ def ladder_run(
         if not 0 <= port <= 65535:
             _fail("--port must be 0..65535")
         spec.t.port = port
-    if max_matches is not None and max_matches < 1:
-        _fail("--max-matches must be >= 1")
+    if max_matches is not None and max_matches < 0:
+        _fail("--max-matches must be >= 0 (0: open the ladder, restore its state and stop)")
     if executor is not None:
         if executor not in EXECUTORS:
             _fail(f"--executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
