@@ -86,16 +86,17 @@ class LiveRating:
 
 
 def units(rows: Iterable[MatchRow], bots: list[str], game: str, players: int) -> list[Unit]:
-    """Bootstrap units of the batch fit: complete matches grouped by seed
-    (a duplicate schedule's rotations on the same deals form one unit;
-    otherwise every match has its own seed and is its own unit)."""
+    """Bootstrap units of the batch fit: complete matches grouped by seed and
+    set of bots (a duplicate schedule's seat orders of one group on the same
+    deals form one unit; otherwise every match has its own seed and is its
+    own unit)."""
     index = {b: i for i, b in enumerate(bots)}
-    groups: dict[int, list[MatchRow]] = {}
+    groups: dict[tuple[int, frozenset[str]], list[MatchRow]] = {}
     for row in rows:
         if row.status == "complete":
-            groups.setdefault(row.seed, []).append(row)
+            groups.setdefault((row.seed, frozenset(row.seats)), []).append(row)
     out: list[Unit] = []
-    for seed, group in groups.items():
+    for (seed, _), group in groups.items():
         wins: list[tuple[int, int, float]] = []
         payload = []
         for row in group:
