@@ -255,7 +255,7 @@ def test_adaptive_schedule_plays_until_separated_deterministically_and_resumes_e
     spec = _adaptive_spec(tmp_path, 300, strengths)
     sched, rows = _simulate(spec, strengths)
     assert sched.stop.kind == "separated" and "separated at 95%" in sched.stop.text
-    assert 3 < len(rows) <= 300 and len(rows) % 3 == 0  # whole seat rotations only
+    assert 6 < len(rows) <= 300 and len(rows) % 6 == 0  # whole blocks of seat orders only
     assert [r.idx for r in sorted(rows, key=lambda r: r.idx)] == list(range(len(rows)))
     board = leaderboard(rows, list(strengths), P, {}, "smear", 3, seed=3)
     assert [r.bot for r in board] == ["top", "mid", "low"] and all(r.separated for r in board[:-1])
@@ -270,7 +270,7 @@ def test_adaptive_schedule_stops_at_the_budget_and_names_the_open_pairs(tmp_path
     strengths = {"twin-a": 0.0, "twin-b": 0.0, "twin-c": 0.0}
     spec = _adaptive_spec(tmp_path, 10, strengths)
     sched, rows = _simulate(spec, strengths)
-    assert sched.stop.kind == "budget" and len(rows) == 9  # a fourth rotation of 3 would exceed 10
+    assert sched.stop.kind == "budget" and len(rows) == 6  # a second block of 6 seat orders would exceed 10
     assert "budget of 10 matches" in sched.stop.text and " > " in sched.stop.text and "(P 0." in sched.stop.text
 
 

@@ -14,8 +14,8 @@
   passed, mean points its team scored in them), President first / last
   (rounds finished first and last).
 * ``duplicate`` (duplicate schedules only): per pair of bots, deal by deal
-  (one seed = the same cards in every seat rotation), the difference of
-  their mean final scores over that deal's rotations, so the cards cancel
+  (one seed = the same cards at every table and in every seat order of a
+  repetition), the difference of their mean final scores on that deal, so the cards cancel
   out; how many deals each did better on, the mean difference and its 95%
   interval (normal approximation over deals).
 """
