@@ -181,5 +181,5 @@ def test_live_site_recomputes_ratings_only_when_a_match_is_recorded(tmp_path):
     row = first.rows[0]
     st.record_match(first.t["id"], 7, row.seed + 1, row.seats, row.status, row.result, None, 10, 1.0)
     later = load_tournament(st, "cached", live=True, cache=cache)
-    assert later.board is not first.board and len(later.rows) == 4
+    assert later.board is not first.board and len(later.rows) == 7
     st.close()
