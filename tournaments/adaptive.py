@@ -20,7 +20,7 @@ A group is added only whole, and only while the total stays within
 ``max_matches``. It stops when
 
 * every adjacent pair is separated (``"separated"``), or
-* the next block would be empty: no whole combination fits the budget
+* the next block would be empty: no whole group fits the budget
   (``"budget"``).
 
 The schedule is a pure function of the file and of the stored results of
