@@ -252,8 +252,8 @@ class MatchBench:
 # ----------------------------------------------------------------------------- tournaments
 async def tournament(concurrency: int, matches_per_rotation: int, rounds: int, tmp: Path,
                      persistent: bool = False) -> dict[str, float]:
-    """A Dou Dizhu round robin of 3 random bots (3 seat rotations x
-    ``matches_per_rotation``) with ``rounds`` rounds per match, temp SQLite store."""
+    """A Dou Dizhu round robin of 3 random bots (their 6 seat orders x
+    ``matches_per_rotation`` repetitions) with ``rounds`` rounds per match, temp SQLite store."""
     from tournaments.run import run_tournament
     from tournaments.spec import parse
 

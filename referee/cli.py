@@ -694,8 +694,8 @@ def tournament_run(
     from tournaments.executor import ExecutorError
     from tournaments.report import FORMATS, render
     from referee.remote import RemoteError
+    from tournaments.adaptive import AdaptiveSchedule
     from tournaments.run import TournamentError, run_tournament
-    from tournaments.schedule import build
     from tournaments.store import StorageError, mask_url
 
     if fmt not in FORMATS:  # checked before any match is played
@@ -748,15 +748,14 @@ def tournament_run(
     sandbox = None  # on a Dask cluster each worker makes its own; a remote referee has its own
     if spec.executor == "local" and remote is None:
         sandbox = _sandbox(spec.bot_uids, spec.isolate_network, [b.command for b in spec.bots if not b.external])
-    total = len(build(spec))
-    plan = (f"{total} matches" if not spec.until else
-            f"{total} matches, then more until every adjacent pair is separated at {spec.confidence:.0%} "
-            f"(at most {spec.max_matches})")
+    schedule = AdaptiveSchedule(spec)
+    total = len(schedule.matches)
+    plan = schedule.plan()
     where = (f"on the Dask cluster at {spec.scheduler}" if spec.executor == "dask"
              else f"on the referee at {referee_addr}" if remote is not None
              else f"concurrency {spec.concurrency}")
     console.print(f"tournament [bold]{escape(spec.name)}[/bold]: {spec.game}, {len(spec.bots)} bots, "
-                  f"{spec.players} seats, {spec.schedule}, {plan}, {escape(where)}; "
+                  f"{spec.players} seats, {plan}, {escape(where)}; "
                   f"results in {escape(mask_url(spec.database))}")
     if sandbox is not None:
         console.print(f"sandbox: {sandbox.describe()}", markup=False)
@@ -776,7 +775,7 @@ def tournament_run(
     try:
         try:  # SIGTERM stops like Ctrl-C: bots reaped, lease released
             res = run_until_signal(run_tournament(spec, resume=resume, fresh=fresh, on_progress=on_progress,
-                                                  remote=remote, sandbox=sandbox))
+                                                  remote=remote, sandbox=sandbox, schedule=schedule))
         finally:
             bar.stop()
     except (TournamentError, RemoteError, StorageError, ExecutorError) as e:

@@ -182,15 +182,15 @@ def test_tournament_list_and_results_export(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     r = _cli("tournament", "list", "--db", str(db), "-f", "json")
     (t,) = json.loads(r.stdout)
-    assert (t["name"], t["game"], t["status"], t["matches"], t["total"]) == ("tiny", "doudizhu", "complete", 3, 3)
+    assert (t["name"], t["game"], t["status"], t["matches"], t["total"]) == ("tiny", "doudizhu", "complete", 6, 6)
     assert "tiny" in _cli("tournament", "list", "--db", str(db)).stdout
     rows = json.loads(_cli("results", "tiny", "--db", str(db), "-f", "json").stdout)
-    assert [r_["match"] for r_ in rows] == [0, 1, 2]
+    assert [r_["match"] for r_ in rows] == list(range(6))  # the 6 seat orders of the 3 bots
     assert all(sorted(r_["seats"]) == ["b0", "b1", "b2"] and sum(r_["scores"]) == 0 for r_ in rows)
     assert all(type(x) is int for r_ in rows for x in r_["scores"]) and all(min(r_["ranks"]) == 1 for r_ in rows)
     csv_text = _cli("results", "--db", str(db)).stdout  # the latest tournament, CSV by default
     lines = csv_text.split("\n")
-    assert lines[0].startswith("match,seed,status,seats,scores") and lines[-1] == "" and len(lines) == 5
+    assert lines[0].startswith("match,seed,status,seats,scores") and lines[-1] == "" and len(lines) == 8
     r = _cli("results", "nope", "--db", str(db))
     assert r.returncode == 1 and "known: tiny" in r.stderr
 

@@ -29,7 +29,9 @@ def _write(tmp_path: Path, name: str, rounds: int = 1, bots: str = BOTS4, extra:
     f = tmp_path / f"{name}.toml"
     f.write_text(f'name = "{name}"\ngame = "doudizhu"\nplayers = 3\nseed = 5\nconcurrency = 2\n'
                  f'database = "{tmp_path / (name + ".sqlite")}"\nlog_dir = "{tmp_path / "logs"}"\n'
-                 f'params = {{ rounds = {rounds} }}\n{extra}\n[clock]\ndecision_ms = 5000\n{bots}')
+                 f'params = {{ rounds = {rounds} }}\n'
+                 f'schedule = {{ kind = "sampled", matches_per_bot = 9 }}\n'  # 12 matches, every bot in 9
+                 f'{extra}\n[clock]\ndecision_ms = 5000\n{bots}')
     return f
 
 

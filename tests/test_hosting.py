@@ -142,10 +142,10 @@ def test_a_tournament_never_waits_on_a_launched_bot_that_does_not_read(tmp_path:
                        cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     board = {row["bot"]: row for row in json.loads(r.stdout)}
-    assert {b: row["matches"] for b, row in board.items()} == {"mute": 3, "r1": 3, "r2": 3}
+    assert {b: row["matches"] for b, row in board.items()} == {"mute": 6, "r1": 6, "r2": 6}
     st = subprocess.run([PY, "-m", "referee.cli", "tournament", "status", "mute", "--db", str(tmp_path / "mute.sqlite")],
                         cwd=ROOT, capture_output=True, text=True, timeout=60)
-    assert "not_reading×3" in st.stdout, st.stdout
+    assert "not_reading×6" in st.stdout, st.stdout
     assert "faults of r1" not in st.stdout and "faults of r2" not in st.stdout
 
 

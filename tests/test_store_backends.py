@@ -37,8 +37,10 @@ def _cli(*args: str, env: dict | None = None, **kw) -> subprocess.CompletedProce
 def _write(tmp_path: Path, name: str, database: str | None, extra: str = "", bots: str = BOTS4) -> Path:
     f = tmp_path / f"{name}.toml"
     db = f'database = "{database}"\n' if database else ""
+    # sampled: 12 matches, every bot in 9 (the store does not care how groups are drawn)
     f.write_text(f'name = "{name}"\ngame = "doudizhu"\nplayers = 3\nseed = 9\nconcurrency = 2\n{db}'
-                 f'log_dir = "{tmp_path / "logs"}"\nparams = {{ rounds = 1 }}\n{extra}\n{bots}')
+                 f'log_dir = "{tmp_path / "logs"}"\nparams = {{ rounds = 1 }}\n'
+                 f'schedule = {{ kind = "sampled", matches_per_bot = 9 }}\n{extra}\n{bots}')
     return f
 
 

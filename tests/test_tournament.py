@@ -30,37 +30,36 @@ def _spec(text: str, tmp_path: Path) -> tspec.TournamentSpec:
     return tspec.load(f)
 
 
-def test_round_robin_has_every_combination_and_rotation_once_per_repetition(tmp_path: Path) -> None:
+def test_round_robin_has_every_combination_and_seat_order_once_per_repetition(tmp_path: Path) -> None:
     s = _spec(f'name = "x"\ngame = "doudizhu"\nplayers = 3\ngames = 2\n{BOTS4}', tmp_path)
     sched = build(s)
-    assert len(sched) == 2 * 4 * 3
+    assert len(sched) == 2 * 4 * 6
     for rep in range(2):
         ms = [m for m in sched if m.repetition == rep]
-        assert len({m.seats for m in ms}) == len(ms) == 12
+        assert len({m.seats for m in ms}) == len(ms) == 24
         assert {frozenset(m.seats) for m in ms} == {frozenset(c) for c in combinations(["b0", "b1", "b2", "b3"], 3)}
         seat_count = Counter((b, seat) for m in ms for seat, b in enumerate(m.seats))
-        assert set(seat_count.values()) == {3}  # every bot in every seat equally often
+        assert set(seat_count.values()) == {6}  # every bot in every seat equally often
     assert len({m.seed for m in sched}) == len(sched)  # round robin: every match its own deal
     assert [m.index for m in sched] == list(range(len(sched)))
     assert build(s) == sched  # reproducible
 
 
-def test_duplicate_replays_the_same_deals_across_rotations(tmp_path: Path) -> None:
+def test_duplicate_replays_the_same_deals_in_every_combination_and_seat_order(tmp_path: Path) -> None:
     s = _spec(f'name = "x"\ngame = "doudizhu"\nplayers = 3\nschedule = "duplicate"\ngames = 2\n{BOTS4}', tmp_path)
     sched = build(s)
-    by_group = Counter((m.repetition, m.combination) for m in sched)
-    seeds = {}
+    seeds: dict[int, set[int]] = {}
     for m in sched:
-        seeds.setdefault((m.repetition, m.combination), set()).add(m.seed)
-    assert all(len(v) == 1 for v in seeds.values())
-    assert len({next(iter(v)) for v in seeds.values()}) == len(by_group)
+        seeds.setdefault(m.repetition, set()).add(m.seed)
+    assert all(len(v) == 1 for v in seeds.values()) and len(seeds) == 2  # one deal seed per repetition
+    assert len(set().union(*seeds.values())) == 2
 
 
-def test_partnership_seatings_cover_both_teams_and_both_seatings() -> None:
-    ss = seatings(("a", "b", "c", "d"), partnership=True)
-    assert len(ss) == len(set(ss)) == 12
+def test_partnership_seatings_cover_every_pairing_team_side_and_order() -> None:
+    ss = seatings(("a", "b", "c", "d"))
+    assert len(ss) == len(set(ss)) == 24
     partners = Counter(frozenset((x[0], x[2])) for x in ss) + Counter(frozenset((x[1], x[3])) for x in ss)
-    assert set(partners.values()) == {4} and len(partners) == 6
+    assert set(partners.values()) == {8} and len(partners) == 6
     for x in ss:  # the swapped-teams seating of every arrangement is also there
         assert (x[1], x[0], x[3], x[2]) in ss
 
@@ -167,13 +166,13 @@ def test_kill_9_mid_run_then_resume_equals_uninterrupted_run(tmp_path: Path) -> 
     s = Store(str(db))
     partial = len(s.finished_indices(s.tournament("kr")["id"]))
     s.close()
-    assert partial < 12, "killed too late to test resume"
+    assert partial < 24, "killed too late to test resume"
     r = _cli("tournament", "run", str(f), "--resume", "--quiet")
     assert r.returncode == 0, r.stderr
     assert f"{partial} already done" in r.stderr
     s = Store(str(db))
     rows = s.matches(s.tournament("kr")["id"])
-    assert [m.idx for m in rows] == list(range(12))  # no match twice, none missing
+    assert [m.idx for m in rows] == list(range(24))  # no match twice, none missing
     s.close()
     # the same tournament, uninterrupted, into another database
     f2 = _write(tmp_path, "kr2")
@@ -190,12 +189,12 @@ def test_existing_tournament_needs_resume_or_fresh_and_changed_file_is_refused(t
     r = _cli("tournament", "run", str(f), "--quiet")
     assert r.returncode == 2 and "--resume" in r.stderr
     r = _cli("tournament", "run", str(f), "--quiet", "--resume")
-    assert r.returncode == 0 and "12 already done" in r.stderr
+    assert r.returncode == 0 and "24 already done" in r.stderr
     f.write_text(f.read_text().replace("seed = 9", "seed = 10"))
     r = _cli("tournament", "run", str(f), "--quiet", "--resume")
     assert r.returncode == 2 and "different file" in r.stderr
     st = _cli("tournament", "status", "again", "--db", str(tmp_path / "again.sqlite"))
-    assert "12/12 matches done" in st.stdout
+    assert "24/24 matches done" in st.stdout
 
 
 @pytest.mark.slow
@@ -211,10 +210,10 @@ def test_crashing_hanging_and_illegal_bots_do_not_stop_the_tournament(tmp_path: 
     r = _cli("tournament", "run", str(f), "--quiet", "--format", "json")
     assert r.returncode == 0, r.stderr
     board = {row["bot"]: row for row in json.loads(r.stdout)}
-    assert all(row["matches"] == 9 for row in board.values())
-    assert board["crasher"]["crashes"] >= 9
-    assert board["hanger"]["timeouts"] >= 9
-    assert board["cheater"]["illegal"] >= 9
+    assert all(row["matches"] == 18 for row in board.values())
+    assert board["crasher"]["crashes"] >= 18
+    assert board["hanger"]["timeouts"] >= 18
+    assert board["cheater"]["illegal"] >= 18
     assert board["random"]["timeouts"] == board["random"]["illegal"] == board["random"]["crashes"] == 0
     assert board["random"]["rank"] == 1 and board["random"]["elo"] > max(board[b]["elo"] for b in ("crasher", "hanger",
                                                                                                   "cheater"))
@@ -269,7 +268,7 @@ def test_persistent_and_external_bots_play_many_matches_on_one_connection(tmp_pa
         out, err = run.communicate(timeout=300)
         assert run.returncode == 0, err
         board = {row["bot"]: row for row in json.loads(out)}
-        assert {b: row["matches"] for b, row in board.items()} == {"launched": 3, "kept": 3, "visitor": 3}
+        assert {b: row["matches"] for b, row in board.items()} == {"launched": 6, "kept": 6, "visitor": 6}
         assert all(row["timeouts"] == row["illegal"] == row["crashes"] == 0 for row in board.values())
         assert visitor.wait(30) == 0  # told Goodbye when the tournament ended
         kept_runs = list((tmp_path / "logs" / "mixed").glob("kept.persistent*.stderr"))

@@ -163,7 +163,7 @@ def test_report_pages_offline_and_leaderboard_order(driver, report):
 
     driver.get((out / "matches.html").as_uri())
     rows = driver.find_elements(By.CSS_SELECTOR, "#match-list tr[data-bots]")
-    assert len(rows) == 3 and all(r.find_elements(By.CSS_SELECTOR, "a.replay-link") for r in rows)
+    assert len(rows) == 6 and all(r.find_elements(By.CSS_SELECTOR, "a.replay-link") for r in rows)
     Select(driver.find_element(By.ID, "bot-filter")).select_by_value("heuristic")
     assert all(r.is_displayed() for r in rows)  # every match seats all three bots
     shot(driver, "page-matches")
@@ -301,8 +301,7 @@ LIVE = """
 name = "web-live"
 game = "doudizhu"
 players = 3
-schedule = "round_robin"
-games = 1
+schedule = {{ kind = "sampled", matches_per_bot = 3 }}
 seed = 9
 concurrency = 1
 database = "{db}"

@@ -1,16 +1,26 @@
 """``[schedule] until = "separated"``: play until the leaderboard's order is known.
 
-The tournament first plays its fixed schedule (``games`` repetitions).
-Then, while some adjacent pair of the leaderboard is not separated at
-``confidence`` (the probability that the upper bot is really better, from
-the batch fit's bootstrap, :mod:`tournaments.batch`), it adds one more
-*block*: a new repetition of every combination that seats both bots of a
-non-separated adjacent pair, each combination in all its seat rotations,
-on new deals (new seeds). A combination is added only whole, and only while
-the total stays within ``max_matches``. It stops when
+The tournament first plays its fixed schedule (``games`` repetitions, or
+the sampled rounds). Then, while some adjacent pair of the leaderboard is
+not separated at ``confidence`` (the probability that the upper bot is
+really better, from the batch fit's bootstrap, :mod:`tournaments.batch`),
+it adds one more *block*:
+
+* round robin and duplicate: a new repetition of every combination that
+  seats both bots of a non-separated adjacent pair, each combination in its
+  whole block of seat orders (:mod:`tournaments.seatings`), on new deals
+  (duplicate: one new seed for the whole block; round robin: a seed per
+  match);
+* sampled: for every non-separated adjacent pair, in leaderboard order, one
+  group of both bots and the ``players - 2`` bots nearest them on the
+  leaderboard (alternately the next above and the next below), each group
+  once, in its whole block of seat orders, all on one new seed.
+
+A group is added only whole, and only while the total stays within
+``max_matches``. It stops when
 
 * every adjacent pair is separated (``"separated"``), or
-* the next block would be empty: no whole combination fits the budget
+* the next block would be empty: no whole group fits the budget
   (``"budget"``).
 
 The schedule is a pure function of the file and of the stored results of
@@ -26,7 +36,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tournaments.rating import BoardRow, leaderboard
-from tournaments.schedule import ScheduledMatch, build, combinations, repetition
+from tournaments.schedule import ScheduledMatch, balance, block_matches, build, combinations, derive_seed, repetition
+from tournaments.seatings import block_size
 from tournaments.spec import TournamentSpec
 from tournaments.store import MatchRow
 
@@ -62,6 +73,24 @@ class AdaptiveSchedule:
     def __post_init__(self) -> None:
         if not self.matches:
             self.matches = build(self.spec)
+        #: repetitions (round robin) or rounds (sampled) of the fixed schedule: blocks number on from it
+        self.fixed_repetitions = max((m.repetition for m in self.matches), default=-1) + 1
+        self.fixed_matches = len(self.matches)
+
+    def plan(self) -> str:
+        """The fixed schedule in a phrase, for the start of a run: ``"duplicate,
+        48 matches (every bot 36 matches, pairs meet 24 times, seats within 0,
+        order within 0)"``, plus what ``until`` adds."""
+        spec = self.spec
+        fixed = self.matches[:self.fixed_matches]
+        kind = spec.schedule + (" duplicate" if spec.schedule == "sampled" and spec.duplicate else "")
+        if spec.seatings != "balanced":
+            kind += f" (seatings {spec.seatings})"
+        text = f"{kind}, {len(fixed)} matches ({balance(fixed, [b.name for b in spec.bots]).describe()})"
+        if spec.until:
+            text += (f", then more until every adjacent pair is separated at {spec.confidence:.0%} "
+                     f"(at most {spec.max_matches})")
+        return text
 
     def pending(self, done: set[int]) -> list[ScheduledMatch]:
         """Decided matches not yet in ``done`` (stored match indices)."""
@@ -88,7 +117,7 @@ class AdaptiveSchedule:
                 self.stop = Stop("separated", f"every adjacent pair separated at {spec.confidence:.0%} after "
                                  f"{len(self.matches)} matches")
                 break
-            block = self._block(open_pairs)
+            block = self._block(open_pairs, [r.bot for r in board])
             if not block:
                 self.stop = Stop("budget", f"budget of {spec.max_matches} matches reached after "
                                  f"{len(self.matches)}; not separated at {spec.confidence:.0%}: "
@@ -98,15 +127,41 @@ class AdaptiveSchedule:
             self.blocks += 1
         return self.stop
 
-    def _block(self, open_pairs: list[tuple[str, str]]) -> list[ScheduledMatch]:
+    def _block(self, open_pairs: list[tuple[str, str]], board: list[str]) -> list[ScheduledMatch]:
         spec = self.spec
-        rep = spec.games + self.blocks
-        chosen: list[int] = []
-        size = 0
-        per_combo = len(repetition(spec, rep, [0], 0))
-        for ci, combo in enumerate(combinations(spec)):
-            if any(a in combo and b in combo for a, b in open_pairs):
-                if len(self.matches) + size + per_combo <= spec.max_matches:
-                    chosen.append(ci)
-                    size += per_combo
-        return repetition(spec, rep, chosen, len(self.matches))
+        rep = self.fixed_repetitions + self.blocks
+        per_group = block_size(spec.players, spec.seatings)
+        room = max(0, spec.max_matches - len(self.matches)) // per_group  # whole groups that fit the budget
+        if spec.schedule == "sampled":
+            order = {b.name: i for i, b in enumerate(spec.bots)}
+            groups: list[tuple[str, ...]] = []
+            for pair in open_pairs:
+                g = tuple(sorted(nearest(board, pair, spec.players), key=order.__getitem__))
+                if g not in groups and len(groups) < room:
+                    groups.append(g)
+            seed = derive_seed(spec.seed, f"dup:{rep}")
+            number = max(m.group for m in self.matches) + 1
+            out: list[ScheduledMatch] = []
+            for i, g in enumerate(groups):
+                out.extend(block_matches(spec, g, rep, number + i, len(self.matches) + len(out), seed))
+            return out
+        combos = combinations(spec)
+        chosen = [ci for ci, combo in enumerate(combos) if any(a in combo and b in combo for a, b in open_pairs)]
+        return repetition(spec, rep, chosen[:room], len(self.matches), combos)
+
+
+def nearest(board: list[str], pair: tuple[str, str], players: int) -> list[str]:
+    """``pair`` (adjacent on ``board``, best first) and the ``players - 2``
+    bots nearest it on the board: alternately the next above and the next
+    below, the one above first."""
+    top = board.index(pair[0])
+    out = list(pair)
+    above, below = top - 1, top + 2
+    while len(out) < players:
+        if above >= 0:
+            out.append(board[above])
+            above -= 1
+        if len(out) < players and below < len(board):
+            out.append(board[below])
+            below += 1
+    return out

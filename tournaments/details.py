@@ -17,11 +17,12 @@ keeps (:mod:`tournaments.aggregates`), never from every match:
 * ``seats``: per bot and seat: matches, wins, mean final score;
 * ``roles``: per bot and role, as ``role_summary``;
 * ``duplicate`` (duplicate schedules only, read from the matches on
-  request): per pair of bots, deal by deal (one seed = the same cards in
-  every seat order), the difference of their mean final scores over that
-  deal's matches, so the cards cancel out; how many deals each did better
-  on, the mean difference and its 95% interval (normal approximation over
-  deals).
+  request): per pair of bots, table by table: on each deal (one seed = the
+  same cards at every table and in every seat order of a repetition) and
+  group of bots holding both, the difference of their mean final scores
+  over that group's seat orders, so the cards and the seats cancel out; how
+  many such tables each did better on, the mean difference and its 95%
+  interval (normal approximation over tables).
 """
 
 from __future__ import annotations
@@ -66,14 +67,14 @@ def store_details(store: Store, t: dict[str, Any], spec: dict[str, Any], top: li
                   ) -> dict[str, Any]:
     """Every table above for a stored tournament (row ``t``), from its totals;
     ``top``: the bots whose pairs to show (default: all). The duplicate table
-    streams the matches: O(matches) time, O(deals × bots) memory."""
+    streams the matches: O(matches) time, O(tables × seats) memory."""
     tid = int(t["id"])
     table = store.bot_table(tid)
     name = {b["id"]: b["name"] for b in table}
     wanted = None if top is None else [b["id"] for b in table if b["name"] in set(top)]
     out = tables(name, spec["game"], int(spec["players"]), store.seat_totals(tid), store.role_totals(tid),
                  store.pair_totals(tid, among=wanted), top)
-    if spec.get("schedule") == "duplicate":
+    if spec.get("duplicate") or spec.get("schedule") == "duplicate":
         out["duplicate"] = duplicate_pairs(store.iter_matches(tid), top or [b["name"] for b in table])
     return out
 
@@ -152,27 +153,37 @@ def role_summary(game: str, role: Iterable[dict[str, Any]]) -> list[dict[str, An
 
 
 def duplicate_pairs(rows: Iterable[MatchRow], bots: list[str]) -> list[dict[str, Any]]:
-    """The deal-by-deal paired table (see the module docstring) for pairs of ``bots``."""
+    """The table-by-table paired comparison (see the module docstring) for
+    the pairs of ``bots``: a table is one deal (seed) and one group of bots.
+    O(matches + tables × k²) time, O(tables × k) memory."""
     wanted = set(bots)
-    by_deal: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0.0, 0]))
+    tables: dict[tuple[int, frozenset[str]], dict[str, list[float]]] = defaultdict(dict)
     for row in rows:
         if row.status != "complete" or not row.result.get("ranks"):
             continue
+        table = tables[(row.seed, frozenset(row.seats))]
         for s, b in enumerate(row.seats):
             if b in wanted:
-                acc = by_deal[row.seed][b]
+                acc = table.setdefault(b, [0.0, 0])
                 acc[0] += float(row.result["scores"][s])
                 acc[1] += 1
+    diffs: dict[tuple[str, str], list[float]] = defaultdict(list)
+    order = {b: i for i, b in enumerate(bots)}
+    for table in tables.values():
+        here = sorted(table, key=order.__getitem__)
+        for i, a in enumerate(here):
+            for b in here[i + 1:]:
+                diffs[(a, b)].append(table[a][0] / table[a][1] - table[b][0] / table[b][1])
     out = []
     for i, a in enumerate(bots):
         for b in bots[i + 1:]:
-            diffs = [d[a][0] / d[a][1] - d[b][0] / d[b][1] for d in by_deal.values() if a in d and b in d]
-            n = len(diffs)
-            mean = sum(diffs) / n if n else 0.0
-            sd = math.sqrt(sum((x - mean) ** 2 for x in diffs) / (n - 1)) if n > 1 else 0.0
+            d = diffs.get((a, b), [])
+            n = len(d)
+            mean = sum(d) / n if n else 0.0
+            sd = math.sqrt(sum((x - mean) ** 2 for x in d) / (n - 1)) if n > 1 else 0.0
             half = 1.96 * sd / math.sqrt(n) if n > 1 else float("nan")
-            out.append({"a": a, "b": b, "deals": n, "a_better": sum(x > 0 for x in diffs),
-                        "b_better": sum(x < 0 for x in diffs), "equal": sum(x == 0 for x in diffs),
+            out.append({"a": a, "b": b, "tables": n, "a_better": sum(x > 0 for x in d),
+                        "b_better": sum(x < 0 for x in d), "equal": sum(x == 0 for x in d),
                         "mean_diff": round(mean, 4),
                         "low": None if math.isnan(half) else round(mean - half, 4),
                         "high": None if math.isnan(half) else round(mean + half, 4)})
@@ -237,9 +248,9 @@ def render_details(d: dict[str, Any], console: Console) -> None:
                [[x["bot"], x["role"], str(x["rounds"])] + [_fmt(x.get(k), k) for k in keys] for x in d["roles"]],
                console)
     if "duplicate" in d:
-        _table("duplicate: paired by deal (same cards, other seats), score of a minus b",
-               ["a", "b", "deals", "a better", "b better", "equal", "mean", "95% interval"],
-               [[x["a"], x["b"], str(x["deals"]), str(x["a_better"]), str(x["b_better"]), str(x["equal"]),
+        _table("duplicate: paired by table (same cards and bots, every seat order), score of a minus b",
+               ["a", "b", "tables", "a better", "b better", "equal", "mean", "95% interval"],
+               [[x["a"], x["b"], str(x["tables"]), str(x["a_better"]), str(x["b_better"]), str(x["equal"]),
                  f"{x['mean_diff']:.2f}", "" if x["low"] is None else f"{x['low']:.2f}..{x['high']:.2f}"]
                 for x in d["duplicate"]], console)
 

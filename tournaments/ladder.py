@@ -50,6 +50,7 @@ from tournaments.ladder_store import Event, FinishedMatch, LadderStore, stored_t
 from tournaments.rating import LiveRating
 from tournaments.run import keep_log
 from tournaments.schedule import derive_seed
+from tournaments.seatings import adjacencies
 from tournaments.spec import SpecError, TournamentSpec, _key_lines, parse
 from tournaments.store import LEASE_HEARTBEAT_S, LeaseHeld, LeaseHolder, MatchRow, StorageError, Store
 
@@ -165,9 +166,10 @@ def _parse_padded(raw: dict[str, Any], path: str, lines: dict[str, int], base_di
     (then dropped): a ladder may start with fewer entrants than seats."""
     bots = raw.get("bots", [])
     if not isinstance(bots, list):
-        return parse(raw, path, lines, base_dir)
+        return parse(raw, path, lines, base_dir, fixed_schedule=False)
     n = len(bots)
-    t = parse(dict(raw, bots=bots + [{"name": p, "command": "python"} for p in _PADS]), path, lines, base_dir)
+    t = parse(dict(raw, bots=bots + [{"name": p, "command": "python"} for p in _PADS]), path, lines, base_dir,
+              fixed_schedule=False)
     t.bots = t.bots[:n]
     return t
 
@@ -232,7 +234,9 @@ class LadderState:
     every version ever; ``ratings``: label -> TrueSkill rating (updated by
     every complete match in finishing order, exactly as
     :func:`tournaments.rating.rate` rates the stored matches); ``running``:
-    scheduled, unfinished matches by scheduling number."""
+    scheduled, unfinished matches by scheduling number; ``adjacency``:
+    ``(label_a, label_b)`` -> how many scheduled matches sat a immediately
+    before b (the seat after a's, cyclically), for the seat choice."""
 
     def __init__(self, spec: LadderSpec):
         self.spec = spec
@@ -244,6 +248,7 @@ class LadderState:
         self.versions: dict[str, Version] = {}
         self.ratings: dict[str, trueskill.Rating] = {}
         self.running: dict[int, Scheduled] = {}
+        self.adjacency: dict[tuple[str, str], int] = {}
         self.last_seq = 0
         self.next_sched = 1
         self.finished = 0
@@ -306,7 +311,8 @@ class LadderState:
     def next_match(self) -> Scheduled | None:
         """The match the matchmaker picks now (not recorded), or ``None``."""
         seats = matchmaking.choose(self.candidates(), self.spec.t.players, self.env, self.spec.t.seed,
-                                   self.next_sched, active=len(self.eligible()), teams=self.teams)
+                                   self.next_sched, active=len(self.eligible()), teams=self.teams,
+                                   adjacency=self.adjacency)
         if seats is None:
             return None
         sched = self.next_sched
@@ -376,6 +382,8 @@ class LadderState:
                 v.plays += 1
                 v.last_sched = m.sched
                 v.seat_counts[s] += 1
+            for pair in adjacencies(m.seats):
+                self.adjacency[pair] = self.adjacency.get(pair, 0) + 1
         elif e.kind == "finished":
             m = self.running.pop(e.sched or 0)
             self.finished += 1

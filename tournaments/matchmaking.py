@@ -28,10 +28,15 @@ How the next match is chosen from the free active entrants:
    opponent. Overdue entrants are thus guaranteed a match: every active bot
    plays at least about once per ``2 * n / players`` matches (half its fair
    share), uncertain bots more.
-3. **The seats**: the arrangement that minimises how often each bot has
-   already sat in its seat (seats rotate); in a partnership game only the
-   arrangements whose teams are that best split (partners balanced: the
-   teams' strengths as close as they can be, e.g. the strongest bot
+3. **The seats**: the arrangement that repeats the least history: the sum
+   of each bot's previous sittings in its seat plus, for each pair of bots
+   the arrangement seats next to each other, how often the first already
+   sat immediately before the second (the table is round: seat 0 follows
+   the last seat), so that over time seats rotate and every bot sits
+   before and after every other equally often
+   (:func:`tournaments.seatings.least_used`); in a partnership game only
+   the arrangements whose teams are that best split (partners balanced:
+   the teams' strengths as close as they can be, e.g. the strongest bot
    partners the weakest) are considered.
 
 Ties anywhere are broken by a random draw seeded with the ladder seed and
@@ -44,10 +49,12 @@ import itertools
 import math
 import random
 from dataclasses import dataclass, field
+from typing import Mapping
 
 import trueskill
 
 from tournaments.schedule import derive_seed
+from tournaments.seatings import least_used
 
 #: opponents are chosen among this many candidates after the anchor (bounds the search to C(12, 3) groups)
 OPPONENT_POOL = 12
@@ -74,14 +81,16 @@ def overdue_after(active: int, players: int) -> int:
 
 
 def choose(candidates: list[Candidate], players: int, env: trueskill.TrueSkill, seed: int, sched: int,
-           active: int | None = None, teams: tuple[tuple[int, ...], ...] = ()) -> list[str] | None:
+           active: int | None = None, teams: tuple[tuple[int, ...], ...] = (),
+           adjacency: Mapping[tuple[str, str], int] | None = None) -> list[str] | None:
     """The labels of the next match in seat order, or ``None`` when fewer than
     ``players`` candidates are free. ``env``: the ladder's TrueSkill
     environment (its ``sigma`` is the prior sigma0); ``seed``: the ladder
     seed; ``sched``: the sequence number of the match being scheduled;
     ``active``: active entrants in all (busy ones too; default: the candidates);
     ``teams``: the seats of each team of a partnership game (``Game.teams``,
-    e.g. ``((0, 2), (1, 3))``), empty for a free-for-all game."""
+    e.g. ``((0, 2), (1, 3))``), empty for a free-for-all game; ``adjacency``:
+    ``(label_a, label_b)`` -> how often a sat immediately before b (cyclically)."""
     if len(candidates) < players:
         return None
     rng = random.Random(derive_seed(seed, f"matchmaking:{sched}"))
@@ -112,7 +121,7 @@ def choose(candidates: list[Candidate], players: int, env: trueskill.TrueSkill, 
         key = (round(score, 9), -sum(tie[c.label] for c in others))
         if best is None or key > best:
             best, group = key, members
-    return seat(list(group), players, rng, teams, env)
+    return seat(list(group), players, rng, teams, env, adjacency)
 
 
 def pair_quality(a: Candidate, b: Candidate, beta: float) -> float:
@@ -151,21 +160,22 @@ def splits(members: tuple[Candidate, ...] | list[Candidate],
 
 
 def seat(group: list[Candidate], players: int, rng: random.Random,
-         teams: tuple[tuple[int, ...], ...] = (), env: trueskill.TrueSkill | None = None) -> list[str]:
+         teams: tuple[tuple[int, ...], ...] = (), env: trueskill.TrueSkill | None = None,
+         adjacency: Mapping[tuple[str, str], int] | None = None) -> list[str]:
     """The seat order of ``group`` that minimises the sum of each bot's
-    previous sittings in its seat; ties by ``rng``. With ``teams`` (and the
-    ``env`` to rate them) only the seatings whose teams have the best
-    :func:`team_quality` are considered (partners balanced)."""
-    def count(c: Candidate, s: int) -> int:
-        return c.seat_counts[s] if s < len(c.seat_counts) else 0
-
-    perms = list(itertools.permutations(group))
+    previous sittings in its seat (``Candidate.seat_counts``) plus the
+    previous cyclic adjacencies of each pair it seats next to each other
+    (``adjacency[(a, b)]``: a sat immediately before b); ties by ``rng``.
+    With ``teams`` (and the ``env`` to rate them) only the seatings whose
+    teams have the best :func:`team_quality` are considered (partners
+    balanced). ``O(players! * players)``."""
+    rows = list(itertools.permutations(range(len(group))))
     if teams and env is not None:
-        def q(perm: tuple[Candidate, ...]) -> float:
-            return round(team_quality([[perm[s] for s in team] for team in teams], env), 9)
+        def q(row: tuple[int, ...]) -> float:
+            return round(team_quality([[group[row[s]] for s in team] for team in teams], env), 9)
 
-        best = max(q(p) for p in perms)
-        perms = [p for p in perms if q(p) == best]
-    draws = [rng.random() for _ in perms]
-    i = min(range(len(perms)), key=lambda k: (sum(count(c, s) for s, c in enumerate(perms[k])), draws[k]))
-    return [c.label for c in perms[i]]
+        best = max(q(r) for r in rows)
+        rows = [r for r in rows if q(r) == best]
+    labels = [c.label for c in group]
+    i = least_used(labels, rows, {c.label: c.seat_counts for c in group}, adjacency or {}, rng.randrange(len(rows)))
+    return [labels[p] for p in rows[i]]

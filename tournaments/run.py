@@ -102,7 +102,8 @@ def _open(spec: TournamentSpec, resume: bool, fresh: bool, store: Store, schedul
             if t["fingerprint"] != spec.fingerprint():
                 raise TournamentError(
                     f"{where} was started from a different file (game, bots, schedule, seed, rules or clocks "
-                    "changed); use --fresh to start over or give it a new name")
+                    "changed) or by a referee version that schedules matches differently; use --fresh to start "
+                    "over or give it a new name")
             store.acquire_lease(int(t["id"]), me)
             return int(t["id"])
         except LeaseHeld as e:
@@ -181,7 +182,8 @@ def _root_cause(e: BaseException) -> BaseException:
 async def run_tournament(spec: TournamentSpec, resume: bool = False, fresh: bool = False,
                          on_progress: Callable[[Progress], None] | None = None,
                          stop_after: int | None = None, executor: Executor | None = None,
-                         remote: RemoteReferee | None = None, sandbox: Sandbox | None = None) -> TournamentResult:
+                         remote: RemoteReferee | None = None, sandbox: Sandbox | None = None,
+                         schedule: AdaptiveSchedule | None = None) -> TournamentResult:
     """Run (or resume) a tournament to the end and return its leaderboard.
 
     ``stop_after``: play at most that many matches this call (for tests and
@@ -192,7 +194,9 @@ async def run_tournament(spec: TournamentSpec, resume: bool = False, fresh: bool
     there; command bots are launched here per match), which raises
     :class:`~referee.remote.RemoteError` if it refuses. ``sandbox``: the
     local executor's bot isolation (default: the file's ``[sandbox]``,
-    checked before the store is opened). Raises
+    checked before the store is opened). ``schedule``: the spec's schedule
+    when already built (:class:`~tournaments.adaptive.AdaptiveSchedule`,
+    nothing played yet), else built here. Raises
     :class:`TournamentError` when the tournament exists and neither
     ``resume`` nor ``fresh`` is set, when the file changed since the
     tournament started, or when another driver runs it;
@@ -211,15 +215,15 @@ async def run_tournament(spec: TournamentSpec, resume: bool = False, fresh: bool
         executor = make_executor(spec, remote, sandbox)
     store = Store(spec.database)
     try:
-        return await _run(spec, store, t0, resume, fresh, on_progress, stop_after, executor)
+        return await _run(spec, store, t0, resume, fresh, on_progress, stop_after, executor, schedule)
     finally:
         store.close()
 
 
 async def _run(spec: TournamentSpec, store: Store, t0: float, resume: bool, fresh: bool,
                on_progress: Callable[[Progress], None] | None, stop_after: int | None,
-               ex: Executor) -> TournamentResult:
-    schedule = AdaptiveSchedule(spec)
+               ex: Executor, schedule: AdaptiveSchedule | None = None) -> TournamentResult:
+    schedule = AdaptiveSchedule(spec) if schedule is None else schedule
     me = LeaseHolder.me()
     new = fresh or store.tournament(spec.name) is None
     tid = _open(spec, resume, fresh, store, schedule.matches, me)

@@ -8,8 +8,10 @@ Every problem is reported with its key and line before any match starts;
     game = "doudizhu"              # doudizhu | tractor | smear | president | back_alley
     players = 3                    # seats per match
     schedule = "round_robin"       # round_robin | duplicate, or a table:
-    [schedule]  kind = "duplicate", until = "separated", confidence = 0.95, max_matches = 600
-    games = 1                      # repetitions of the whole schedule
+    [schedule]  kind = "duplicate", until = "separated", confidence = 0.95, max_matches = 600,
+                seatings = "balanced" | "all"
+    [schedule]  kind = "sampled", matches_per_bot = 60, duplicate = false   (fields too large for a round robin)
+    games = 1                      # repetitions of the whole schedule (not for sampled)
     seed = 1                       # tournament seed: every match seed derives from it
     concurrency = 2                # matches at once (default: number of cores)
     database = "runs/referee.sqlite"
@@ -40,6 +42,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 import tomllib
@@ -50,10 +53,17 @@ from typing import Any
 from referee.bots import Limits, check_command
 from referee.games import GAME_IDS, UnknownGame, game_class
 from referee.runner import FAULT_POLICIES
+from tournaments.sampled import group_count
+from tournaments.seatings import DESIGNS, block_size
 
 CLOCKS = ("wall", "cpu")
 
-SCHEDULES = ("round_robin", "duplicate")
+SCHEDULES = ("round_robin", "duplicate", "sampled")
+#: the most matches a round robin may have (its combinations are listed up front): beyond, use "sampled"
+ROUND_ROBIN_LIMIT = 1_000_000
+#: version of the schedule construction (tournaments.schedule), part of the fingerprint: a tournament
+#: stored by a version that seats or seeds matches differently is not resumed by this one
+SCHEDULE_DESIGN = 2
 EXECUTORS = ("local", "dask")
 UNTILS = ("separated",)
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
@@ -102,6 +112,12 @@ class TournamentSpec:
     bots: list[BotEntry]
     schedule: str = "round_robin"
     games: int = 1
+    #: seat orders of a group: "balanced" (every order up to 4 seats, a cyclic design beyond) or "all"
+    seatings: str = "balanced"
+    #: a sampled schedule's length: matches each bot plays (rounded up to whole blocks when duplicate)
+    matches_per_bot: int = 0
+    #: every group of a repetition (round robin) or round (sampled) plays the same deals
+    duplicate: bool = False
     until: str = ""               # "" = the fixed schedule; "separated" = adaptive (see tournaments.adaptive)
     confidence: float = 0.95      # adjacent pairs count as separated at this probability
     max_matches: int = 0          # budget of an adaptive schedule (matches in all)
@@ -144,9 +160,10 @@ class TournamentSpec:
             b.pop("token", None)
             b.pop("resources", None)
             b.pop("limits", None)
-        if not self.until:  # fixed schedules keep the fingerprint they had before adaptive ones existed
+        if not self.until:
             for k in ("until", "confidence", "max_matches"):
                 d.pop(k)
+        d["schedule_design"] = SCHEDULE_DESIGN
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
 
     def public_json(self) -> dict[str, Any]:
@@ -270,8 +287,9 @@ def load(path: str | Path, remote: bool = False) -> TournamentSpec:
 
 
 def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int] | None = None,
-          base_dir: str = ".", remote: bool = False) -> TournamentSpec:
-    """Validate an already-parsed TOML document (see :func:`load`)."""
+          base_dir: str = ".", remote: bool = False, fixed_schedule: bool = True) -> TournamentSpec:
+    """Validate an already-parsed TOML document (see :func:`load`).
+    ``fixed_schedule = False`` (a ladder's file): the schedule's size is not checked."""
     lines = lines or {}
     problems: list[tuple[str, int | None, str]] = []
 
@@ -319,13 +337,30 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
     if cls and players not in cls.player_counts:
         bad("players", f"{game} is played by {' or '.join(map(str, cls.player_counts))} players, not {players}")
     schedule, until, confidence, max_matches = "round_robin", "", 0.95, 0
+    seatings, matches_per_bot, duplicate = "balanced", 0, False
     if isinstance(raw.get("schedule"), dict):
         sched = raw["schedule"]
+        table_keys = ("confidence", "duplicate", "kind", "matches_per_bot", "max_matches", "seatings", "until")
         for k in sched:
-            if k not in ("kind", "until", "confidence", "max_matches"):
-                bad(f"schedule.{k}", "unknown key (known: confidence, kind, max_matches, until)")
+            if k not in table_keys:
+                bad(f"schedule.{k}", f"unknown key (known: {', '.join(table_keys)})")
         schedule = get(sched, "kind", "schedule.kind", str, "round_robin", lambda v: v in SCHEDULES,
                        f"must be one of {', '.join(SCHEDULES)}")
+        seatings = get(sched, "seatings", "schedule.seatings", str, "balanced", lambda v: v in DESIGNS,
+                       f"must be one of {', '.join(DESIGNS)} (\"all\": every seat order, k! per group)")
+        if schedule == "sampled":
+            matches_per_bot = get(sched, "matches_per_bot", "schedule.matches_per_bot", int, 0,
+                                  lambda v: 1 <= v <= 1_000_000, "must be 1..1000000")
+            duplicate = get(sched, "duplicate", "schedule.duplicate", bool, False)
+            if "matches_per_bot" not in sched:
+                bad("schedule", 'a sampled schedule needs its length: matches_per_bot = K (matches each bot plays)')
+            if "games" in raw:
+                bad("games", "a sampled schedule has no repetitions: matches_per_bot sets its length")
+        else:
+            for k in ("matches_per_bot", "duplicate"):
+                if k in sched:
+                    bad(f"schedule.{k}", 'only for kind = "sampled"' + (
+                        ' (a round robin on the same deals is kind = "duplicate")' if k == "duplicate" else ""))
         until = get(sched, "until", "schedule.until", str, "", lambda v: v in UNTILS,
                     f"must be one of {', '.join(UNTILS)} (or leave it out for the fixed schedule)")
         confidence = float(get(sched, "confidence", "schedule.confidence", (int, float), 0.95,
@@ -337,6 +372,10 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
     else:
         schedule = get(raw, "schedule", "schedule", str, "round_robin", lambda v: v in SCHEDULES,
                        f"must be one of {', '.join(SCHEDULES)} (or a [schedule] table)")
+        if schedule == "sampled":
+            bad("schedule", 'a sampled schedule needs its length: a [schedule] table with kind = "sampled" '
+                'and matches_per_bot = K')
+    duplicate = duplicate or schedule == "duplicate"
     games = get(raw, "games", "games", int, 1, lambda v: 1 <= v <= 10_000, "must be 1..10000")
     seed = get(raw, "seed", "seed", int, 1, lambda v: 0 <= v < 2**63, "must be 0..2^63-1")
     concurrency = get(raw, "concurrency", "concurrency", int, os.cpu_count() or 1, lambda v: 1 <= v <= 256,
@@ -484,13 +523,15 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
         bots.append(BotEntry(bname, command, external, token, persistent, resources=list(resources), limits=own_limits))
     if cls is not None and players and len(bots) < players:
         bad("bots[0]" if bots else "bots", f"{len(bots)} bot(s) for {players}-player matches: need at least {players}")
-    if until and cls is not None and players and len(bots) >= players and max_matches:
-        import math
-
-        first = math.comb(len(bots), players) * (12 if game in ("tractor", "back_alley") else players) * games
-        if max_matches < first:
-            bad("schedule.max_matches", f"is below the first full schedule ({first} matches: every combination "
-                "in every seat rotation, games times)")
+    if fixed_schedule and cls is not None and players in cls.player_counts and len(bots) >= players:
+        first = schedule_size(len(bots), players, schedule, games, seatings, matches_per_bot, duplicate)
+        if schedule != "sampled" and first > ROUND_ROBIN_LIMIT:
+            bad("schedule", f"a round robin of {len(bots)} bots in {players} seats is {first:,} matches "
+                f"(every combination, {block_size(players, seatings)} seat orders each, {games} time(s)), over "
+                f"the limit of {ROUND_ROBIN_LIMIT:,}: use a [schedule] table with kind = \"sampled\" and "
+                "matches_per_bot = K")
+        if until and max_matches and max_matches < first:
+            bad("schedule.max_matches", f"is below the first full schedule ({first} matches)")
     if any(b.external for b in bots) and port == 0 and not remote:
         bad("port", "external bots need a fixed port to connect to")
     if executor == "dask" and any(b.external for b in bots):
@@ -502,11 +543,29 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
         raise SpecError(path, problems)
     return TournamentSpec(
         name=name, game=game, players=players, bots=bots, schedule=schedule, games=games, seed=seed,
+        seatings=seatings, matches_per_bot=matches_per_bot, duplicate=duplicate,
         until=until, confidence=confidence, max_matches=max_matches,
         concurrency=concurrency, database=database, log_dir=log_dir, port=port, variant=variant,
         params=params, decision_ms=decision_ms, bank_ms=bank_ms, fault_policy=policy, max_faults=max_faults,
         connect_timeout_ms=connect_ms, end_grace_ms=end_grace_ms, trueskill=tsp, limits=limits, base_dir=base_dir, clock=clock_kind,
         bot_uids=bot_uids, isolate_network=isolate_network, cwd=cwd, executor=executor, scheduler=scheduler)
+
+
+def schedule_size(bots: int, players: int, schedule: str, games: int = 1, seatings: str = "balanced",
+                  matches_per_bot: int = 0, duplicate: bool = False) -> int:
+    """Matches of a fixed schedule (before any ``until`` block), computed
+    without building it. Round robin and duplicate: every combination of
+    ``players`` of the ``bots``, each in every seat order of its block,
+    ``games`` times. Sampled: ``ceil(bots * K / players)`` groups of one match
+    each (``K = matches_per_bot``); duplicate: ``ceil(bots * R / players)``
+    groups of a whole block each, ``R = ceil(K / block)``
+    (:mod:`tournaments.sampled`)."""
+    block = block_size(players, seatings)
+    if schedule != "sampled":
+        return math.comb(bots, players) * block * games
+    if not duplicate:
+        return group_count(bots, players, matches_per_bot)
+    return group_count(bots, players, math.ceil(matches_per_bot / block)) * block
 
 
 _SCHEDULER_RE = re.compile(r"^(?:(?:tcp|tls)://)?(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.\-]+):(\d{1,5})$")
