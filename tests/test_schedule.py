@@ -533,7 +533,8 @@ def test_the_ladder_state_keeps_adjacency_from_its_events_and_its_history_verifi
     for i in range(120):
         m = st_.next_match()
         rec(Event(0, "scheduled", sched=m.sched, data={"seats": m.seats, "seed": str(m.seed),
-                                                          "match_id": m.match_id}))
+                                                          "match_id": m.match_id,
+                                                          "seating": matchmaking.SEATING_DESIGN}))
         ranks = [1 + (s + i) % 4 for s in range(4)]
         row = MatchRow(i + 1, m.seed, m.seats, "complete", {"status": "complete", "ranks": ranks,
                                                             "scores": [-r for r in ranks], "faults": [],

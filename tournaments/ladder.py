@@ -55,7 +55,7 @@ from tournaments.spec import SpecError, TournamentSpec, _key_lines, parse
 from tournaments.store import LEASE_HEARTBEAT_S, LeaseHeld, LeaseHolder, MatchRow, StorageError, Store
 
 #: format of a stored state snapshot (:meth:`LadderState.to_json`); another format is ignored
-SNAPSHOT_FORMAT = 1
+SNAPSHOT_FORMAT = 2
 #: the state is stored as a snapshot after this many events (and when the ladder stops)
 SNAPSHOT_EVERY = 1000
 #: fault kinds that do not make a match faulty for its bot (the bot's reply came, only late or twice)
@@ -269,7 +269,8 @@ class LadderState:
                 "entrants": {name: v.label for name, v in self.entrants.items()},
                 # TrueSkill keeps a rating as precision and precision-adjusted mean: kept as such, bit for bit
                 "ratings": {lbl: [r.pi, r.tau] for lbl, r in self.ratings.items()},
-                "running": [asdict(m) for m in self.running.values()]}
+                "running": [asdict(m) for m in self.running.values()],
+                "adjacency": [[a, b, n] for (a, b), n in self.adjacency.items()]}
 
     @classmethod
     def from_json(cls, spec: "LadderSpec", d: dict[str, Any]) -> "LadderState | None":
@@ -287,6 +288,7 @@ class LadderState:
         st.entrants = {name: st.versions[lbl] for name, lbl in d["entrants"].items()}
         st.ratings = {lbl: _rating(pi, tau) for lbl, (pi, tau) in d["ratings"].items()}
         st.running = {int(m["sched"]): Scheduled(**m) for m in d["running"]}
+        st.adjacency = {(a, b): int(n) for a, b, n in d["adjacency"]}
         return st
 
     # -- reading
@@ -497,6 +499,9 @@ def replay_checked(spec: LadderSpec, events: Iterable[Event], rows: Mapping[int,
             m = st.next_match()
             got = None if m is None else (m.sched, m.seats, m.seed)
             want = (e.sched, e.data["seats"], int(e.data["seed"])) if e.data else None
+            if got is not None and want is not None and e.data.get("seating", 1) != matchmaking.SEATING_DESIGN:
+                # seated by an earlier matchmaker: who plays is checked, the seat order is that version's
+                got, want = (got[0], sorted(got[1]), got[2]), (want[0], sorted(want[1]), want[2])
             if got != want:
                 problems.append(f"event {e.seq}: recorded match {want}, matchmaking gives {got}")
         elif e.kind == "finished":
@@ -912,7 +917,8 @@ class Ladder:
                         if m is None:
                             break
                         await self._commit([Event(0, "scheduled", sched=m.sched, data={
-                            "seats": m.seats, "seed": str(m.seed), "match_id": m.match_id})])
+                            "seats": m.seats, "seed": str(m.seed), "match_id": m.match_id,
+                            "seating": matchmaking.SEATING_DESIGN})])
                         self.scheduled_this_run += 1
                         self.tasks[m.sched] = asyncio.create_task(self._play(m))
                 if self._budget_spent() and not self.tasks:

@@ -56,6 +56,9 @@ import trueskill
 from tournaments.schedule import derive_seed
 from tournaments.seatings import least_used
 
+#: version of the seat choice (:func:`seat`), kept in each ``scheduled`` event: a history seated
+#: by an earlier version is verified for who played, not for the seat order
+SEATING_DESIGN = 2
 #: opponents are chosen among this many candidates after the anchor (bounds the search to C(12, 3) groups)
 OPPONENT_POOL = 12
 
