@@ -4,6 +4,7 @@ two drivers at once, kill -9 and resume, `status` after an interruption."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -75,6 +76,26 @@ def test_store_records_and_reads_back_on_both_backends(db_url: str) -> None:
     assert s.tournament("t") is None and s.list_tournaments() == []
     s.close()
     Store(db_url).close()  # reopening an existing database migrates nothing and fails nothing
+
+
+def test_matches_stored_at_once_by_many_threads_keep_their_totals_right(db_url: str) -> None:
+    """The driver stores matches from several threads at once: on PostgreSQL
+    their transactions must queue, never deadlock, and the totals add up."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    s = Store(db_url)
+    spec = {"name": "c", "game": "doudizhu", "players": 3, "trueskill": {}, "bots": []}
+    tid = s.create_tournament("c", "doudizhu", spec, "fp", 200, [(b, "", False) for b in "abcdef"])
+    seats = [list(p) for p in itertools.permutations("abcdef", 3)]  # every order: rows locked in every order
+    result = {"scores": [2, -1, -1], "ranks": [1, 2, 2], "faults": [{"seat": 1, "kind": "timeout"}]}
+    with ThreadPoolExecutor(12) as pool:
+        list(pool.map(lambda i: s.record_match(tid, i, i, seats[(i * 7) % len(seats)], "complete", result, None, 1,
+                                               0.1), range(200)))
+    assert s.match_count(tid) == 200
+    assert sum(r["matches"] for r in s.seat_totals(tid)) == 600
+    assert sum(n for kinds in s.fault_counts(tid).values() for n in kinds.values()) == 200
+    assert s.tournament("c")["live_through"] == 199  # every match applied to live TrueSkill, in index order
+    s.close()
 
 
 _FIRST_USE = """

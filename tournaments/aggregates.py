@@ -44,9 +44,9 @@ class Rated:
 
 def unit_key(seed: int, seats: Sequence[str]) -> int:
     """The resampling unit of a match: matches with the same seed and the
-    same set of bots form one unit (a duplicate schedule's seat orders of one
+    same bots form one unit (a duplicate schedule's seat orders of one
     combination on the same deals), as a 63-bit integer."""
-    text = f"{seed}:" + "\0".join(sorted(set(seats)))
+    text = f"{seed}:" + "\0".join(sorted(seats))
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") & ((1 << 63) - 1)
 
 

@@ -125,6 +125,9 @@ def record_matches(c: Connection, tid: int, records: Sequence[MatchRecord], live
         raise ValueError(f"live must be one of {', '.join(LIVE_MODES)}, got {live!r}")
     if not records:
         return 0
+    # one writer per tournament at a time: its row is locked first, before any total row, so that
+    # concurrent writers queue instead of deadlocking (SQLite: BEGIN IMMEDIATE already serialises)
+    c.execute(select(tournaments.c.id).where(tournaments.c.id == tid).with_for_update())
     ctx = Context.read(c, tid, len(records[0].seats))
     wanted = sorted({r.idx for r in records})
     have = set()
