@@ -788,6 +788,11 @@ def tournament_run(
                  confidence=spec.confidence)
     if out is not None:
         print(out, end="" if out.endswith("\n") else "\n")
+    if fmt == "table":
+        from tournaments.details import summary_lines
+
+        for line in summary_lines(res.summaries):
+            print(line)
     if res.stop is not None:
         console.print(f"stopped: {res.stop.text}")
     played = res.progress.done - res.progress.skipped
@@ -963,7 +968,7 @@ def leaderboard(
         print(out, end="" if out.endswith("\n") else "\n")
     if fmt == "table" and not show_details and extra is not None:
         for line in summary_lines(extra):
-            console.print(line, markup=False, highlight=False)
+            print(line)
 
 
 @tournament_app.command("list")

@@ -35,7 +35,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tournaments.rating import BoardRow, leaderboard
+from tournaments.live import environment
+from tournaments.rating import BoardRow, FitSummary, assemble, fit_rows
 from tournaments.schedule import ScheduledMatch, balance, block_matches, build, combinations, derive_seed, repetition
 from tournaments.seatings import block_size
 from tournaments.spec import TournamentSpec
@@ -110,8 +111,8 @@ class AdaptiveSchedule:
                 self.stop = Stop("complete", f"schedule complete: {len(self.matches)} matches")
                 break
             mine = [r for r in rows if r.idx < len(self.matches)]
-            board = leaderboard(mine, names, spec.trueskill, {}, spec.game, spec.players,
-                                spec.seed, spec.confidence)
+            fit = FitSummary.of(fit_rows(mine, names, spec.game, spec.players, spec.seed))  # no TrueSkill needed
+            board = assemble(fit, {}, environment(spec.trueskill).create_rating(), spec.confidence)
             open_pairs = [(u.bot, lo.bot) for u, lo in zip(board, board[1:]) if not u.separated]
             if not open_pairs:
                 self.stop = Stop("separated", f"every adjacent pair separated at {spec.confidence:.0%} after "

@@ -200,20 +200,25 @@ def _table(title: str, headers: list[str], rows: list[list[str]], console: Conso
     console.print(t)
 
 
+def _signed(v: float) -> str:
+    """``+1.25`` / ``-0.50`` / ``0.00`` (never ``-0.00``)."""
+    v = round(v, 2) + 0.0
+    return f"{v:+.2f}" if v else "0.00"
+
+
 def summary_lines(d: dict[str, Any]) -> list[str]:
-    """The seat and role summaries as a few short lines (under the leaderboard table)."""
+    """The seat and role summaries as two short lines (under the leaderboard table)."""
     lines = []
     if d.get("seat_summary"):
-        lines.append("by seat: " + ", ".join(f"{x['seat']}: score {x['mean_score']:.2f}, wins {x['win_rate']:.0%}"
-                                            for x in d["seat_summary"]))
+        lines.append("seats (mean score, win rate): " + " · ".join(
+            f"{x['seat']}: {_signed(x['mean_score'])} {x['win_rate']:.0%}" for x in d["seat_summary"]))
     if d.get("role_summary"):
         parts = []
         for x in d["role_summary"]:
-            extra = [f"{k.replace('_rate', '').replace('_', ' ')} {v:.0%}" if k.endswith("_rate")
-                     else f"{k.replace('mean_', 'mean ').replace('_', ' ')} {v:+.2f}"
-                     for k, v in x.items() if k not in ("role", "rounds")]
-            parts.append(f"{x['role'].replace('_', ' ')} ({x['rounds']} rounds" + "".join(f", {e}" for e in extra) + ")")
-        lines.append("by role: " + "; ".join(parts))
+            extra = [f"{k.removesuffix('_rate').replace('_', ' ')} {v:.0%}" if k.endswith("_rate")
+                     else f"{k.replace('_', ' ')} {_signed(v)}" for k, v in x.items() if k not in ("role", "rounds")]
+            parts.append(f"{x['role'].replace('_', ' ')}: {x['rounds']} rounds" + "".join(f", {e}" for e in extra))
+        lines.append("roles (per round): " + " · ".join(parts))
     return lines
 
 

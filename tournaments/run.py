@@ -39,6 +39,7 @@ from referee.runner import IGNORED_FAULTS
 from referee.sandbox import Sandbox
 from tournaments.adaptive import AdaptiveSchedule, Stop
 from tournaments.executor import Executor, ExecutorError, FinishedMatch, make_executor, match_job, sandbox_for
+from tournaments.details import store_summaries
 from tournaments.rating import BoardRow, store_board
 from tournaments.schedule import ScheduledMatch
 from tournaments.spec import TournamentSpec
@@ -71,6 +72,8 @@ class TournamentResult:
     store_url: str  # password masked
     log_dir: str
     stop: Stop | None = None  # why it stopped; None when stopped early (stop_after)
+    #: the seat and role summaries (:func:`tournaments.details.store_summaries`)
+    summaries: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -249,10 +252,13 @@ async def _run(spec: TournamentSpec, store: Store, t0: float, resume: bool, fres
             await ex.stop()
         if stop is not None:
             store.set_tournament_status(tid, "complete")
-        board = await asyncio.to_thread(store_board, store, store.tournament(spec.name))
+        t = store.tournament(spec.name)
+        board = await asyncio.to_thread(store_board, store, t)
+        summaries = await asyncio.to_thread(store_summaries, store, t, spec.public_json())
         return TournamentResult(spec.name, board, prog, time.monotonic() - t0, store.display_url, str(log_dir),
-                                stop=stop, extra={"executor": ex.name,
-                                                  "persistent_launches": getattr(ex, "persistent_launches", {})})
+                                stop=stop, summaries=summaries,
+                                extra={"executor": ex.name,
+                                       "persistent_launches": getattr(ex, "persistent_launches", {})})
     finally:
         try:
             store.release_lease(tid, me)
