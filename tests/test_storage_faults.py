@@ -125,12 +125,13 @@ def test_a_database_deleted_mid_run_stops_the_run_and_resume_replays(tmp_path: P
 
 @pytest.mark.slow
 def test_a_full_disk_under_the_database_stops_cleanly_and_resume_finishes(tmp_path: Path) -> None:
-    with small_disk(tmp_path / "disk", 256) as resize:
+    with small_disk(tmp_path / "disk", 1024) as resize:
         db = tmp_path / "disk" / "f.sqlite"
         filler = tmp_path / "disk" / "filler"
         f = _write(tmp_path, "f", db, tmp_path / "logs")
         proc = _run_until(f, db, "f", 2)
         try:
+            assert proc.poll() is None and len(_recorded(db, "f")) >= 2, "the run ended before the disk filled up"
             fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
             try:  # fill what is left
                 while os.write(fd, b"\0" * 4096):
