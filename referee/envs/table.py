@@ -119,6 +119,18 @@ class Table:
         self.last_illegal = False
         self.events = []
 
+    def attach(self, game: Game) -> None:
+        """Drive ``game`` (a match of this table's game and player count, with
+        no pending events) from its current state instead: for tests and
+        tools that build a state first. ``ValueError`` for another game."""
+        if game.name != self.name or game.players != self.players:
+            raise ValueError(f"a {game.name} match of {game.players} players, not {self.name} of {self.players}")
+        self.game = game
+        self.decision, self._base = None, None
+        self.scores = match_scores(game)
+        self.last_illegal = False
+        self.events = []
+
     @property
     def to_act(self) -> int | None:
         """The seat to act, ``None`` once the match is over."""
