@@ -30,6 +30,7 @@ Nothing here imports PettingZoo or Gymnasium: a bot process uses it too
 
 from __future__ import annotations
 
+import copy
 from typing import Protocol, Sequence
 
 import numpy as np
@@ -196,6 +197,15 @@ class Decision:
         self.selection: dict[str, int] = {}
         self.size = 0
         self._mask: np.ndarray | None = None
+
+    def copy(self) -> "Decision":
+        """An independent copy (to explore steps without taking them here):
+        the legal actions are shared, the selection is not."""
+        d = Decision.__new__(Decision)
+        d.layout, d.kind, d.card_kind, d.whole = self.layout, self.kind, self.card_kind, self.whole
+        d.oracle = copy.copy(self.oracle)
+        d.selection, d.size, d._mask = dict(self.selection), self.size, self._mask
+        return d
 
     def mask(self) -> np.ndarray:
         """The allowed indices now (int8, 1 = allowed; a fresh copy)."""
