@@ -133,6 +133,15 @@ def _common(w: Writer, kind: str | None, hand: Iterable[str]) -> None:
 SELECTION_OFFSET = len(DECISION_KINDS)  # where the selection segment starts in every game
 
 
+def with_selection(base: np.ndarray, offset: int, selection: dict[str, int]) -> np.ndarray:
+    """A copy of the array ``base`` with the selection segment (at ``offset``)
+    holding ``selection`` (code -> copies)."""
+    vec = base.copy()
+    for c, k in selection.items():
+        vec[offset + CARD_INDEX[c]] = k
+    return vec
+
+
 def _phase(w: Writer, phase: int, names: Sequence[str]) -> None:
     """A protocol phase enum (1-based, 0 unspecified) as a one-hot over ``names``."""
     w.onehot("phase", len(names), phase - 1, "the phase: " + ", ".join(names))

@@ -23,8 +23,8 @@ from referee.engine import Action, Game, IllegalAction, seeded_rng
 from referee.games import game_class
 
 from . import tractor as tractor_oracles
-from .actions import CARD_INDEX as _CARD_INDEX, ActionLayout, Decision, IllegalIndex, Oracle
-from .encode import Encoder
+from .actions import ActionLayout, Decision, IllegalIndex, Oracle
+from .encode import Encoder, with_selection
 
 #: the player count an environment gets when none is given
 DEFAULT_PLAYERS = {"doudizhu": 3, "smear": 3, "president": 4, "tractor": 4, "back_alley": 4}
@@ -156,12 +156,8 @@ class Table:
         if seat == g.to_act:
             d = self._decision()
             assert self._base is not None
-            vec = self._base.copy()
-            if d.size:
-                off = self.encoder.selection
-                for c, k in d.selection.items():
-                    vec[off + _CARD_INDEX[c]] = k
-            return {"observation": vec, "action_mask": d.mask()}
+            return {"observation": with_selection(self._base, self.encoder.selection, d.selection),
+                    "action_mask": d.mask()}
         obs = protocol.game_observation(g, seat)
         return {"observation": self.encoder.encode(obs, seat, None),
                 "action_mask": np.zeros(self.layout.size, dtype=np.int8)}
