@@ -13,7 +13,7 @@ random_bot.py processes; interleaved per repetition so the ratios come from
 the same moments),
 ``peers`` (Dou Dizhu vs RLCard and OpenSpiel, interleaved), ``tournament``
 (matches per minute at concurrency 1 and 2), ``memory`` (RSS of a
-referee running 8 concurrent matches) and ``scaleout`` (matches per minute
+referee running 8 concurrent matches), ``envs`` (training-environment steps per second, bench/envs.py) and ``scaleout`` (matches per minute
 with the local executor and on a Dask scheduler with 1 and 2 workers, and
 the driver's own ceiling on SQLite and PostgreSQL; see bench/scaleout.py). Ratios are medians of per-repetition
 ratios. It prints figures; it asserts nothing about speed.
@@ -38,9 +38,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench import engines, peers, scaleout, transport  # noqa: E402
+from bench import engines, envs, peers, scaleout, transport  # noqa: E402
 
-SECTIONS = ("engine", "decision", "peers", "tournament", "memory", "scaleout")
+SECTIONS = ("engine", "decision", "peers", "tournament", "memory", "scaleout", "envs")
 TARGETS = {
     "doudizhu_vs_rlcard": 10.0,        # engine-only playouts >= 10x RLCard
     "engine_vs_echo": 0.10,            # median engine time per decision <= 10% of an echo round trip
@@ -300,6 +300,8 @@ def print_report(rep: dict[str, Any]) -> None:
                 f"(quick run): max RSS {fmt(r['rss_max_mb'])} MB; peak {fmt(r['peak_hwm_mb'])} MB")
     if "scaleout" in rep:
         scaleout.report(rep["scaleout"], say, fmt)
+    if "envs" in rep:
+        envs.report(rep["envs"], say, fmt)
     if rep.get("targets"):
         say("\n-- targets")
         for t in rep["targets"]:
@@ -338,6 +340,8 @@ def targets(rep: dict[str, Any]) -> list[dict[str, Any]]:
         v = rep["memory"]["rss_8_active_mb"] or rep["memory"]["rss_max_mb"]
         out.append({"what": "referee RSS with 8 concurrent matches < 200 MB", "measured": f"{v:.1f} MB",
                     "met": v < TARGETS["rss_8_matches_mb"]})
+    if "envs" in rep:
+        out += envs.targets(rep["envs"])
     return out
 
 
@@ -386,6 +390,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         if "scaleout" in sel:
             say("scaleout: local vs Dask (1 and 2 workers), the driver's ceiling on SQLite and PostgreSQL ...")
             rep["scaleout"] = scaleout.run(a.quick, tmp)
+        if "envs" in sel:
+            say("envs: training environments, steps per second per game, vs RLCard's Dou Dizhu environment ...")
+            rep["envs"] = envs.run(a.quick, reps)
     rep["elapsed_s"] = time.perf_counter() - t0
     rep["targets"] = targets(rep)
     print_report(rep)

@@ -21,7 +21,8 @@ def bench(
         "Comma-separated sections (default: all, about 3-4 minutes): engine (random playouts per game, "
         "one core), decision (engine time per decision, bare gRPC echo, layout echo and refereed matches "
         "with bot processes), peers (Dou Dizhu vs RLCard and OpenSpiel), tournament (matches per "
-        "minute at concurrency 1 and 2), memory (RSS with 8 concurrent matches).")),
+        "minute at concurrency 1 and 2), memory (RSS with 8 concurrent matches), envs (training-environment "
+        "steps per second per game, vs RLCard's Dou Dizhu environment).")),
     json_path: Optional[Path] = typer.Option(None, "--json", help="Also write the report as JSON to this file."),
 ) -> None:
     """Benchmark the engines, the referee over loopback gRPC, tournaments and
