@@ -13,6 +13,9 @@
 Each skeleton plays a uniformly random legal action and can be used at once,
 e.g. ``referee match doudizhu --bot "python NAME/bot.py" --bot ... --bot ...``.
 The templates live in :mod:`referee.templates`.
+
+``referee bot from-policy MODULE:FUNCTION`` runs a policy over the training
+environments' observations as a bot (:mod:`referee.policybot`, docs/envs.md).
 """
 
 from __future__ import annotations

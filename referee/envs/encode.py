@@ -59,10 +59,17 @@ class Writer:
     ``specs``) records the layout. Every method writes a fixed number of
     entries, whatever the message holds."""
 
-    __slots__ = ("buf", "pos", "me", "n", "specs")
+    __slots__ = ("buf", "pos", "me", "n", "specs", "hits")
 
     def __init__(self, buf: np.ndarray, me: int, n: int, specs: list[Segment] | None = None):
         self.buf, self.pos, self.me, self.n, self.specs = buf, 0, me, n, specs
+        self.hits: list[int] = []  # card-vector entries to add 1 to, in one go at the end (:meth:`done`)
+
+    def done(self) -> np.ndarray:
+        """Add the card counts gathered by :meth:`cards` and :meth:`seat_cards`; returns the array."""
+        if self.hits:
+            self.buf += np.bincount(self.hits, minlength=self.buf.size).astype(np.float32)
+        return self.buf
 
     def seg(self, name: str, size: int, low: float, high: float, doc: str) -> int:
         off = self.pos
@@ -73,9 +80,7 @@ class Writer:
 
     def cards(self, name: str, codes: Iterable[str], doc: str) -> None:
         off = self.seg(name, N_CARDS, 0, 2, doc)
-        b = self.buf
-        for c in codes:
-            b[off + CARD_INDEX[c]] += 1
+        self.hits.extend([off + CARD_INDEX[c] for c in codes])
 
     def seat(self, name: str, s: int, doc: str) -> None:
         """A seat as a relative one-hot (``s < 0``: none)."""
@@ -93,11 +98,10 @@ class Writer:
     def seat_cards(self, name: str, plays: Iterable[tuple[int, Iterable[str]]], doc: str) -> None:
         """Cards per seat: ``plays`` as (seat, codes); ``n`` card vectors, relative order."""
         off = self.seg(name, self.n * N_CARDS, 0, 2, doc)
-        n, me, b = self.n, self.me, self.buf
+        n, me, hits = self.n, self.me, self.hits
         for s, codes in plays:
             base = off + ((s - me) % n) * N_CARDS
-            for c in codes:
-                b[base + CARD_INDEX[c]] += 1
+            hits.extend([base + CARD_INDEX[c] for c in codes])
 
     def onehot(self, name: str, k: int, i: int | None, doc: str) -> None:
         off = self.seg(name, k, 0, 1, doc)
@@ -410,9 +414,9 @@ class Encoder:
         """The float32 array of ``seat`` from its game observation message
         ``obs`` (e.g. a ``SmearObservation``); ``kind``: its pending decision
         kind, or ``None``. The selection segment is left at zero."""
-        buf = np.zeros(self.size, dtype=np.float32)
-        self._fn(Writer(buf, seat, self.players), obs, kind)
-        return buf
+        w = Writer(np.zeros(self.size, dtype=np.float32), seat, self.players)
+        self._fn(w, obs, kind)
+        return w.done()
 
     def segment(self, name: str) -> Segment:
         """The segment called ``name`` (``StopIteration`` if none)."""
