@@ -13,7 +13,7 @@ random_bot.py processes; interleaved per repetition so the ratios come from
 the same moments),
 ``peers`` (Dou Dizhu vs RLCard and OpenSpiel, interleaved), ``tournament``
 (matches per minute at concurrency 1 and 2), ``memory`` (RSS of a
-referee running 8 concurrent matches) and ``scaleout`` (matches per minute
+referee running 8 concurrent matches), ``envs`` (training-environment steps per second, bench/envs.py) and ``scaleout`` (matches per minute
 with the local executor and on a Dask scheduler with 1 and 2 workers, and
 the driver's own ceiling on SQLite and PostgreSQL; see bench/scaleout.py), and, only when named with
 ``--only scale``, ``scale`` (leaderboard, status, live pages, report and the ladder on stored fields of
@@ -40,9 +40,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench import engines, peers, scale, scaleout, transport  # noqa: E402
+from bench import engines, envs, peers, scale, scaleout, transport  # noqa: E402
 
-SECTIONS = ("engine", "decision", "peers", "tournament", "memory", "scaleout", "scale")
+SECTIONS = ("engine", "decision", "peers", "tournament", "memory", "scaleout", "envs", "scale")
 #: sections run only when named with --only (they take long: scale builds stores of up to 1M matches)
 ON_REQUEST = ("scale",)
 TARGETS = {
@@ -306,6 +306,8 @@ def print_report(rep: dict[str, Any]) -> None:
         scaleout.report(rep["scaleout"], say, fmt)
     if "scale" in rep:
         scale.report(rep["scale"], say, fmt)
+    if "envs" in rep:
+        envs.report(rep["envs"], say, fmt)
     if rep.get("targets"):
         say("\n-- targets")
         for t in rep["targets"]:
@@ -346,6 +348,8 @@ def targets(rep: dict[str, Any]) -> list[dict[str, Any]]:
         v = rep["memory"]["rss_8_active_mb"] or rep["memory"]["rss_max_mb"]
         out.append({"what": "referee RSS with 8 concurrent matches < 200 MB", "measured": f"{v:.1f} MB",
                     "met": v < TARGETS["rss_8_matches_mb"]})
+    if "envs" in rep:
+        out += envs.targets(rep["envs"])
     return out
 
 
@@ -398,6 +402,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             say("scale: stored fields and a ladder of up to 1,000 bots and 1,000,000 matches (kept in "
                 "runs/bench-scale/ for later runs) ...")
             rep["scale"] = scale.run(a.quick, say)
+        if "envs" in sel:
+            say("envs: training environments, steps per second per game, vs RLCard's Dou Dizhu environment ...")
+            rep["envs"] = envs.run(a.quick, reps)
     rep["elapsed_s"] = time.perf_counter() - t0
     rep["targets"] = targets(rep)
     print_report(rep)

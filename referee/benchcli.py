@@ -21,9 +21,10 @@ def bench(
         "Comma-separated sections (default: all, about 3-4 minutes): engine (random playouts per game, "
         "one core), decision (engine time per decision, bare gRPC echo, layout echo and refereed matches "
         "with bot processes), peers (Dou Dizhu vs RLCard and OpenSpiel), tournament (matches per "
-        "minute at concurrency 1 and 2), memory (RSS with 8 concurrent matches), scaleout (local vs Dask); "
-        "only when named: scale (leaderboard, status, pages, report and ladder restart on stored fields of up "
-        "to 1,000 bots and 1,000,000 matches, built once into runs/bench-scale/; about 30 minutes the first "
+        "minute at concurrency 1 and 2), memory (RSS with 8 concurrent matches), scaleout (local vs Dask), "
+        "envs (training-environment steps per second per game, vs RLCard's Dou Dizhu environment); only "
+        "when named: scale (leaderboard, status, pages, report and ladder restart on stored fields of up to "
+        "1,000 bots and 1,000,000 matches, built once into runs/bench-scale/; about 30 minutes the first "
         "time).")),
     json_path: Optional[Path] = typer.Option(None, "--json", help="Also write the report as JSON to this file."),
 ) -> None:

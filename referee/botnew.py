@@ -13,6 +13,9 @@
 Each skeleton plays a uniformly random legal action and can be used at once,
 e.g. ``referee match doudizhu --bot "python NAME/bot.py" --bot ... --bot ...``.
 The templates live in :mod:`referee.templates`.
+
+``referee bot from-policy MODULE:FUNCTION`` runs a policy over the training
+environments' observations as a bot (:mod:`referee.policybot`, docs/envs.md).
 """
 
 from __future__ import annotations
@@ -164,3 +167,27 @@ def new_command(
     if lang is Lang.node:
         typer.echo(f"  (cd {shown} && npm install)")
     typer.echo(f'  referee match doudizhu --bot "{run}" --bot "python {opp}" --bot "python {opp}"')
+
+
+@bot_app.command("from-policy", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def from_policy_command(
+    ctx: typer.Context,
+    policy: str = typer.Argument(..., help="MODULE:FUNCTION (a module name or a path to a .py file), a policy "
+                                 "obs -> index over the training environments' observations (docs/envs.md)."),
+    with_: list[str] = typer.Option([], "--with", help="KEY=VALUE for a policy factory: FUNCTION(KEY=VALUE, ...) "
+                                    "returns the policy (repeatable)."),
+) -> None:
+    """Run a policy over referee.envs observations as a bot: the other arguments are the bot's
+    own (`--referee HOST:PORT`, `--name`, ...; the token in $REFEREE_TOKEN), so that
+    `referee bot from-policy mymod:act` is a bot command for `referee match` and tournaments.
+    """
+    from referee.policybot import run
+
+    options = {}
+    for kv in with_:
+        key, sep, value = kv.partition("=")
+        if not sep or not key:
+            typer.echo(f"error: --with {kv!r}: expected KEY=VALUE", err=True)
+            raise typer.Exit(2)
+        options[key] = value
+    raise typer.Exit(run(policy, list(ctx.args), options))

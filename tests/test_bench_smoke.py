@@ -38,6 +38,12 @@ def test_bench_quick_reports_every_section(tmp_path: Path) -> None:
         assert r["matches"] > 0 and r["matches_per_min"] > 0
     m = rep["memory"]
     assert m["matches"] == 8 and m["aborted"] == 0 and m["rss_max_mb"] > 0
+    e = rep["envs"]  # the training environments: steps and games per second per game
+    assert set(e["games"]) == {"doudizhu", "smear", "president", "tractor", "back_alley"}
+    for x in e["games"].values():
+        assert x["steps_per_s"] > 0 and x["games_per_s"] > 0
+    if e["rlcard"] is not None:
+        assert e["rlcard"]["games_per_s"] > 0 and e["rlcard"]["ours_over_theirs"] > 0
     so = rep["scaleout"]
     for k in ("local", "dask_1w", "dask_2w", "driver_sqlite", "driver_postgresql"):
         assert so[k]["matches"] > 0 and so[k]["matches_per_min"] > 0, k

@@ -29,6 +29,10 @@ it see, for every implemented game and every player count.
     their cards as hidden (Tractor declarations, failed-throw cards, turned
     kitty cards, the kitty revealed at round end; a President giver's
     exchanged cards) are left to (a): see ``SPEC_KNOWN``.
+(d) The training environments (``referee.envs``): a seat's observation array
+    and action mask, before its decision and after each card it selects,
+    are identical in the shuffled worlds of (a); negative controls: a count
+    planted in the environment, and a hidden card slipped into the view.
 """
 
 from __future__ import annotations
@@ -527,3 +531,87 @@ def test_negative_control_the_message_scan_detects_a_hidden_card(game_name: str,
     leaks, counts, outcome = record_match(game_name, cls.player_counts[0], 22, encoded)
     assert outcome.status == "complete"
     assert any("in decision_request" in x for x in leaks), leaks[:3]
+
+
+# --------------------------------------------------------------------------- (d)
+# The training environments (referee/envs): the arrays and action masks a
+# seat gets, before its decision and after each card it selects, must not
+# depend on cards it cannot see either.
+def env_views(game: Game, seat: int, action: Action) -> list[bytes]:
+    """What the environment gives ``seat`` at this decision point of ``game``
+    (left unchanged): its observation array and action mask, and when it is
+    to act, again after each index step of ``action`` until the action is sent."""
+    from referee.envs.table import Table
+
+    table = Table(game.name, game.players, game.variant, game.params)
+    table.attach(copy.deepcopy(game))
+
+    def view() -> bytes:
+        o = table.observe(seat)
+        return o["observation"].tobytes() + o["action_mask"].tobytes()
+
+    out = [view()]
+    if seat == game.to_act:
+        for index in table.layout.steps(action):
+            if table.step(index) is not None:
+                break
+            out.append(view())
+    return out
+
+
+def env_differential(game_name: str, players: int, seed: int, points: int) -> Stats:
+    actions, pick = play_and_pick(game_name, players, seed, points)
+    game = new_game(game_name, players, seed)
+    game.pop_events()
+    rng = random.Random(seed * 104729)
+    stats = Stats()
+    for i, a in enumerate(actions):
+        if i in pick:
+            actor = game.to_act
+            for s in range(players):
+                want = env_views(game, s, a)
+                zones = game.hidden_zones(s)
+                for _ in range(SHUFFLES):
+                    alt_zones = shuffle_zones(zones, set(), rng)
+                    stats.checks += 1
+                    stats.moved += nontrivial(zones, alt_zones)
+                    stats.acting += s == actor
+                    if env_views(game.with_hidden_zones(alt_zones), s, a) != want:
+                        stats.problems.append(f"{game_name} {players}p seat {s} ({game.decision_kind()} of seat "
+                                              f"{actor}): the environment's arrays depend on hidden cards")
+        game.apply(game.to_act, a)
+        game.pop_events()
+    return stats
+
+
+@pytest.mark.parametrize("game_name,players", CONFIGS, ids=[f"{g}-{n}p" for g, n in CONFIGS])
+def test_environment_observations_are_independent_of_cards_the_seat_cannot_see(game_name: str, players: int) -> None:
+    st = env_differential(game_name, players, 5, 12)
+    assert not st.problems, f"{len(st.problems)} leak(s), first: " + "; ".join(st.problems[:5])
+    assert st.checks >= 12 * players and st.moved >= st.checks // 2 and st.acting > 0
+
+
+def test_negative_control_a_leak_planted_in_the_environment_is_detected(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An environment whose array holds the number of hearts in the next
+    seat's hand (a number, no card named) is caught."""
+    from referee.envs.table import Table
+
+    real = Table.observe
+
+    def observe(self: Table, seat: int) -> dict:
+        o = real(self, seat)
+        nxt = self.game.hidden_zones(seat).get(f"hand{(seat + 1) % self.players}", [])
+        o["observation"][-1] += sum(1 for c in nxt if c.endswith("H"))
+        return o
+
+    monkeypatch.setattr(Table, "observe", observe)
+    st = env_differential("smear", 3, 4, 8)
+    assert any("environment's arrays depend on hidden cards" in p for p in st.problems), st.problems[:3]
+
+
+@pytest.mark.parametrize("game_name", implemented())
+def test_negative_control_a_hidden_card_in_the_view_reaches_the_environment_and_is_detected(
+        game_name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    patch_observation(monkeypatch, game_name, _leaky_observation)
+    st = env_differential(game_name, game_class(game_name).player_counts[0], 3, 6)
+    assert any("environment's arrays depend on hidden cards" in p for p in st.problems), st.problems[:3]

@@ -1,0 +1,113 @@
+"""The ``envs`` section: training-environment steps per second per game
+(referee.envs, docs/envs.md), against RLCard's Dou Dizhu environment.
+
+Each game's PettingZoo AEC environment is driven the way a training loop
+drives it: ``agent_iter()``, ``last()`` (the observation array and action
+mask of the agent to act), a uniformly random allowed index, ``step()``.
+A *step* is one index step (a card of a multi-card play is a step of its
+own, see docs/envs.md); a *game* is one round (the environments are made
+with one-round matches, like RLCard's Dou Dizhu game). Figures are per CPU
+second of this single-threaded process.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from typing import Any
+
+import numpy as np
+
+#: one-round matches per game, and the player count measured
+CONFIGS: dict[str, tuple[int, dict[str, Any]]] = {
+    "doudizhu": (3, {"rounds": 1}),
+    "smear": (3, {"max_rounds": 1}),
+    "president": (4, {"max_rounds": 1}),
+    "tractor": (4, {"max_rounds": 1}),
+    "back_alley": (4, {"last_round": 1}),
+}
+
+
+def env_run(game: str, seconds: float, seed: int) -> tuple[int, int, float]:
+    """Random masked play of ``game``'s AEC environment for ``seconds`` of
+    wall time (at least one game): (index steps, games finished, CPU seconds)."""
+    from referee.envs import aec_env
+
+    players, options = CONFIGS[game]
+    env = aec_env(game, players, seed=seed, **options)
+    rng = np.random.default_rng(seed)
+    steps = games = 0
+    c0, t0 = time.process_time(), time.perf_counter()
+    while games < 1 or time.perf_counter() - t0 < seconds:
+        env.reset()
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            allowed = np.flatnonzero(obs["action_mask"])
+            env.step(int(allowed[rng.integers(len(allowed))]))
+            steps += 1
+        games += 1
+    return steps, games, max(1e-9, time.process_time() - c0)
+
+
+def run(quick: bool, reps: int) -> dict[str, Any]:
+    """Steps and games per CPU second per game (medians of ``reps``), and
+    RLCard's Dou Dizhu environment (``env.run`` with random agents) when
+    installed, interleaved with ours."""
+    from bench import peers
+
+    slice_s = 0.3 if quick else 2.0
+    rl = peers.make_rlcard_env()
+    out: dict[str, Any] = {"games": {}, "rlcard": None, "note": rl if isinstance(rl, str) else None}
+    per: dict[str, list[tuple[float, float]]] = {g: [] for g in CONFIGS}
+    rl_runs: list[float] = []
+    ratios: list[float] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for rep in range(reps):
+            for g in CONFIGS:
+                steps, games, cpu = env_run(g, slice_s, 1000 + rep)
+                per[g].append((steps / cpu, games / cpu))
+            if not isinstance(rl, str):
+                n, cpu = rl[1](slice_s)
+                rl_runs.append(n / cpu)
+                ratios.append(per["doudizhu"][-1][1] / (n / cpu))
+    for g, xs in per.items():
+        xs_steps = sorted(x[0] for x in xs)
+        xs_games = sorted(x[1] for x in xs)
+        out["games"][g] = {"players": CONFIGS[g][0], "steps_per_s": xs_steps[len(xs) // 2],
+                           "games_per_s": xs_games[len(xs) // 2]}
+    if rl_runs:
+        out["rlcard"] = {"label": rl[0], "games_per_s": sorted(rl_runs)[len(rl_runs) // 2],
+                         "ours_over_theirs": sorted(ratios)[len(ratios) // 2]}
+    return out
+
+
+def report(r: dict[str, Any], say: Any, fmt: Any) -> None:
+    say("\n-- training environments (referee.envs, PettingZoo AEC loop, random allowed index), per CPU second"
+        " of one core; one-round matches")
+    say(f"{'game':<11} {'players':>7} {'env steps/s':>12} {'games/s':>9}")
+    for g, x in r["games"].items():
+        say(f"{g:<11} {x['players']:>7} {fmt(x['steps_per_s'], 0):>12} {fmt(x['games_per_s']):>9}")
+    if r["rlcard"]:
+        x = r["rlcard"]
+        say(f"{x['label']:<32} {fmt(x['games_per_s']):>9} games/s; ours (doudizhu env) / theirs = "
+            f"{fmt(x['ours_over_theirs'], 2)}x")
+    elif r["note"]:
+        say(f"   {r['note']}")
+    say("   step = one index step (each card of a multi-card play is one); game = one round")
+
+
+def targets(r: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    if r["rlcard"]:
+        x = r["rlcard"]["ours_over_theirs"]
+        out.append({"what": f"Dou Dizhu environment games/s >= 20x {r['rlcard']['label']}",
+                    "measured": f"{x:.2f}x", "met": x >= 20.0})
+    best = max(r["games"].items(), key=lambda kv: kv[1]["steps_per_s"])
+    out.append({"what": ">= 50,000 env steps/s on the lightest game, one core",
+                "measured": f"{best[1]['steps_per_s']:,.0f} steps/s ({best[0]})",
+                "met": best[1]["steps_per_s"] >= 50_000})
+    return out
