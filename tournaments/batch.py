@@ -20,11 +20,10 @@ per unit of theta): 100 points means finishing ahead 64% of the time,
 200 points 76%.
 
 Cost. The results arrive as :class:`Comparisons`, one row per match (M
-matches, k seats). Each Newton pass aggregates the C = M × (opponent pairs
-per match) comparisons into the P <= min(C, N²/2) pairs of bots that met
-(O(C log C) once, then O(P) per pass) and solves one dense N × N system
-(O(N³), 0.1 s for N = 1,000). Memory is O(C + N²): no structure grows with
-matches × N.
+matches, k seats). The C = M × (opponent pairs per match) comparisons are
+summed once into the P <= min(C, N²/2) pairs of bots that met (O(C + N²));
+each Newton pass then costs O(P) plus one dense N × N solve (O(N³), 0.05 s
+for N = 1,000). Memory is O(C + N²): no structure grows with matches × N.
 
 Confidence. A bot's rating comes with a covariance from the **sandwich**
 (cluster-robust, "Godambe") estimator ``V = H⁻¹ J H⁻¹``: ``H`` is the
@@ -33,13 +32,15 @@ of the score (the gradient of the log-likelihood) over *units*, the groups
 of matches whose results are not independent: a match, or for a
 ``duplicate`` schedule every match one set of bots played on the same deals
 (their seat orders), so the luck of the cards stays paired. ``J`` is
-centred and scaled by U / (U - 1) for U units. Why not the plain Hessian
+centred and scaled by U / (U - 1) for U units, and ``V`` by (t/z)², Student's
+t with U - 1 degrees of freedom over the normal quantile: the usual
+correction when units are few (it vanishes as U grows). Why not the plain Hessian
 (Laplace) covariance ``H⁻¹``: the comparisons of one finishing order are
 not independent (who beat A and who beat B come from the same ranking),
 and duplicate deals pair matches on purpose; ``H⁻¹`` ignores both (in the
 coverage simulation its 95% intervals held the truth only 91% of the time).
-The sandwich accounts for both with one pass over the units after the fit:
-O(U k² + N³), no refit. A bot's 95% interval is its rating ± 1.96
+The sandwich accounts for both with one pass over the matches after the
+fit: O(M k² + M log M + N³), no refit. A bot's 95% interval is its rating ± 1.96
 standard deviations; the probability that bot a is really better than
 bot b is ``Φ((θa - θb) / sd(θa - θb))`` from the same covariance, so the
 intervals and P>next always agree. ``bench/rating_coverage.py`` measures
