@@ -7,11 +7,10 @@ then each live page timed cold and warm with its size, and ``referee report``.
     python bench/web_scale.py measure DB [--tournament big] [--report-out DIR]
 
 ``make`` writes a JSON Lines file in the shape ``referee results import``
-reads: each match seats a random group of 3 of the bots; the finishing order
-is drawn Plackett–Luce from random strengths (one per bot); the scores are
-Dou Dizhu's (the landlord, a random seat, wins or loses twice what each
-peasant loses or wins, over 1 to 4 rounds), with the round summary the role
-tables read. ``measure`` serves the live site in-process (Starlette's test
+reads (the tests' generator, ``tests/weblib.py: write_synthetic_results``):
+each match seats a random group of 3 of the bots; the finishing order is
+drawn Plackett–Luce from random strengths (one per bot); the scores are
+Dou Dizhu's, with the round summary the role tables read. ``measure`` serves the live site in-process (Starlette's test
 client: no socket), requests each page twice (cold: the first request of a
 page; the very first one also computes the tournament's pages; warm: the
 second) and prints milliseconds and bytes, then times ``referee report``
@@ -21,49 +20,12 @@ and sizes what it wrote. It prints figures and asserts nothing.
 from __future__ import annotations
 
 import argparse
-import json
-import math
-import random
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def make(path: Path, bots: int, matches: int, seed: int) -> None:
-    rng = random.Random(seed)
-    names = [f"bot{i:04d}" for i in range(bots)]
-    strength = [rng.gauss(0.0, 1.0) for _ in names]
-    with path.open("w", encoding="utf-8") as f:
-        for m in range(matches):
-            seats = rng.sample(range(bots), 3)
-            left, order = list(seats), []
-            while left:  # Plackett–Luce: the next place drawn in proportion to exp(strength)
-                w = [math.exp(strength[b]) for b in left]
-                pick = rng.choices(range(len(left)), weights=w)[0]
-                order.append(left.pop(pick))
-            rounds, scores = [], [0, 0, 0]
-            for _ in range(rng.randint(1, 4)):
-                ll = rng.randrange(3)
-                won = order[0] == seats[ll] if rng.random() < 0.7 else rng.random() < 0.5
-                stake = rng.choice((1, 2, 4, 8))
-                deltas = [(2 * stake if won else -2 * stake) if s == ll else (-stake if won else stake)
-                          for s in range(3)]
-                scores = [a + b for a, b in zip(scores, deltas)]
-                rounds.append({"landlord": ll, "landlord_won": won, "deltas": deltas})
-            ranked = sorted(range(3), key=lambda s: -scores[s])
-            ranks = [0, 0, 0]
-            for place, s in enumerate(ranked, 1):
-                tied = [t for t in range(3) if scores[t] == scores[s] and ranks[t]]
-                ranks[s] = ranks[tied[0]] if tied else place
-            faults = [1 if rng.random() < 0.002 else 0 for _ in range(3)]
-            f.write(json.dumps({"match": m, "seed": rng.getrandbits(62), "status": "complete",
-                                "seats": [names[b] for b in seats], "scores": scores, "ranks": ranks,
-                                "faults": faults, "fault_kinds": [{"timeout": n} if n else {} for n in faults],
-                                "summary": {"rounds": rounds}, "decisions": rng.randint(30, 300),
-                                "elapsed_s": round(rng.uniform(0.2, 3.0), 2)}) + "\n")
 
 
 def measure(db: str, tournament: str, report_out: Path | None, matches: int) -> None:
@@ -135,7 +97,10 @@ def main() -> None:
     me.add_argument("--matches", type=int, default=10_000, help="referee report --matches")
     a = ap.parse_args()
     if a.cmd == "make":
-        make(a.file, a.bots, a.matches, a.seed)
+        sys.path.insert(0, str(ROOT / "tests"))
+        from weblib import write_synthetic_results
+
+        write_synthetic_results(a.file, a.bots, a.matches, a.seed)
     else:
         measure(a.db, a.tournament, a.report_out, a.matches)
 

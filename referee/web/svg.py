@@ -63,8 +63,9 @@ def rating_plot(series: dict[str, list[tuple[float, float, float]]], band: bool 
     else:
         label = str
         ticks = [x0 + round((x1 - x0) * k / max(1, min(5, x1 - x0))) for k in range(int(min(6, x1 - x0 + 1)))]
-    for i in ticks:
-        out.append(f'<text x="{X(i):.1f}" y="{height - 10}" text-anchor="middle" fill="#5f6b7a">{label(i)}</text>')
+    for k, i in enumerate(ticks):  # the outer labels stay inside the plot
+        anchor = "start" if k == 0 and len(ticks) > 1 else "end" if k == len(ticks) - 1 and k else "middle"
+        out.append(f'<text x="{X(i):.1f}" y="{height - 10}" text-anchor="{anchor}" fill="#5f6b7a">{label(i)}</text>')
     for n, (bot, s) in enumerate(series.items()):
         if not s:
             continue
