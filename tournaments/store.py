@@ -640,19 +640,19 @@ class Store:
 
     def iter_pair_totals(self, tid: int, chunk: int = 10_000) -> Iterator[dict[str, Any]]:
         """Every ``pair_stats`` row of the tournament (as :meth:`pair_totals`),
-        in key order, read ``chunk`` rows at a time: bounded memory for the
-        full head-to-head export. Raises :class:`StorageError` when the database fails."""
-        after: tuple[int, int] | None = None
-        while True:
-            q = select(pair_stats).where(pair_stats.c.tournament_id == tid)
-            if after is not None:
-                q = q.where((pair_stats.c.bot_a > after[0])
-                            | ((pair_stats.c.bot_a == after[0]) & (pair_stats.c.bot_b > after[1])))
-            rows = self._all(q.order_by(pair_stats.c.bot_a, pair_stats.c.bot_b).limit(chunk))
-            yield from rows
-            if len(rows) < chunk:
-                return
-            after = (rows[-1]["bot_a"], rows[-1]["bot_b"])
+        in key order, streamed ``chunk`` rows at a time through the driver's
+        cursor: bounded memory for the full head-to-head export. Raises
+        :class:`StorageError` when the database fails."""
+        q = select(pair_stats).where(pair_stats.c.tournament_id == tid).order_by(pair_stats.c.bot_a,
+                                                                                 pair_stats.c.bot_b)
+        keys = [c.name for c in pair_stats.columns]
+        driver_error = getattr(self.engine.dialect.dbapi, "Error", sqlite3.Error)  # the raw cursor's own errors
+        try:
+            for rows in self._stream(q, chunk):
+                for r in rows:
+                    yield dict(zip(keys, r))
+        except (sa_exc.DBAPIError, driver_error) as e:
+            raise StorageError(self.explain(e)) from None
 
     @_guarded
     def bot_faults(self, tid: int, bot: str, limit: int = 100) -> tuple[int, list[dict[str, Any]]]:
