@@ -126,8 +126,8 @@ def write_report(store: Store, t: dict[str, Any], out: Path, max_matches: int = 
         left_out.append(f"matches older than the newest {listed:,} of {stored:,} (no list page, no replay: "
                         f"`referee results {snap.name}` exports them)")
     if not one_page:
-        left_out.append(f"beyond each bot's newest {PAGE_ROWS} matches and {PAGE_ROWS} most frequent opponents "
-                        "on its page (h2h.csv holds every pair)")
+        left_out.append(f"on a bot's page, its matches beyond its newest {PAGE_ROWS} and its opponents beyond "
+                        f"its {PAGE_ROWS} most frequent (h2h.csv holds every pair)")
     if no_log:
         left_out.append(f"replays of {no_log:,} listed matches without a match log")
     return ReportSummary(out, n_pages, replays, skipped, listed, stored, left_out)
