@@ -5,7 +5,9 @@ replay, `referee report` / `referee web` errors)."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import subprocess
 
 import pytest
@@ -184,6 +186,34 @@ def test_matches_in_progress_come_from_the_running_index(tmp_path):
         assert [(m.match_id, m.status, m.replay) for m in live] == [
             ("cached-m00042", "in progress", "replays/cached-m00042/public.html")]
     assert read_running(log_dir) == [] and live_matches(log_dir, "cached") == []  # not listed: not in progress
+    # the live site lists it first on page 1 while a driver holds the tournament's lease, public view only
+    from starlette.testclient import TestClient
+
+    from referee.web.app import create_app
+    from tournaments.store import LeaseHolder
+
+    st = Store(str(db))
+    tid, me = st.tournament("cached")["id"], LeaseHolder.me()
+    with index.playing("cached-m00042"), TestClient(create_app(str(db))) as client:
+        def listed(url: str) -> list[str]:
+            return re.findall(r'<tr data-bots="[^"]*" data-match="([^"]*)"', client.get(url).text)
+
+        stored = ["cached-m00002", "cached-m00001", "cached-m00000"]  # newest first
+        assert listed("/t/cached/matches.html") == stored  # complete: nothing is being played
+        st.set_tournament_status(tid, "running")
+        assert st.acquire_lease(tid, me) is None
+        assert listed("/t/cached/matches.html") == ["cached-m00042", *stored]
+        seat = json.loads(html.unescape(re.search(r'data-bots="([^"]*)" data-match="cached-m00042"',
+                                                  client.get("/t/cached/matches.html").text).group(1)))[0]
+        assert listed(f"/t/cached/matches.html?bot={seat}")[0] == "cached-m00042"
+        assert client.get("/t/cached/replays/cached-m00042/public.html").status_code == 200
+        assert client.get("/t/cached/replays/cached-m00042/all.html").status_code == 403
+        assert client.get("/t/cached/replays/cached-m00042/log.jsonl").status_code == 403
+        assert client.get("/t/cached/replays/cached-m00001/all.html").status_code == 200  # found by its id
+        st.release_lease(tid, me)
+        assert listed("/t/cached/matches.html") == stored  # no driver: nothing in progress
+    st.set_tournament_status(tid, "complete")
+    st.close()
     # no index (logs of an older run): every log without a result line, except the matches stored
     (log_dir / ".running").unlink()
     recorded.write_text("\n".join(head) + "\n")  # a recorded match's log, cut short: still not "in progress"

@@ -375,6 +375,7 @@ class Pages:
         self.live_ms = live_ms
         self.links = links or Links(static=not live)
         row = t or snap.t
+        self.row = row
         self.status = str(row["status"])
         self.t = {"name": snap.name, "game": snap.spec.get("game", row.get("game")),
                   "players": snap.spec.get("players"), "status": self.status, "done": snap.done,
@@ -393,11 +394,11 @@ class Pages:
         return self.snap.slugs.get(name) or slug(name)
 
     def live_matches(self) -> list[MatchInfo]:
-        """The matches being played (live site only, and only while the
-        tournament may be running), newest first. See :func:`live_matches`."""
+        """The matches being played (live site only, and only while a driver
+        runs the tournament: its lease is live), newest first. See :func:`live_matches`."""
         if self._live is None:
             self._live = []
-            if self.live and self.status not in ("complete", "stopped"):
+            if self.live and self.store.run_state(self.row)[0] == "running":
                 tid = self.snap.tid
                 self._live = live_matches(self.snap.log_dir, self.snap.name,
                                           lambda mid: self.store.match_by_id(tid, mid) is not None)
