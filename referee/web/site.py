@@ -151,29 +151,35 @@ class Links:
 
     static: bool
 
-    def _live(self, path: str, **params: Any) -> str:
-        q = {k: v for k, v in params.items() if v not in (None, "", 1)}
+    @staticmethod
+    def _live(path: str, **params: Any) -> str:
+        """``path`` with the parameters that are not ``None`` (a first page: ``None``)."""
+        q = {k: v for k, v in params.items() if v is not None}
         return f"{path}?{urlencode(q)}" if q else path
+
+    @staticmethod
+    def _n(page: int) -> int | None:
+        return page if page > 1 else None
 
     def index(self, page: int = 1) -> str:
         if self.static:
             return "index.html" if page <= 1 else f"index-{page}.html"
-        return self._live("index.html", page=page)
+        return self._live("index.html", page=self._n(page))
 
     def entrants(self, page: int = 1) -> str:
         if self.static:
             return "entrants.html" if page <= 1 else f"entrants-{page}.html"
-        return self._live("entrants.html", page=page)
+        return self._live("entrants.html", page=self._n(page))
 
     def matches(self, page: int = 1, bot: str | None = None) -> str:
         if self.static:  # the report has no filter: a bot's matches are on its page
             return "matches.html" if page <= 1 else f"matches-{page}.html"
-        return self._live("matches.html", bot=bot, page=page)
+        return self._live("matches.html", bot=bot or None, page=self._n(page))
 
     def bot(self, bot_slug: str, page: int = 1, opage: int = 1) -> str:
         if self.static:
             return f"bots/{bot_slug}.html"
-        return self._live(f"bots/{bot_slug}.html", page=page, opage=opage)
+        return self._live(f"bots/{bot_slug}.html", page=self._n(page), opage=self._n(opage))
 
     def h2h(self, k: int = H2H_K) -> str:
         if self.static:
