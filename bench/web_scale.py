@@ -63,6 +63,8 @@ def measure(db: str, tournament: str, report_out: Path | None, matches: int) -> 
             warm = (time.perf_counter() - t0) * 1000
             assert r.status_code == r2.status_code == 200, (url, r.status_code, r.text[:300])
             print(f"{label:44} {cold:9.0f} {warm:9.0f} {len(r2.content):10,}")
+        snap = client.app.state.cache.peek(int(t["id"]))
+        print(f"{'(the first computation of the pages)':44} {snap.seconds * 1000:9.0f}")
         t0 = time.perf_counter()
         n = 0
         with client.stream("GET", f"{base}/h2h.csv") as r:

@@ -30,7 +30,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from tournaments.details import store_summaries
 from tournaments.live import environment as trueskill_environment
@@ -50,6 +50,8 @@ CHART_POINTS = 200
 FAULTS_SHOWN = 100
 #: the fit method of the pages (the leaderboard's default)
 FIT_METHOD = "sandwich"
+#: what a snapshot keeps of the reads its pages made (charts, a bot's opponents), at most
+MEMO_ENTRIES = 128
 
 
 _SLUG_RE = re.compile(r"[^A-Za-z0-9_.-]")
@@ -120,8 +122,8 @@ class Snapshot:
     entrants: list[dict[str, Any]] | None
     fit_stale: bool = False
     seconds: float = 0.0
-    _charts: dict[tuple[str, ...], dict[str, list[tuple[float, float, float]]]] = field(default_factory=dict)
-    _charts_lock: threading.Lock = field(default_factory=threading.Lock)
+    _memo: dict[tuple[Any, ...], Any] = field(default_factory=dict)
+    _memo_lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def name(self) -> str:
@@ -162,20 +164,44 @@ class Snapshot:
             names = self.__dict__["_by_slug"] = {v: k for k, v in self.slugs.items()}
         return names.get(s)
 
+    def memo(self, key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
+        """``compute()``, read once per snapshot and kept with it under ``key``
+        (at most :data:`MEMO_ENTRIES` kept: a page's chart, a bot's opponents).
+        Thread-safe; two requests at once may both compute it."""
+        with self._memo_lock:
+            if key in self._memo:
+                return self._memo[key]
+        value = compute()
+        with self._memo_lock:
+            if len(self._memo) >= MEMO_ENTRIES:
+                self._memo.pop(next(iter(self._memo)))  # the oldest
+            self._memo[key] = value
+        return value
+
     def chart(self, store: Store, bots: list[str]) -> dict[str, list[tuple[float, float, float]]]:
         """The rating series of ``bots`` (at most :data:`CHART_POINTS` each;
-        against finishing time for a ladder), read once per snapshot and kept
-        with it. O(rating rows of those bots) the first time."""
-        key = tuple(bots)
-        with self._charts_lock:
-            hit = self._charts.get(key)
-        if hit is None:
-            hit = store.rating_series(self.tid, list(bots), CHART_POINTS, by_time=self.ladder)
-            with self._charts_lock:
-                if len(self._charts) > 64:  # a few hundred pages of a thousand bots at most: never unbounded
-                    self._charts.clear()
-                self._charts[key] = hit
-        return hit
+        against finishing time for a ladder), read once per snapshot (see
+        :meth:`memo`). O(rating rows of those bots) the first time."""
+        return self.memo(("chart", *bots),
+                         lambda: store.rating_series(self.tid, list(bots), CHART_POINTS, by_time=self.ladder))
+
+    def pairs_of(self, store: Store, bot_id: int) -> list[tuple[int, ...]]:
+        """One bot's record against each other bot it met, from its side:
+        ``(other bot id, matches as opponents, it finished ahead, behind,
+        tied, matches as partners, won, lost, drawn)``, read once per snapshot
+        (see :meth:`memo`; :meth:`tournaments.store.Store.pair_totals`).
+        O(the tournament's pairs) the first time; O(bots) memory."""
+        def read() -> list[tuple[int, ...]]:
+            out = []
+            for r in store.pair_totals(self.tid, bot_id=bot_id):
+                mine_a = r["bot_a"] == bot_id
+                ahead, behind = (r["a_ahead"], r["b_ahead"]) if mine_a else (r["b_ahead"], r["a_ahead"])
+                out.append(tuple(int(v) for v in (r["bot_b"] if mine_a else r["bot_a"], r["matches"], ahead, behind,
+                                                  r["tied"], r["partners"], r["partners_won"], r["partners_lost"],
+                                                  r["partners_drawn"])))
+            return out
+
+        return self.memo(("pairs", bot_id), read)
 
 
 def compute_snapshot(store: Store, t: dict[str, Any], kept_fit: bool = False) -> Snapshot:

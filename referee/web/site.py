@@ -580,20 +580,18 @@ class Pages:
                   ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """A bot's opponents, most matches together first, 100 a page:
         ``(rows, pager)``; ``href(n)``: the address of page n. O(the bot's
-        pairs) (at most the bots)."""
+        pairs) (at most the bots), once its rows were read (once per snapshot:
+        :meth:`referee.web.data.Snapshot.pairs_of`)."""
         me = self.snap.bot_named(name)
         rows: list[dict[str, Any]] = []
         if me is not None:
             name_of = {b["id"]: b["name"] for b in self.snap.bots}
-            for r in self.store.pair_totals(self.snap.tid, bot_id=me["id"]):
-                mine_a = r["bot_a"] == me["id"]
-                other = name_of.get(r["bot_b"] if mine_a else r["bot_a"], "?")
-                ahead, behind = (r["a_ahead"], r["b_ahead"]) if mine_a else (r["b_ahead"], r["a_ahead"])
+            for other_id, n, ahead, behind, tied, partners, won, lost, drawn in self.snap.pairs_of(self.store,
+                                                                                                   me["id"]):
+                other = name_of.get(other_id, "?")
                 rows.append({"bot": other, "slug": self.bot_slug(other), "rank": self.snap.rank(other),
-                             "matches": int(r["matches"]), "ahead": int(ahead), "behind": int(behind),
-                             "tied": int(r["tied"]), "partners": int(r["partners"]),
-                             "partners_wld": f"{int(r['partners_won'])}-{int(r['partners_lost'])}-"
-                                             f"{int(r['partners_drawn'])}"})
+                             "matches": n, "ahead": ahead, "behind": behind, "tied": tied, "partners": partners,
+                             "partners_wld": f"{won}-{lost}-{drawn}"})
         rows.sort(key=lambda x: (-x["matches"] - x["partners"], x["rank"] or 10**9, x["bot"]))
         slug_ = self.bot_slug(name)
         shown = min(len(rows), PAGE_ROWS) if self.links.static else len(rows)  # a report's bot page: one page
