@@ -37,29 +37,40 @@ def report(
                            help="Results database path or URL (default: $REFEREE_DB, else runs/referee.sqlite)."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output directory "
                                        "(default: runs/report/<tournament>)."),
+    matches: int = typer.Option(10_000, "--matches", min=0, help="List (and replay) the newest N matches, in "
+                                "pages of 100; `referee results` exports every match."),
 ) -> None:
     """Write a tournament as a static site that opens from the file system and
-    works offline: leaderboard, rating plots, head-to-head matrix, faults with
-    the bots' stderr, the match list and a replay of every match (all cards,
-    public, and as each seat). Prints the path of its index page."""
+    works offline: the leaderboard (100 bots a page) with the seat and role
+    summaries, rating charts, the head-to-head of the top bots and every pair
+    (h2h.csv), each bot's page (its newest faults, opponents and matches), the
+    newest --matches matches with a replay of each that has a log (all cards,
+    public, and as each seat). Prints what was left out and the path of its
+    index page."""
     from referee.web.report import write_report
-    from referee.web.site import load_tournament
+    from tournaments.report import tournament_row
+    from tournaments.store import StorageError
 
     store = _store(db)
     try:
-        data = load_tournament(store, tournament)
-    except LookupError as e:
-        _fail(str(e))
+        try:
+            t = tournament_row(store, tournament)
+        except LookupError as e:
+            _fail(str(e))
+        out = out or Path("runs/report") / t["name"]
+        try:
+            summary = write_report(store, t, out, max_matches=matches)
+        except OSError as e:
+            _fail(f"cannot write the report to {out}: {e}")
+        except StorageError as e:
+            _fail(str(e))
     finally:
         store.close()
-    out = out or Path("runs/report") / data.t["name"]
-    try:
-        summary = write_report(data, out)
-    except OSError as e:
-        _fail(f"cannot write the report to {out}: {e}")
     for s in summary.skipped:
         console.print(f"[yellow]no replay[/yellow] for {s}")
-    console.print(f"{summary.pages} pages, {summary.replays} match replays")
+    left = f"; left out: {'; '.join(summary.left_out)}" if summary.left_out else ""
+    console.print(f"{summary.pages} pages, {summary.replays} match replays, {summary.matches_listed:,} of "
+                  f"{summary.matches_stored:,} matches listed{left}", markup=False)
     print(f"report: {summary.index.resolve()}", flush=True)
 
 

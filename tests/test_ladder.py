@@ -26,6 +26,7 @@ from conftest import PY, ROOT
 from pgserver import pg_server  # noqa: F401  (session fixture)
 from tournaments.ladder import Ladder, LadderError, load, verify_history
 from tournaments.ladder_store import LadderStore
+from tournaments.running import read_running
 from tournaments.store import LeaseHolder, Store
 
 ADMIN = "ladder-admin-token-for-tests"
@@ -127,6 +128,8 @@ def _check_web(f: Path, labels: list[str]) -> None:
     """The web pages (`referee report`, the same pages `referee web` serves) show the
     ladder like a tournament: every version on the leaderboard, its own page, the matches."""
     spec = load(f)
+    # the ladder lists the matches it plays in <log_dir>/.running (what the live site reads); stopped, none
+    assert read_running(Path(spec.t.log_dir) / spec.name) == []
     out = Path(spec.t.log_dir).parent / "report"
     r = _cli("report", spec.name, "--db", spec.t.database, "--out", str(out))
     assert r.returncode == 0, r.stderr

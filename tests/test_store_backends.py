@@ -98,6 +98,33 @@ def test_matches_stored_at_once_by_many_threads_keep_their_totals_right(db_url: 
     s.close()
 
 
+def test_page_readers_on_both_backends(db_url: str) -> None:
+    """What the web pages read: a bot's page of matches and its faults, newest
+    first; every pair streamed; a rating series against finishing time."""
+    s = Store(db_url)
+    me = LeaseHolder.me()
+    tid = s.create_tournament("p", "doudizhu", {"x": 1}, "fp", 5, [(b, "", True) for b in "abcd"], me)
+    seats = [["a", "b", "c"], ["b", "c", "d"], ["a", "a", "d"], ["c", "d", "b"], ["a", "b", "d"]]
+    for i, names in enumerate(seats):
+        result = {"match_id": f"p-m{i:05d}", "scores": [2, -1, -1], "ranks": [1, 2, 2], "forfeited": [],
+                  "faults": [{"seat": 0, "kind": "timeout", "rule": "", "message": f"late {i}"}]}
+        s.record_match(tid, i, 100 + i, names, "complete", result, None, 5, 0.1)
+    total, rows = s.match_page(tid, 0, 2, bot="a")
+    assert total == 3 and [r["idx"] for r in rows] == [4, 2]  # newest first; two seats in one match: once
+    assert [r["idx"] for r in s.match_page(tid, 2, 2, bot="a")[1]] == [0] and rows[1]["seats"] == seats[2]
+    assert s.match_page(tid, 0, 10, bot="nobody") == (0, [])
+    n, faults = s.bot_faults(tid, "a", limit=2)
+    assert n == 3 and [(f["idx"], f["match_id"], f["seat"], f["message"]) for f in faults] == [
+        (4, "p-m00004", 0, "late 4"), (2, "p-m00002", 0, "late 2")]
+    assert s.bot_faults(tid, "d") == (0, []) and s.bot_faults(tid, "nobody") == (0, [])
+    assert list(s.iter_pair_totals(tid, chunk=2)) == sorted(s.pair_totals(tid), key=lambda r: (r["bot_a"], r["bot_b"]))
+    by_idx, by_time = s.rating_series(tid, ["d"])["d"], s.rating_series(tid, ["d"], by_time=True)["d"]
+    finished = {r["idx"]: r["finished_at"] for r in s.match_page(tid, 0, 10)[1]}
+    assert by_idx and [x[1:] for x in by_time] == [x[1:] for x in by_idx]
+    assert [x[0] for x in by_time] == [finished[i] for i, _, _ in by_idx]
+    s.close()
+
+
 _FIRST_USE = """
 import sys, time
 from tournaments.store import Store

@@ -164,9 +164,15 @@ def test_report_pages_offline_and_leaderboard_order(driver, report):
     driver.get((out / "matches.html").as_uri())
     rows = driver.find_elements(By.CSS_SELECTOR, "#match-list tr[data-bots]")
     assert len(rows) == 6 and all(r.find_elements(By.CSS_SELECTOR, "a.replay-link") for r in rows)
-    Select(driver.find_element(By.ID, "bot-filter")).select_by_value("heuristic")
-    assert all(r.is_displayed() for r in rows)  # every match seats all three bots
+    numbers = [int(r.find_element(By.TAG_NAME, "td").text) for r in rows]
+    assert numbers == sorted(numbers, reverse=True)  # newest first
     shot(driver, "page-matches")
+    # the report has no server to filter: choosing a bot opens its page, at its matches
+    Select(driver.find_element(By.ID, "bot-filter")).select_by_visible_text("heuristic")
+    wait_for(lambda: driver.current_url.endswith("bots/heuristic.html#bot-matches"), 10, "the bot's page")
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#bot-matches tr[data-bots]")) == 6  # it plays them all
+    driver.get((out / "matches.html").as_uri())
+    rows = driver.find_elements(By.CSS_SELECTOR, "#match-list tr[data-bots]")
     rows[0].find_element(By.CSS_SELECTOR, "a.replay-link").click()
     assert driver.find_element(By.ID, "replay")
     link = driver.find_element(By.PARTIAL_LINK_TEXT, "download the match log").get_attribute("href")
@@ -473,3 +479,81 @@ def test_live_site_shows_a_ladders_entrant_states_and_versions(driver, tmp_path)
         except subprocess.TimeoutExpired:
             web.kill()
             web.wait()
+
+
+# --------------------------------------------------------------------------- paged pages at scale
+@pytest.fixture(scope="module")
+def big_site(tmp_path_factory):
+    """`referee web` over an imported tournament of 150 bots with long names
+    and 3,000 matches (pages of 100: two of bots, thirty of matches)."""
+    from tournaments.importer import import_results
+    from tournaments.store import Store
+    from weblib import write_synthetic_results
+
+    tmp = tmp_path_factory.mktemp("big")
+    src = tmp / "results.jsonl"
+    names = write_synthetic_results(src, 150, 3_000, seed=7, name="a-rather-long-bot-name-{:03d}-v12")
+    db = tmp / "big.sqlite"
+    store = Store(str(db))
+    import_results(store, src, "big", "doudizhu", 3)
+    store.close()
+    web = subprocess.Popen([*REFEREE, "web", "--db", str(db), "--port", "0"], cwd=ROOT, env=env(),
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        m = re.search(r"http://127\.0\.0\.1:(\d+)/", web.stdout.readline())
+        assert m
+        yield {"base": f"http://127.0.0.1:{m.group(1)}/t/big", "names": names}
+    finally:
+        web.terminate()
+        try:
+            web.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            web.kill()
+            web.wait()
+
+
+def overflow(driver) -> dict:
+    """How far the page and its tables reach past the window's width (0: they fit)."""
+    return driver.execute_script("""
+        const w = document.documentElement.clientWidth;
+        const out = {page: Math.max(0, document.documentElement.scrollWidth - w)};
+        document.querySelectorAll('main table').forEach((t, i) => {
+          if (t.closest('.scroll')) return;  // a box of its own that scrolls (the top-50 matrix)
+          out[(t.className || 'table') + i] = Math.max(0, Math.ceil(t.getBoundingClientRect().right) - w);
+        });
+        return out;""")
+
+
+@pytest.mark.parametrize("width", [1400, 1920])
+def test_paged_pages_fit_the_window(driver, big_site, width):
+    base, names = big_site["base"], big_site["names"]
+    driver.set_window_size(width, 1000)
+    try:
+        pages = ["index.html", "index.html?page=2", "matches.html", "matches.html?page=17",
+                 f"matches.html?bot={names[3]}", f"bots/{names[3]}.html", f"bots/{names[3]}.html?page=2&opage=2",
+                 "h2h.html", "h2h.html?k=50"]
+        for p in pages:
+            driver.get(f"{base}/{p}")
+            assert driver.find_elements(By.CSS_SELECTOR, "main table"), p
+            assert set(overflow(driver).values()) == {0}, (p, width, overflow(driver))
+        # the page links: next, then a page number, on the leaderboard and the matches
+        driver.get(f"{base}/index.html")
+        driver.find_element(By.CSS_SELECTOR, "#board .pager a[rel=next]").click()
+        first = driver.find_element(By.CSS_SELECTOR, "table.leaderboard tbody tr td").text
+        assert driver.current_url.endswith("index.html?page=2") and first == "101"
+        shot(driver, f"page-leaderboard-2-{width}")
+        driver.get(f"{base}/matches.html")
+        driver.find_element(By.LINK_TEXT, "3").click()
+        numbers = [int(td.text) for td in driver.find_elements(By.CSS_SELECTOR, "#match-list tbody tr td:first-child")]
+        assert numbers == list(range(2_799, 2_699, -1))  # newest first, 100 a page
+        # the bot menu filters on the server
+        Select(driver.find_element(By.ID, "bot-filter")).select_by_visible_text(names[5])
+        wait_for(lambda: "bot=" in driver.current_url, 10, "the filtered list")
+        bots = [json.loads(tr.get_attribute("data-bots")) for tr in
+                driver.find_elements(By.CSS_SELECTOR, "#match-list tr[data-bots]")]
+        assert bots and all(names[5] in b for b in bots)
+        shot(driver, f"page-matches-bot-{width}")
+        driver.get(f"{base}/bots/{names[3]}.html")
+        shot(driver, f"page-bot-paged-{width}")
+    finally:
+        driver.set_window_size(1400, 900)

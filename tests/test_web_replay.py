@@ -5,7 +5,9 @@ replay, `referee report` / `referee web` errors)."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import subprocess
 
 import pytest
@@ -152,8 +154,12 @@ def test_report_and_web_errors_are_plain(tmp_path):
     assert json.loads(json.dumps({"ok": True}))
 
 
-def test_live_site_recomputes_ratings_only_when_a_match_is_recorded(tmp_path):
-    from referee.web.site import load_tournament
+def test_matches_in_progress_come_from_the_running_index(tmp_path):
+    """The driver lists the matches it plays in ``<log_dir>/.running``; the
+    live site reads that instead of listing the log directory, and falls
+    back to listing it for logs of a run older than the index."""
+    from referee.web.site import live_matches
+    from tournaments.running import RunningIndex, read_running
     from tournaments.store import Store
 
     db, logs_dir = tmp_path / "w.sqlite", tmp_path / "logs"
@@ -165,21 +171,56 @@ def test_live_site_recomputes_ratings_only_when_a_match_is_recorded(tmp_path):
     r = subprocess.run([*REFEREE, "tournament", "run", str(f), "-q"], cwd=ROOT, capture_output=True, text=True,
                        timeout=300, env=env())
     assert r.returncode == 0, r.stderr
-    st = Store(str(db))
-    cache: dict = {}
-    first = load_tournament(st, "cached", live=True, cache=cache)
-    again = load_tournament(st, "cached", live=True, cache=cache)
-    assert again.board is first.board and len(again.rows) == 6  # nothing new: nothing recomputed
-    # a log without a result line is a match in progress, unless the store has the match already
-    recorded = logs_dir / "cached" / "cached-m00001.jsonl"
+    log_dir = logs_dir / "cached"
+    assert read_running(log_dir) == []  # every match the driver listed is over
+    assert not list(log_dir.glob(".running.*"))  # written through a temporary file, renamed over
+    # a match being played: its log without a result line yet
+    recorded = log_dir / "cached-m00001.jsonl"
     head = recorded.read_text().splitlines()[:5]
-    (logs_dir / "cached" / "cached-m00042.jsonl").write_text("\n".join(head).replace("cached-m00001", "cached-m00042")
-                                                            + "\n")
-    recorded.write_text("\n".join(head) + "\n")  # the recorded match's log, cut short: still not "in progress"
-    live = [m.match_id for m in load_tournament(st, "cached", live=True, cache=cache).matches if m.live]
-    assert live == ["cached-m00042"]
-    row = first.rows[0]
-    st.record_match(first.t["id"], 7, row.seed + 1, row.seats, row.status, row.result, None, 10, 1.0)
-    later = load_tournament(st, "cached", live=True, cache=cache)
-    assert later.board is not first.board and len(later.rows) == 7
+    (log_dir / "cached-m00042.jsonl.part").write_text("\n".join(head).replace("cached-m00001", "cached-m00042")
+                                                     + "\n")
+    index = RunningIndex(log_dir)
+    with index.playing("cached-m00042"):
+        assert read_running(log_dir) == ["cached-m00042"]
+        live = live_matches(log_dir, "cached")
+        assert [(m.match_id, m.status, m.replay) for m in live] == [
+            ("cached-m00042", "in progress", "replays/cached-m00042/public.html")]
+    assert read_running(log_dir) == [] and live_matches(log_dir, "cached") == []  # not listed: not in progress
+    # the live site lists it first on page 1 while a driver holds the tournament's lease, public view only
+    from starlette.testclient import TestClient
+
+    from referee.web.app import create_app
+    from tournaments.store import LeaseHolder
+
+    st = Store(str(db))
+    tid, me = st.tournament("cached")["id"], LeaseHolder.me()
+    with index.playing("cached-m00042"), TestClient(create_app(str(db))) as client:
+        def listed(url: str) -> list[str]:
+            return re.findall(r'<tr data-bots="[^"]*" data-match="([^"]*)"', client.get(url).text)
+
+        stored = [f"cached-m{i:05d}" for i in reversed(range(6))]  # newest first
+        assert listed("/t/cached/matches.html") == stored  # complete: nothing is being played
+        st.set_tournament_status(tid, "running")
+        assert st.acquire_lease(tid, me) is None
+        assert listed("/t/cached/matches.html") == ["cached-m00042", *stored]
+        seat = json.loads(html.unescape(re.search(r'data-bots="([^"]*)" data-match="cached-m00042"',
+                                                  client.get("/t/cached/matches.html").text).group(1)))[0]
+        assert listed(f"/t/cached/matches.html?bot={seat}")[0] == "cached-m00042"
+        assert client.get("/t/cached/replays/cached-m00042/public.html").status_code == 200
+        assert client.get("/t/cached/replays/cached-m00042/all.html").status_code == 403
+        assert client.get("/t/cached/replays/cached-m00042/log.jsonl").status_code == 403
+        assert client.get("/t/cached/replays/cached-m00001/all.html").status_code == 200  # found by its id
+        st.release_lease(tid, me)
+        assert listed("/t/cached/matches.html") == stored  # no driver: nothing in progress
+    st.set_tournament_status(tid, "complete")
     st.close()
+    # no index (logs of an older run): every log without a result line, except the matches stored
+    (log_dir / ".running").unlink()
+    recorded.write_text("\n".join(head) + "\n")  # a recorded match's log, cut short: still not "in progress"
+    st = Store(str(db))
+    tid = st.tournament("cached")["id"]
+    live = live_matches(log_dir, "cached", lambda mid: st.match_by_id(tid, mid) is not None)
+    assert [m.match_id for m in live] == ["cached-m00042"]
+    st.close()
+    (log_dir / ".running").write_text("not json")  # unreadable: the directory is listed, as without one
+    assert [m.match_id for m in live_matches(log_dir, "cached")] == ["cached-m00042", "cached-m00001"]

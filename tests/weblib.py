@@ -118,3 +118,44 @@ def allowed_cards(path: Path, seat: int | None) -> list[set[str]]:
 
 def decisions(path: Path) -> list[dict[str, Any]]:
     return [d for d in read_lines(path) if d["type"] == "decision"]
+
+
+def write_synthetic_results(path: Path, bots: int, matches: int, seed: int = 1, name: str = "bot{:04d}") -> list[str]:
+    """A synthetic Dou Dizhu tournament as a JSON Lines file that ``referee
+    results import`` reads (3 seats): each match seats a random group of 3 of
+    ``bots`` bots; the finishing order is drawn Plackett–Luce from random
+    strengths (one per bot); the scores are Dou Dizhu's (the landlord, a
+    random seat, wins or loses twice what each peasant loses or wins, over 1
+    to 4 rounds), with the round summary the role tables read; one seat in
+    500 has a timeout. Returns the bot names (``name`` formatted with the
+    bot's number)."""
+    import math
+    import random
+
+    rng = random.Random(seed)
+    names = [name.format(i) for i in range(bots)]
+    strength = [rng.gauss(0.0, 1.0) for _ in names]
+    with path.open("w", encoding="utf-8") as f:
+        for m in range(matches):
+            seats = rng.sample(range(bots), 3)
+            left, order = list(seats), []
+            while left:  # Plackett–Luce: the next place drawn in proportion to exp(strength)
+                pick = rng.choices(range(len(left)), weights=[math.exp(strength[b]) for b in left])[0]
+                order.append(left.pop(pick))
+            rounds, scores = [], [0, 0, 0]
+            for _ in range(rng.randint(1, 4)):
+                ll = rng.randrange(3)
+                won = order[0] == seats[ll] if rng.random() < 0.7 else rng.random() < 0.5
+                stake = rng.choice((1, 2, 4, 8))
+                deltas = [(2 * stake if won else -2 * stake) if s == ll else (-stake if won else stake)
+                          for s in range(3)]
+                scores = [a + b for a, b in zip(scores, deltas)]
+                rounds.append({"landlord": ll, "landlord_won": won, "deltas": deltas})
+            ranks = [1 + sum(scores[t] > scores[s] for t in range(3)) for s in range(3)]  # ties share a rank
+            faults = [1 if rng.random() < 0.002 else 0 for _ in range(3)]
+            f.write(json.dumps({"match": m, "seed": rng.getrandbits(62), "status": "complete",
+                                "seats": [names[b] for b in seats], "scores": scores, "ranks": ranks,
+                                "faults": faults, "fault_kinds": [{"timeout": n} if n else {} for n in faults],
+                                "summary": {"rounds": rounds}, "decisions": rng.randint(30, 300),
+                                "elapsed_s": round(rng.uniform(0.2, 3.0), 2)}) + "\n")
+    return names

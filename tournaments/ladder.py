@@ -49,6 +49,7 @@ from tournaments.executor import DaskExecutor, ExecutorError, MatchJob, SeatEntr
 from tournaments.ladder_store import Event, FinishedMatch, LadderStore, stored_token
 from tournaments.rating import LiveRating
 from tournaments.run import keep_log
+from tournaments.running import RunningIndex
 from tournaments.schedule import derive_seed
 from tournaments.seatings import adjacencies
 from tournaments.spec import SpecError, TournamentSpec, _key_lines, parse
@@ -628,6 +629,8 @@ class Ladder:
         self.port = 0
         self.ready = asyncio.Event()
         self.log_dir = Path(spec.t.log_dir) / spec.name
+        #: the matches being played, in ``<log_dir>/.running`` (what the live site reads)
+        self.running = RunningIndex(self.log_dir)
         self.sandbox: Sandbox | None = None
         #: label -> the process of a persistent version that plays (see :meth:`_stop_unused_persistent`)
         self.persistent: dict[str, PersistentBot] = {}
@@ -881,6 +884,7 @@ class Ladder:
             self.log_dir.mkdir(parents=True, exist_ok=True)
             if self.sandbox is not None and self.sandbox.uids:
                 os.chmod(self.log_dir, 0o700)  # bots of other uids must not read the live match logs
+            self.running.reset()
             self.ref = Referee(self.log_dir, admin_token=self.admin_token)
             self.ref.ladder = self
             if self.executor is not None:  # left on the workers by a ladder process that was killed
@@ -1065,14 +1069,15 @@ class Ladder:
                            fault_policy=t.fault_policy, max_faults=t.max_faults, match_id=m.match_id, clock=t.clock)
             self.say(f"match {m.sched}: {' / '.join(m.seats)}")
             try:
-                if self.executor is not None:
-                    done = await self._play_on_dask(m, vs, ms)
-                else:
-                    outcome = await play_match(self.ref, ms, plans, self.log_dir, t.limits,
-                                               t.connect_timeout_ms / 1000, sandbox=self.sandbox,
-                                               base_dir=Path(t.cwd), end_grace_s=t.end_grace_ms / 1000)
-                    done = (str(outcome.status), outcome.to_json(), outcome.log_path, outcome.decisions,
-                            outcome.elapsed_s)
+                with self.running.playing(m.match_id):
+                    if self.executor is not None:
+                        done = await self._play_on_dask(m, vs, ms)
+                    else:
+                        outcome = await play_match(self.ref, ms, plans, self.log_dir, t.limits,
+                                                   t.connect_timeout_ms / 1000, sandbox=self.sandbox,
+                                                   base_dir=Path(t.cwd), end_grace_s=t.end_grace_ms / 1000)
+                        done = (str(outcome.status), outcome.to_json(), outcome.log_path, outcome.decisions,
+                                outcome.elapsed_s)
             except Exception as e:  # noqa: BLE001 - a harness failure (not a bot's): record it, free the seats
                 why = f"the referee failed: {type(e).__name__}: {e}"[:300]
                 async with self.lock:

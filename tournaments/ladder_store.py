@@ -195,6 +195,13 @@ class LadderStore:
             return [Event(r["seq"], r["kind"], r["name"], r["sched"], json.loads(r["data_json"]))
                     for r in c.execute(q).mappings()]
 
+    def last_seq(self, tid: int) -> int:
+        """The number of the ladder's latest event (0: none yet): it changes with
+        every change of the ladder (what the live site's cache compares). O(log events)."""
+        with self.engine.connect() as c:
+            return int(c.execute(select(func.max(ladder_events.c.seq)).where(
+                ladder_events.c.tournament_id == tid)).scalar() or 0)
+
     def versions(self, tid: int) -> list[dict[str, Any]]:
         with self.engine.connect() as c:
             q = select(ladder_versions).where(ladder_versions.c.tournament_id == tid).order_by(

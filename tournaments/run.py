@@ -41,6 +41,7 @@ from tournaments.adaptive import AdaptiveSchedule, Stop
 from tournaments.executor import Executor, ExecutorError, FinishedMatch, make_executor, match_job, sandbox_for
 from tournaments.details import store_summaries
 from tournaments.rating import BoardRow, store_board
+from tournaments.running import RunningIndex
 from tournaments.schedule import ScheduledMatch
 from tournaments.spec import TournamentSpec
 from tournaments.store import LEASE_HEARTBEAT_S, LEASE_TTL_S, LeaseHeld, LeaseHolder, Store, StorageError
@@ -238,6 +239,8 @@ async def _run(spec: TournamentSpec, store: Store, t0: float, resume: bool, fres
             log_dir.mkdir(parents=True, exist_ok=True)
             for stale in log_dir.glob("*.part"):  # we hold the lease: these are a dead run's partial logs
                 stale.unlink()
+            running = RunningIndex(log_dir)
+            running.reset()
         except OSError as e:
             raise StorageError(f"log directory {log_dir}: {e.strerror or e}") from None
         try:
@@ -247,7 +250,8 @@ async def _run(spec: TournamentSpec, store: Store, t0: float, resume: bool, fres
                 store.delete_tournament(spec.name, me)
             raise
         try:
-            stop = await _play_all(spec, store, tid, me, ex, schedule, log_dir, prog, on_progress, stop_after)
+            stop = await _play_all(spec, store, tid, me, ex, schedule, log_dir, prog, on_progress, stop_after,
+                                   running)
         finally:
             await ex.stop()
         if stop is not None:
@@ -268,12 +272,14 @@ async def _run(spec: TournamentSpec, store: Store, t0: float, resume: bool, fres
 
 async def _play_all(spec: TournamentSpec, store: Store, tid: int, me: LeaseHolder, ex: Executor,
                     schedule: AdaptiveSchedule, log_dir: Path, prog: Progress,
-                    on_progress: Callable[[Progress], None] | None, stop_after: int | None) -> Stop | None:
+                    on_progress: Callable[[Progress], None] | None, stop_after: int | None,
+                    running: RunningIndex) -> Stop | None:
     """Play the schedule's missing matches on ``ex``, block by block (see
     :func:`_play_schedule`), recording each result as it arrives, while
     renewing the lease; the first storage, lease or executor failure stops
-    every other match and is raised. Returns why the schedule stopped
-    (``None``: ``stop_after`` matches were played)."""
+    every other match and is raised. Each match is listed in ``running``
+    (``<log_dir>/.running``, what the live site reads) while it is played.
+    Returns why the schedule stopped (``None``: ``stop_after`` matches were played)."""
 
     async def heartbeat() -> None:
         while True:
@@ -289,7 +295,8 @@ async def _play_all(spec: TournamentSpec, store: Store, tid: int, me: LeaseHolde
         job = match_job(spec, m)
         part = log_dir / f"{job.spec.match_id}.jsonl.part"
         try:
-            fm = await ex.play(job)
+            with running.playing(job.spec.match_id):
+                fm = await ex.play(job)
         except OSError as e:  # the log could not even be created
             raise _log_error(part, e) from None
         if fm.status == "aborted" and fm.reason.startswith("OSError"):  # I/O in the referee: engines do none

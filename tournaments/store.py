@@ -558,18 +558,23 @@ class Store:
         """One page of the stored matches, by index (newest first by default):
         ``(matches in all, [row])`` where each row is a ``matches`` row as a dict
         with ``seats`` and ``result`` decoded. ``bot``: only that bot's matches.
-        O(offset + limit) with the indexes."""
+        O(offset + limit) with the indexes; a bot's: O(its matches), read from
+        its seats (the ``seat_results`` bot index), never by scanning every match."""
         where = matches.c.tournament_id == tid
+        order = matches.c.idx.desc() if newest_first else matches.c.idx
         with self.engine.connect() as c:
             if bot is not None:
                 bid = c.execute(select(bots.c.id).where((bots.c.tournament_id == tid) & (bots.c.name == bot))).scalar()
                 if bid is None:
                     return 0, []
-                where = where & matches.c.id.in_(select(seat_results.c.match_id).where(seat_results.c.bot_id == bid))
-            total = int(c.execute(select(func.count()).select_from(matches).where(where)).scalar_one())
-            order = matches.c.idx.desc() if newest_first else matches.c.idx
-            rows = [dict(r) for r in c.execute(select(matches).where(where).order_by(order)
-                                               .offset(max(0, offset)).limit(max(0, limit))).mappings()]
+                mine = select(seat_results.c.match_id).where(seat_results.c.bot_id == bid).distinct().subquery()
+                total = int(c.execute(select(func.count()).select_from(mine)).scalar_one())
+                q = select(matches).select_from(mine.join(matches, matches.c.id == mine.c.match_id)).where(where)
+            else:
+                total = int(c.execute(select(func.count()).select_from(matches).where(where)).scalar_one())
+                q = select(matches).where(where)
+            rows = [dict(r) for r in c.execute(q.order_by(order).offset(max(0, offset)).limit(max(0, limit)))
+                    .mappings()]
         for r in rows:
             r["seats"] = json.loads(r["seats_json"])
             r["result"] = json.loads(r["result_json"])
@@ -632,6 +637,46 @@ class Store:
             q = q.where((pair_stats.c.bot_a == bot_id) | (pair_stats.c.bot_b == bot_id))
         with self.engine.connect() as c:
             return [dict(r) for r in c.execute(q).mappings()]
+
+    def iter_pair_totals(self, tid: int, chunk: int = 10_000) -> Iterator[dict[str, Any]]:
+        """Every ``pair_stats`` row of the tournament (as :meth:`pair_totals`),
+        in key order, streamed ``chunk`` rows at a time through the driver's
+        cursor: bounded memory for the full head-to-head export. Raises
+        :class:`StorageError` when the database fails."""
+        q = select(pair_stats).where(pair_stats.c.tournament_id == tid).order_by(pair_stats.c.bot_a,
+                                                                                 pair_stats.c.bot_b)
+        keys = [c.name for c in pair_stats.columns]
+        driver_error = getattr(self.engine.dialect.dbapi, "Error", sqlite3.Error)  # the raw cursor's own errors
+        try:
+            for rows in self._stream(q, chunk):
+                for r in rows:
+                    yield dict(zip(keys, r))
+        except (sa_exc.DBAPIError, driver_error) as e:
+            raise StorageError(self.explain(e)) from None
+
+    @_guarded
+    def bot_faults(self, tid: int, bot: str, limit: int = 100) -> tuple[int, list[dict[str, Any]]]:
+        """A bot's faults, newest match first: ``(faults in all, [row])``, at
+        most ``limit`` rows, each with the match's ``idx``, ``match_id`` (from
+        its result), ``log_path``, and the fault's ``seat``, ``kind``, ``rule``,
+        ``message``. Reads the bot's seats through the ``seat_results`` bot
+        index: O(the bot's matches), never every fault."""
+        with self.engine.connect() as c:
+            bid = c.execute(select(bots.c.id).where((bots.c.tournament_id == tid) & (bots.c.name == bot))).scalar()
+            if bid is None:
+                return 0, []
+            on = (faults.c.match_id == seat_results.c.match_id) & (faults.c.seat == seat_results.c.seat)
+            total = int(c.execute(select(func.count()).select_from(seat_results.join(faults, on)).where(
+                seat_results.c.bot_id == bid)).scalar_one())
+            q = (select(matches.c.idx, matches.c.result_json, matches.c.log_path, faults.c.seat, faults.c.kind,
+                        faults.c.rule, faults.c.message)
+                 .select_from(seat_results.join(faults, on).join(matches, matches.c.id == seat_results.c.match_id))
+                 .where(seat_results.c.bot_id == bid).order_by(matches.c.idx.desc(), faults.c.id)
+                 .limit(max(0, limit)))
+            rows = [dict(r) for r in c.execute(q).mappings()]
+        for r in rows:
+            r["match_id"] = json.loads(r.pop("result_json")).get("match_id") or f"m{r['idx']:05d}"
+        return total, rows
 
     @_guarded
     def fault_counts(self, tid: int) -> dict[str, dict[str, int]]:
@@ -696,17 +741,27 @@ class Store:
             return int(c.execute(select(tournaments.c.results_version).where(tournaments.c.id == tid)).scalar_one())
 
     @_guarded
-    def rating_series(self, tid: int, names: list[str], points: int = 200) -> dict[str, list[tuple[int, float, float]]]:
+    def rating_series(self, tid: int, names: list[str], points: int = 200, by_time: bool = False
+                      ) -> dict[str, list[tuple[float, float, float]]]:
         """Live TrueSkill after each rated match of each bot of ``names``:
-        bot -> ``[(match index, mu, sigma)]`` in index order, at most ``points``
-        per bot (evenly spaced, the last always kept). O(rows of those bots)."""
-        out: dict[str, list[tuple[int, float, float]]] = {}
+        bot -> ``[(x, mu, sigma)]`` in the order ratings were applied (match
+        index), at most ``points`` per bot (evenly spaced, the last always
+        kept). ``x`` is the match index (an int), or with ``by_time`` the Unix
+        time the match finished (``matches.finished_at``, joined on the index:
+        a ladder's matches are numbered in finishing order). O(rows of those bots)."""
+        out: dict[str, list[tuple[float, float, float]]] = {}
         with self.engine.connect() as c:
             for name in names:
-                q = select(rating_history.c.match_idx, rating_history.c.mu, rating_history.c.sigma).where(
-                    (rating_history.c.tournament_id == tid) & (rating_history.c.bot == name)).order_by(
+                if by_time:
+                    q = select(matches.c.finished_at, rating_history.c.mu, rating_history.c.sigma).select_from(
+                        rating_history.join(matches, (matches.c.tournament_id == rating_history.c.tournament_id)
+                                            & (matches.c.idx == rating_history.c.match_idx)))
+                else:
+                    q = select(rating_history.c.match_idx, rating_history.c.mu, rating_history.c.sigma)
+                q = q.where((rating_history.c.tournament_id == tid) & (rating_history.c.bot == name)).order_by(
                     rating_history.c.match_idx)
-                rows = [(int(i), float(mu), float(sg)) for i, mu, sg in c.execute(q)]
+                cast = float if by_time else int
+                rows = [(cast(i), float(mu), float(sg)) for i, mu, sg in c.execute(q)]
                 if len(rows) > points:
                     keep = sorted({round(k * (len(rows) - 1) / (points - 1)) for k in range(points)})
                     rows = [rows[k] for k in keep]

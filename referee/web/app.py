@@ -1,58 +1,97 @@
 """``referee web``: the report's pages served live from the results store.
 
 Starlette app, one route per page type of :mod:`referee.web.site`, under
-``/t/<tournament>/``. Pages are rendered per request from the store, so the
-leaderboard and the match list follow a running tournament (the pages
-refresh their live parts every ``live_ms``). A match being played (its log
-has no result line yet) is served in the public view only; its other views,
-its log and its bots' stderr are refused (403) until the match is over.
+``/t/<tournament>/``. What a page needs of every bot or every result (the
+leaderboard and its fit, the seat and role summaries, the head-to-head of
+the top bots, the chart of the top bots, a ladder's entrants) is kept per
+tournament by a :class:`referee.web.data.LiveCache`, computed at one
+``results_version`` and refreshed in the background when results arrive:
+no request recomputes it, except the very first one of a tournament. The
+rest of a page is a bounded read of the store (a page of matches, a bot's
+faults and opponents), so every page costs the same at a thousand matches
+or a million. The pages refresh their live parts every ``live_ms``.
+
+A match being played (listed in ``<log_dir>/.running``, its log without a
+result line yet) is served in the public view only; its other views, its
+log and its bots' stderr are refused (403) until the match is over. A
+finished match is found by its id (:meth:`tournaments.store.Store.match_by_id`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import re
+from typing import Any
+
+import anyio
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from referee.web.data import H2H_K, LiveCache
 from referee.web.replay import NotAMatchLog, build_replay, parse_view, read_log
 from referee.web.site import (
     STATIC_DIR,
     Pages,
     environment,
-    find_log,
-    load_tournament,
+    live_log_path,
     read_tail,
     replay_page,
+    resolve_log,
     slug,
     stderr_path,
 )
+from tournaments.running import read_running
 from tournaments.store import Store
 
+_STDERR_RE = re.compile(r"^(.+)\.seat(\d+)\.txt$")
 
-def create_app(db: str, live_ms: int = 2000, poll_ms: int = 1500) -> Starlette:
-    """The live site over the results database ``db`` (path or URL)."""
+
+def _int(request: Request, key: str, default: int) -> int:
+    try:
+        return int(request.query_params.get(key, default))
+    except ValueError:
+        return default
+
+
+def create_app(db: str, live_ms: int = 2000, poll_ms: int = 1500, min_refresh_gap_s: float = 1.0) -> Starlette:
+    """The live site over the results database ``db`` (path or URL).
+    ``min_refresh_gap_s``: see :class:`referee.web.data.LiveCache`. The
+    cache is ``app.state.cache``."""
     store = Store(db)
-    computed: dict = {}  # per tournament: ratings of the stored matches, until one more is recorded
-
-    def tournament(request: Request, live: bool = True):
-        name = request.path_params["name"]
-        try:
-            return load_tournament(store, name, live=live, cache=computed)
-        except LookupError:
-            return None
+    cache = LiveCache(store, min_gap_s=min_refresh_gap_s)
 
     def not_found(what: str) -> Response:
         return PlainTextResponse(f"not found: {what}", status_code=404)
 
+    def pages(request: Request) -> Pages | Response:
+        """The pages of the request's tournament: its row read now (O(1)), the
+        cache's snapshot (computed here only the first time)."""
+        name = request.path_params["name"]
+        t = store.tournament(name)
+        if t is None:
+            return not_found(f"tournament {name}")
+        return Pages(store, cache.snapshot(t), t=t, live=True, live_ms=live_ms)
+
     def home(request: Request) -> Response:
+        """Every tournament with its matches played: O(tournaments) (a count
+        for those never computed)."""
         ts = store.list_tournaments()
         for x in ts:
-            x["done"] = store.match_count(x["id"])
+            snap = cache.peek(int(x["id"]))
+            x["done"] = snap.done if snap is not None else store.match_count(x["id"])
             x["ladder"] = json.loads(x["spec_json"]).get("schedule") == "ladder"
         html = environment().get_template("tournaments.html").render(
             t=None, root="/", live=True, live_ms=live_ms, tournaments=ts, db=store.url)
@@ -62,42 +101,73 @@ def create_app(db: str, live_ms: int = 2000, poll_ms: int = 1500) -> Starlette:
         return RedirectResponse(f"/t/{request.path_params['name']}/index.html")
 
     def index(request: Request) -> Response:
-        data = tournament(request)
-        if data is None:
-            return not_found(f"tournament {request.path_params['name']}")
-        return HTMLResponse(Pages(data, live=True, live_ms=live_ms).index())
+        p = pages(request)
+        if isinstance(p, Response):
+            return p
+        return HTMLResponse(p.index(_int(request, "page", 1)))
+
+    def entrants(request: Request) -> Response:
+        p = pages(request)
+        if isinstance(p, Response):
+            return p
+        if p.snap.entrants is None:
+            return not_found("entrants: not a ladder")
+        return HTMLResponse(p.entrants(_int(request, "page", 1)))
+
+    def h2h(request: Request) -> Response:
+        p = pages(request)
+        if isinstance(p, Response):
+            return p
+        return HTMLResponse(p.h2h(_int(request, "k", H2H_K)))
+
+    def h2h_csv(request: Request) -> Response:
+        p = pages(request)
+        if isinstance(p, Response):
+            return p
+        return StreamingResponse(p.h2h_csv(), media_type="text/csv; charset=utf-8",
+                                 headers={"Content-Disposition": f'attachment; filename="{slug(p.snap.name)}-h2h.csv"'})
 
     def matches(request: Request) -> Response:
-        data = tournament(request)
-        if data is None:
-            return not_found(f"tournament {request.path_params['name']}")
-        return HTMLResponse(Pages(data, live=True, live_ms=live_ms).matches())
+        p = pages(request)
+        if isinstance(p, Response):
+            return p
+        return HTMLResponse(p.matches(_int(request, "page", 1), request.query_params.get("bot") or None))
 
     def bot(request: Request) -> Response:
-        data = tournament(request)
-        if data is None:
-            return not_found(f"tournament {request.path_params['name']}")
-        pages = Pages(data, live=True, live_ms=live_ms)
+        p = pages(request)
+        if isinstance(p, Response):
+            return p
         want = request.path_params["bot"]
-        name = next((n for n in data.names if pages.bot_slug(n) == want), None)
+        name = p.snap.bot_by_slug(want)
         if name is None:
             return not_found(f"bot {want}")
-        return HTMLResponse(pages.bot(name))
+        return HTMLResponse(p.bot(name, _int(request, "page", 1), _int(request, "opage", 1)))
 
-    def match_log(request: Request):
-        data = tournament(request)
-        if data is None:
-            return None, None, not_found(f"tournament {request.path_params['name']}")
-        m = find_log(data, request.path_params["match"])
-        if m is None or not m.log_path:
-            return None, None, not_found(f"match {request.path_params['match']}")
+    def match_log(request: Request) -> tuple[Any, Response | None]:
+        """The log of the request's match: a stored match by its id (O(1)
+        with the indexes), else one being played (listed in ``.running``, or
+        any log of that name when there is no such index)."""
+        p = pages(request)
+        if isinstance(p, Response):
+            return None, p
+        want = request.path_params["match"]
+        path = None
+        row = store.match_by_id(p.snap.tid, want)
+        if row is not None:
+            path = resolve_log(row.get("log_path"), p.snap.log_dir)
+        elif want == slug(want):
+            running = read_running(p.snap.log_dir)
+            if running is None or want in running:
+                path = live_log_path(p.snap.log_dir, want)
+        if path is None:
+            return None, not_found(f"match {want}")
         try:
-            log = read_log(m.log_path)
+            log = read_log(path)
         except (OSError, NotAMatchLog) as e:
-            return None, None, PlainTextResponse(f"cannot read the match log: {e}", status_code=500)
-        return data, log, None
+            return None, PlainTextResponse(f"cannot read the match log: {e}", status_code=500)
+        return (p, log), None
 
-    def view_of(request: Request, log):
+    def view_of(request: Request, log: Any) -> tuple[Any, Response | None]:
         try:
             view = parse_view(request.path_params["view"], log.players)
         except ValueError as e:
@@ -108,47 +178,54 @@ def create_app(db: str, live_ms: int = 2000, poll_ms: int = 1500) -> Starlette:
         return view, None
 
     def replay(request: Request) -> Response:
-        data, log, err = match_log(request)
+        found, err = match_log(request)
         if err:
             return err
+        p, log = found
         view, err = view_of(request, log)
         if err:
             return err
-        pages = Pages(data, live=True, live_ms=live_ms)
         poll = None if log.complete else f"{request.path_params['view']}.json"
-        return HTMLResponse(replay_page(log, view, "../../", poll=poll, poll_ms=poll_ms, t=pages.t))
+        return HTMLResponse(replay_page(log, view, "../../", poll=poll, poll_ms=poll_ms, t=p.t))
 
     def replay_data(request: Request) -> Response:
-        data, log, err = match_log(request)
+        found, err = match_log(request)
         if err:
             return err
+        _, log = found
         view, err = view_of(request, log)
         if err:
             return err
         return JSONResponse(build_replay(log, view), headers={"Cache-Control": "no-store"})
 
     def download(request: Request) -> Response:
-        data, log, err = match_log(request)
+        found, err = match_log(request)
         if err:
             return err
+        _, log = found
         if not log.complete:
             return PlainTextResponse("the log of a match being played is not served", status_code=403)
         return FileResponse(str(log.path), media_type="application/x-ndjson",
                             filename=f"{slug(log.match_id)}.jsonl")
 
     def stderr(request: Request) -> Response:
-        data = tournament(request, live=False)  # finished matches only
-        if data is None:
-            return not_found(f"tournament {request.path_params['name']}")
+        """A bot's captured stderr in a finished match (``<match>.seat<S>.txt``). O(1) queries."""
+        p = pages(request)
+        if isinstance(p, Response):
+            return p
         want = request.path_params["file"]
-        for m in data.matches:
-            for s, bot_name in enumerate(m.seats):
-                if want == f"{slug(m.match_id)}.seat{s}.txt":
-                    p = stderr_path(data, m.match_id, s, bot_name)
-                    if p is None:
-                        break
-                    return PlainTextResponse(read_tail(p).decode("utf-8", "replace"))
-        return not_found(want)
+        m = _STDERR_RE.match(want)
+        row = store.match_by_id(p.snap.tid, m.group(1)) if m else None  # finished matches only
+        if m is None or row is None:
+            return not_found(want)
+        seat = int(m.group(2))
+        if seat >= len(row["seats"]):
+            return not_found(want)
+        mid = row["result"].get("match_id") or m.group(1)
+        path = stderr_path(p.snap.log_dir, mid, seat, row["seats"][seat])
+        if path is None:
+            return not_found(want)
+        return PlainTextResponse(read_tail(path).decode("utf-8", "replace"))
 
     static = StaticFiles(directory=str(STATIC_DIR))
     routes = [
@@ -157,6 +234,9 @@ def create_app(db: str, live_ms: int = 2000, poll_ms: int = 1500) -> Starlette:
         Route("/t/{name}", t_root),
         Route("/t/{name}/", t_root),
         Route("/t/{name}/index.html", index),
+        Route("/t/{name}/entrants.html", entrants),
+        Route("/t/{name}/h2h.html", h2h),
+        Route("/t/{name}/h2h.csv", h2h_csv),
         Route("/t/{name}/matches.html", matches),
         Route("/t/{name}/bots/{bot}.html", bot),
         Route("/t/{name}/replays/{match}/log.jsonl", download),
@@ -165,11 +245,13 @@ def create_app(db: str, live_ms: int = 2000, poll_ms: int = 1500) -> Starlette:
         Route("/t/{name}/stderr/{file}", stderr),
         Mount("/t/{name}/static", static),
     ]
+
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette):
         yield
+        await anyio.to_thread.run_sync(cache.close)  # a refresh running ends before the store closes
         store.close()
 
-    return Starlette(routes=routes, lifespan=lifespan)
-
-
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.cache = cache
+    return app

@@ -4,36 +4,64 @@ script and one style sheet in ``static/``, plots as inline SVG. A page
 never loads anything from another site.
 
 Page paths, relative to a tournament's root (the report's output directory,
-or ``/t/<name>/`` on the live site)::
+or ``/t/<name>/`` on the live site). Every list is paged, at most
+:data:`~referee.web.data.PAGE_ROWS` rows a page: live, the page number is
+the ``page`` query parameter; in the report, each page is a file of its
+own (``index-2.html``, ``matches-2.html``...)::
 
-    index.html                     leaderboard, rating plot, head-to-head matrix
-    matches.html                   every match, filterable by bot
-    bots/<bot>.html                one bot: rating history, faults, matches
+    index.html                     leaderboard (100 bots a page, ranks continue), seat and role
+                                   summaries, the rating chart of the page's top 10 bots,
+                                   the head-to-head of the top 10 bots; a ladder's first entrants
+    entrants.html                  a ladder's entrants, 100 a page
+    h2h.html                       head-to-head of the top K bots (live ``?k=K``, K <= 50)
+    h2h.csv                        every pair of bots (streamed live; written by the report)
+    matches.html                   the matches, newest first, 100 a page (live: ``?bot=NAME``
+                                   filters; matches in progress first on page 1)
+    bots/<bot>.html                one bot: rating chart, faults (newest 100), opponents and
+                                   matches (newest first), each 100 a page (live: ``?opage=``, ``?page=``)
     replays/<match>/<view>.html    replay views: all, public, seat0, seat1...
     replays/<match>/log.jsonl      the match log (download)
     stderr/<match>.seat<S>.txt     a faulted bot's captured stderr
     static/style.css, static/viewer.js, static/site.js
+
+What a page needs of every bot or every result comes from a
+:class:`~referee.web.data.Snapshot` (computed once per change of the
+results); the rest is read per page, bounded: each page method states its
+cost.
 """
 
 from __future__ import annotations
 
+import csv
+import functools
+import io
 import json
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterator
+from urllib.parse import urlencode
 
 from jinja2 import Environment, PackageLoader, select_autoescape
-from sqlalchemy import select
 
 from referee.web import svg
+from referee.web.data import (
+    CHART_BOTS,
+    FAULTS_SHOWN,
+    H2H_K,
+    H2H_MAX_K,
+    PAGE_ROWS,
+    Snapshot,
+    slug,
+    unique_slugs,
+)
 from referee.web.replay import ParsedLog, View, build_replay, read_log, replay_json, view_slug
-from tournaments.rating import rate
-from tournaments.report import board_from_store, tournament_row
-from tournaments.spec import TrueSkillParams
-from tournaments.store import MatchRow, Store
-from tournaments.store import matches as matches_table
+from tournaments.outcomes import teams_of
+from tournaments.running import read_running
+from tournaments.store import Store
+
+__all__ = ["Links", "MatchInfo", "Pages", "environment", "live_matches", "read_tail", "replay_page", "slug",
+           "static_files", "stderr_href", "stderr_path", "unique_slugs"]
 
 STATIC_DIR = Path(__file__).parent / "static"
 GAME_LABELS = {"doudizhu": "Dou Dizhu", "tractor": "Tractor", "smear": "Cutthroat Canadian Smear",
@@ -56,21 +84,35 @@ BOARD_LABELS = {
     "crashes": ("crash", "crashes and disconnects"),
     "other_faults": ("oth", "other faults"),
 }
+#: the role summary's columns (keys of :func:`tournaments.details.role_summary`) -> (label, tooltip)
+ROLE_LABELS = {
+    "rounds": ("rounds", "rounds played in the role, over every bot"),
+    "won_rate": ("won", "share of those rounds the role won"),
+    "made_rate": ("made", "share of the bids made"),
+    "went_out_first_rate": ("out first", "share of the rounds the role went out first"),
+    "mean_money": ("mean money", "mean money per round (the game's score unit)"),
+    "mean_bid": ("mean bid", "mean bid"),
+    "mean_team_points": ("mean team points", "mean points of the role's team per round"),
+    "mean_points": ("mean role points", "mean role points earned per round"),
+}
+#: what the role summary tells, per game
+ROLE_NOTES = {
+    "doudizhu": "landlord against peasants: how often each side won its round, and its mean money per round",
+    "tractor": "declarer's team against the defenders: how often each went up levels",
+    "smear": "the bidder: how often the bid was made, and the mean bid",
+    "back_alley": "bidders and passers: the mean points of their team per round",
+    "president": "the role held during a round (earned in the round before): how often it went out first, "
+                 "and the mean role points it earned",
+}
 STDERR_TAIL_BYTES = 256 * 1024  # the end of a bot's stderr shown per faulted match
+#: the head-to-head sizes offered on h2h.html
+H2H_CHOICES = (10, 20, 30, 50)
 
 
+@functools.lru_cache(maxsize=1)
 def environment() -> Environment:
-    """The Jinja2 environment of the page templates (HTML autoescaped)."""
+    """The Jinja2 environment of the page templates (HTML autoescaped), made once."""
     return Environment(loader=PackageLoader("referee.web", "templates"), autoescape=select_autoescape(["html"]))
-
-
-_SLUG_RE = re.compile(r"[^A-Za-z0-9_.-]")
-
-
-def slug(name: str) -> str:
-    """A file-name-safe form of a bot or match name."""
-    s = _SLUG_RE.sub("_", name).lstrip(".") or "_"
-    return s[:100]
 
 
 def replay_href(match_id: str, view: View = "all") -> str:
@@ -87,9 +129,87 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
+def utc_text(at: float) -> str:
+    """A Unix time as ``"2026-12-01 22:54 UTC"`` ("" for none)."""
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(at)) if at else ""
+
+
+def page_count(total: int, per: int = PAGE_ROWS) -> int:
+    return max(1, -(-total // per))
+
+
+def clamp_page(page: int, total: int, per: int = PAGE_ROWS) -> int:
+    return min(max(1, page), page_count(total, per))
+
+
+# --------------------------------------------------------------------------- links and pagers
+@dataclass(frozen=True)
+class Links:
+    """The page addresses, relative to the tournament's root: ``static`` (the
+    report) gives each page of a list a file of its own, the live site query
+    parameters."""
+
+    static: bool
+
+    @staticmethod
+    def _live(path: str, **params: Any) -> str:
+        """``path`` with the parameters that are not ``None`` (a first page: ``None``)."""
+        q = {k: v for k, v in params.items() if v is not None}
+        return f"{path}?{urlencode(q)}" if q else path
+
+    @staticmethod
+    def _n(page: int) -> int | None:
+        return page if page > 1 else None
+
+    def index(self, page: int = 1) -> str:
+        if self.static:
+            return "index.html" if page <= 1 else f"index-{page}.html"
+        return self._live("index.html", page=self._n(page))
+
+    def entrants(self, page: int = 1) -> str:
+        if self.static:
+            return "entrants.html" if page <= 1 else f"entrants-{page}.html"
+        return self._live("entrants.html", page=self._n(page))
+
+    def matches(self, page: int = 1, bot: str | None = None) -> str:
+        if self.static:  # the report has no filter: a bot's matches are on its page
+            return "matches.html" if page <= 1 else f"matches-{page}.html"
+        return self._live("matches.html", bot=bot or None, page=self._n(page))
+
+    def bot(self, bot_slug: str, page: int = 1, opage: int = 1) -> str:
+        if self.static:
+            return f"bots/{bot_slug}.html"
+        return self._live(f"bots/{bot_slug}.html", page=self._n(page), opage=self._n(opage))
+
+    def h2h(self, k: int = H2H_K) -> str:
+        if self.static:
+            return "h2h.html"
+        return self._live("h2h.html", k=None if k == H2H_K else k)
+
+
+def pager(page: int, total: int, href: Callable[[int], str], per: int = PAGE_ROWS, around: int = 2,
+          what: str = "") -> dict[str, Any]:
+    """What the ``pager`` macro draws: the current page, the number of pages,
+    previous and next, and the page numbers around the current one (with the
+    first and last; ``None`` marks a gap). O(around)."""
+    pages = page_count(total, per)
+    page = clamp_page(page, total, per)
+    nums = sorted({1, pages, *range(max(1, page - around), min(pages, page + around) + 1)})
+    links: list[dict[str, Any] | None] = []
+    for i, n in enumerate(nums):
+        if i and n - nums[i - 1] > 1:
+            links.append(None)
+        links.append({"n": n, "href": href(n), "current": n == page})
+    first = (page - 1) * per + 1 if total else 0
+    return {"page": page, "pages": pages, "total": total, "first": first, "last": min(total, page * per),
+            "what": what, "prev": href(page - 1) if page > 1 else None,
+            "next": href(page + 1) if page < pages else None, "links": links}
+
+
+# --------------------------------------------------------------------------- matches
 @dataclass
 class MatchInfo:
-    """One row of the match list (a stored match, or one being played)."""
+    """One row of a match list (a stored match, or one being played)."""
 
     idx: int
     match_id: str
@@ -107,79 +227,6 @@ class MatchInfo:
     @property
     def bots_json(self) -> str:
         return json.dumps(sorted(set(self.seats)))
-
-
-@dataclass
-class TournamentData:
-    """Everything the pages of one tournament show, read from the store (and,
-    live, from the logs of matches being played)."""
-
-    t: dict[str, Any]
-    spec: dict[str, Any]
-    rows: list[MatchRow]
-    board: list[Any]
-    history: list[tuple[int, str, float, float]]
-    matches: list[MatchInfo]
-    log_dir: Path
-    #: a ladder's entrants (:meth:`tournaments.ladder_store.LadderStore.entrants`); ``None`` for a tournament
-    entrants: list[dict[str, Any]] | None = None
-
-    @property
-    def names(self) -> list[str]:
-        return [b["name"] for b in self.spec.get("bots", [])]
-
-
-#: what :func:`load_tournament` computes from the stored matches (the batch fit with its
-#: bootstrap, the TrueSkill history): ``(rows, board, history, extras)``
-Computed = tuple[list[MatchRow], list[Any], list[tuple[int, str, float, float]], dict[int, tuple[int, float]]]
-
-
-def load_tournament(store: Store, name: str | None, live: bool = False,
-                    cache: dict[int, tuple[Any, Computed]] | None = None) -> TournamentData:
-    """Read tournament ``name`` (latest if ``None``); ``LookupError`` if unknown.
-    ``live``: also list matches being played (logs without a result yet).
-    ``cache``: a dict kept between calls (the live site's): the ratings are
-    computed again only when a match was recorded or the tournament changed
-    (a few seconds of CPU for a ladder of a thousand matches)."""
-    t = tournament_row(store, name)
-    spec = json.loads(t["spec_json"])
-    key = (t["spec_json"], t["status"], t["total_matches"], frozenset(store.finished_indices(t["id"])))
-    hit = cache.get(t["id"]) if cache is not None else None
-    if hit is not None and hit[0] == key:
-        rows, board, history, extra = hit[1]
-    else:
-        t, board = board_from_store(store, t["name"])
-        rows = store.matches(t["id"])
-        names = [b["name"] for b in spec.get("bots", [])]
-        _, history = rate(rows, names, TrueSkillParams(**spec["trueskill"]), spec["game"], spec["players"])
-        extra = _match_extras(store, t["id"])
-        if cache is not None:
-            cache[t["id"]] = (key, (rows, board, history, extra))
-    log_dir = Path(spec.get("log_dir", "runs/logs")) / t["name"]
-    infos = [_match_info(r, extra.get(r.idx, (None, None)), log_dir) for r in rows]
-    if live:
-        done = {m.match_id for m in infos}
-        infos.extend(m for m in live_matches(log_dir, t["name"], done) if m.match_id not in done)
-        infos.sort(key=lambda m: m.idx)
-    entrants = None
-    if spec.get("schedule") == "ladder":
-        from tournaments.ladder_store import LadderStore
-
-        entrants = LadderStore(store, create=False).entrants(t["id"])
-    return TournamentData(t, spec, rows, board, history, infos, log_dir, entrants)
-
-
-def utc_text(at: float) -> str:
-    """A Unix time as ``"2026-12-01 22:54 UTC"`` ("" for none)."""
-    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(at)) if at else ""
-
-
-def _match_extras(store: Store, tid: int) -> dict[int, tuple[int, float]]:
-    """idx -> (decisions, elapsed seconds), read from the matches table."""
-    with store.engine.connect() as c:
-        q = select(matches_table.c.idx, matches_table.c.decisions, matches_table.c.elapsed_s).where(
-            matches_table.c.tournament_id == tid)
-        return {int(i): (int(d), float(e)) for i, d, e in c.execute(q)}
 
 
 def _result_text(seats: list[str], result: dict[str, Any]) -> str:
@@ -206,64 +253,102 @@ def _faults_text(seats: list[str], faults: list[dict[str, Any]]) -> str:
     return ", ".join(f"{b} {k}×{n}" for (b, k), n in sorted(counts.items()))
 
 
-def _match_info(r: MatchRow, extra: tuple[int | None, float | None], log_dir: Path) -> MatchInfo:
-    mid = r.result.get("match_id") or f"m{r.idx:05d}"
-    decisions, elapsed = extra
-    faults = list(r.result.get("faults") or [])
-    log_path = r.log_path
-    if log_path and not Path(log_path).exists() and (log_dir / Path(log_path).name).exists():
-        log_path = str(log_dir / Path(log_path).name)  # a relative path stored from another directory
-    has_log = bool(log_path) and Path(log_path).exists()
-    return MatchInfo(idx=r.idx, match_id=mid, seats=list(r.seats), status=r.status,
-                     result=_result_text(r.seats, r.result),
-                     decisions=decisions if decisions is not None else r.result.get("decisions", ""),
-                     duration=f"{elapsed:.1f} s" if elapsed is not None else "",
-                     faults=_faults_text(r.seats, faults), replay=replay_href(mid) if has_log else None,
-                     log_path=log_path if has_log else None, fault_list=faults)
+def resolve_log(log_path: str | None, log_dir: Path) -> str | None:
+    """The stored log path of a match if the file is there, else the file of
+    that name in ``log_dir`` (a relative path stored from another
+    directory), else ``None``. Two ``stat`` calls at most."""
+    if not log_path:
+        return None
+    if Path(log_path).is_file():
+        return log_path
+    here = log_dir / Path(log_path).name
+    return str(here) if here.is_file() else None
 
 
-def live_matches(log_dir: Path, tournament: str, recorded: frozenset[str] | set[str] = frozenset()) -> list[MatchInfo]:
-    """Matches of ``tournament`` being played: logs in ``log_dir`` without a
-    result line yet (public view only). ``recorded``: match ids already in the
-    store, whose logs are not read again."""
-    out: list[MatchInfo] = []
-    if not log_dir.is_dir():
-        return out
-    for p in sorted(log_dir.glob(f"{tournament}-m*.jsonl*")):
-        if p.suffix not in (".jsonl", ".part", ".tmp") or not p.is_file():
-            continue
-        if p.name.split(".jsonl", 1)[0] in recorded:
-            continue
-        try:
-            log = read_log(p)
-        except (OSError, ValueError):
-            continue
-        if log.complete:
-            continue
-        idx_txt = log.match_id.rsplit("-m", 1)[-1]
-        idx = int(idx_txt) if idx_txt.isdigit() else -1
-        n_dec = sum(1 for e in log.entries if e[0] == "decision")
-        out.append(MatchInfo(idx=idx, match_id=log.match_id, seats=log.names, status="in progress",
-                             result="", decisions=n_dec, duration="", faults="",
-                             replay=replay_href(log.match_id, "public"), log_path=str(p), live=True))
-    return out
+def match_info(row: dict[str, Any], log_dir: Path) -> MatchInfo:
+    """A stored match (a row of :meth:`tournaments.store.Store.match_page`) as a list row."""
+    result = row["result"]
+    mid = result.get("match_id") or f"m{row['idx']:05d}"
+    faults = list(result.get("faults") or [])
+    log_path = resolve_log(row.get("log_path"), log_dir)
+    return MatchInfo(idx=row["idx"], match_id=mid, seats=list(row["seats"]), status=row["status"],
+                     result=_result_text(row["seats"], result), decisions=row.get("decisions", ""),
+                     duration=f"{row['elapsed_s']:.1f} s" if row.get("elapsed_s") is not None else "",
+                     faults=_faults_text(row["seats"], faults), replay=replay_href(mid) if log_path else None,
+                     log_path=log_path, fault_list=faults)
 
 
-def find_log(data: TournamentData, match_slug: str) -> MatchInfo | None:
-    for m in data.matches:
-        if slug(m.match_id) == match_slug:
-            return m
+def live_log_path(log_dir: Path, match_id: str) -> Path | None:
+    """The log of a match being played: ``<id>.jsonl.part`` (a tournament's
+    executor) or ``<id>.jsonl`` (the ladder, written in place); ``None`` if neither."""
+    for name in (f"{match_id}.jsonl.part", f"{match_id}.jsonl", f"{match_id}.jsonl.tmp"):
+        p = log_dir / name
+        if p.is_file():
+            return p
     return None
 
 
-def stderr_path(data: TournamentData, match_id: str, seat: int, bot: str) -> Path | None:
-    """The captured stderr of ``bot`` in ``seat`` of a match: its per-match file,
-    else the latest file of a persistent bot; ``None`` if there is none."""
-    p = data.log_dir / f"{match_id}.seat{seat}.stderr"
+def _live_info(p: Path) -> MatchInfo | None:
+    try:
+        log = read_log(p)
+    except (OSError, ValueError):
+        return None
+    if log.complete:
+        return None
+    idx_txt = log.match_id.rsplit("-m", 1)[-1]
+    idx = int(idx_txt) if idx_txt.isdigit() else -1
+    n_dec = sum(1 for e in log.entries if e[0] == "decision")
+    return MatchInfo(idx=idx, match_id=log.match_id, seats=log.names, status="in progress", result="",
+                     decisions=n_dec, duration="", faults="", replay=replay_href(log.match_id, "public"),
+                     log_path=str(p), live=True)
+
+
+def live_matches(log_dir: Path, tournament: str, is_recorded: Callable[[str], bool] | None = None
+                 ) -> list[MatchInfo]:
+    """Matches of ``tournament`` being played (public view only), newest
+    first: those ``<log_dir>/.running`` lists (:mod:`tournaments.running`)
+    whose log has no result line yet. O(matches in progress) (each log read).
+
+    Without that index (logs of a run older than it), every log of the
+    tournament in ``log_dir`` without a result line, skipping the match ids
+    ``is_recorded`` says are stored: O(logs in the directory)."""
+    out: list[MatchInfo] = []
+    ids = read_running(log_dir)
+    if ids is not None:
+        for mid in ids:
+            p = live_log_path(log_dir, mid)
+            info = _live_info(p) if p is not None else None
+            if info is not None:
+                out.append(info)
+    elif log_dir.is_dir():
+        for p in sorted(log_dir.glob(f"{tournament}-m*.jsonl*")):
+            if p.suffix not in (".jsonl", ".part", ".tmp") or not p.is_file():
+                continue
+            if is_recorded is not None and is_recorded(p.name.split(".jsonl", 1)[0]):
+                continue
+            info = _live_info(p)
+            if info is not None:
+                out.append(info)
+    out.sort(key=lambda m: m.idx, reverse=True)
+    return out
+
+
+# --------------------------------------------------------------------------- stderr
+def stderr_path(log_dir: Path, match_id: str, seat: int, bot: str) -> Path | None:
+    """The captured stderr of ``bot`` in ``seat`` of a match: its per-match
+    file, else the latest launch's file of a persistent bot
+    (``<bot>.persistent<N>.stderr``, N = 1, 2...); ``None`` if there is
+    none. O(launches) ``stat`` calls: the log directory is never listed."""
+    p = log_dir / f"{match_id}.seat{seat}.stderr"
     if p.is_file():
         return p
-    persistent = sorted(data.log_dir.glob(f"{bot}.persistent*.stderr"), key=lambda q: q.stat().st_mtime)
-    return persistent[-1] if persistent else None
+    last = None
+    for n in range(1, 10_000):
+        q = log_dir / f"{bot}.persistent{n}.stderr"
+        if not q.is_file():
+            break
+        last = q
+    return last
 
 
 def stderr_href(match_id: str, seat: int) -> str:
@@ -281,134 +366,277 @@ def read_tail(path: Path, n: int = STDERR_TAIL_BYTES) -> bytes:
 
 # --------------------------------------------------------------------------- pages
 class Pages:
-    """Renders the pages of one tournament. ``live``: the pages refresh their
-    live parts every ``live_ms`` milliseconds (``referee web``)."""
+    """Renders the pages of one tournament from ``snap`` and bounded reads of
+    ``store``. ``t``: the tournament row as read by this request (status and
+    scheduled matches now; default the snapshot's). ``live``: the pages
+    refresh their live parts every ``live_ms`` milliseconds and list the
+    matches being played (``referee web``). ``links``: how pages are
+    addressed (default: files for the report, query parameters live)."""
 
-    def __init__(self, data: TournamentData, live: bool = False, live_ms: int = 2000):
-        self.data = data
+    def __init__(self, store: Store, snap: Snapshot, t: dict[str, Any] | None = None, live: bool = False,
+                 live_ms: int = 2000, links: Links | None = None):
+        self.store = store
+        self.snap = snap
         self.live = live
         self.live_ms = live_ms
-        self.env = environment()
-        t = dict(data.t)
-        t["players"] = data.spec.get("players")
-        t["done"] = sum(1 for m in data.matches if not m.live)
-        # a ladder has no fixed number of matches: the pages say how many were played
-        t["total"] = None if data.entrants is not None else t.get("total_matches")
-        t["live_count"] = sum(1 for m in data.matches if m.live)
-        self.t = t
-        self.bot_slugs = _unique_slugs(data.names)
+        self.links = links or Links(static=not live)
+        row = t or snap.t
+        self.row = row
+        self.status = str(row["status"])
+        self.t = {"name": snap.name, "game": snap.spec.get("game", row.get("game")),
+                  "players": snap.spec.get("players"), "status": self.status, "done": snap.done,
+                  # a ladder has no fixed number of matches: the pages say how many were played
+                  "total": None if snap.ladder else row.get("total_matches"), "live_count": 0}
+        self._live: list[MatchInfo] | None = None
+        #: the report: the match ids whose replay was written (other rows link none); ``None``: every log
+        self.replayed: set[str] | None = None
 
+    # -- helpers ------------------------------------------------------------------------------
     def _render(self, template: str, root: str, **ctx: Any) -> str:
-        return self.env.get_template(template).render(t=self.t, root=root, live=self.live, live_ms=self.live_ms,
-                                                      **ctx)
+        return environment().get_template(template).render(t=self.t, root=root, live=self.live,
+                                                           live_ms=self.live_ms, links=self.links, **ctx)
+
+    def bot_slug(self, name: str) -> str:
+        return self.snap.slugs.get(name) or slug(name)
+
+    def live_matches(self) -> list[MatchInfo]:
+        """The matches being played (live site only, and only while a driver
+        runs the tournament: its lease is live), newest first. See :func:`live_matches`."""
+        if self._live is None:
+            self._live = []
+            if self.live and self.store.run_state(self.row)[0] == "running":
+                tid = self.snap.tid
+                self._live = live_matches(self.snap.log_dir, self.snap.name,
+                                          lambda mid: self.store.match_by_id(tid, mid) is not None)
+        return self._live
 
     def board_cols(self) -> list[dict[str, str]]:
         keys: list[str] = []
-        for r in self.data.board:  # whatever figures the ratings provide, in their order
+        for r in self.snap.board[:1]:  # whatever figures the ratings provide, in their order
             keys.extend(k for k in r.to_json() if k != "bot" and k not in keys)
         return [{"key": k, "label": BOARD_LABELS.get(k, (k.replace("_", " "), ""))[0],
                  "help": BOARD_LABELS.get(k, ("", ""))[1]} for k in keys]
 
-    def board_rows(self) -> list[dict[str, Any]]:
-        return [{"bot": r.bot, "slug": self.bot_slugs.get(r.bot, slug(r.bot)),
-                 "cells": {k: _fmt(v) for k, v in r.to_json().items()}} for r in self.data.board]
-
-    def _series(self) -> dict[str, list[tuple[int, float, float]]]:
-        series: dict[str, list[tuple[int, float, float]]] = {b: [] for b in self.data.names}
-        for idx, bot, mu, sigma in self.data.history:
-            series.setdefault(bot, []).append((idx, mu, sigma))
-        return series
-
-    def entrants(self) -> list[dict[str, Any]] | None:
-        """A ladder's entrants as the pages show them (``None`` for a tournament):
-        each with its versions, oldest first, their state, why and since when."""
-        if self.data.entrants is None:
-            return None
-        out = []
-        for e in self.data.entrants:
-            versions = [dict(v, slug=self.bot_slug(v["label"]), since_text=utc_text(v["since"]),
-                             added_text=utc_text(v["added_at"])) for v in e["versions"]]
-            out.append({"name": e["name"], "versions": versions, "current": versions[-1]})
-        return out
-
-    def index(self) -> str:
-        order = [r.bot for r in self.data.board]
-        return self._render("leaderboard.html", "", board=self.board_rows(), board_cols=self.board_cols(),
-                            rank_note=self.rank_note(), entrants=self.entrants(),
-                            states={v["label"]: v["state"] for e in self.data.entrants or [] for v in e["versions"]},
-                            plot=svg.rating_plot({b: self._series().get(b, []) for b in order}),
-                            h2h=self.head_to_head(order))
+    def _board_row(self, rank: int, r: Any) -> dict[str, Any]:
+        return {"rank": rank, "bot": r.bot, "slug": self.bot_slug(r.bot),
+                "cells": {k: _fmt(v) for k, v in r.to_json().items()}}
 
     def rank_note(self) -> str:
         keys = [c["key"] for c in self.board_cols()]
-        if "elo" in keys:
+        if "elo" in keys or not keys:
             return ("Elo (batch fit of every match, with its bootstrap interval low–high); mu and sigma: "
                     "live TrueSkill")
         return "mu − 3·sigma (TrueSkill)"
 
-    def head_to_head(self, bots: list[str]) -> dict[str, Any]:
-        """cells[a][b] = (matches a finished ahead of b, matches behind), over complete matches."""
-        cells: dict[str, dict[str, list[int] | None]] = {a: {b: None for b in bots} for a in bots}
-        for r in self.data.rows:
-            if r.status != "complete":
-                continue
-            ranks = r.result.get("ranks") or []
-            for i, a in enumerate(r.seats):
-                for j, b in enumerate(r.seats):
-                    if a == b or a not in cells or b not in cells or i >= len(ranks) or j >= len(ranks):
-                        continue
-                    c = cells[a][b] or [0, 0]
-                    if ranks[i] < ranks[j]:
-                        c[0] += 1
-                    elif ranks[i] > ranks[j]:
-                        c[1] += 1
-                    cells[a][b] = c
-        return {"bots": bots, "cells": cells}
+    def states(self) -> dict[str, str]:
+        return {v["label"]: v["state"] for e in self.snap.entrants or [] for v in e["versions"]}
 
-    def matches(self) -> str:
-        matches = self.data.matches
-        if self.data.entrants is not None:  # a ladder only grows: its latest matches first
-            matches = matches[::-1]
-        return self._render("matches.html", "", matches=matches, bots=self.data.names)
+    def _entrant_rows(self, page: int) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
+        ents = self.snap.entrants
+        if ents is None:
+            return None
+        p = pager(page, len(ents), self.links.entrants, what="entrants")
+        out = []
+        for e in ents[(p["page"] - 1) * PAGE_ROWS: p["page"] * PAGE_ROWS]:
+            versions = [dict(v, slug=self.bot_slug(v["label"]), since_text=utc_text(v["since"]),
+                             added_text=utc_text(v["added_at"])) for v in e["versions"]]
+            out.append({"name": e["name"], "versions": versions, "current": versions[-1]})
+        return out, p
 
-    def bot(self, name: str) -> str:
-        board = self.data.board
-        rank = next((i + 1 for i, r in enumerate(board) if r.bot == name), None)
-        row = next((r for r in self.board_rows() if r["bot"] == name), None)
-        cmd = next((b.get("command", "") for b in self.data.spec.get("bots", []) if b["name"] == name), "")
+    def plot(self, bots: list[str], band: bool = False) -> str:
+        return svg.rating_plot(self.snap.chart(self.store, bots), band=band, by_time=self.snap.ladder)
+
+    def summaries(self) -> dict[str, Any]:
+        """The seat and role summaries as the leaderboard shows them."""
+        s = self.snap.summaries
+        seats = [{"seat": x["seat"], "matches": x["matches"], "mean_score": _fmt(float(x["mean_score"])),
+                  "win_rate": f"{x['win_rate']:.0%}"} for x in s.get("seat_summary") or []]
+        roles = s.get("role_summary") or []
+        keys = list(dict.fromkeys(k for x in roles for k in x if k != "role"))
+        cols = [{"key": k, "label": ROLE_LABELS.get(k, (k.replace("_", " "), ""))[0],
+                 "help": ROLE_LABELS.get(k, ("", ""))[1]} for k in keys]
+        rows = [{"role": x["role"].replace("_", " "),
+                 "cells": {k: ("" if k not in x else f"{x[k]:.0%}" if k.endswith("_rate") else
+                               str(x[k]) if isinstance(x[k], int) else f"{x[k]:+.2f}") for k in keys}}
+                for x in roles]
+        return {"seats": seats, "roles": rows, "role_cols": cols,
+                "role_note": ROLE_NOTES.get(str(self.t["game"]), "")}
+
+    def head_to_head(self, k: int) -> dict[str, Any]:
+        """The matrix of the top ``k`` bots (k <= :data:`H2H_MAX_K`):
+        ``cells[a][b] = (a finished ahead of b, behind)`` over the matches they
+        played as opponents, ``None`` when they never met. O(k²)."""
+        bots = self.snap.top[:max(1, min(k, H2H_MAX_K))]
+        cells = {a: {b: self.snap.pairs.get((a, b), (0, 0, 0))[:2] if (a, b) in self.snap.pairs else None
+                     for b in bots} for a in bots}
+        return {"bots": bots, "slugs": {b: self.bot_slug(b) for b in bots}, "cells": cells,
+                "ranks": {b: self.snap.rank(b) for b in bots}}
+
+    # -- pages --------------------------------------------------------------------------------
+    def index(self, page: int = 1) -> str:
+        """The leaderboard page ``page`` (100 bots, ranks continue), the seat and
+        role summaries, the chart of the page's top 10 bots, the top-10
+        head-to-head and a ladder's first entrants. O(rows shown) from the
+        snapshot; the chart of a page other than the first is read once per
+        snapshot (O(rating rows of 10 bots)); live, the matches in progress."""
+        board = self.snap.board
+        p = pager(page, len(board), self.links.index, what="bots")
+        start = (p["page"] - 1) * PAGE_ROWS
+        shown = board[start:start + PAGE_ROWS]
+        rows = [self._board_row(start + i + 1, r) for i, r in enumerate(shown)]
+        self.t["live_count"] = len(self.live_matches())
+        ents = self._entrant_rows(1)
+        chart_bots = [r.bot for r in shown[:CHART_BOTS]]
+        return self._render("leaderboard.html", "", board=rows, board_cols=self.board_cols(), pager=p,
+                            rank_note=self.rank_note(), entrants=ents[0] if ents else None,
+                            entrants_pager=ents[1] if ents else None, states=self.states(),
+                            plot=self.plot(chart_bots), chart_first=start + 1, chart_last=start + len(chart_bots),
+                            by_time=self.snap.ladder, h2h=self.head_to_head(H2H_K), summaries=self.summaries())
+
+    def entrants(self, page: int = 1) -> str:
+        """A ladder's entrants page ``page`` (100 a page). O(rows shown)."""
+        ents = self._entrant_rows(page)
+        if ents is None:
+            raise LookupError("entrants: not a ladder")
+        return self._render("entrants.html", "", entrants=ents[0], entrants_pager=ents[1])
+
+    def h2h(self, k: int = H2H_K) -> str:
+        """The head-to-head matrix of the top ``k`` bots (clamped to 1..50). O(k²)."""
+        k = max(1, min(k, H2H_MAX_K))
+        choices = [] if self.links.static else [{"k": c, "href": self.links.h2h(c), "current": c == k}
+                                                for c in H2H_CHOICES]
+        return self._render("h2h.html", "", h2h=self.head_to_head(k), k=len(self.snap.top[:k]), choices=choices,
+                            bots=len(self.snap.board))
+
+    def h2h_csv(self) -> Iterator[str]:
+        """Every pair of bots as CSV lines (header first): as opponents,
+        matches together, how often each finished ahead, ties; team games
+        also as partners. Streamed from the store: O(pairs) time, O(1) memory
+        beyond the bot names."""
+        name_of = {b["id"]: b["name"] for b in self.snap.bots}
+        team = any(len(x) > 1 for x in teams_of(str(self.t["game"]), int(self.t["players"] or 2)))
+        head = ["a", "b", "matches", "a_ahead", "b_ahead", "tied"]
+        if team:
+            head += ["partners", "partners_won", "partners_lost", "partners_drawn"]
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(head)
+        n = 0
+        for r in self.store.iter_pair_totals(self.snap.tid):
+            row = [name_of.get(r["bot_a"], r["bot_a"]), name_of.get(r["bot_b"], r["bot_b"])]
+            row += [int(r[k]) for k in head[2:]]
+            w.writerow(row)
+            n += 1
+            if n % 1000 == 0:
+                yield buf.getvalue()
+                buf.seek(0)
+                buf.truncate()
+        yield buf.getvalue()
+
+    def match_list(self, page: int = 1, bot: str | None = None, href: Callable[[int], str] | None = None,
+                   cap: int | None = None) -> tuple[list[MatchInfo], dict[str, Any]]:
+        """Page ``page`` of the matches (of ``bot``), newest first, with the
+        matches in progress first on page 1 (live): ``(rows, pager)``;
+        ``href(n)``: the address of page n (default: the match list's);
+        ``cap``: only the newest ``cap`` matches are paged (the report).
+        O(offset + 100) with the store's indexes (a bot's: O(its matches))."""
+        offset = (max(1, page) - 1) * PAGE_ROWS
+        total, rows = self.store.match_page(self.snap.tid, offset, PAGE_ROWS, bot=bot)
+        shown = total if cap is None else min(total, cap)
+        if offset and offset >= shown:  # past the end: the last page
+            offset = (page_count(shown) - 1) * PAGE_ROWS
+            total, rows = self.store.match_page(self.snap.tid, offset, PAGE_ROWS, bot=bot)
+        p = pager(offset // PAGE_ROWS + 1, shown, href or (lambda n: self.links.matches(n, bot)), what="matches")
+        infos = [match_info(r, self.snap.log_dir) for r in rows]
+        if self.replayed is not None:
+            for m in infos:
+                if m.match_id not in self.replayed:
+                    m.replay = None
+        if p["page"] == 1:
+            infos = [m for m in self.live_matches() if bot is None or bot in m.seats] + infos
+        return infos, p
+
+    def matches(self, page: int = 1, bot: str | None = None, note: str = "", cap: int | None = None) -> str:
+        """The match list page ``page`` (newest first, 100 a page; ``bot``: that
+        bot's only; ``cap`` and ``note``: only the newest ``cap`` matches are
+        paged, and the page says why). See :meth:`match_list` for the cost."""
+        if bot is not None and self.snap.bot_named(bot) is None:
+            bot = None
+        infos, p = self.match_list(page, bot, cap=cap)
+        return self.render_matches(infos, p, bot, note)
+
+    def render_matches(self, infos: list[MatchInfo], p: dict[str, Any], bot: str | None = None, note: str = ""
+                       ) -> str:
+        """The match list page of rows ``infos`` with pager ``p`` (from :meth:`match_list`). O(rows + bots)."""
+        p["note"] = note
+        names = sorted(b["name"] for b in self.snap.bots)
+        if self.links.static:
+            choices = [{"value": self.links.bot(self.bot_slug(n)) + "#bot-matches", "label": n} for n in names]
+        else:
+            choices = [{"value": n, "label": n, "selected": n == bot} for n in names]
+        return self._render("matches.html", "", matches=infos, pager=p, bot=bot, choices=choices)
+
+    def opponents(self, name: str, page: int = 1, href: Callable[[int], str] | None = None
+                  ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """A bot's opponents, most matches together first, 100 a page:
+        ``(rows, pager)``; ``href(n)``: the address of page n. O(the bot's
+        pairs) (at most the bots), once its rows were read (once per snapshot:
+        :meth:`referee.web.data.Snapshot.pairs_of`)."""
+        me = self.snap.bot_named(name)
+        rows: list[dict[str, Any]] = []
+        if me is not None:
+            name_of = {b["id"]: b["name"] for b in self.snap.bots}
+            for other_id, n, ahead, behind, tied, partners, won, lost, drawn in self.snap.pairs_of(self.store,
+                                                                                                   me["id"]):
+                other = name_of.get(other_id, "?")
+                rows.append({"bot": other, "slug": self.bot_slug(other), "rank": self.snap.rank(other),
+                             "matches": n, "ahead": ahead, "behind": behind, "tied": tied, "partners": partners,
+                             "partners_wld": f"{won}-{lost}-{drawn}"})
+        rows.sort(key=lambda x: (-x["matches"] - x["partners"], x["rank"] or 10**9, x["bot"]))
+        slug_ = self.bot_slug(name)
+        shown = min(len(rows), PAGE_ROWS) if self.links.static else len(rows)  # a report's bot page: one page
+        p = pager(page, shown, href or (lambda n: self.links.bot(slug_, opage=n)), what="opponents")
+        return rows[(p["page"] - 1) * PAGE_ROWS: p["page"] * PAGE_ROWS], p
+
+    def bot(self, name: str, page: int = 1, opage: int = 1, note: str = "") -> str:
+        """One bot's page: its board row, a ladder version's state, its rating
+        chart, its newest 100 faults, its opponents (page ``opage``) and its
+        matches (page ``page``, newest first; ``note`` said beside them).
+        O(the bot's matches) at most."""
+        snap = self.snap
+        rank = snap.rank(name)
+        row = self._board_row(rank, snap.board[rank - 1]) if rank else None
+        me = snap.bot_named(name) or {}
+        cmd = me.get("command", "")
+        n_faults, fault_rows = self.store.bot_faults(snap.tid, name, FAULTS_SHOWN)
         faults = []
-        for m in self.data.matches:
-            for f in m.fault_list:
-                s = f.get("seat", -1)
-                if 0 <= s < len(m.seats) and m.seats[s] == name:
-                    has = stderr_path(self.data, m.match_id, s, name) is not None
-                    faults.append({"match_id": m.match_id, "replay": m.replay or "", "seat": s,
-                                   "kind": f.get("kind", ""), "rule": f.get("rule", ""),
-                                   "message": f.get("message", ""),
-                                   "stderr": stderr_href(m.match_id, s) if has else None})
-        entrant = next((e for e in self.entrants() or [] if any(v["label"] == name for v in e["versions"])), None)
+        for f in fault_rows:
+            mid, s = f["match_id"], f["seat"]
+            has_log = resolve_log(f["log_path"], snap.log_dir) is not None and (
+                self.replayed is None or mid in self.replayed)
+            has_err = stderr_path(snap.log_dir, mid, s, name) is not None
+            faults.append({"match_id": mid, "replay": replay_href(mid) if has_log else "", "seat": s,
+                           "kind": f["kind"], "rule": f["rule"], "message": f["message"],
+                           "stderr": stderr_href(mid, s) if has_err else None})
+        entrant = next((e for e in snap.entrants or [] if any(v["label"] == name for v in e["versions"])), None)
+        if entrant is not None:
+            entrant = {"name": entrant["name"], "versions": [
+                dict(v, slug=self.bot_slug(v["label"]), since_text=utc_text(v["since"]),
+                     added_text=utc_text(v["added_at"])) for v in entrant["versions"]]}
         version = next((v for v in entrant["versions"] if v["label"] == name), None) if entrant else None
-        bot = {"name": name, "rank": rank, "row": row, "command": cmd, "faults": faults,
-               "entrant": entrant, "version": version,
-               "matches": [m for m in self.data.matches if name in m.seats],
-               "plot": svg.rating_plot({name: self._series().get(name, [])}, band=True)}
-        return self._render("bot.html", "../", bot=bot, board_cols=self.board_cols())
-
-    def bot_slug(self, name: str) -> str:
-        return self.bot_slugs.get(name, slug(name))
-
-
-def _unique_slugs(names: list[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    used: set[str] = set()
-    for n in names:
-        s = slug(n)
-        base, i = s, 2
-        while s.lower() in used:
-            s, i = f"{base}-{i}", i + 1
-        used.add(s.lower())
-        out[n] = s
-    return out
+        slug_ = self.bot_slug(name)
+        opps, op = self.opponents(name, opage, lambda n: self.links.bot(slug_, page=page, opage=n))
+        matches, mp = self.match_list(page, name, lambda n: self.links.bot(slug_, page=n, opage=op["page"]),
+                                      cap=PAGE_ROWS if self.links.static else None)  # a report's bot page: one page
+        mp["note"] = note
+        team = any(len(x) > 1 for x in teams_of(str(self.t["game"]), int(self.t["players"] or 2)))
+        bot = {"name": name, "rank": rank, "row": row, "command": cmd, "faults": faults, "n_faults": n_faults,
+               "fault_kinds": snap.board[rank - 1].faults if rank else {},
+               "entrant": entrant, "version": version, "matches": matches, "matches_pager": mp,
+               "opponents": opps, "opponents_pager": op, "team": team,
+               "plot": self.plot([name], band=True)}
+        return self._render("bot.html", "../", bot=bot, board_cols=self.board_cols(), by_time=snap.ladder,
+                            states=self.states())
 
 
 def replay_page(log: ParsedLog, view: View, root: str, live: bool = False, log_href: str | None = "log.jsonl",
@@ -442,8 +670,8 @@ def replay_page(log: ParsedLog, view: View, root: str, live: bool = False, log_h
          "view_label": label, "view_note": note, "faults_note": faults_note,
          "log_href": log_href if log.complete else None, "data_json": replay_json(data), "poll": poll,
          "poll_ms": poll_ms, "live_note": "" if log.complete else "match in progress: public view only"}
-    env = environment()
-    return env.get_template("replay.html").render(t=t, root=root, live=False, live_ms=0, r=r)
+    return environment().get_template("replay.html").render(t=t, root=root, live=False, live_ms=0, r=r,
+                                                            links=Links(static=True))
 
 
 def static_files() -> list[Path]:

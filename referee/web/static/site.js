@@ -1,22 +1,14 @@
-/* Site pages: the match list filter, and (live site only) refreshing the
- * [data-live] parts of the page from its own server without a reload. */
+/* Site pages: the match list's bot menu (live: the server filters, ?bot=NAME;
+ * report: it opens the bot's page), and (live site only) refreshing the
+ * [data-live-part] parts of the page from its own server without a reload. */
 (function () {
   "use strict";
-  function applyFilter() {
-    var sel = document.getElementById("bot-filter");
-    if (!sel) return;
-    var bot = sel.value;
-    var shown = 0;
-    document.querySelectorAll("tr[data-bots]").forEach(function (tr) {
-      var ok = !bot || JSON.parse(tr.getAttribute("data-bots")).indexOf(bot) >= 0;
-      tr.hidden = !ok;
-      if (ok) shown++;
-    });
-    var c = document.getElementById("filter-count");
-    if (c) c.textContent = shown + " matches";
-  }
-  document.addEventListener("change", function (e) { if (e.target.id === "bot-filter") applyFilter(); });
-  applyFilter();
+  document.addEventListener("change", function (e) {
+    var sel = e.target;
+    if (sel.id !== "bot-filter") return;
+    if (sel.hasAttribute("data-submit") && sel.form) sel.form.submit();
+    else if (sel.hasAttribute("data-go") && sel.value) location.href = sel.value;
+  });
 
   var ms = parseInt(document.body.getAttribute("data-live") || "0", 10);
   if (!ms) return;
@@ -28,7 +20,6 @@
         var old = document.getElementById(fresh.id);
         if (old && old.innerHTML !== fresh.innerHTML) old.innerHTML = fresh.innerHTML;
       });
-      applyFilter();
     }).catch(function () {});
   }, ms);
 })();

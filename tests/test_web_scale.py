@@ -1,0 +1,281 @@
+"""The pages at competition scale (issue #36): a synthetic tournament of 300
+bots and 30,000 matches (imported through the one write path), every page
+of the live site (in-process, Starlette's test client) and of `referee
+report` paged and bounded in rows and bytes, newest first, and the live
+site computing the leaderboard once per change of the results, in the
+background, never per request."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from weblib import REFEREE, ROOT, env, write_synthetic_results
+
+from referee.web.app import create_app
+from referee.web.report import write_report
+from tournaments.importer import import_results
+from tournaments.rating import store_board
+from tournaments.store import Store
+
+BOTS, MATCHES = 300, 30_000
+#: what no page may exceed, whatever the size of the tournament
+MAX_ROWS, MAX_BYTES = 300, 1 << 20
+BOARD_ROW = re.compile(r'<tr data-bot="([^"]+)"><td>(\d+)</td><td class="l bot">')
+MATCH_ROW = re.compile(r'<tr data-bots="[^"]*" data-match="([^"]*)"(?: data-live)?><td>(-?\d+)</td>')
+OPPONENT_ROW = re.compile(r'<tr data-bot="([^"]+)"><td class="l bot">')
+
+
+@pytest.fixture(scope="module")
+def scale(tmp_path_factory) -> dict:
+    tmp = tmp_path_factory.mktemp("scale")
+    src = tmp / "results.jsonl"
+    names = write_synthetic_results(src, BOTS, MATCHES, seed=3, name="synthetic-bot-{:03d}")
+    db = tmp / "scale.sqlite"
+    store = Store(str(db))
+    import_results(store, src, "scale", "doudizhu", 3)
+    t = store.tournament("scale")
+    board = [r.bot for r in store_board(store, t)]  # fits once, and the store keeps the fit
+    store.close()
+    return {"db": db, "names": names, "board": board}
+
+
+def copy_db(scale: dict, tmp_path: Path) -> Path:
+    db = tmp_path / "copy.sqlite"
+    shutil.copyfile(scale["db"], db)
+    return db
+
+
+def rows(html: str) -> int:
+    return html.count("<tr")
+
+
+def check_bounded(url: str, html: str) -> None:
+    assert len(html.encode()) <= MAX_BYTES, (url, len(html.encode()))
+    assert rows(html) <= MAX_ROWS, (url, rows(html))
+
+
+def page_of(html: str) -> tuple[int, int]:
+    """(page, pages) of the first pager of a page."""
+    m = re.search(r'<nav class="pager"[^>]*data-page="(\d+)" data-pages="(\d+)"', html)
+    assert m, "a paged list has page links"
+    return int(m.group(1)), int(m.group(2))
+
+
+def test_every_live_page_is_paged_bounded_and_newest_first(scale):
+    with TestClient(create_app(str(scale["db"]))) as client:
+        def get(url: str) -> str:
+            r = client.get(url)
+            assert r.status_code == 200, (url, r.status_code, r.text[:300])
+            check_bounded(url, r.text)
+            return r.text
+
+        # the leaderboard: 100 bots a page, ranks continue, the same order as `referee leaderboard`
+        seen = []
+        for n in (1, 2, 3):
+            html = get(f"/t/scale/index.html?page={n}")
+            got = BOARD_ROW.findall(html)
+            assert len(got) == 100 and [int(r) for _, r in got] == list(range(100 * n - 99, 100 * n + 1))
+            assert page_of(html) == (n, 3)
+            seen += [b for b, _ in got]
+        assert seen == scale["board"]
+        html = get("/t/scale/index.html?page=99")  # past the end: the last page
+        assert BOARD_ROW.findall(html)[0] == (scale["board"][200], "201")
+        first = get("/t/scale/index.html")
+        # under the board: each seat's mean score and win rate, the landlord against the peasants
+        assert [int(s) for s in re.findall(r'<tr data-seat="(\d+)">', first)] == [0, 1, 2]
+        assert re.findall(r'<tr data-role="([a-z ]+)">', first) == ["landlord", "peasant"]
+        # the chart shows the page's top 10, the head-to-head the top 10 of the board
+        assert len(re.findall(r'<polyline class="mu"', first)) == 10
+        h2h = re.search(r'<div id="h2h".*?</table>', first, re.S).group(0)
+        assert re.findall(r'<tr data-bot="([^"]+)">', h2h) == scale["board"][:10]
+        page2 = get("/t/scale/index.html?page=2")
+        assert re.findall(r'<polyline class="mu" data-bot="([^"]+)"', page2) == scale["board"][100:110]
+
+        # head to head: top K up to 50; every pair on request, as CSV
+        for k, want in (("", 10), ("?k=30", 30), ("?k=5000", 50)):
+            html = get(f"/t/scale/h2h.html{k}")
+            table = re.search(r'<table class="grid h2h">.*?</table>', html, re.S).group(0)
+            assert re.findall(r'<tr data-bot="([^"]+)">', table) == scale["board"][:want]
+        csv_text = client.get("/t/scale/h2h.csv").text
+        lines = csv_text.splitlines()
+        assert lines[0] == "a,b,matches,a_ahead,b_ahead,tied"
+        store = Store(str(scale["db"]), create=False)
+        tid = store.tournament("scale")["id"]
+        assert len(lines) - 1 == len(store.pair_totals(tid)) > 10_000
+        store.close()
+
+        # the matches: newest first, 100 a page, the pages continuing one another
+        html = get("/t/scale/matches.html")
+        idx = [int(i) for _, i in MATCH_ROW.findall(html)]
+        assert idx == list(range(MATCHES - 1, MATCHES - 101, -1))
+        assert page_of(html) == (1, MATCHES // 100)
+        html = get("/t/scale/matches.html?page=2")
+        assert [int(i) for _, i in MATCH_ROW.findall(html)][0] == MATCHES - 101
+        html = get("/t/scale/matches.html?page=100000")
+        assert [int(i) for _, i in MATCH_ROW.findall(html)][-1] == 0 and page_of(html)[0] == MATCHES // 100
+        # filtered by a bot, on the server: its matches only, newest first, paged
+        bot = scale["board"][150]
+        html = get(f"/t/scale/matches.html?bot={bot}")
+        got = MATCH_ROW.findall(html)
+        idx = [int(i) for _, i in got]
+        assert len(got) == 100 and idx == sorted(idx, reverse=True)
+        assert all(bot in tr for tr in re.findall(r'<tr data-bots="([^"]*)"', html))
+        assert f'<option value="{bot}" selected>' in html
+        n_pages = page_of(html)[1]
+        last = get(f"/t/scale/matches.html?bot={bot}&page={n_pages}")
+        assert 0 < len(MATCH_ROW.findall(last)) <= 100
+        assert f"bot={bot}" in re.search(r'<nav class="pager".*?</nav>', last, re.S).group(0)
+
+        # a bot's page: its matches newest first and its opponents, each paged; its faults newest first
+        slug = bot  # bot names here are their own slugs
+        html = get(f"/t/scale/bots/{slug}.html")
+        matches = re.search(r'<div id="bot-matches".*?</div>', html, re.S).group(0)
+        idx = [int(i) for _, i in MATCH_ROW.findall(matches)]
+        assert len(idx) == 100 and idx == sorted(idx, reverse=True)
+        opponents = re.search(r'<div id="bot-opponents".*?</div>', html, re.S).group(0)
+        assert len(OPPONENT_ROW.findall(opponents)) == 100 and page_of(opponents)[1] >= 2
+        html2 = get(f"/t/scale/bots/{slug}.html?page=2&opage=2")
+        idx2 = [int(i) for _, i in MATCH_ROW.findall(re.search(r'<div id="bot-matches".*?</div>', html2,
+                                                               re.S).group(0))]
+        assert idx2 and idx2[0] < idx[-1]
+        opp2 = OPPONENT_ROW.findall(re.search(r'<div id="bot-opponents".*?</div>', html2, re.S).group(0))
+        assert opp2 and not set(opp2) & set(OPPONENT_ROW.findall(opponents))
+        assert get("/").count("scale") >= 1
+
+
+def test_live_site_computes_once_per_change_in_the_background(scale, tmp_path, monkeypatch):
+    import tournaments.rating as rating
+
+    db = copy_db(scale, tmp_path)
+    real_fit = rating.batch_fit
+    fits = []
+    gate = threading.Event()
+    gate.set()
+
+    def counting_fit(*a, **kw):
+        fits.append(threading.current_thread().name)
+        assert gate.wait(120), "the test never let the fit go on"
+        return real_fit(*a, **kw)
+
+    monkeypatch.setattr(rating, "batch_fit", counting_fit)
+    store = Store(str(db))
+    tid = store.tournament("scale")["id"]
+    row = store.match_page(tid, 0, 1)[1][0]
+
+    def record(idx: int) -> None:
+        store.record_match(tid, idx, int(row["seed"]) + idx, row["seats"], "complete", row["result"], None, 50, 1.0)
+
+    def played(html: str) -> int:
+        return int(re.search(r'<div id="summary"[^>]*><p class="muted">(\d+) of', html).group(1))
+
+    def wait_for(cond, what: str) -> None:
+        deadline = time.monotonic() + 120
+        while not cond():
+            assert time.monotonic() < deadline, f"timed out waiting for {what}"
+            time.sleep(0.05)
+
+    app = create_app(str(db), min_refresh_gap_s=0)
+    cache = app.state.cache
+    urls = ["/t/scale/index.html", "/t/scale/index.html?page=2", "/t/scale/matches.html", "/t/scale/h2h.html",
+            f"/t/scale/bots/{scale['board'][0]}.html", "/t/scale/matches.html?page=7"]
+    try:
+        with TestClient(app) as client:
+            for _ in range(3):
+                for u in urls:
+                    assert client.get(u).status_code == 200
+            assert fits == [] and cache.refreshes[tid] == 1  # computed once, with the fit the store keeps
+
+            record(MATCHES)  # the results moved on: the next request starts ONE refresh in the background
+            assert played(client.get(urls[0]).text) == MATCHES  # served at once, from what was computed
+            wait_for(lambda: cache.refreshes[tid] == 2, "the background refresh")
+            assert len(fits) == 1 and fits[0].startswith("referee-web-refresh")
+            assert played(client.get(urls[0]).text) == MATCHES + 1
+            for u in urls:
+                client.get(u)
+            assert len(fits) == 1 and cache.refreshes[tid] == 2  # nothing new: nothing computed
+
+            gate.clear()  # a slow refresh: requests go on serving the previous pages meanwhile
+            record(MATCHES + 1)
+            client.get(urls[0])
+            wait_for(lambda: len(fits) == 2, "the refresh to start")
+            for i in range(3):
+                record(MATCHES + 2 + i)
+                for u in urls:
+                    r = client.get(u)
+                    assert r.status_code == 200
+                assert played(client.get(urls[0]).text) == MATCHES + 1
+            assert len(fits) == 2  # at most one refresh of a tournament at a time
+            gate.set()
+            wait_for(lambda: cache.refreshes[tid] == 3, "the slow refresh")
+            client.get(urls[0])  # it was computed before the last matches: one more refresh
+            wait_for(lambda: cache.refreshes[tid] == 4, "the refresh after it")
+            assert played(client.get(urls[0]).text) == MATCHES + 5
+            assert len(fits) == 3
+
+        # a site that never computed the tournament serves the fit the store keeps, even one result
+        # behind, and brings it up to date in the background
+        record(MATCHES + 5)
+        app = create_app(str(db), min_refresh_gap_s=0)
+        with TestClient(app) as client:
+            assert played(client.get(urls[0]).text) == MATCHES + 6
+            assert len(fits) == 3
+            wait_for(lambda: app.state.cache.refreshes[tid] == 2, "the refresh of the kept fit")
+            assert len(fits) == 4
+    finally:
+        gate.set()
+        store.close()
+
+
+def test_report_is_paged_and_bounded(scale, tmp_path):
+    store = Store(str(scale["db"]), create=False)
+    out = tmp_path / "site"
+    try:
+        summary = write_report(store, store.tournament("scale"), out, max_matches=1_000)
+    finally:
+        store.close()
+    assert summary.matches_listed == 1_000 and summary.matches_stored == MATCHES
+    assert any("older than the newest 1,000" in x for x in summary.left_out)
+    assert any("replays of 1,000 listed matches without a match log" in x for x in summary.left_out)
+    html_files = sorted(out.rglob("*.html"))
+    assert len(html_files) == 3 + 1 + 10 + BOTS  # leaderboard pages, h2h, match pages, bot pages
+    for f in html_files:
+        check_bounded(str(f), f.read_text())
+    seen = []
+    for n, name in enumerate(["index.html", "index-2.html", "index-3.html"], 1):
+        got = BOARD_ROW.findall((out / name).read_text())
+        assert [int(r) for _, r in got][0] == 100 * n - 99
+        seen += [b for b, _ in got]
+    assert seen == scale["board"]
+    idx = []
+    for n in range(1, 11):
+        page = (out / ("matches.html" if n == 1 else f"matches-{n}.html")).read_text()
+        idx += [int(i) for _, i in MATCH_ROW.findall(page)]
+        assert "the newest 1,000 of 30,000 matches" in page
+    assert idx == list(range(MATCHES - 1, MATCHES - 1_001, -1))
+    last = (out / "matches-10.html").read_text()
+    assert page_of(last) == (10, 10) and "matches-11.html" not in last
+    bot = (out / "bots" / f"{scale['board'][0]}.html").read_text()
+    assert len(MATCH_ROW.findall(bot)) == 100 and 'class="pager"' not in bot  # one page per bot, said so
+    assert "`referee results scale` exports them" in bot
+    assert len((out / "h2h.csv").read_text().splitlines()) > 10_000
+    size = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
+    assert size < 60 * (1 << 20)
+    print(f"report of {BOTS} bots, {MATCHES} matches (1,000 listed): {len(html_files)} pages, {size / 2**20:.1f} MiB")
+
+
+def test_report_command_says_what_it_left_out(scale, tmp_path):
+    out = tmp_path / "cli"
+    p = subprocess.run([*REFEREE, "report", "scale", "--db", str(scale["db"]), "--out", str(out), "--matches", "250"],
+                       cwd=ROOT, env=env(), capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    assert "300 of 30,000 matches listed" in p.stderr and "left out: matches older than the newest 300" in p.stderr
+    assert f"report: {(out / 'index.html').resolve()}" in p.stdout
+    assert (out / "matches-3.html").is_file() and not (out / "matches-4.html").exists()
