@@ -3,7 +3,7 @@
 The tournament first plays its fixed schedule (``games`` repetitions, or
 the sampled rounds). Then, while some adjacent pair of the leaderboard is
 not separated at ``confidence`` (the probability that the upper bot is
-really better, from the batch fit's bootstrap, :mod:`tournaments.batch`),
+really better, from the batch fit's covariance, :mod:`tournaments.batch`),
 it adds one more *block*:
 
 * round robin and duplicate: a new repetition of every combination that

@@ -166,8 +166,9 @@ def check_file(path: Path, game: str, players: int) -> Checked:
     return out
 
 
-def to_record(d: dict[str, Any], idx: int) -> MatchRecord:
-    """A checked line as the record the write path stores under index ``idx``."""
+def to_record(d: dict[str, Any], idx: int, tournament: str) -> MatchRecord:
+    """A checked line as the record the write path stores under index ``idx``
+    of ``tournament`` (its match id, when the line has none: ``<tournament>-m<idx>``)."""
     faults: list[dict[str, Any]] = []
     kinds = d.get("fault_kinds")
     for s, n in enumerate(d.get("faults") or [0] * len(d["seats"])):
@@ -175,7 +176,7 @@ def to_record(d: dict[str, Any], idx: int) -> MatchRecord:
         for kind, count in sorted(per.items()):
             faults.extend({"seat": s, "kind": kind, "rule": "", "message": "imported"} for _ in range(count))
     result: dict[str, Any] = {
-        "match_id": d.get("match_id") or f"m{idx:05d}", "status": d["status"], "reason": "",
+        "match_id": d.get("match_id") or f"{tournament}-m{idx:05d}", "status": d["status"], "reason": "",
         "scores": d.get("scores"), "ranks": d.get("ranks"), "outcomes": [], "summary": d.get("summary") or {},
         "faults": faults, "forfeited": list(d.get("forfeited") or []), "decisions": int(d.get("decisions") or 0),
         "log_path": d.get("log_path"), "rating_weight": float(d.get("rating_weight", 1.0))}
@@ -232,7 +233,9 @@ def import_results(store: Store, path: Path, tournament: str, game: str, players
         batch: list[MatchRecord] = []
         for _, line in _lines(path):
             d = json.loads(line)
-            batch.append(to_record(d, d["match"] + offset))
+            if append:  # renumbered: a shard's ids would clash with the tournament's
+                d["match_id"] = None
+            batch.append(to_record(d, d["match"] + offset, tournament))
             if len(batch) >= BATCH:
                 new += store.record_matches(tid, batch, live="all")
                 done += len(batch)

@@ -146,7 +146,8 @@ def record_matches(c: Connection, tid: int, records: Sequence[MatchRecord], live
         {"tournament_id": tid, "idx": i, "seed": str(r.seed), "seats_json": json.dumps(r.seats), "status": r.status,
          "result_json": json.dumps(r.result, sort_keys=True), "log_path": r.log_path, "decisions": r.decisions,
          "elapsed_s": r.elapsed_s, "finished_at": r.finished_at if r.finished_at is not None else now,
-         "unit": facts[i].unit, "rating_weight": facts[i].weight} for i, r in new.items()])
+         "unit": facts[i].unit, "rating_weight": facts[i].weight, "match_id": r.result.get("match_id")}
+        for i, r in new.items()])
     ids = _match_ids(c, tid, list(new))
     seat_rows, fault_rows = [], []
     totals = Totals()
@@ -338,13 +339,15 @@ def rebuild(c: Connection, tid: int, chunk: int = 5_000) -> None:
                     ctx.bot_ids[name] = int(c.execute(insert(bots).values(
                         tournament_id=tid, name=name, command="", external=True)).inserted_primary_key[0])
             facts = rated(ctx.game, ctx.players, int(seed), seats, status, result)
-            match_params.append({"mid": mid, "new_unit": facts.unit, "new_weight": facts.weight})
+            match_params.append({"mid": mid, "new_unit": facts.unit, "new_weight": facts.weight,
+                                 "new_match_id": result.get("match_id")})
             seat_params.extend({"mid": mid, "at_seat": s, "new_bot": ctx.bot_ids[name], "new_place": facts.places[s]}
                                for s, name in enumerate(seats))
             totals.add(ctx.game, ctx.players, [ctx.bot_ids[b] for b in seats], status, result)
             last = idx
         c.execute(update(matches).where(matches.c.id == bindparam("mid")).values(
-            unit=bindparam("new_unit"), rating_weight=bindparam("new_weight")), match_params)
+            unit=bindparam("new_unit"), rating_weight=bindparam("new_weight"), match_id=bindparam("new_match_id")),
+            match_params)
         c.execute(update(seat_results).where(and_(seat_results.c.match_id == bindparam("mid"),
                                                   seat_results.c.seat == bindparam("at_seat")))
                   .values(bot_id=bindparam("new_bot"), place=bindparam("new_place")), seat_params)

@@ -12,7 +12,8 @@ Stored as played:
   and ``sigma`` (``NULL``: not rated yet, the prior);
 * ``matches``: per tournament and schedule index: seed, seats (bot names
   JSON), status (``complete|aborted|void``), result JSON, log path; the
-  rating ``unit`` and ``rating_weight`` (0: not rated);
+  rating ``unit`` and ``rating_weight`` (0: not rated); ``match_id`` (the
+  id its log is named by);
 * ``seat_results``: per match and seat: bot (name and id), score, rank,
   forfeited, ``place`` (the place of the seat's team for the ratings, 0 =
   best; ``NULL`` when not rated);
@@ -102,6 +103,7 @@ matches = Table(
     Column("finished_at", Float, nullable=False),
     Column("unit", BigInteger),
     Column("rating_weight", Float, nullable=False, server_default="0"),
+    Column("match_id", String(128)),  # the match's id (its log's name); a ladder's differs from its index
     UniqueConstraint("tournament_id", "idx"),
 )
 
@@ -211,6 +213,8 @@ INDEXES = (
     Index("ix_faults_match", faults.c.match_id),
     Index("ix_rating_history_bot", rating_history.c.tournament_id, rating_history.c.bot, rating_history.c.match_idx),
     Index("ix_matches_status", matches.c.tournament_id, matches.c.status),
+    Index("ix_matches_match_id", matches.c.tournament_id, matches.c.match_id),
+    Index("ix_pair_stats_b", pair_stats.c.tournament_id, pair_stats.c.bot_b),
 )
 
 #: columns added by schema v3 to tables of older databases: table -> [(column, SQL type and default)]
@@ -219,7 +223,7 @@ ADDED_COLUMNS = {
                     ("results_version", "INTEGER NOT NULL DEFAULT 0"),
                     ("totals_version", "INTEGER NOT NULL DEFAULT 0")],
     "bots": [("mu", "FLOAT"), ("sigma", "FLOAT")],
-    "matches": [("unit", "BIGINT"), ("rating_weight", "FLOAT NOT NULL DEFAULT 0")],
+    "matches": [("unit", "BIGINT"), ("rating_weight", "FLOAT NOT NULL DEFAULT 0"), ("match_id", "VARCHAR(128)")],
     "seat_results": [("bot_id", "INTEGER"), ("place", "INTEGER")],
 }
 

@@ -582,22 +582,14 @@ class Store:
 
     @_guarded
     def match_by_id(self, tid: int, match_id: str) -> dict[str, Any] | None:
-        """The stored match whose result names ``match_id`` (or whose index is
-        the number after its last ``m``), as a ``matches`` row dict with
-        ``seats`` and ``result`` decoded; ``None`` if absent."""
-        tail = match_id.rsplit("m", 1)[-1]
-        if not tail.isdigit():
-            return None
+        """The stored match of id ``match_id`` (its log's name), as a ``matches``
+        row dict with ``seats`` and ``result`` decoded; ``None`` if absent. O(log matches)."""
         with self.engine.connect() as c:
-            cand = [dict(r) for r in c.execute(select(matches).where(
-                (matches.c.tournament_id == tid) & (matches.c.idx == int(tail)))).mappings()]
-            if not cand or json.loads(cand[0]["result_json"]).get("match_id", match_id) != match_id:
-                # a ladder's match ids count scheduled matches, its indices finished ones: look by log name
-                cand = [dict(r) for r in c.execute(select(matches).where(
-                    (matches.c.tournament_id == tid) & matches.c.log_path.like(f"%{match_id}.jsonl"))).mappings()]
-        if not cand:
+            row = c.execute(select(matches).where((matches.c.tournament_id == tid) & (matches.c.match_id == match_id))
+                            .limit(1)).mappings().first()
+        if row is None:
             return None
-        r = cand[0]
+        r = dict(row)
         r["seats"], r["result"] = json.loads(r["seats_json"]), json.loads(r["result_json"])
         return r
 

@@ -69,8 +69,8 @@ GAME_LABELS = {"doudizhu": "Dou Dizhu", "tractor": "Tractor", "smear": "Cutthroa
 #: leaderboard columns: field of ``BoardRow.to_json()`` -> (label, tooltip); other fields are shown by name
 BOARD_LABELS = {
     "elo": ("Elo", "batch fit of every match (Bradley–Terry, Elo points, 0 = the average bot): the ranking key"),
-    "elo_low": ("low", "lower end of the Elo interval (bootstrap)"),
-    "elo_high": ("high", "upper end of the Elo interval (bootstrap)"),
+    "elo_low": ("low", "lower end of the 95% interval of the Elo rating"),
+    "elo_high": ("high", "upper end of the 95% interval of the Elo rating"),
     "p_better_than_next": ("P(> next)", "probability that this bot is really better than the next one down"),
     "separated_from_next": ("separated", "P(> next) reaches the tournament's confidence"),
     "conservative": ("mu − 3σ", "live TrueSkill conservative rating"),
@@ -127,6 +127,17 @@ def _fmt(v: Any) -> str:
     if isinstance(v, float):
         return f"{v + 0.0:.2f}" if abs(v) >= 0.005 else "0.00"  # never "-0.00"
     return str(v)
+
+
+#: board figures shown as whole numbers (Elo points), as the CLI shows them
+WHOLE = ("elo", "elo_low", "elo_high")
+
+
+def _cell(key: str, v: Any) -> str:
+    """A leaderboard figure as the page shows it: Elo points whole (never "-0"), others by :func:`_fmt`."""
+    if key in WHOLE and isinstance(v, (int, float)) and not isinstance(v, bool):
+        return str(round(v) + 0)
+    return _fmt(v)
 
 
 def utc_text(at: float) -> str:
@@ -419,12 +430,12 @@ class Pages:
 
     def _board_row(self, rank: int, r: Any) -> dict[str, Any]:
         return {"rank": rank, "bot": r.bot, "slug": self.bot_slug(r.bot),
-                "cells": {k: _fmt(v) for k, v in r.to_json().items()}}
+                "cells": {k: _cell(k, v) for k, v in r.to_json().items()}}
 
     def rank_note(self) -> str:
         keys = [c["key"] for c in self.board_cols()]
         if "elo" in keys or not keys:
-            return ("Elo (batch fit of every match, with its bootstrap interval low–high); mu and sigma: "
+            return ("Elo (batch fit of every match, with its 95% interval low–high); mu and sigma: "
                     "live TrueSkill")
         return "mu − 3·sigma (TrueSkill)"
 
