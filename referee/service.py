@@ -472,11 +472,6 @@ class TokenSlot:
     closed: collections.deque = field(default_factory=lambda: collections.deque(maxlen=8))
     cond: asyncio.Condition = field(default_factory=asyncio.Condition)
 
-    @property
-    def all_conns(self) -> list[BotConnection]:
-        """The recently closed connections, then the live ones."""
-        return [*self.closed, *self.conns]
-
 
 class Referee:
     """The referee process: gRPC server + token registry + match execution.
