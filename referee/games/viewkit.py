@@ -5,8 +5,8 @@ each event as plain protobuf messages. Two helpers are shared:
 
 * :func:`merge_records` puts a list of event records (a round's plays, its
   finished tricks) into a repeated message field. Those lists come back at
-  every decision of a round, so each record's entry is encoded once and the
-  entries are merged in one parse: the one cache of the protocol layer, and
+  every decision of a round, so each record's message is encoded once and
+  the list is merged in one parse: the one cache of the protocol layer, and
   the only one that pays (building the messages anew costs ~1-2 µs per entry
   at every decision).
 * :func:`fill_message` sets a message's fields from a record whose fields are
@@ -19,6 +19,7 @@ Only protobuf is imported here, so a view never imports :mod:`referee.protocol`
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any, Callable, Iterable
 
 
@@ -29,43 +30,37 @@ def merge_records(message: Any, field: str, records: Iterable[Any], convert: Cal
     records))`` (or ``.MergeFrom(convert(record))``).
 
     ``records`` must be immutable (frozen dataclasses, tuples) and ``convert``
-    a pure function of its record: each record's entry is encoded once, the
-    first time it is seen, and kept by the record's identity (the cache holds
-    the record, so no other object can take its id; it is emptied once it holds
-    :data:`MAX_ENTRIES` entries). Raises what ``convert`` raises."""
-    if not records:
-        return
-    key = (message.DESCRIPTOR, field, convert)
-    entries = _ENTRIES.get(key)
-    if entries is None or len(entries.known) >= MAX_ENTRIES:
-        entries = _ENTRIES[key] = _Entries(message.DESCRIPTOR.fields_by_name[field].number, convert)
-    message.MergeFromString(b"".join([entries.entry(r) for r in records]))
+    a pure function of its record: each record's message is encoded once per
+    converter, the first time it is seen (whatever the field), and kept by
+    the record's identity (the cache holds the record, so no other object can
+    take its id; a converter's cache is emptied once it holds
+    :data:`MAX_ENTRIES` records). Raises what ``convert`` raises."""
+    known = _ENCODED.get(convert)
+    if known is None or len(known) >= MAX_ENTRIES:
+        known = _ENCODED[convert] = {}
+    encoded = [(known.get(id(r)) or _encode(known, convert, r))[1] for r in records]
+    if encoded:
+        # each entry of the field: its key, then the record's message with its length
+        key = _field_key(message.DESCRIPTOR, field)
+        message.MergeFromString(key + key.join(encoded))
 
 
-#: entries kept per (message type, field, converter) before its cache is emptied
+#: records kept per converter before its cache is emptied
 MAX_ENTRIES = 50_000
+#: converter -> {id(record) -> (the record, kept alive; its message encoded, its length first)}
+_ENCODED: dict[Any, dict[int, tuple[Any, bytes]]] = {}
 
 
-class _Entries:
-    """The encoded entries (key, length, message) of one field, by record identity."""
-
-    __slots__ = ("key", "convert", "known")
-
-    def __init__(self, number: int, convert: Callable[[Any], Any]):
-        self.key = _varint(number << 3 | 2)  # a length-delimited field
-        self.convert = convert
-        self.known: dict[int, tuple[Any, bytes]] = {}  # id(record) -> (the record, kept alive; its entry)
-
-    def entry(self, record: Any) -> bytes:
-        hit = self.known.get(id(record))
-        if hit is None:
-            body = self.convert(record).SerializeToString()
-            hit = self.known[id(record)] = (record, self.key + _varint(len(body)) + body)
-        return hit[1]
+def _encode(known: dict[int, tuple[Any, bytes]], convert: Callable[[Any], Any], record: Any) -> tuple[Any, bytes]:
+    body = convert(record).SerializeToString()
+    known[id(record)] = hit = (record, _varint(len(body)) + body)
+    return hit
 
 
-#: (message descriptor, field name, converter) -> its entries, see merge_records
-_ENTRIES: dict[tuple[Any, str, Any], _Entries] = {}
+@functools.cache
+def _field_key(descriptor: Any, field: str) -> bytes:
+    """The encoded key of a message field (length-delimited)."""
+    return _varint(descriptor.fields_by_name[field].number << 3 | 2)
 
 
 def _varint(n: int) -> bytes:
@@ -85,20 +80,30 @@ def fill_message(message: Any, record: Any) -> None:
     a field left unset. The message is marked set even when every field is at
     its default. ``KeyError`` for a record field the message lacks."""
     message.SetInParent()
-    fields = message.DESCRIPTOR.fields_by_name
-    for f in dataclasses.fields(record):
-        value = getattr(record, f.name)
+    for name, how in _fill_plan(type(record), message.DESCRIPTOR):
+        value = getattr(record, name)
         if value is None:
             continue
-        fd = fields[f.name]
-        if fd.message_type is None:
-            if fd.is_repeated:
-                getattr(message, f.name).extend(value)
-            else:
-                setattr(message, f.name, value)
-        elif fd.is_repeated:
-            add = getattr(message, f.name).add
+        if how == "scalar":
+            setattr(message, name, value)
+        elif how == "scalars":
+            getattr(message, name).extend(value)
+        elif how == "record":
+            fill_message(getattr(message, name), value)
+        else:  # "records"
+            add = getattr(message, name).add
             for x in value:
                 fill_message(add(), x)
+
+
+@functools.cache
+def _fill_plan(record_type: type, descriptor: Any) -> tuple[tuple[str, str], ...]:
+    """The record type's fields, each with how it goes into the message (see fill_message)."""
+    plan = []
+    for f in dataclasses.fields(record_type):
+        fd = descriptor.fields_by_name[f.name]
+        if fd.message_type is None:
+            plan.append((f.name, "scalars" if fd.is_repeated else "scalar"))
         else:
-            fill_message(getattr(message, f.name), value)
+            plan.append((f.name, "records" if fd.is_repeated else "record"))
+    return tuple(plan)
