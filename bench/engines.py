@@ -5,9 +5,9 @@
 * ``legal_actions()`` time per decision (first call of each decision, so no
   per-state cache helps);
 * engine time per decision of what a refereed match does for one decision:
-  ``legal_actions()`` + the seat's ``DecisionRequest`` encoded as the referee
-  hands it to gRPC (``protocol.decision_body``, observation built by the
-  game's view, numbered by ``protocol.numbered_request``) + ``action_from_pb``
+  ``legal_actions()`` + the seat's ``DecisionRequest`` built as the referee
+  hands it to gRPC (``protocol.decision_message``, observation built by the
+  game's view) and serialised as gRPC does + ``action_from_pb``
   + ``apply`` (which validates)
   + ``pop_events()`` with each event's message built (``protocol.event_payload``,
   as the runner does). The bot's choice is not timed.
@@ -23,8 +23,7 @@ from typing import Any
 from referee.engine import Game
 from referee.games import game_class, implemented
 from cardgames.v1 import referee_pb2 as pb
-from referee.protocol import (action_from_pb, action_to_pb, decision_body, event_payload, game_observation,
-                              numbered_request)
+from referee.protocol import action_from_pb, action_to_pb, decision_message, event_payload, game_observation
 
 #: per game: (players, match parameters of a one-round match)
 ONE_ROUND: dict[str, tuple[int, dict[str, Any]]] = {
@@ -138,8 +137,8 @@ def per_decision(game: str, seconds: float, seed0: int = 10_000) -> dict[str, An
             a = ns()
             legal_list = g.legal_actions()[0]
             b = ns()
-            # as the referee hands it to gRPC: the encoded request, numbered
-            wire = numbered_request(decision_body(g, "bench", 1000, 0), d + 1)
+            # as the referee hands it to gRPC, and as gRPC serialises it
+            wire = decision_message(g, "bench", d + 1, 1000, 0).SerializeToString()
             c = ns()
             choice = action_to_pb(rng.choice(legal_list))  # the bot's part: not timed
             e = ns()

@@ -34,16 +34,9 @@ here and enforces (its public methods are final; a game implements the
   :func:`referee.games.view_module`): ``observation(game, seat)`` -> the
   game's observation protobuf message, built field by field from the
   engine's public state and that seat's own hidden cards, and
-  ``event_message(record)`` -> the game's event protobuf message, and
-  ``EVENT_FIELDS``, the record types whose event is one field holding a
-  message an observation lists too (record type -> ``(field, convert)``:
-  :func:`referee.protocol.payload_encoding` encodes such a record once), and
-  ``RECORD_EVENTS``, the record types whose event is one field filled from
-  the record field for field (record type -> field: the match log's JSON of
-  such an event is made from the record, :func:`referee.protocol.record_event_json`). Encoding,
-  and any caching of encodings, is :mod:`referee.protocol`'s, generic across
-  games. An engine exposes the state a view needs as plain attributes
-  (documented in its class docstring).
+  ``event_message(record)`` -> the game's event protobuf message (with
+  the helpers of :mod:`referee.games.viewkit`). An engine exposes the state
+  a view needs as plain attributes (documented in its class docstring).
 * **Hidden information and cards** (for the contract and leak tests):
   :meth:`Game.hidden_zones` / :meth:`Game.with_hidden_zones` (what a seat
   cannot see, and a copy with it reshuffled), :meth:`Game.card_zones` (every

@@ -7,6 +7,7 @@ evaluated here without sockets.
 
 from __future__ import annotations
 
+import random
 from typing import Any, Callable, Sequence
 
 from cardgames.v1 import referee_pb2 as pb
@@ -19,8 +20,6 @@ Policy = Callable[[pb.DecisionRequest], pb.Action]
 
 def random_policy(seed: int) -> Policy:
     """Uniform choice among the legal actions sent (what sample_bots/random_bot.py does)."""
-    import random
-
     rng = random.Random(seed)
 
     def choose(req: pb.DecisionRequest) -> pb.Action:

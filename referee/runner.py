@@ -38,24 +38,18 @@ from google.protobuf import json_format
 
 from cardgames.v1 import referee_pb2 as pb
 from referee.clocks import CPU_WALL_CAP, StallMonitor, ask_on_cpu_clock
-from referee.engine import Action, Event, Game, IllegalAction, MatchResult, RatingOutcome, seeded_rng
+from referee.engine import Action, Game, IllegalAction, MatchResult, RatingOutcome, seeded_rng
 from referee.games import game_class
 from referee.protocol import (
     MalformedAction,
     action_from_pb,
     action_to_pb,
-    add_match_ended_events,
-    decision_body,
     decision_message,
-    encoded_event,
     event_json,
     event_message,
     event_payload,
-    event_wire,
-    logged_event_json,
+    message_to_json,
     normalised_json,
-    payload_encoding,
-    payload_from_encoding,
     to_struct,
 )
 
@@ -212,19 +206,15 @@ class StrayReporter:
 class SeatLink(Protocol):
     """How the runner talks to the bot in one seat (implemented by the service).
 
-    Every link declares its optional capabilities (:class:`BasicSeatLink`
-    gives the defaults: none of them):
+    The runner hands a link whole ``RefereeMessage`` objects and never changes
+    one after handing it over (one event message goes to every seat that may
+    see it). Every link declares its optional capabilities
+    (:class:`BasicSeatLink` gives the defaults: none of them):
 
     * ``bundle_events`` -- the bot asked for its events inside its requests
       (``Hello.bundle_events``): the runner puts the seat's events inside its
       next ``DecisionRequest.events`` (or ``MatchEnded.events``) instead of
       sending them;
-    * ``encoded_requests`` -- the link takes its decision requests and events
-      already encoded (:meth:`ask_encoded`, :meth:`send_encoded`) instead of
-      as messages (:meth:`ask`, :meth:`send`): what a link that writes them
-      to a stream wants, since :func:`referee.protocol.decision_body` puts the
-      bytes together without building the message and copying the observation
-      and events into it, and an event is encoded once for all its seats;
     * stray reporting -- :meth:`attach` is handed a :class:`StrayReporter` once,
       before the match starts; a link without strays ignores it;
     * ``no_show`` -- the seat's bot never connected: a ``no_show`` fault and
@@ -239,7 +229,6 @@ class SeatLink(Protocol):
 
     name: str
     bundle_events: bool
-    encoded_requests: bool
 
     @property
     def connected(self) -> bool: ...
@@ -247,20 +236,11 @@ class SeatLink(Protocol):
     async def send(self, msg: pb.RefereeMessage) -> None:
         """Best effort: a closed link drops the message."""
 
-    async def send_encoded(self, data: bytes) -> None:
-        """Only with ``encoded_requests``: :meth:`send` for an encoded
-        ``RefereeMessage`` (an event: :func:`referee.protocol.event_wire`)."""
-
     async def ask(self, msg: pb.RefereeMessage, timeout_s: float) -> tuple[pb.ActionReply | None, float]:
-        """Send a decision request (the link sets its ``request_id``); return
-        ``(reply or None on timeout/disconnect, elapsed ms)``. The clock starts
-        once the request is written and stops when the reply is read."""
-
-    async def ask_encoded(self, body: bytes, timeout_s: float) -> tuple[pb.ActionReply | None, float, int]:
-        """Only with ``encoded_requests``: :meth:`ask` for an encoded request
-        without its id (:func:`referee.protocol.decision_body`; the link numbers
-        it with :func:`referee.protocol.numbered_request`); returns ``(reply or
-        None, elapsed ms, the request id it gave)``."""
+        """Send a decision request, numbered by the link first (it sets
+        ``msg.decision_request.request_id``); return ``(reply or None on
+        timeout/disconnect, elapsed ms)``. The clock starts once the request
+        is written and stops when the reply is read; ``timeout_s`` in seconds."""
 
     def attach(self, reporter: StrayReporter) -> None:
         """Take the reporter of this seat's stray replies (see :class:`StrayReporter`)."""
@@ -276,7 +256,6 @@ class BasicSeatLink:
     back once disconnected."""
 
     bundle_events: bool = False
-    encoded_requests: bool = False
     no_show: bool = False
     not_reading: bool = False
 
@@ -285,6 +264,31 @@ class BasicSeatLink:
 
     def attach(self, reporter: StrayReporter) -> None:
         return None
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One decision request and its clock, from :meth:`MatchRunner.ask` to
+    :meth:`MatchRunner.apply`. Times in milliseconds unless named ``_s``."""
+
+    seat: int
+    request_id: int  # as the link numbered it (0: never written)
+    reply: pb.ActionReply | None  # None: no answer in time, or the bot is gone
+    elapsed_ms: float  # charged to the seat (with the time it was away first)
+    timeout_s: float  # the decision time plus the bank the request offered
+    deadline: float  # monotonic seconds when that time ran out
+    bank_before_ms: int  # the seat's bank before the request (given back for a ``harness`` fault)
+    cpu_out: bool = False  # on the CPU clock: the bot used up its CPU time
+
+
+@dataclass(frozen=True)
+class Ruling:
+    """What became of one answer (:meth:`MatchRunner.apply`): ``fault`` None
+    means the bot's action was accepted; otherwise the game got the fallback."""
+
+    sent: Action | None  # the action the bot sent, if it could be read
+    applied: Action  # the action the game got: the bot's, or the fallback
+    fault: FaultRecord | None = None
 
 
 def _json_line(obj: dict[str, Any]) -> bytes:
@@ -333,12 +337,11 @@ class MatchLog:
         if self._f is not None:
             self._lines.append(obj)
 
-    def event(self, seq: int, ev: Event, game: str, encoded: bytes, payload: Any = None) -> None:
-        """Queue an event line; ``encoded``, the encoding of the event's
-        message in ``game`` (``payload``: the message, if built, never changed;
-        :func:`referee.protocol.payload_encoding`), is converted to JSON at :meth:`flush`."""
+    def event(self, seq: int, to: int | None, payload: Any) -> None:
+        """Queue an event line; ``payload``, the game's event message (never
+        changed), is converted to JSON at :meth:`flush`."""
         if self._f is not None:
-            self._lines.append((_event_line, seq, ev.to, game, ev.record, encoded, payload))
+            self._lines.append((_event_line, seq, to, payload))
 
     def decision(self, seat: int, kind: str, request_id: int, reply: Action | None, applied: Action,
                  fault: "FaultRecord | None", elapsed_ms: float) -> None:
@@ -381,8 +384,8 @@ class MatchLog:
             raise self.error
 
 
-def _event_line(seq: int, to: int | None, game: str, record: Any, encoded: bytes, payload: Any) -> dict[str, Any]:
-    return {"event": logged_event_json(game, record, encoded, payload), "seq": seq, "to": to, "type": "event"}
+def _event_line(seq: int, to: int | None, payload: Any) -> dict[str, Any]:
+    return {"event": message_to_json(payload), "seq": seq, "to": to, "type": "event"}
 
 
 def _decision_line(seat: int, kind: str, request_id: int, reply: Action | None, applied: Action,
@@ -421,8 +424,9 @@ class MatchRunner:
 
     * :meth:`start` -- ``MatchStarted`` to every seat, the opening events;
     * per decision, :meth:`decide`: :meth:`ask` the seat (or play its fallback
-      when it is forfeited or disconnected), :meth:`apply` the answer or
-      :meth:`fault` and the fallback, then the events (:meth:`flush_events`);
+      when it is forfeited or disconnected; an :class:`Ask` holds the request's
+      clock), :meth:`apply` its answer or the fallback (a :class:`Ruling`),
+      :meth:`fault` if there is one, then the events (:meth:`flush_events`);
     * :meth:`fault` records a fault and, by the fault policy, forfeits the
       seat (:meth:`forfeit`);
     * :meth:`finish` -- the result (forfeits applied), the log's last line,
@@ -441,11 +445,6 @@ class MatchRunner:
         #: per seat, the bot's CPU seconds so far (CPU clock); a seat without one is on the wall clock
         self.cpu_meters = cpu_meters or [None] * spec.players
         self.stalls = stalls
-        self._due = 0.0  # monotonic time the current request was due
-        self._deadline = 0.0  # ... and when its time ran out
-        self._timeout_s = 0.0
-        self._bank_before = 0  # the asked seat's bank before its request
-        self._cpu_out = False  # the current request ran out of CPU time
         self.max_write_delay_ms = 0.0
         self.spec = spec
         self.links = links
@@ -463,10 +462,9 @@ class MatchRunner:
         self.decisions = 0
         self.status = MatchStatus.COMPLETE
         self.reason = ""
-        # per seat whose bot bundles events: its events (encoded protocol Event
-        # messages, protocol.encoded_event) until its next request or MatchEnded;
-        # None for a seat that gets them one by one
-        self.bundled: list[list[bytes] | None] = [[] if ln.bundle_events else None for ln in links]
+        # per seat whose bot bundles events: its events until its next request
+        # or MatchEnded; None for a seat that gets them one by one
+        self.bundled: list[list[pb.Event] | None] = [[] if ln.bundle_events else None for ln in links]
         self.disconnected_noted: set[int] = set()  # seats whose disconnection is recorded
         for s, link in enumerate(links):
             link.attach(StrayReporter(self, s))
@@ -544,121 +542,115 @@ class MatchRunner:
             # loop to the other matches and connections after each one
             await asyncio.sleep(0)
             return
-        reply, elapsed, request_id = await self.ask(seat, away_ms)
-        reply_action, applied, fault = self.apply(seat, reply, elapsed, request_id)
-        if fault is not None:
-            self.fault(fault)
+        ask = await self.ask(seat, away_ms)
+        ruling = self.apply(ask)
+        if ruling.fault is not None:
+            self.fault(ruling.fault)
             if link.connected:
                 await link.send(pb.RefereeMessage(action_result=pb.ActionResult(
-                    match_id=self.spec.match_id, request_id=request_id, accepted=False, rule=fault.rule,
-                    message=fault.message, applied=action_to_pb(applied), fault=fault.kind,
-                    elapsed_ms=int(elapsed))))
-        if applied is not reply_action:
-            game.apply(seat, applied)  # the fallback action is legal by construction
-        self.log.decision(seat, kind, request_id, reply_action, applied, fault, elapsed)
+                    match_id=self.spec.match_id, request_id=ask.request_id, accepted=False, rule=ruling.fault.rule,
+                    message=ruling.fault.message, applied=action_to_pb(ruling.applied), fault=ruling.fault.kind,
+                    elapsed_ms=int(ask.elapsed_ms))))
+        self.log.decision(seat, kind, ask.request_id, ruling.sent, ruling.applied, ruling.fault, ask.elapsed_ms)
         await self.flush_events()
 
-    async def ask(self, seat: int, away_ms: float = 0.0) -> tuple[pb.ActionReply | None, float, int]:
+    async def ask(self, seat: int, away_ms: float = 0.0) -> Ask:
         """Send ``seat`` its decision request (its bundled events inside) and wait
-        for the answer: ``(reply or None, elapsed ms, request id)``. ``away_ms``:
-        clock already used by this decision (the seat was away and came back):
-        the request states what is left. The seat's time bank is charged for the
-        time beyond ``decision_ms``."""
-        spec, game, link = self.spec, self.game, self.links[seat]
-        pending = self.bundled[seat]
-        bank = self._bank_before = self.bank[seat]
+        for the answer. ``away_ms``: clock already used by this decision (the
+        seat was away and came back): the request states what is left. The
+        seat's time bank is charged for the time beyond ``decision_ms``."""
+        spec, link = self.spec, self.links[seat]
+        bank_before = bank = self.bank[seat]
         left_ms = spec.decision_ms - away_ms
         if left_ms < 0:
             bank = max(0, bank + int(left_ms))
         left = max(1, int(left_ms))
-        if link.encoded_requests:
-            body = decision_body(game, spec.match_id, left, bank, pending or ())
-
-            async def call(t: float) -> tuple[pb.ActionReply | None, float, int]:
-                return await link.ask_encoded(body, t)
-        else:
-            msg = decision_message(game, spec.match_id, 0, left, bank, pending or ())
-
-            async def call(t: float) -> tuple[pb.ActionReply | None, float, int]:
-                r, ms = await link.ask(msg, t)  # the link numbers the request
-                return r, ms, msg.decision_request.request_id
+        pending = self.bundled[seat]
+        msg = decision_message(self.game, spec.match_id, 0, left, bank, pending or ())
         if pending:
             pending.clear()
         # the previous decision's log lines are serialised and written while this
         # seat thinks: the first time the event loop is free after the request has
         # been handed to gRPC (or just after, for a link that answers without yielding)
         asyncio.get_running_loop().call_soon(self.log.flush)
-        timeout_s = self._timeout_s = (left + bank) / 1000.0
-        self._due = time.monotonic()
-        self._cpu_out = False
+        timeout_s = (left + bank) / 1000.0
+        due = time.monotonic()
+        cpu_out = False
         meter = self.cpu_meters[seat] if spec.clock == "cpu" else None
         if meter is None:
-            reply, elapsed, request_id = await call(timeout_s)
+            reply, elapsed = await link.ask(msg, timeout_s)
             wall = elapsed
         else:
-            got, elapsed, wall, self._cpu_out = await ask_on_cpu_clock(call, timeout_s * 1000.0, meter)
-            if got is None:  # ran out of CPU time: the link numbered the request it gave up
-                reply, request_id = None, getattr(link, "last_request_id", 0)
+            got, elapsed, wall, cpu_out = await ask_on_cpu_clock(lambda t: link.ask(msg, t), timeout_s * 1000.0,
+                                                                 meter)
+            if got is None:  # ran out of CPU time
+                reply = None
             else:
-                reply, wall_ms, request_id = got
+                reply, wall_ms = got
                 if reply is None:
                     elapsed = max(elapsed, wall_ms)  # the wall-clock cap, or a disconnect
                 elif elapsed > timeout_s * 1000.0:
-                    reply, self._cpu_out = None, True  # answered, but after using up its CPU time
+                    reply, cpu_out = None, True  # answered, but after using up its CPU time
         now = time.monotonic()
-        self._deadline = now - wall / 1000.0 + timeout_s  # the request went out wall ms ago
         if self.stalls is not None:
-            self.max_write_delay_ms = max(self.max_write_delay_ms, (now - self._due) * 1000.0 - wall)
+            self.max_write_delay_ms = max(self.max_write_delay_ms, (now - due) * 1000.0 - wall)
         elapsed += away_ms
         self.charge(seat, elapsed)
-        return reply, elapsed, request_id
+        return Ask(seat, msg.decision_request.request_id, reply, elapsed, timeout_s,
+                   deadline=now - wall / 1000.0 + timeout_s,  # the request went out wall ms ago
+                   bank_before_ms=bank_before, cpu_out=cpu_out)
 
     def charge(self, seat: int, elapsed_ms: float) -> None:
         """Charge one decision's ``elapsed_ms`` to the seat's clock: the time
         beyond ``decision_ms`` comes out of its bank."""
         self.bank[seat] = max(0, self.bank[seat] - int(max(0.0, elapsed_ms - self.spec.decision_ms)))
 
-    def apply(self, seat: int, reply: pb.ActionReply | None, elapsed: float,
-              request_id: int) -> tuple[Action | None, Action, FaultRecord | None]:
-        """Apply the seat's answer: ``(the action it sent or None, the action applied,
-        the fault or None)``. No answer (timeout, disconnect) or an answer the engine
-        rejects gives a fault, and the fallback action is to be applied instead."""
-        game, link = self.game, self.links[seat]
-        if reply is None:
-            stalled = (self.stalls.stall_at(self._deadline, since=self._deadline - self._timeout_s)
-                       if self.stalls is not None else 0.0)
-            clock = "CPU " if self.spec.clock == "cpu" and self.cpu_meters[seat] is not None else ""
-            if (link.connected and self.stalls is not None and stalled > self.stalls.threshold_ms
-                    and not self._cpu_out):
+    def apply(self, ask: Ask) -> Ruling:
+        """Apply the seat's answer to the game: its action if the engine accepts
+        it; else the fallback action, with the fault (no answer: ``timeout``,
+        ``harness``, ``not_reading`` or ``disconnect``; an action that cannot
+        be read or that the engine rejects: ``illegal``)."""
+        game, seat = self.game, ask.seat
+        fault = sent = None
+        if ask.reply is None:
+            fault = self._no_answer(ask)
+        else:
+            try:
+                sent = action_from_pb(ask.reply.action)
+                game.apply(seat, sent)
+                return Ruling(sent, sent)
+            except MalformedAction as e:
+                fault = FaultRecord(seat, "illegal", rule="PROTOCOL", message=str(e), request_id=ask.request_id,
+                                    elapsed_ms=ask.elapsed_ms)
+            except IllegalAction as e:
+                fault = FaultRecord(seat, "illegal", rule=e.rule, message=e.message, request_id=ask.request_id,
+                                    elapsed_ms=ask.elapsed_ms)
+        fallback = game.fallback_action()
+        game.apply(seat, fallback)  # legal by construction
+        return Ruling(sent, fallback, fault)
+
+    def _no_answer(self, ask: Ask) -> FaultRecord:
+        """The fault of a request that got no answer (see :meth:`apply`)."""
+        seat, link, elapsed, rid = ask.seat, self.links[ask.seat], ask.elapsed_ms, ask.request_id
+        if link.connected and self.stalls is not None and not ask.cpu_out:
+            stalled = self.stalls.stall_at(ask.deadline, since=ask.deadline - ask.timeout_s)
+            if stalled > self.stalls.threshold_ms:
                 # the referee itself was not running for part of the bot's time: not the bot's fault
-                self.bank[seat] = self._bank_before
-                fault = FaultRecord(seat, "harness", message=f"no answer read in {elapsed:.0f} ms: the referee had "
-                                    f"stalled for {stalled:.0f} ms at the deadline: not charged to the bot",
-                                    request_id=request_id, elapsed_ms=elapsed)
-            elif link.connected:
-                fault = FaultRecord(seat, "timeout", message=f"no answer in {elapsed:.0f} ms"
-                                    + (" CPU time" if clock and self._cpu_out else "")
-                                    + (f" (wall-clock cap of {CPU_WALL_CAP}x)" if clock and not self._cpu_out else ""),
-                                    request_id=request_id, elapsed_ms=elapsed)
-            elif getattr(link, "not_reading", False):
-                fault = FaultRecord(seat, "not_reading", message="the request could not be written in time: "
-                                    "the bot does not read its stream", request_id=request_id, elapsed_ms=elapsed)
-                self.disconnected_noted.add(seat)
-            else:
-                fault = FaultRecord(seat, "disconnect", message="bot disconnected",
-                                    request_id=request_id, elapsed_ms=elapsed)
-                self.disconnected_noted.add(seat)
-            return None, game.fallback_action(), fault
-        try:
-            action = action_from_pb(reply.action)
-            game.apply(seat, action)
-            return action, action, None
-        except MalformedAction as e:
-            return None, game.fallback_action(), FaultRecord(
-                seat, "illegal", rule="PROTOCOL", message=str(e), request_id=request_id, elapsed_ms=elapsed)
-        except IllegalAction as e:
-            return action, game.fallback_action(), FaultRecord(
-                seat, "illegal", rule=e.rule, message=e.message, request_id=request_id, elapsed_ms=elapsed)
+                self.bank[seat] = ask.bank_before_ms
+                return FaultRecord(seat, "harness", message=f"no answer read in {elapsed:.0f} ms: the referee had "
+                                   f"stalled for {stalled:.0f} ms at the deadline: not charged to the bot",
+                                   request_id=rid, elapsed_ms=elapsed)
+        if link.connected:
+            cpu = self.spec.clock == "cpu" and self.cpu_meters[seat] is not None
+            return FaultRecord(seat, "timeout", message=f"no answer in {elapsed:.0f} ms"
+                               + (" CPU time" if cpu and ask.cpu_out else "")
+                               + (f" (wall-clock cap of {CPU_WALL_CAP}x)" if cpu and not ask.cpu_out else ""),
+                               request_id=rid, elapsed_ms=elapsed)
+        self.disconnected_noted.add(seat)
+        if getattr(link, "not_reading", False):
+            return FaultRecord(seat, "not_reading", message="the request could not be written in time: "
+                               "the bot does not read its stream", request_id=rid, elapsed_ms=elapsed)
+        return FaultRecord(seat, "disconnect", message="bot disconnected", request_id=rid, elapsed_ms=elapsed)
 
     def fault(self, f: FaultRecord) -> None:
         """Record a fault; by the fault policy it may forfeit the seat."""
@@ -687,45 +679,26 @@ class MatchRunner:
         self.reason = reason
 
     async def flush_events(self) -> None:
-        """Log and deliver the events the engine produced since the last call.
-
-        Each event is encoded once (``protocol.payload_encoding``, then
-        ``protocol.encoded_event``), for the log's JSON memo, for the seats
-        that get their events inside their next request and for the links
-        that take encoded messages (``SeatLink.encoded_requests``: the same
-        bytes to every seat); it is parsed into a message, wrapped in a
-        ``RefereeMessage``, only for a link that takes messages. Sends are awaited one after the
-        other, in order: a service link only queues the message (its
-        connection's writer task puts it on the stream), so no task per send
-        is needed; per seat, order is what counts."""
+        """Log and deliver the events the engine produced since the last call:
+        each event's message is built once and goes to every seat allowed to
+        see it (``Event.to``), bundled for its next request or sent. Sends are
+        awaited one after the other, in order: a service link only queues the
+        message (its connection's writer task puts it on the stream), so no
+        task per send is needed; per seat, order is what counts."""
         spec, links, bundled = self.spec, self.links, self.bundled
         all_seats = range(spec.players)
-        game = spec.game
         for ev in self.game.pop_events():
             self.seq += 1
-            seq = self.seq
-            encoded, payload = payload_encoding(game, ev.record)
-            self.log.event(seq, ev, game, encoded, payload)
-            msg = event = wire = None
+            payload = event_payload(spec.game, ev)
+            self.log.event(self.seq, ev.to, payload)
+            msg = event_message(spec.game, spec.match_id, self.seq, ev, payload)
             for s in (all_seats if ev.to is None else (ev.to,)):
-                link = links[s]
-                if not link.connected:
+                if not links[s].connected:
                     continue
-                b = bundled[s]
-                if b is None and not link.encoded_requests:  # a link that takes messages
-                    if msg is None:
-                        msg = event_message(game, spec.match_id, seq, ev,
-                                            payload if payload is not None else payload_from_encoding(game, encoded))
-                    await link.send(msg)
-                    continue
-                if event is None:
-                    event = encoded_event(game, spec.match_id, seq, ev.to is not None, encoded)
-                if b is not None:
-                    b.append(event)  # delivered with the seat's next request (or MatchEnded)
+                if bundled[s] is not None:
+                    bundled[s].append(msg.event)  # delivered with the seat's next request (or MatchEnded)
                 else:
-                    if wire is None:
-                        wire = event_wire(event)
-                    await link.send_encoded(wire)
+                    await links[s].send(msg)
 
     async def finish(self) -> MatchOutcome:
         """The outcome (forfeits applied to the result), the log's result line,
@@ -753,12 +726,9 @@ class MatchRunner:
                                  forfeited=s in self.forfeited) for s in range(n)] if result else []
         for s, link in enumerate(self.links):
             if link.connected:
-                ended = pb.RefereeMessage(match_ended=pb.MatchEnded(
+                await link.send(pb.RefereeMessage(match_ended=pb.MatchEnded(
                     match_id=spec.match_id, results=results, status=outcome.status_text,
-                    faults=[f.to_pb() for f in self.faults if f.seat == s]))
-                if self.bundled[s]:
-                    add_match_ended_events(ended.match_ended, self.bundled[s])
-                await link.send(ended)
+                    faults=[f.to_pb() for f in self.faults if f.seat == s], events=self.bundled[s] or ())))
         return outcome
 
 

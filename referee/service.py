@@ -66,7 +66,7 @@ from grpc_reflection.v1alpha import reflection
 from cardgames.v1 import admin_pb2, admin_pb2_grpc, referee_pb2 as pb, referee_pb2_grpc
 from referee import __version__
 from referee.oplog import BOT_NAME_MAX, OperatorLog, valid_bot_name
-from referee.protocol import PROTOCOL_VERSION, numbered_request
+from referee.protocol import PROTOCOL_VERSION
 from referee.clocks import DEFAULT_STALL_THRESHOLD_MS, StallMonitor
 from referee.runner import BasicSeatLink, MatchOutcome, MatchSpec, StrayReporter, run_match
 
@@ -287,8 +287,6 @@ class MatchSeat:
     process exited) means it cannot come back: :meth:`wait_back` then returns at once."""
 
     no_show = False
-    #: requests and events arrive encoded (ask_encoded, send_encoded): they go to gRPC as bytes
-    encoded_requests = True
 
     def __init__(self, conn: BotConnection, match_id: str, token: str, write_grace_s: float,
                  gone: Callable[[], bool] | None = None, game: str = ""):
@@ -297,7 +295,6 @@ class MatchSeat:
         self.game = game
         self.token = token
         self.name = conn.name
-        self._last_rid = 0
         self.write_grace_s = write_grace_s
         self.gone = gone
         #: where the connection reports this seat's stray replies (see attach)
@@ -327,10 +324,6 @@ class MatchSeat:
         if self.started is None and msg.HasField("match_started"):
             self.started = msg
         self.conn.post(msg)
-
-    async def send_encoded(self, data: bytes) -> None:
-        """:meth:`send` for an encoded ``RefereeMessage`` (an event, never ``MatchStarted``)."""
-        self.conn.post(data)
 
     def take_over(self, conn: BotConnection) -> None:
         """Move the seat to ``conn`` (same token, the old connection closed):
@@ -368,23 +361,10 @@ class MatchSeat:
         msg.decision_request.request_id = rid
         return await self._ask(self.conn, rid, msg, timeout_s)
 
-    async def ask_encoded(self, body: bytes, timeout_s: float) -> tuple[pb.ActionReply | None, float, int]:
-        """:meth:`referee.runner.SeatLink.ask_encoded`: numbers the request and
-        hands gRPC its bytes (:func:`_serialize_referee_message` passes them on)."""
-        rid = self.conn.next_request_id()
-        reply, ms = await self._ask(self.conn, rid, numbered_request(body, rid), timeout_s)
-        return reply, ms, rid
-
-    @property
-    def last_request_id(self) -> int:
-        """The id of the latest request asked on this seat (0 before any)."""
-        return self._last_rid
-
     async def _ask(self, conn: BotConnection, rid: int, msg: pb.RefereeMessage | bytes,
                    timeout_s: float) -> tuple[pb.ActionReply | None, float]:
         loop = asyncio.get_running_loop()
         fut: asyncio.Future = loop.create_future()
-        self._last_rid = rid
         conn.pending[rid] = (self.match_id, fut)
         timer = None
         try:
@@ -471,11 +451,6 @@ class TokenSlot:
     conns: list[BotConnection] = field(default_factory=list)
     closed: collections.deque = field(default_factory=lambda: collections.deque(maxlen=8))
     cond: asyncio.Condition = field(default_factory=asyncio.Condition)
-
-    @property
-    def all_conns(self) -> list[BotConnection]:
-        """The recently closed connections, then the live ones."""
-        return [*self.closed, *self.conns]
 
 
 class Referee:

@@ -263,7 +263,7 @@ def _codes(m: Any) -> set[str]:
 
 
 def _view_of(g: Game, seat: int) -> bytes:
-    obs = protocol.observation_pb(g, seat).SerializeToString(deterministic=True)
+    obs = protocol.game_observation(g, seat).SerializeToString(deterministic=True)
     if g.to_act == seat:
         obs += protocol.decision_request(g, "m", 1, 1000, 0).SerializeToString(deterministic=True)
     return obs
@@ -285,7 +285,7 @@ def test_observation_does_not_change_when_hidden_zones_are_shuffled(game_name: s
             if rng.random() < 0.15:
                 for s in range(players):
                     zones = g.hidden_zones(s)
-                    fixed = _codes(protocol.observation_pb(g, s))
+                    fixed = _codes(protocol.game_observation(g, s))
                     alt_zones = _shuffled(zones, fixed, rng)
                     alt = g.with_hidden_zones(alt_zones)
                     assert alt.hidden_zones(s) == alt_zones or Counter(

@@ -53,6 +53,7 @@ from referee.cards import ALL_CODES
 from referee.engine import Action, Event, Game, IllegalAction, seeded_rng
 from referee.games import game_class, implemented, view_module
 from referee.runner import BasicSeatLink, MatchSpec, run_match
+from referee.service import _serialize_referee_message
 
 #: short but multi-round matches (round boundaries are where a new deal happens)
 PARAMS: dict[str, dict[str, Any]] = {
@@ -106,9 +107,8 @@ def seen_by(events: list[Event], seat: int) -> list[Event]:
 
 
 def events_bytes(game_name: str, events: list[Event]) -> list[bytes]:
-    """Each event as a seat gets it: as a message and encoded for bundling (``protocol.event_bytes``)."""
-    return [protocol.event_pb(game_name, "m", i + 1, e).SerializeToString(deterministic=True)
-            + protocol.event_bytes(game_name, "m", i + 1, e) for i, e in enumerate(events)]
+    """Each event as a seat gets it, encoded (the same ``Event`` goes alone or bundled in a request)."""
+    return [protocol.event_message(game_name, "m", i + 1, e).SerializeToString() for i, e in enumerate(events)]
 
 
 def shuffle_zones(zones: dict[str, list[str]], fixed: set[str], rng: random.Random) -> dict[str, list[str]]:
@@ -165,23 +165,20 @@ def differential_check(game: Game, action: Action, rng: random.Random, stats: St
         # cards this step reveals to s keep their place in every world
         hidden_codes = {c for cards in zones.values() for c in cards}
         fixed = {c for e in mine for cs in card_codes(protocol.event_payload(name, e)) for c in cs} & hidden_codes
-        want_obs = protocol.observation_pb(game, s).SerializeToString(deterministic=True)
-        want_req = (protocol.decision_request(game, "m", 1, 1000, 0).SerializeToString(deterministic=True)
-                    + protocol.decision_body(game, "m", 1000, 0) if s == actor else None)
+        want_obs = protocol.game_observation(game, s).SerializeToString(deterministic=True)
+        want_req = protocol.decision_message(game, "m", 1, 1000, 0).SerializeToString() if s == actor else None
         for _ in range(shuffles):
             alt_zones = shuffle_zones(zones, fixed, rng)
             alt = game.with_hidden_zones(alt_zones)
             stats.checks += 1
             stats.moved += nontrivial(zones, alt_zones)
             where = f"{name} {game.players}p seat {s} ({game.decision_kind()} of seat {actor})"
-            if protocol.observation_pb(alt, s).SerializeToString(deterministic=True) != want_obs:
+            if protocol.game_observation(alt, s).SerializeToString(deterministic=True) != want_obs:
                 stats.problems.append(f"{where}: observation depends on hidden cards")
                 continue
             if s == actor:
                 stats.acting += 1
-                got = (protocol.decision_request(alt, "m", 1, 1000, 0).SerializeToString(deterministic=True)
-                       + protocol.decision_body(alt, "m", 1000, 0))
-                if got != want_req:
+                if protocol.decision_message(alt, "m", 1, 1000, 0).SerializeToString() != want_req:
                     stats.problems.append(f"{where}: legal actions / decision kind depend on hidden cards")
                     continue
             try:
@@ -306,7 +303,7 @@ def test_negative_control_a_count_derived_from_hidden_cards_is_detected(monkeypa
 
 def test_negative_control_legal_actions_depending_on_hidden_cards_are_detected(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """The requests are compared too (as a message and encoded): a request
+    """The requests are compared too (encoded, as a seat gets them): a request
     whose legal_actions_complete flag says whether the next seat holds an odd
     number of hearts is caught although the observation is clean."""
     cls = game_class("smear")
@@ -434,7 +431,8 @@ class Watch:
 
 class RecordingLink(BasicSeatLink):
     """In-process SeatLink: plays a random legal action at once and checks
-    every message it is sent against the engine's hidden zones at that moment."""
+    every message it is sent, as the bytes gRPC writes (the service's
+    serializer) parsed back, against the engine's hidden zones at that moment."""
 
     def __init__(self, seat: int, holder: dict[str, Watch], rng: random.Random, leaks: list[str],
                  counts: Counter):
@@ -442,40 +440,23 @@ class RecordingLink(BasicSeatLink):
         self.name = f"rec{seat}"
         self.connected = True
 
-    def _record(self, msg: pb.RefereeMessage) -> None:
-        self.counts[msg.WhichOneof("msg")] += 1
-        self.leaks.extend(self.holder["watch"].check(self.seat, msg))
+    def _record(self, msg: pb.RefereeMessage) -> pb.RefereeMessage:
+        got = pb.RefereeMessage.FromString(_serialize_referee_message(msg))
+        self.counts[got.WhichOneof("msg")] += 1
+        self.leaks.extend(self.holder["watch"].check(self.seat, got))
+        return got
 
     async def send(self, msg: pb.RefereeMessage) -> None:
         self._record(msg)
 
     async def ask(self, msg: pb.RefereeMessage, timeout_s: float) -> tuple[pb.ActionReply, float]:
         msg.decision_request.request_id = self.counts["decision_request"] + 1
-        self._record(msg)
-        req = msg.decision_request
+        req = self._record(msg).decision_request
         return pb.ActionReply(match_id=req.match_id, request_id=req.request_id,
                               action=self.rng.choice(list(req.legal_actions))), 1.0
 
 
-class EncodedRecordingLink(RecordingLink):
-    """:class:`RecordingLink` that takes its requests and events encoded, as the
-    service's links do (``protocol.decision_body``, ``protocol.event_wire``):
-    each is parsed and checked like a message."""
-
-    encoded_requests = True
-
-    async def send_encoded(self, data: bytes) -> None:
-        self._record(pb.RefereeMessage.FromString(data))
-
-    async def ask_encoded(self, body: bytes, timeout_s: float) -> tuple[pb.ActionReply, float, int]:
-        rid = self.counts["decision_request"] + 1
-        msg = pb.RefereeMessage.FromString(protocol.numbered_request(body, rid))
-        reply, ms = await self.ask(msg, timeout_s)
-        assert reply.request_id == rid
-        return reply, ms, rid
-
-
-def record_match(game_name: str, players: int, seed: int, encoded: bool = False) -> tuple[list[str], Counter, Any]:
+def record_match(game_name: str, players: int, seed: int) -> tuple[list[str], Counter, Any]:
     spec = MatchSpec(game=game_name, players=players, seed=seed, seat_names=[f"rec{s}" for s in range(players)],
                      params=PARAMS.get(game_name, {}), match_id=f"{game_name}-{seed}")
     holder: dict[str, Watch] = {}
@@ -489,27 +470,21 @@ def record_match(game_name: str, players: int, seed: int, encoded: bool = False)
     leaks: list[str] = []
     counts: Counter = Counter()
     rng = random.Random(seed)
-    link = EncodedRecordingLink if encoded else RecordingLink
-    links = [link(s, holder, rng, leaks, counts) for s in range(players)]
+    links = [RecordingLink(s, holder, rng, leaks, counts) for s in range(players)]
     outcome = asyncio.run(run_match(spec, links, None))
     return leaks, counts, outcome
 
 
-@pytest.mark.parametrize("encoded", [False, True], ids=["messages", "encoded"])
 @pytest.mark.parametrize("game_name,players", CONFIGS, ids=[f"{g}-{n}p" for g, n in CONFIGS])
-def test_no_message_names_a_card_the_seat_may_not_see(game_name: str, players: int, encoded: bool) -> None:
-    leaks, counts, outcome = record_match(game_name, players, 21, encoded)
+def test_no_message_names_a_card_the_seat_may_not_see(game_name: str, players: int) -> None:
+    leaks, counts, outcome = record_match(game_name, players, 21)
     assert outcome.status == "complete" and not outcome.faults
     assert counts["decision_request"] == outcome.decisions and counts["event"] > outcome.decisions
     assert not leaks, f"{len(leaks)} leak(s): " + "; ".join(leaks[:8])
 
 
-@pytest.mark.parametrize("encoded", [False, True], ids=["messages", "encoded"])
-def test_negative_control_the_message_scan_detects_a_hidden_card_in_an_event(encoded: bool,
-                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    """Events reach a link that takes encoded messages as bytes (``protocol.event_wire``,
-    ``SeatLink.send_encoded``) and any other link as messages: a public play that shows
-    a card hidden from the next seat is caught on both paths."""
+def test_negative_control_the_message_scan_detects_a_hidden_card_in_an_event(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A public play that shows a card hidden from the next seat is caught in the events."""
     def hidden_card(game: Game, record: Any) -> Any:
         if not record.cards:
             return record
@@ -517,18 +492,17 @@ def test_negative_control_the_message_scan_detects_a_hidden_card_in_an_event(enc
         return dataclasses.replace(record, cards=(next(c for _, cards in sorted(zones.items()) for c in cards),))
 
     patch_public_plays(monkeypatch, "doudizhu", hidden_card)
-    leaks, counts, outcome = record_match("doudizhu", 3, 23, encoded)
+    leaks, counts, outcome = record_match("doudizhu", 3, 23)
     assert outcome.status == "complete" and counts["event"] > outcome.decisions
     assert any(x.endswith("in event") for x in leaks), leaks[:3]
 
 
-@pytest.mark.parametrize("encoded", [False, True], ids=["messages", "encoded"])
 @pytest.mark.parametrize("game_name", implemented())
-def test_negative_control_the_message_scan_detects_a_hidden_card(game_name: str, encoded: bool,
+def test_negative_control_the_message_scan_detects_a_hidden_card(game_name: str,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     cls = game_class(game_name)
     patch_observation(monkeypatch, game_name, _leaky_observation)
-    leaks, counts, outcome = record_match(game_name, cls.player_counts[0], 22, encoded)
+    leaks, counts, outcome = record_match(game_name, cls.player_counts[0], 22)
     assert outcome.status == "complete"
     assert any("in decision_request" in x for x in leaks), leaks[:3]
 

@@ -121,7 +121,7 @@ def test_garbage_bytes_drop_the_connection_and_the_seat_plays_fallbacks(tmp_logs
 
     async def body(ref: Referee):
         out, (got, code), clean, tok = await hostile_match(ref, garbage)
-        return out, got, code, clean, ref.tokens[tok].all_conns
+        return out, got, code, clean, [*ref.tokens[tok].closed, *ref.tokens[tok].conns]
 
     out, got, code, clean, conns = run(with_referee(tmp_logs, body))
     only_seat0(out)
@@ -149,7 +149,7 @@ def test_a_second_hello_mid_stream_is_ignored_and_recorded(tmp_logs: Path, refer
 
     async def body(ref: Referee):
         out, (msgs, code), clean, tok = await hostile_match(ref, twice)
-        return out, msgs, code, clean, ref.tokens[tok].all_conns
+        return out, msgs, code, clean, [*ref.tokens[tok].closed, *ref.tokens[tok].conns]
 
     out, msgs, code, clean, conns = run(with_referee(tmp_logs, body))
     assert out.status == "complete" and not out.faults and code is None
@@ -188,7 +188,7 @@ def test_a_reply_naming_a_match_the_bot_is_not_in_is_recorded_not_applied(tmp_lo
 
     async def body(ref: Referee):
         out, (msgs, code), clean, tok = await hostile_match(ref, ghost, decision_ms=300, max_faults=3)
-        return out, msgs, clean, ref.tokens[tok].all_conns[0]
+        return out, msgs, clean, [*ref.tokens[tok].closed, *ref.tokens[tok].conns][0]
 
     out, msgs, clean, conn = run(with_referee(tmp_logs, body))
     only_seat0(out)
@@ -314,7 +314,7 @@ def test_a_flood_of_stray_messages_closes_the_connection(tmp_logs: Path, referen
 
     async def body(ref: Referee):
         out, (msgs, code), clean, tok = await hostile_match(ref, flood)
-        return out, msgs, code, clean, ref.tokens[tok].all_conns[0]
+        return out, msgs, code, clean, [*ref.tokens[tok].closed, *ref.tokens[tok].conns][0]
 
     out, msgs, code, clean, conn = run(with_referee(tmp_logs, body, max_strays=20))
     only_seat0(out)
@@ -337,7 +337,7 @@ def test_an_oversized_message_ends_only_that_stream_with_resource_exhausted(tmp_
 
     async def body(ref: Referee):
         out, (msgs, code), clean, tok = await hostile_match(ref, huge)
-        return out, code, clean, ref.tokens[tok].all_conns[0]
+        return out, code, clean, [*ref.tokens[tok].closed, *ref.tokens[tok].conns][0]
 
     out, code, clean, conn = run(with_referee(tmp_logs, body, max_message_bytes=4096))
     only_seat0(out)

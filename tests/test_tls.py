@@ -123,7 +123,7 @@ def test_clients_that_cannot_do_this_tls_are_refused(tmp_logs: Path, cert) -> No
         connected = conn is not None
         await ref.stop(0.2)
         await good
-        return plain, untrusted, wrong_name, connected, list(ref.tokens[tok].all_conns)
+        return plain, untrusted, wrong_name, connected, [*ref.tokens[tok].closed, *ref.tokens[tok].conns]
 
     plain, untrusted, wrong_name, connected, conns = run(with_tls_referee(tmp_logs, crt, key, body))
     for msgs, code in (plain, untrusted, wrong_name):

@@ -59,7 +59,7 @@ _VIEWS: dict[str, ModuleType] = {}
 def view_module(game: str) -> ModuleType:
     """The game's view module (``referee.games.<game>.view``: ``observation(game,
     seat)`` -> the game's observation message, ``event_message(record)`` -> its
-    event message, ``EVENT_FIELDS``: see :mod:`referee.engine`). :class:`UnknownGame` if the game is unknown or not
+    event message; see :mod:`referee.engine`). :class:`UnknownGame` if the game is unknown or not
     implemented; ``ModuleNotFoundError`` if an implemented game has no view."""
     v = _VIEWS.get(game)
     if v is None:

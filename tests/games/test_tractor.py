@@ -1065,7 +1065,7 @@ def _message_by_constructor(record):
 
 
 def test_records_fill_their_messages_as_the_constructor_would() -> None:
-    # view._fill sets fields in place (skipping plain fields at their default, which
+    # viewkit.fill_message sets fields in place (skipping plain fields at their default, which
     # protobuf leaves out anyway): the messages equal the ones built field by field
     # through the constructors, for every event and every current trick of playouts
     checked = 0
@@ -1075,7 +1075,7 @@ def test_records_fill_their_messages_as_the_constructor_would() -> None:
         while True:
             for e in g.pop_events():
                 want = msg(e)
-                ref = view.tpb.TractorEvent(**{view.RECORD_EVENTS[type(e.record)]: _message_by_constructor(e.record)})
+                ref = view.tpb.TractorEvent(**{view._EVENT_FIELD[type(e.record)]: _message_by_constructor(e.record)})
                 assert want == ref and want.SerializeToString() == ref.SerializeToString()
                 checked += 1
             if g.to_act is None:

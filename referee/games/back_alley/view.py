@@ -8,7 +8,7 @@ records (:mod:`.events`) into its ``BackAlleyEvent``. Nothing here changes the g
 from __future__ import annotations
 
 from cardgames.v1 import back_alley_pb2 as bpb
-from referee.protocol import merge_part, merge_records, part_event
+from referee.games.viewkit import merge_records
 
 from . import events as E
 
@@ -42,18 +42,21 @@ def _trick(t: E.Trick) -> bpb.BackAlleyTrick:
 
 def observation(game, seat: int) -> bpb.BackAlleyObservation:
     """The ``BackAlleyObservation`` of ``seat``: its own hand and the public state of
-    spec section 9 (nothing of another hand or of the stock).
-
-    The fields that stay the same over a round (its setup, the upcard and
-    trump) are built by :func:`_round_part` from its arguments alone and
-    merged in through :func:`referee.protocol.merge_part` (each distinct
-    part encoded once)."""
+    spec section 9 (nothing of another hand or of the stock)."""
     g = game
-    o = bpb.BackAlleyObservation()
-    o.seat = seat  # §9: own seat
-    o.phase = _PHASE[g.phase]
-    merge_part(o, _round_part, g.round_index, g.hand_size, g.params["last_round"], g.dealer, g.passed_out_in_row,
-               tuple(g.totals), g.upcard, g.trump or "", g.exchange_seat, g.laid_out_joker)
+    o = bpb.BackAlleyObservation(
+        seat=seat,  # §9: own seat
+        phase=_PHASE[g.phase],
+        round_index=g.round_index,  # §9: round index k (§2.2)
+        round_hand_size=g.hand_size,  # §9: hand size h (§2.2)
+        last_round=g.params["last_round"],  # the last round index of the match (25 in the spec's match)
+        dealer=g.dealer,  # §9: the dealer (§2.1)
+        passed_out_in_row=g.passed_out_in_row,  # §9: pass-outs in a row at this index (§4.5)
+        totals=g.totals,  # §9: both teams' totals (§7)
+        upcard=g.upcard,  # §9: the upcard (§2.4)
+        trump=g.trump or "",  # §9: the trump suit, "" in a no-trump round (§2.4)
+        exchange_seat=g.exchange_seat,  # §9: who exchanged a joker for the upcard (§2.4), -1 if nobody
+        laid_out_joker=g.laid_out_joker)  # §9: the joker laid out (§2.4)
     o.hand.extend(g.hands[seat])  # §9: own hand, sorted (CONVENTIONS.md order)
     o.hand_counts.extend([len(h) for h in g.hands])  # §9: cards held by every seat
     merge_records(o, "bids", g.bid_log, _bid)  # §9: every bid and its seat, in order (§4.1)
@@ -72,33 +75,6 @@ def observation(game, seat: int) -> bpb.BackAlleyObservation:
     return o
 
 
-def _round_part(round_index: int, round_hand_size: int, last_round: int, dealer: int, passed_out_in_row: int,
-                totals: tuple[int, int], upcard: str, trump: str, exchange_seat: int,
-                laid_out_joker: str) -> bpb.BackAlleyObservation:
-    """The round's setup, its upcard and trump."""
-    return bpb.BackAlleyObservation(
-        round_index=round_index,  # §9: round index k (§2.2)
-        round_hand_size=round_hand_size,  # §9: hand size h (§2.2)
-        last_round=last_round,  # the last round index of the match (25 in the spec's match)
-        dealer=dealer,  # §9: the dealer (§2.1)
-        passed_out_in_row=passed_out_in_row,  # §9: pass-outs in a row at this index (§4.5)
-        totals=totals,  # §9: both teams' totals (§7)
-        upcard=upcard,  # §9: the upcard (§2.4)
-        trump=trump,  # §9: the trump suit, "" in a no-trump round (§2.4)
-        exchange_seat=exchange_seat,  # §9: who exchanged a joker for the upcard (§2.4), -1 if nobody
-        laid_out_joker=laid_out_joker)  # §9: the joker laid out (§2.4)
-
-
-#: record type -> (its BackAlleyEvent field, the function building that field's
-#: message) for the records an observation lists too (a bid): referee.protocol
-#: encodes each such record once, for its event and every observation
-EVENT_FIELDS = {E.Bid: ("bid", _bid)}
-
-#: record types whose event message the view fills from the record field for field
-#: (referee.protocol.record_event_json): none, every event is built below
-RECORD_EVENTS: dict[type, str] = {}
-
-
 def event_message(record: E.BackAlleyEventRecord) -> bpb.BackAlleyEvent:
     """The ``BackAlleyEvent`` of one event record (``TypeError`` for anything else)."""
     r = record
@@ -111,7 +87,7 @@ def event_message(record: E.BackAlleyEventRecord) -> bpb.BackAlleyEvent:
             trick_number=r.trick_number, winner=r.winner, winning_card=r.winning_card, team_tricks=r.team_tricks,
             trumps_broken=r.trumps_broken))
     if t is E.Bid:
-        return part_event(bpb.BackAlleyEvent, EVENT_FIELDS[t], r)
+        return bpb.BackAlleyEvent(bid=_bid(r))
     if t is E.BiddingEnd:
         return bpb.BackAlleyEvent(bidding_end=bpb.BackAlleyBiddingEnd(
             passed_out=r.passed_out, contracts=[_contract(c) for c in r.contracts],

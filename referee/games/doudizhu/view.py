@@ -5,17 +5,16 @@ messages (protos/cardgames/v1/doudizhu.proto).
 from the engine's public state and that seat's own hand; :func:`event_message`
 turns an event record (:mod:`referee.games.doudizhu.events`) into its
 ``DouDizhuEvent``. Nothing else of the engine reaches a seat. Lists of
-records (history, results) go in through :func:`referee.protocol.merge_records`,
+records (history, results) go in through :func:`referee.games.viewkit.merge_records`,
 which encodes each record once.
 """
 
 from __future__ import annotations
 
-
 from cardgames.v1 import doudizhu_pb2 as dpb
-from referee.protocol import fill_message, merge_match_part, merge_part, merge_records, part_event
 from referee.games.doudizhu import events as E
 from referee.games.doudizhu.game import DouDizhu
+from referee.games.viewkit import fill_message, merge_records
 
 #: the engine's phase -> the protocol's DouDizhuPhase
 _PHASE = {"auction": dpb.DOU_DIZHU_PHASE_AUCTION, "play": dpb.DOU_DIZHU_PHASE_PLAY, "over": dpb.DOU_DIZHU_PHASE_OVER}
@@ -23,22 +22,21 @@ _PHASE = {"auction": dpb.DOU_DIZHU_PHASE_AUCTION, "play": dpb.DOU_DIZHU_PHASE_PL
 
 def observation(g: DouDizhu, seat: int) -> dpb.DouDizhuObservation:
     """The ``DouDizhuObservation`` of ``seat``: the public state (§10 "Public")
-    and its own hand (§10 "Private to seat s").
-
-    The fields that stay the same over many decisions are built by the
-    ``_*_part`` functions below: the match's settings once per match
-    (:func:`referee.protocol.merge_match_part`), the round's setup and the
-    auction's outcome from their arguments alone
-    (:func:`referee.protocol.merge_part`: each distinct part encoded once)."""
+    and its own hand (§10 "Private to seat s")."""
     p = g.playp if g.phase != "auction" else None  # the round's play phase (also once the match is over)
     o = dpb.DouDizhuObservation(
         seat=seat,  # the seat this observation is for
         hand=g.hands[seat],  # §10 private: the seat's own hand, canonical order (§2.3)
         hand_sizes=list(map(len, g.hands)),  # §10 public: cards each seat holds
         phase=_PHASE[g.phase],  # auction, play or over
-        high_bid=g.auction.high)  # §4: the highest bid so far (0 = none)
-    merge_match_part(o, _match_part, g)
-    merge_part(o, _round_part, g.round, tuple(g.scores), g.marker, g.first_bidder)
+        high_bid=g.auction.high,  # §4: the highest bid so far (0 = none)
+        players=g.players,  # §10 public: n
+        rounds=g.params["rounds"],  # §10 public: the match parameter (§9 [GAME-1])
+        spring=g.spring,  # §10 public: variant flag (§11)
+        round=g.round,  # §10 public: the round number (§9)
+        scores=g.scores,  # §10 public: every seat's score so far (§8)
+        marker=g.marker,  # §10 public: the marker's code (§2.2)
+        first_bidder=g.first_bidder)  # §10 public: the first bidder (§2.2)
     merge_records(o, "calls", g.auction.calls, _call)  # §10 public: every auction action, in order (§4)
     merge_records(o, "history", g.history, _play)  # §10 public: every play and pass of the round, in order
     merge_records(o, "results", g.results, _round_end)  # §10 public: the finished rounds' outcomes (§8)
@@ -46,7 +44,9 @@ def observation(g: DouDizhu, seat: int) -> dpb.DouDizhuObservation:
         o.landlord = o.top_seat = -1  # none yet
         o.multiplier = 1
     else:
-        merge_part(o, _landlord_part, p.landlord, g.auction.bid, tuple(g.kitty))
+        o.landlord = p.landlord  # §10 public: the landlord's seat (§4 [AUC-7])
+        o.bid = g.auction.bid  # §10 public: the winning bid
+        o.kitty.extend(g.kitty)  # §10 public once a landlord is found (§4 [AUC-8])
         merge_records(o, "trick", g.trick(), _play)  # §7.1: the current trick's plays and passes
         o.top.extend(p.top_cards)  # §7.1: the play to beat (empty on a lead)
         o.top_seat = p.top_seat  # §7.1: who played it (-1 on a lead)
@@ -55,31 +55,6 @@ def observation(g: DouDizhu, seat: int) -> dpb.DouDizhuObservation:
         o.multiplier = 1 << p.doublings  # §10 public: the current multiplier (§8)
         o.played.extend(g.played)  # §10 public: every card played this round
     return o
-
-
-def _match_part(g: DouDizhu) -> dpb.DouDizhuObservation:
-    """The match's settings (:func:`referee.protocol.merge_match_part`: nothing else of the game)."""
-    return dpb.DouDizhuObservation(
-        players=g.players,  # §10 public: n
-        rounds=g.params["rounds"],  # §10 public: the match parameter (§9 [GAME-1])
-        spring=g.spring)  # §10 public: variant flag (§11)
-
-
-def _round_part(round: int, scores: tuple[int, ...], marker: str, first_bidder: int) -> dpb.DouDizhuObservation:
-    """The round's setup."""
-    return dpb.DouDizhuObservation(
-        round=round,  # §10 public: the round number (§9)
-        scores=scores,  # §10 public: every seat's score so far (§8)
-        marker=marker,  # §10 public: the marker's code (§2.2)
-        first_bidder=first_bidder)  # §10 public: the first bidder (§2.2)
-
-
-def _landlord_part(landlord: int, bid: int, kitty: tuple[str, ...]) -> dpb.DouDizhuObservation:
-    """The auction's outcome."""
-    return dpb.DouDizhuObservation(
-        landlord=landlord,  # §10 public: the landlord's seat (§4 [AUC-7])
-        bid=bid,  # §10 public: the winning bid
-        kitty=kitty)  # §10 public once a landlord is found (§4 [AUC-8])
 
 
 def _call(c: tuple[int, int]) -> dpb.DouDizhuCall:
@@ -99,17 +74,9 @@ def _round_end(r: E.RoundEnd) -> dpb.DouDizhuRoundEnd:
                                 redeal=r.redeal, landlord=r.landlord, bid=r.bid, doublings=r.doublings)
 
 
-#: record type -> (its DouDizhuEvent field, the function building that field's
-#: message) for the records an observation lists too: referee.protocol
-#: encodes each such record once, for its event and every observation
-EVENT_FIELDS = {
-    E.Play: ("play", _play),
-    E.RoundEnd: ("round_end", _round_end),
-}
-#: record type -> its DouDizhuEvent field, for the other records but the deal; the record's
-#: fields are the message's fields, one for one (filled by referee.protocol.fill_message;
-#: referee.protocol.record_event_json writes the log's JSON of these from the record)
-RECORD_EVENTS = {
+#: record type -> its DouDizhuEvent field, for the records whose fields are that
+#: message's fields, one for one (filled by fill_message)
+_FILLED = {
     E.Call: "call",
     E.AuctionEnd: "auction_end",
     E.TrickEnd: "trick_end",
@@ -127,9 +94,10 @@ def event_message(record: object) -> dpb.DouDizhuEvent:
             return dpb.DouDizhuEvent(round_start=dpb.DouDizhuRoundStart(
                 round=r.round, marker=r.marker, first_bidder=r.first_bidder, hand_sizes=r.hand_sizes))
         return dpb.DouDizhuEvent(deal=dpb.DouDizhuDeal(round=r.round, seat=r.seat, hand=r.hand))
-    part = EVENT_FIELDS.get(t)
-    if part is not None:
-        return part_event(dpb.DouDizhuEvent, part, record)
+    if t is E.Play:
+        return dpb.DouDizhuEvent(play=_play(record))  # type: ignore[arg-type]
+    if t is E.RoundEnd:
+        return dpb.DouDizhuEvent(round_end=_round_end(record))  # type: ignore[arg-type]
     e = dpb.DouDizhuEvent()
-    fill_message(getattr(e, RECORD_EVENTS[t]), record)
+    fill_message(getattr(e, _FILLED[t]), record)
     return e

@@ -8,7 +8,7 @@ records (:mod:`.events`) into its ``PresidentEvent``. Nothing here changes the g
 from __future__ import annotations
 
 from cardgames.v1 import president_pb2 as ppb
-from referee.protocol import fill_message, merge_match_part, merge_part, merge_records, part_event
+from referee.games.viewkit import fill_message, merge_records
 
 from . import events as E
 
@@ -16,10 +16,9 @@ from . import events as E
 _PHASE = {"exchange": ppb.PRESIDENT_PHASE_EXCHANGE, "play": ppb.PRESIDENT_PHASE_PLAY, "over": ppb.PRESIDENT_PHASE_OVER}
 
 
-def _play(e: E.Play, m: ppb.PresidentPlay | None = None) -> ppb.PresidentPlay:
-    """A play as its message, filled into ``m`` when given (in place: no copy)."""
-    if m is None:
-        m = ppb.PresidentPlay()
+def _play(e: E.Play) -> ppb.PresidentPlay:
+    """A play as its message."""
+    m = ppb.PresidentPlay()
     m.seat = e.seat
     m.cards.extend(e.cards)
     m.auto_pass = e.auto
@@ -40,18 +39,19 @@ def _transfer(t: E.Transfer, cards: bool) -> ppb.PresidentTransfer:
 
 def observation(game, seat: int) -> ppb.PresidentObservation:
     """The ``PresidentObservation`` of ``seat`` (spec 9): its own hand, the cards
-    of the exchange transfers it took part in, and the public state only.
-
-    The fields that stay the same over many decisions are built by the small
-    functions below: the match's settings once per match
-    (:func:`referee.protocol.merge_match_part`), the others each from its
-    arguments alone (:func:`referee.protocol.merge_part`: each distinct part
-    encoded once)."""
+    of the exchange transfers it took part in, and the public state only."""
     g = game
-    o = ppb.PresidentObservation()
-    merge_match_part(o, _match_part, g)
-    merge_part(o, _round_part, g.round, g.dealer, g.first_leader, tuple(g.roles_held), tuple(g.totals),
-               tuple(g.prev_order or ()))
+    o = ppb.PresidentObservation(
+        players=g.players,  # §9: number of players
+        round=g.round,  # §9: the round number
+        dealer=g.dealer,  # §9, §2.2: the round's dealer
+        first_leader=g.first_leader,  # §9, §6.8: the round's first leader
+        roles=g.roles_held,  # §9, §4: every seat's role from the previous round
+        totals=g.totals,  # §9, §8: every seat's total score
+        last_order=g.prev_order or ())  # §9, §7: the previous round's finishing order
+    rules = o.rules  # §9: the match parameters and variant flags (§10), named as in the spec
+    for name, value in (*g.variant.items(), *g.params.items()):
+        setattr(rules, name, value)
     o.seat = seat  # §9: own seat
     o.hand.extend(g.hands[seat])  # §9: own hand, in card order (§3.3: the engine keeps hands so)
     # §9: cards in every hand; a return chosen but not yet delivered (§5.2) is still held
@@ -59,8 +59,8 @@ def observation(game, seat: int) -> ppb.PresidentObservation:
         o.hand_sizes.extend([len(h) + len(g.pending.get(s, ())) for s, h in enumerate(g.hands)])
     else:
         o.hand_sizes.extend(map(len, g.hands))
-    if g.exchange_log:  # §9: every transfer and its count; its cards only to its giver and receiver
-        merge_part(o, _exchange_part, seat, tuple(g.exchange_log))
+    for t in g.exchange_log:  # §9: every transfer and its count; its cards only to its giver and receiver
+        o.exchange.append(_transfer(t, seat in (t.from_seat, t.to_seat)))
     o.phase = _PHASE[g.phase]
     o.to_act = -1 if g.to_act is None else g.to_act  # §9: whose turn it is
     o.return_to = o.trick_leader = o.top_seat = -1  # none, unless set below
@@ -84,41 +84,9 @@ def observation(game, seat: int) -> ppb.PresidentObservation:
     return o
 
 
-def _match_part(g) -> ppb.PresidentObservation:
-    """The match's settings (:func:`referee.protocol.merge_match_part`: nothing else of the game)."""
-    o = ppb.PresidentObservation(players=g.players)  # §9: number of players
-    rules = o.rules  # §9: the match parameters and variant flags (§10), named as in the spec
-    for name, value in (*g.variant.items(), *g.params.items()):
-        setattr(rules, name, value)
-    return o
-
-
-def _round_part(round: int, dealer: int, first_leader: int, roles: tuple, totals: tuple,
-                last_order: tuple) -> ppb.PresidentObservation:
-    """The round's setup."""
-    return ppb.PresidentObservation(
-        round=round,  # §9: the round number
-        dealer=dealer,  # §9, §2.2: the round's dealer
-        first_leader=first_leader,  # §9, §6.8: the round's first leader
-        roles=roles,  # §9, §4: every seat's role from the previous round
-        totals=totals,  # §9, §8: every seat's total score
-        last_order=last_order)  # §9, §7: the previous round's finishing order
-
-
-def _exchange_part(seat: int, log: tuple[E.Transfer, ...]) -> ppb.PresidentObservation:
-    """§9: every transfer and its count; its cards only to its giver and receiver."""
-    return ppb.PresidentObservation(exchange=[_transfer(t, seat in (t.from_seat, t.to_seat)) for t in log])
-
-
-#: record type -> (its PresidentEvent field, the function building that field's
-#: message) for the records an observation lists too (a play, in the trick):
-#: referee.protocol encodes each such record once, for its event and every observation
-EVENT_FIELDS = {E.Play: ("play", _play)}
-
 #: record type -> its PresidentEvent field, for the records whose fields are that
-#: message's fields, one for one (filled by referee.protocol.fill_message;
-#: referee.protocol.record_event_json writes the log's JSON of these from the record)
-RECORD_EVENTS = {
+#: message's fields, one for one (filled by fill_message)
+_FILLED = {
     E.TrickEnd: "trick_end", E.RoundStart: "round_start", E.Deal: "deal", E.ExchangeEnd: "exchange_end",
     E.RoundEnd: "round_end", E.MatchEnd: "match_end",
 }
@@ -132,12 +100,12 @@ def event_message(record: E.PresidentEventRecord) -> ppb.PresidentEvent:
     r = record
     t = type(r)
     if t is E.Play:
-        return part_event(ppb.PresidentEvent, EVENT_FIELDS[t], r)
+        return ppb.PresidentEvent(play=_play(r))
     if t is E.Transfer:
         return ppb.PresidentEvent(transfer=_transfer(r, False))
     if t is E.TransferCards:
         return ppb.PresidentEvent(transfer=_transfer(r.transfer, True))
-    field = RECORD_EVENTS.get(t)  # a trick's end, a round's start, deal, exchange end and end, the match end
+    field = _FILLED.get(t)  # a trick's end, a round's start, deal, exchange end and end, the match end
     if field is None:
         raise TypeError(f"not a President event record: {record!r}")
     e = ppb.PresidentEvent()

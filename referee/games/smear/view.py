@@ -8,7 +8,7 @@ state, field by field; :func:`event_message` turns one of the engine's event rec
 from __future__ import annotations
 
 from cardgames.v1 import smear_pb2 as spb
-from referee.protocol import merge_match_part, merge_part, merge_records, part_event
+from referee.games.viewkit import merge_records
 
 from . import events as E
 from . import rules as R
@@ -27,20 +27,26 @@ def _trick(r: E.TrickEnd) -> spb.SmearTrick:
 
 def observation(game, seat: int) -> spb.SmearObservation:
     """The ``SmearObservation`` of ``seat``: its own hand and the public state
-    of spec section 9 (nothing of another hand or of the stock).
-
-    The fields that stay the same over many decisions are built by the
-    ``_*_part`` functions below: the match's settings once per match
-    (:func:`referee.protocol.merge_match_part`), the round's setup and the
-    auction from their arguments alone (:func:`referee.protocol.merge_part`:
-    each distinct part encoded once)."""
+    of spec section 9 (nothing of another hand or of the stock)."""
     g = game
     n = g.players
-    o = spb.SmearObservation()
-    o.seat = seat  # §9: own seat
-    merge_match_part(o, _match_part, g)
-    merge_part(o, _round_part, n, g.round, g.dealer, tuple(g.scores), tuple(g.calls), _seat_or_none(g.bidder), g.bid,
-               g.trump or "")
+    o = spb.SmearObservation(
+        seat=seat,  # §9: own seat
+        players=n,  # §9: number of players
+        target=R.TARGET,  # §8: 11 points
+        max_rounds=g.params["max_rounds"],  # §8: the round limit
+        round=g.round,  # §9: the round's number (§8: every deal counts)
+        dealer=g.dealer,  # §9: who deals the round
+        scores=g.scores,  # §9: scores of all seats (§7)
+        bidder=_seat_or_none(g.bidder),  # §9: the bidder, at the end of the auction (§5.5)
+        bid=g.bid,  # §9: the bid (0 before the end of the auction)
+        trump=g.trump or "")  # §9: the trump suit, from the round's first card (§6.1)
+    v, ov = g.variant, o.variant  # §9, §10: the variant flags
+    ov.with_joker, ov.dealer_forced_bid, ov.low_to_taker, ov.strict_follow = (
+        v["with_joker"], v["dealer_forced_bid"], v["low_to_taker"], v["strict_follow"])
+    add = o.calls.add
+    for i, c in enumerate(g.calls):  # §9: each call and its seat; the first by seat dealer + 1 (§5.2)
+        add(seat=(g.dealer + 1 + i) % n, bid=c)
     o.phase = _PHASE[g.phase]
     o.hand.extend(g.hands[seat])  # §9: the seat's own remaining cards, sorted as dealt (§2.3)
     o.hand_sizes.extend(map(len, g.hands))  # §9: how many cards each hand holds
@@ -53,50 +59,13 @@ def observation(game, seat: int) -> spb.SmearObservation:
     return o
 
 
-def _match_part(g) -> spb.SmearObservation:
-    """The match's settings (:func:`referee.protocol.merge_match_part`: nothing else of the game)."""
-    o = spb.SmearObservation(players=g.players)  # §9: number of players
-    v, ov = g.variant, o.variant  # §9, §10: the variant flags
-    ov.with_joker, ov.dealer_forced_bid, ov.low_to_taker, ov.strict_follow = (
-        v["with_joker"], v["dealer_forced_bid"], v["low_to_taker"], v["strict_follow"])
-    o.target = R.TARGET  # §8: 11 points
-    o.max_rounds = g.params["max_rounds"]  # §8: the round limit
-    return o
-
-
-def _round_part(players: int, round: int, dealer: int, scores: tuple[int, ...], calls: tuple[int, ...], bidder: int,
-                bid: int, trump: str) -> spb.SmearObservation:
-    """The round's setup and its auction."""
-    o = spb.SmearObservation(
-        round=round,  # §9: the round's number (§8: every deal counts)
-        dealer=dealer,  # §9: who deals the round
-        scores=scores)  # §9: scores of all seats (§7)
-    add = o.calls.add
-    for i, c in enumerate(calls):  # §9: each call and its seat; the first by seat dealer + 1 (§5.2)
-        add(seat=(dealer + 1 + i) % players, bid=c)
-    o.bidder = bidder  # §9: the bidder, at the end of the auction (§5.5)
-    o.bid = bid  # §9: the bid (0 before the end of the auction)
-    o.trump = trump  # §9: the trump suit, from the round's first card (§6.1)
-    return o
-
-
-#: record type -> (its SmearEvent field, the function building that field's
-#: message) for the records an observation lists too (a finished trick):
-#: referee.protocol encodes each such record once, for its event and every observation
-EVENT_FIELDS = {E.TrickEnd: ("trick_end", _trick)}
-
-#: record types whose event message the view fills from the record field for field
-#: (referee.protocol.record_event_json): none, every event is built below
-RECORD_EVENTS: dict[type, str] = {}
-
-
 def event_message(record: E.SmearEventRecord) -> spb.SmearEvent:
     """The ``SmearEvent`` of one event record (``TypeError`` for anything else)."""
     r = record
     if type(r) is E.Play:
         return spb.SmearEvent(play=spb.SmearPlay(seat=r.seat, card=r.card, trick=r.trick))
     if type(r) is E.TrickEnd:
-        return part_event(spb.SmearEvent, EVENT_FIELDS[E.TrickEnd], r)
+        return spb.SmearEvent(trick_end=_trick(r))
     if type(r) is E.Call:
         return spb.SmearEvent(call=spb.SmearCall(seat=r.seat, bid=r.bid))
     if type(r) is E.Trump:

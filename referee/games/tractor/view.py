@@ -6,7 +6,7 @@ from the engine's public state, the seat's own hand and the kitty cards only
 the starter saw; :func:`event_message` turns an event record
 (:mod:`referee.games.tractor.events`) into its ``TractorEvent``. Nothing else
 of the engine reaches a seat. Lists of records (declarations, tricks) go in
-through :func:`referee.protocol.merge_records`, which encodes each record once.
+through :func:`referee.games.viewkit.merge_records`, which encodes each record once.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 from cardgames.v1 import tractor_pb2 as tpb
-from referee.protocol import fill_message, merge_match_part, merge_part, merge_records
 from referee.games.tractor import events as E
 from referee.games.tractor import rules as R
 from referee.games.tractor.game import TractorGame
+from referee.games.viewkit import fill_message, merge_records
 
 #: the engine's phase -> the protocol's TractorPhase
 _PHASE = {"declare": tpb.TRACTOR_PHASE_DECLARE, "bury": tpb.TRACTOR_PHASE_BURY, "play": tpb.TRACTOR_PHASE_PLAY,
@@ -25,13 +25,7 @@ _PHASE = {"declare": tpb.TRACTOR_PHASE_DECLARE, "bury": tpb.TRACTOR_PHASE_BURY, 
 
 
 def observation(g: TractorGame, seat: int) -> tpb.TractorObservation:
-    """The ``TractorObservation`` of ``seat`` (section 12).
-
-    The fields that stay the same over many decisions are built by
-    :func:`_match_part` (the match's rules, merged in once per match through
-    :func:`referee.protocol.merge_match_part`) and :func:`_round_part` (the
-    round's setup and trump, from its arguments alone, merged in through
-    :func:`referee.protocol.merge_part`: each distinct part encoded once)."""
+    """The ``TractorObservation`` of ``seat`` (section 12)."""
     over = g.phase == "over"
     o = tpb.TractorObservation(
         seat=seat,  # the seat this observation is for
@@ -39,11 +33,25 @@ def observation(g: TractorGame, seat: int) -> tpb.TractorObservation:
         phase=_PHASE[g.phase],  # 1.5: declare, bury, play or over
         cards_dealt=g.dealt,  # 2.1: cards dealt so far
         hand_sizes=[0] * 4 if over else g.hand_sizes(),  # 12 public: cards per seat
-        defender_points=g.defender_points)  # 10.1: the defenders' points so far
-    merge_match_part(o, _match_part, g)
-    merge_part(o, _round_part, g.round, g.deal_number, tuple(g.levels), g.trump_rank, g.declarer_team, g.starter,
-               g.first_drawer, g.window and not g.trump_fixed, g.trump_fixed, _suit(g) if g.trump_fixed else "",
-               tuple(g.flipped))
+        defender_points=g.defender_points,  # 10.1: the defenders' points so far
+        notrump_rank_cards_trump=g.notrump_rank_cards_trump,  # 13: variant flags
+        must_follow_tractor=g.must_follow_tractor,
+        kitty_multiplier_power=g.kitty_multiplier_power,
+        must_play_ace=g.must_play_ace,
+        no_throw_penalty=g.no_throw_penalty,
+        max_rounds=g.params["max_rounds"],  # 11.2: the round cap
+        max_round1_deals=g.params["max_round1_deals"],  # 2.6: redeals allowed in round 1
+        round_number=g.round,  # 1.4: the round (1-based)
+        deal_number=g.deal_number,  # 2.6: deals of round 1 (redeals)
+        levels=[R.VALUE_RANK[x] for x in g.levels],  # 1.4: each team's level
+        trump_rank=g.trump_rank,  # 1.4: this round's trump rank
+        declarer_team=_none(g.declarer_team),  # 1.4 (-1 until known in round 1)
+        starter=_none(g.starter),  # 1.4 (-1 until known in round 1)
+        first_drawer=g.first_drawer,  # 2.1: who receives card 0
+        final_window=g.window and not g.trump_fixed,  # 2.4: the final declaration window is open
+        declaration_closed=g.trump_fixed,  # 2.5: the trump is fixed
+        trump_suit=_suit(g) if g.trump_fixed else "",  # 2.5-2.6: the trump suit ("NT": no trump)
+        kitty_flipped=g.flipped)  # 2.6: the kitty cards turned up
     merge_records(o, "declarations", g.declarations, _message)  # 12 public: every declaration, in order
     merge_records(o, "tricks", g.tricks, _message)  # 12 public: this deal's finished tricks
     if seat == g.starter and g.trump_fixed and not over:
@@ -67,34 +75,9 @@ def observation(g: TractorGame, seat: int) -> tpb.TractorObservation:
     return o
 
 
-def _match_part(g: TractorGame) -> tpb.TractorObservation:
-    """The match's rules (:func:`referee.protocol.merge_match_part`: nothing else of the game)."""
-    return tpb.TractorObservation(
-        notrump_rank_cards_trump=g.notrump_rank_cards_trump,  # 13: variant flags
-        must_follow_tractor=g.must_follow_tractor,
-        kitty_multiplier_power=g.kitty_multiplier_power,
-        must_play_ace=g.must_play_ace,
-        no_throw_penalty=g.no_throw_penalty,
-        max_rounds=g.params["max_rounds"],  # 11.2: the round cap
-        max_round1_deals=g.params["max_round1_deals"])  # 2.6: redeals allowed in round 1
-
-
-def _round_part(round_number: int, deal_number: int, levels: tuple[str, str], trump_rank: str,
-                declarer_team: int | None, starter: int | None, first_drawer: int, final_window: bool,
-                declaration_closed: bool, trump_suit: str, kitty_flipped: tuple[str, ...]) -> tpb.TractorObservation:
-    """The round's setup and its trump."""
-    return tpb.TractorObservation(
-        round_number=round_number,  # 1.4: the round (1-based)
-        deal_number=deal_number,  # 2.6: deals of round 1 (redeals)
-        levels=[R.VALUE_RANK[x] for x in levels],  # 1.4: each team's level
-        trump_rank=trump_rank,  # 1.4: this round's trump rank
-        declarer_team=-1 if declarer_team is None else declarer_team,  # 1.4 (-1 until known in round 1)
-        starter=-1 if starter is None else starter,  # 1.4 (-1 until known in round 1)
-        first_drawer=first_drawer,  # 2.1: who receives card 0
-        final_window=final_window,  # 2.4: the final declaration window is open
-        declaration_closed=declaration_closed,  # 2.5: the trump is fixed
-        trump_suit=trump_suit,  # 2.5-2.6: the trump suit ("NT": no trump)
-        kitty_flipped=kitty_flipped)  # 2.6: the kitty cards turned up
+def _none(x: int | None) -> int:
+    """A seat or team, or -1 for "none" (tractor.proto's convention)."""
+    return -1 if x is None else x
 
 
 def _suit(g: TractorGame) -> str:
@@ -112,8 +95,7 @@ _MESSAGES: dict[type, Any] = {
     E.MatchEnd: tpb.TractorMatchEnd,
 }
 #: record type -> its field of the TractorEvent oneof, filled from the record field for field
-#: (referee.protocol.record_event_json writes the log's JSON of these from the record)
-RECORD_EVENTS = {
+_EVENT_FIELD = {
     E.DealStart: "round_start", E.CardDealt: "card_dealt", E.DeclarePass: "declare_pass",
     E.Declaration: "declaration", E.DeclarationClosed: "declaration_closed", E.KittyFlip: "kitty_flip",
     E.KittyTaken: "kitty_taken", E.KittyBuried: "kitty_buried", E.ThrowFailure: "throw_failure",
@@ -128,14 +110,8 @@ def _message(record: Any) -> Any:
     return m
 
 
-#: record type -> (its TractorEvent field, the function building that field's
-#: message) for the records an observation lists too (a declaration):
-#: referee.protocol encodes each such record once, for its event and every observation
-EVENT_FIELDS = {E.Declaration: ("declaration", _message)}
-
-
 def event_message(record: Any) -> tpb.TractorEvent:
     """The ``TractorEvent`` of an event record; ``KeyError`` for a record of another game."""
-    e = tpb.TractorEvent()  # a declaration too: EVENT_FIELDS builds the same field with the same _message
-    fill_message(getattr(e, RECORD_EVENTS[type(record)]), record)
+    e = tpb.TractorEvent()
+    fill_message(getattr(e, _EVENT_FIELD[type(record)]), record)
     return e
