@@ -53,6 +53,7 @@ from typing import Any
 from referee.bots import Limits, check_command
 from referee.games import GAME_IDS, UnknownGame, game_class
 from referee.runner import FAULT_POLICIES
+from tournaments.dburl import mask_url
 from tournaments.sampled import group_count
 from tournaments.seatings import DESIGNS, block_size
 
@@ -169,8 +170,6 @@ class TournamentSpec:
     def public_json(self) -> dict[str, Any]:
         """The spec as stored in the results database: external bots' tokens
         and the database password are not in it."""
-        from tournaments.store import mask_url
-
         d = asdict(self)
         d["database"] = mask_url(self.database)
         for b in d["bots"]:

@@ -32,17 +32,17 @@ import time
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 import numpy as np
 from sqlalchemy import create_engine, delete, event, func, insert, select, text, update
 from sqlalchemy import inspect as sa_inspect
 from sqlalchemy import exc as sa_exc
-from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.engine import Connection, Engine
 
 from tournaments import record
 from tournaments.batch import Comparisons
+from tournaments.dburl import mask_url, sqlite_path, url_for  # noqa: F401  (re-exported)
 from tournaments.record import MatchRecord
 from tournaments.schema import (
     ADDED_COLUMNS,
@@ -119,37 +119,6 @@ def lease_is_live(lease: dict[str, Any], now: float | None = None, ttl_s: float 
         except PermissionError:  # exists, another user's
             return True
     return True
-
-
-def url_for(database: str) -> str:
-    """``"runs/x.sqlite"`` -> ``"sqlite:///runs/x.sqlite"``; ``postgresql://``
-    and ``postgres://`` -> ``postgresql+psycopg://`` (psycopg 3); other URLs pass through."""
-    if "://" not in database:
-        return f"sqlite:///{database}"
-    for prefix in ("postgresql://", "postgres://"):
-        if database.startswith(prefix):
-            return "postgresql+psycopg://" + database[len(prefix):]
-    return database
-
-
-def mask_url(database: str) -> str:
-    """A database path or URL fit to print: the password replaced by ``***``."""
-    if "://" not in database:
-        return database
-    try:
-        return make_url(database).render_as_string(hide_password=True)
-    except sa_exc.ArgumentError:
-        return "<unparsable database URL>"
-
-
-def sqlite_path(database: str) -> Path | None:
-    """The file behind a SQLite path or URL (``None``: not a file-backed SQLite database)."""
-    if "://" not in database:
-        return Path(database)
-    u = make_url(database)
-    if u.get_backend_name() == "sqlite" and u.database and u.database != ":memory:":
-        return Path(u.database)
-    return None
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
