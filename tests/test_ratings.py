@@ -174,7 +174,8 @@ def test_leaderboard_table_fits_80_columns_without_cutting_numbers() -> None:
     lines = {line.split()[0]: line for line in text.splitlines() if line.strip()[:1].isdigit()}
     crash = next(r for r in board if r.bot == "crash-mid-match")
     row = lines[str(board.index(crash) + 1)]
-    for cell in (f"{crash.elo:.0f}", f"{crash.low:.0f}..{crash.high:.0f}", "12345", "999", "1000"):
+    for cell in (f"{crash.elo:.0f}", f"±{round((crash.high - crash.low) / 2)}", "999/7/12345/1000",
+                 f"{crash.mu:.1f}", f"{crash.sigma:.2f}"):
         assert cell in row.split(), (cell, row)
     assert "…" not in text.replace("a-bot-with-a-re…", "")  # only the long name is shortened
 

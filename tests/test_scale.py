@@ -146,6 +146,28 @@ def test_copies_with_mirrored_results_rate_the_same_and_are_never_separated() ->
     assert board[at["copy"]].p_next == 0.5 and board[at["copy"]].separated is False
 
 
+def test_wins_a_broken_bot_shares_are_counted_and_marked() -> None:
+    """A crashed peasant shares the peasants' first place: counted, as the game
+    counts it, and marked on the board (``wins_while_broken``, ``*`` in the table)."""
+    crash = [{"seat": 1, "kind": "crash", "message": "exited"}]
+    rows = [MatchRow(0, 1, ["lord", "crasher", "peasant"], "complete",
+                     {"scores": [-4, 2, 2], "ranks": [3, 1, 1], "faults": crash, "forfeited": []}, None),
+            MatchRow(1, 2, ["lord", "crasher", "peasant"], "complete",
+                     {"scores": [4, -2, -2], "ranks": [1, 2, 2], "faults": [], "forfeited": []}, None)]
+    board = {r.bot: r for r in leaderboard(rows, ["lord", "crasher", "peasant"], P, {}, "doudizhu", 3)}
+    assert (board["crasher"].wins, board["crasher"].broken_wins) == (1, 1)
+    assert (board["peasant"].wins, board["peasant"].broken_wins) == (1, 0)
+    assert board["crasher"].to_json()["wins_while_broken"] == 1
+    from rich.console import Console
+
+    from tournaments.report import render
+
+    con = Console(width=80, record=True, color_system=None)
+    render(list(board.values()), "table", console=con)
+    line = next(x for x in con.export_text().splitlines() if " crasher " in x)
+    assert " 1* " in line
+
+
 def test_a_bootstrap_too_large_is_refused_with_the_alternative(monkeypatch) -> None:
     rows = _random_rows(random.Random(1), "doudizhu", 3, list("abcde"), 50)
     monkeypatch.setattr(batch, "BOOTSTRAP_LIMIT", 1000)

@@ -112,7 +112,9 @@ def _zero(n: int) -> list[float]:
 
 
 #: columns of each total, in order (all are sums: adding two totals adds them column by column)
-SEAT_COLUMNS = ("matches", "wins", "score_sum", "forfeits")
+SEAT_COLUMNS = ("matches", "wins", "score_sum", "forfeits", "broken_wins")
+#: fault kinds of a seat whose bot was broken in the match (not merely slow or wrong once)
+BROKEN_FAULTS = frozenset({"crash", "disconnect", "no_show", "not_reading", "forfeit"})
 PAIR_COLUMNS = ("matches", "a_ahead", "b_ahead", "tied", "partners", "partners_won", "partners_lost",
                 "partners_drawn")
 ROLE_COLUMNS = ("rounds", "won", "won_known", "value_sum", "value_known")
@@ -123,7 +125,9 @@ class Totals:
     """Sums over a batch of matches, keyed by bot id (``a < b`` for pairs):
 
     * ``seat[(bot, seat)]``: complete matches, wins (first place, shared
-      firsts count), final score sum, forfeits;
+      firsts count), final score sum, forfeits, and wins in a match whose bot
+      was broken (crashed, disconnected, never came, stopped reading or was
+      forfeited: a first place it shared with a partner or other seats);
     * ``pair[(a, b)]``: complete matches as opponents, a ahead, b ahead,
       tied; as partners: matches, won, lost, drawn;
     * ``fault[(bot, kind)]``: faults of every stored match;
@@ -146,12 +150,14 @@ class Totals:
         if status != "complete" or not ranks or not scores:
             return
         forfeited = set(result.get("forfeited") or [])
+        broken = forfeited | {f.get("seat") for f in result.get("faults") or [] if f.get("kind") in BROKEN_FAULTS}
         for s, b in enumerate(bot_ids):
             t = self.seat.setdefault((b, s), _zero(len(SEAT_COLUMNS)))
             t[0] += 1
             t[1] += ranks[s] == 1
             t[2] += float(scores[s])
             t[3] += s in forfeited
+            t[4] += ranks[s] == 1 and s in broken
         for s, role, won, value in role_events(game, players, result.get("summary")):
             if not 0 <= s < len(bot_ids):
                 continue

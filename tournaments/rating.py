@@ -29,7 +29,7 @@ from typing import Any, Iterable
 import numpy as np
 import trueskill
 
-from tournaments.aggregates import rated
+from tournaments.aggregates import Totals, rated
 from tournaments.batch import BatchFit, Comparisons, batch_fit
 from tournaments.live import LiveRating as _Live
 from tournaments.live import environment
@@ -134,6 +134,8 @@ class BoardRow:
     separated: bool | None = None
     matches: int = 0
     wins: int = 0
+    #: of ``wins``, those of matches whose bot crashed, left or was forfeited (a shared first place)
+    broken_wins: int = 0
     mean_score: float = 0.0
     timeouts: int = 0
     illegal: int = 0
@@ -148,6 +150,7 @@ class BoardRow:
                 "separated_from_next": self.separated,
                 "mu": round(self.mu, 4), "sigma": round(self.sigma, 4),
                 "conservative": round(self.conservative, 4), "matches": self.matches, "wins": self.wins,
+                "wins_while_broken": self.broken_wins,
                 "mean_score": round(self.mean_score, 4), "timeouts": self.timeouts, "illegal": self.illegal,
                 "crashes": self.crashes, "other_faults": self.other_faults}
 
@@ -194,6 +197,7 @@ class BotTotals:
 
     matches: int = 0
     wins: int = 0
+    broken_wins: int = 0
     score_sum: float = 0.0
     faults: dict[str, int] = field(default_factory=dict)
     mu: float | None = None
@@ -211,7 +215,8 @@ def assemble(fit: FitSummary, totals: dict[str, BotTotals], prior: trueskill.Rat
         sigma = prior.sigma if t.sigma is None else t.sigma
         i = at[b]
         row = BoardRow(b, fit.elo[i], fit.low[i], fit.high[i], mu, sigma, mu - 3 * sigma, matches=t.matches,
-                       wins=t.wins, mean_score=t.score_sum / t.matches if t.matches else 0.0)
+                       wins=t.wins, broken_wins=t.broken_wins,
+                       mean_score=t.score_sum / t.matches if t.matches else 0.0)
         fc = t.faults
         row.faults = dict(fc)
         row.timeouts = fc.get("timeout", 0)
@@ -234,13 +239,16 @@ def leaderboard(rows: list[MatchRow], bots: list[str], p: TrueSkillParams,
     ratings, _ = rate(rows, bots, p, game, players)
     fit = FitSummary.of(fit_rows(rows, bots, game, players, seed, method))
     totals = {b: BotTotals(mu=r.mu, sigma=r.sigma, faults=fault_counts.get(b, {})) for b, r in ratings.items()}
+    at = {b: i for i, b in enumerate(bots)}
+    sums = Totals()
     for row in rows:
-        if row.status != "complete":
-            continue
-        for s, b in enumerate(row.seats):
-            totals[b].matches += 1
-            totals[b].wins += row.result["ranks"][s] == 1
-            totals[b].score_sum += float(row.result["scores"][s])
+        sums.add(game, players, [at[b] for b in row.seats], row.status, row.result)
+    for (i, _), v in sums.seat.items():
+        t = totals[bots[i]]
+        t.matches += int(v[0])
+        t.wins += int(v[1])
+        t.score_sum += v[2]
+        t.broken_wins += int(v[4])
     return assemble(fit, totals, environment(p).create_rating(), confidence)
 
 
@@ -273,6 +281,7 @@ def store_totals(store: Store, tid: int) -> dict[str, BotTotals]:
         t = out[name[r["bot_id"]]]
         t.matches += int(r["matches"])
         t.wins += int(r["wins"])
+        t.broken_wins += int(r["broken_wins"])
         t.score_sum += float(r["score_sum"])
     for bot, kinds in store.fault_counts(tid).items():
         if bot in out:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from typing import Any
 
 from rich import box
@@ -40,14 +41,26 @@ def tournament_row(store: Store, name: str | None) -> dict[str, Any]:
     return t
 
 
-def _interval(r: BoardRow) -> str:
-    return f"{r.low:.0f}..{r.high:.0f}" if r.matches else "-"  # no match yet: nothing known
+def _whole(v: float) -> str:
+    """Elo points as a whole number, never ``-0``."""
+    return str(round(v) + 0)
+
+
+def _half(r: BoardRow) -> str:
+    """Half the 95% interval (it is symmetric about the rating); ``-`` before any match."""
+    return f"±{round((r.high - r.low) / 2)}" if r.matches else "-"
 
 
 def _p_next(r: BoardRow) -> str:
+    """P>next with two decimals, rounded down, so that a pair not separated
+    never shows the confidence itself (0.9496 is ``0.94~``, not ``0.95~``)."""
     if r.p_next is None:
         return ""
-    return f"{r.p_next:.2f}" + ("" if r.separated else "~")
+    return f"{math.floor(r.p_next * 100) / 100:.2f}" + ("" if r.separated else "~")
+
+
+def _faults(r: BoardRow) -> str:
+    return f"{r.timeouts}/{r.illegal}/{r.crashes}/{r.other_faults}"
 
 
 def board_json(board: list[BoardRow]) -> list[dict[str, Any]]:
@@ -73,18 +86,19 @@ def render(board: list[BoardRow], fmt: str, title: str = "leaderboard", console:
         return buf.getvalue()
     if fmt != "table":
         raise ValueError(f"format must be one of {', '.join(FORMATS)}")
-    headers = ("#", "bot", "elo", "95% int.", "P>next", "matches", "wins", "score", "t/o", "ill", "crash", "oth")
-    cells = [[str(i), r.bot, f"{r.elo:.0f}", _interval(r), _p_next(r), str(r.matches), str(r.wins),
-              f"{r.mean_score:.2f}", str(r.timeouts), str(r.illegal), str(r.crashes), str(r.other_faults)]
+    headers = ("#", "bot", "elo", "95%", "P>next", "mu", "σ", "matches", "wins", "score", "t/i/c/o")
+    cells = [[str(i), r.bot, _whole(r.elo), _half(r), _p_next(r), f"{r.mu:.1f}", f"{r.sigma:.2f}", str(r.matches),
+              f"{r.wins}*" if r.broken_wins else str(r.wins), f"{r.mean_score + 0.0:.2f}", _faults(r)]
              for i, r in enumerate(board, 1)]
     widths = [max([len(h)] + [len(c[k]) for c in cells]) for k, h in enumerate(headers)]
     # one space between columns (the box's divider): the numbers never shrink, the bot column takes what is
     # left of 80
     widths[1] = max(3, min(widths[1], BOT_WIDTH, TABLE_WIDTH - (sum(widths) - widths[1]) - (len(headers) - 1)))
     t = Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, padding=0,
-              caption=f"elo: batch fit, 0 = average bot, 95% interval; P>next: probability of being better "
-                      f"than the next bot, ~ = not separated at {confidence:.0%}; faults: t/o timeouts, "
-                      "ill illegal, crash crashes+disconnects, oth other")
+              caption=f"elo: batch fit, 0 = average bot, ± its 95% interval; P>next: probability of being "
+                      f"better than the next bot, ~ = not separated at {confidence:.0%}; mu, σ: live TrueSkill; "
+                      "wins* include first places shared in matches the bot crashed in or was forfeited; faults: "
+                      "timeouts/illegal/crashes and disconnects/other")
     for k, h in enumerate(headers):
         t.add_column(h, justify="left" if k == 1 else "right", no_wrap=True, min_width=widths[k],
                      max_width=widths[k], overflow="ellipsis")

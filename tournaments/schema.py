@@ -25,7 +25,8 @@ Stored as played:
 Totals kept up to date as matches are stored (:mod:`tournaments.aggregates`),
 so that pages and the leaderboard never read every match:
 
-* ``bot_seat_stats``: per bot and seat: matches, wins, score sum, forfeits;
+* ``bot_seat_stats``: per bot and seat: matches, wins, score sum, forfeits,
+  wins while broken;
 * ``pair_stats``: per pair of bots (``bot_a < bot_b``, ids): as opponents
   and as partners;
 * ``fault_stats``: per bot and fault kind: count;
@@ -160,6 +161,7 @@ bot_seat_stats = Table(
     Column("wins", Float, nullable=False),
     Column("score_sum", Float, nullable=False),
     Column("forfeits", Float, nullable=False),
+    Column("broken_wins", Float, nullable=False),  # wins in matches whose bot crashed, left or was forfeited
 )
 
 pair_stats = Table(

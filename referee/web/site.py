@@ -78,6 +78,8 @@ BOARD_LABELS = {
     "sigma": ("sigma", "TrueSkill uncertainty"),
     "matches": ("matches", "matches played"),
     "wins": ("wins", "matches finished in first place"),
+    "wins_while_broken": ("of them broken", "wins in matches the bot crashed in, left, never came to or was "
+                          "forfeited: a first place shared with its partner or other seats"),
     "mean_score": ("avg score", "mean final score in the game's unit"),
     "timeouts": ("t/o", "timeouts"),
     "illegal": ("ill", "illegal actions"),
