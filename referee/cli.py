@@ -103,7 +103,8 @@ def match(
     game: str = typer.Argument(..., help="Game id: doudizhu, tractor, smear, president, back_alley."),
     bot: Optional[list[str]] = typer.Option(None, "--bot", "-b", help="Bot command, once per seat in seat order, "
                                   "e.g. \"python sample_bots/random_bot.py\". The referee appends "
-                                  "--referee HOST:PORT and hands the bot its token in REFEREE_TOKEN. Relative "
+                                  "--referee ADDRESS (a Unix socket of the bot's own) and hands the bot its token "
+                                  "on the descriptor named by REFEREE_TOKEN_FD. Relative "
                                   "paths (program and files) are taken from the current directory."),
     players: Optional[int] = typer.Option(None, "--players", "-p", help="Seats (default: number of --bot)."),
     seed: int = typer.Option(1, "--seed", "-s", help="Seed of the deal RNG; same seed + same actions = same match."),
@@ -138,7 +139,9 @@ def match(
     clock: str = typer.Option("wall", "--clock", help="What a decision is charged: wall (elapsed time) or cpu "
                               "(CPU time of the bot's processes, at most 10x --decision-ms of wall time)."),
     bot_uids: str = typer.Option("auto", "--bot-uids", help="Run each bot under its own unprivileged uid: auto "
-                                 "(when root), off, or a range such as 60000-60999 (required, root only)."),
+                                 "(when root; bots such a uid cannot run are refused), off (every bot under the "
+                                 "referee's uid: only for bots you trust), or a range such as 60000-60999 "
+                                 "(root only)."),
     no_bot_uids: bool = typer.Option(False, "--no-bot-uids", help="Same as --bot-uids off."),
     isolate_network: bool = typer.Option(False, "--isolate-network", help="Each bot in its own network namespace "
                                          "with only loopback, reaching the referee over a Unix socket (root)."),
@@ -367,15 +370,15 @@ def _limits(items: list[str] | None):
         _fail(str(e))
 
 
-def _sandbox(bot_uids: str, isolate_network: bool, commands: list[str]):
-    """The bots' sandbox, checked before any match (errors and warnings on stderr)."""
+def _sandbox(bot_uids: str, isolate_network: bool, commands: list[str], base: Path | None = None):
+    """The bots' sandbox, checked before any match (an error says how to fix it, exit 2)."""
     from referee.sandbox import Sandbox, SandboxError, parse_uid_range, prepare
 
     try:
         if bot_uids not in ("auto", "off"):
             parse_uid_range(bot_uids)
         sb = Sandbox(bot_uids, isolate_network)
-        for w in prepare(sb, commands):
+        for w in prepare(sb, commands, base):
             console.print(w, style="yellow", markup=False)
     except (SandboxError, ValueError) as e:
         _fail(str(e))
@@ -390,11 +393,8 @@ async def _match_local(spec, bots: list[str], log_dir: Path, end_grace_s: float,
     from referee.service import Referee
 
     log_dir.mkdir(parents=True, exist_ok=True)
-    if sandbox is not None and sandbox.uids:
-        log_dir.chmod(0o700)  # bots of other uids must not read the live match log
     ref = Referee(log_dir)
-    await ref.start("127.0.0.1", 0,
-                    unix_path=sandbox.socket_path if sandbox is not None and sandbox.isolate_network else None)
+    await ref.start("127.0.0.1", 0)
     spec.match_id = ref.new_match_id(spec.game)
     names = list(spec.seat_names)
     watch = asyncio.get_running_loop().create_task(_say_who_is_awaited(ref, names, log_dir / f"{spec.match_id}.jsonl"))
@@ -747,7 +747,8 @@ def tournament_run(
         _fail(problem)
     sandbox = None  # on a Dask cluster each worker makes its own; a remote referee has its own
     if spec.executor == "local" and remote is None:
-        sandbox = _sandbox(spec.bot_uids, spec.isolate_network, [b.command for b in spec.bots if not b.external])
+        sandbox = _sandbox(spec.bot_uids, spec.isolate_network, [b.command for b in spec.bots if not b.external],
+                           Path(spec.cwd))
     schedule = AdaptiveSchedule(spec)
     total = len(schedule.matches)
     plan = schedule.plan()

@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import json
+import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -58,6 +59,7 @@ from referee.protocol import (
     payload_from_encoding,
     to_struct,
 )
+from referee.unnamed import give_name, open_unnamed
 
 DEFAULT_DECISION_MS = 1000
 DEFAULT_MAX_FAULTS = 5
@@ -312,16 +314,26 @@ class MatchLog:
     the JSON work is off the path between a reply and the next request. A
     crash of the referee loses at most the lines of the decision being
     processed.
+
+    ``hidden``: the file has no name while it is written (``O_TMPFILE`` in
+    ``path``'s directory, where the file system has it): a process of the
+    referee's own uid (a bot launched under it) cannot open it; :meth:`close`
+    gives it its name. Either way the file is mode 0600.
     """
 
-    def __init__(self, path: Path | None):
+    def __init__(self, path: Path | None, hidden: bool = False):
         self.path = path
         self._f = None
+        self._hidden = False
         self.error: OSError | None = None  # the first failed write (see flush)
         self._lines: list[Any] = []  # dicts, or (line builder, its arguments...)
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._f = path.open("wb")  # UTF-8 JSON lines
+            fd = open_unnamed(path.parent) if hidden else None
+            self._hidden = fd is not None
+            if fd is None:  # (without O_TMPFILE on this file system: named at once)
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            self._f = os.fdopen(fd, "wb")  # UTF-8 JSON lines
 
     @property
     def enabled(self) -> bool:
@@ -373,6 +385,9 @@ class MatchLog:
         if self._f is not None:
             self.flush()
             try:
+                if self._hidden:
+                    self._f.flush()
+                    give_name(self._f.fileno(), self.path)
                 self._f.close()
             except OSError as e:
                 self.error = self.error or e
@@ -436,7 +451,7 @@ class MatchRunner:
 
     def __init__(self, spec: MatchSpec, links: list[SeatLink], log_path: Path | None = None,
                  max_decisions: int = 2_000_000, cpu_meters: list[Callable[[], float | None] | None] | None = None,
-                 stalls: StallMonitor | None = None):
+                 stalls: StallMonitor | None = None, hide_log: bool = False):
         spec.check()
         #: per seat, the bot's CPU seconds so far (CPU clock); a seat without one is on the wall clock
         self.cpu_meters = cpu_meters or [None] * spec.players
@@ -453,7 +468,7 @@ class MatchRunner:
         self.max_decisions = max_decisions
         self.t0 = time.monotonic()
         self.game = spec.new_game()
-        self.log = MatchLog(log_path)
+        self.log = MatchLog(log_path, hidden=hide_log)
         n = spec.players
         self.faults: list[FaultRecord] = []
         self.fault_count = [0] * n
@@ -764,12 +779,13 @@ class MatchRunner:
 
 async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | None = None,
                     max_decisions: int = 2_000_000, cpu_meters: list[Callable[[], float | None] | None] | None = None,
-                    stalls: StallMonitor | None = None) -> MatchOutcome:
+                    stalls: StallMonitor | None = None, hide_log: bool = False) -> MatchOutcome:
     """Play one match to the end: ``MatchRunner(...).run()`` (see :class:`MatchRunner`).
     ``cpu_meters``: per seat, the bot's CPU seconds so far (for ``clock = "cpu"``);
     ``stalls``: the referee's :class:`referee.clocks.StallMonitor` (timeouts during
-    its stalls become ``harness`` faults)."""
-    return await MatchRunner(spec, links, log_path, max_decisions, cpu_meters, stalls).run()
+    its stalls become ``harness`` faults); ``hide_log``: the log has no name
+    until the match ends (:class:`MatchLog`'s ``hidden``)."""
+    return await MatchRunner(spec, links, log_path, max_decisions, cpu_meters, stalls, hide_log).run()
 
 
 def seat_teams(teams: tuple[tuple[int, ...], ...], players: int) -> list[int]:

@@ -169,8 +169,10 @@ def _proc_table() -> dict[int, tuple[bytes, bytes]]:
 def test_no_process_started_by_the_referee_has_a_token_on_its_command_line(
         tmp_logs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """While a match of three launched sample bots runs, every process on the
-    machine is scanned: no command line holds any token; each bot has its own
-    token in REFEREE_TOKEN, and none inherits the referee's admin token."""
+    machine is scanned: no command line and no environment holds any token;
+    each bot is told only the number of the descriptor its token comes on
+    (REFEREE_TOKEN_FD), none inherits the referee's admin token, and each
+    is given an address of its own (a Unix socket)."""
     monkeypatch.setenv("REFEREE_ADMIN_TOKEN", "admin-secret-should-not-leak")
     tokens: list[str] = []
     orig = Referee.new_token
@@ -205,16 +207,18 @@ def test_no_process_started_by_the_referee_has_a_token_on_its_command_line(
     assert len(tokens) == 3
     bots = {pid: (cmd, env) for pid, (cmd, env) in seen.items() if RANDOM_BOT.encode() in cmd}
     assert len(bots) >= 3  # the scan saw the bots running
-    for cmd, _ in seen.values():
-        assert not any(t.encode() in cmd for t in tokens)
-    handed = set()
+    for cmd, env in seen.values():
+        assert not any(t.encode() in cmd or t.encode() in env for t in tokens)
+    addresses = set()
     for cmd, env in bots.values():
         if b"--referee" not in cmd:
             continue
         envs = dict(e.split(b"=", 1) for e in env.split(b"\0") if b"=" in e)
-        assert b"REFEREE_ADMIN_TOKEN" not in envs
-        handed.add(envs[b"REFEREE_TOKEN"].decode())
-    assert handed == set(tokens)  # each bot its own token, through the environment
+        assert b"REFEREE_ADMIN_TOKEN" not in envs and b"REFEREE_TOKEN" not in envs
+        assert envs[b"REFEREE_TOKEN_FD"].isdigit()  # the descriptor's number, nothing else
+        argv = cmd.split(b"\0")
+        addresses.add(argv[argv.index(b"--referee") + 1].decode())
+    assert len(addresses) == 3 and all(a.startswith("unix:") for a in addresses)  # each bot its own socket
 
 
 def test_a_hello_with_another_seats_token_is_refused_and_logged(tmp_logs: Path) -> None:
