@@ -140,6 +140,17 @@ class MatchStatus(enum.StrEnum):
 
 #: fault kinds recorded but not counted towards forfeit
 IGNORED_FAULTS = frozenset({"late_reply", "unknown_request", "harness"})
+#: characters a fault keeps of what a bot sent: an illegal action's message (which may
+#: quote the action), the bot's reply in the match log's decision line
+FAULT_TEXT_CHARS = 2000
+
+
+def capped(text: str, limit: int = FAULT_TEXT_CHARS) -> str:
+    """``text`` if at most ``limit`` characters, else its first ``limit``
+    characters and the size noted: ``"...[cut: 75012 characters in all]"``."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}...[cut: {len(text)} characters in all]"
 
 
 @dataclass
@@ -306,7 +317,9 @@ class MatchLog:
     (every event, private ones with their seat, so every seat's view can be
     rebuilt), ``{"type": "decision", "seq", "seat", "kind", "request_id",
     "reply": action|null, "applied": action, "fault": kind|null, "rule",
-    "elapsed_ms"}``, and a final ``{"type": "result", ...}``.
+    "elapsed_ms"}`` (a rejected reply whose JSON is longer than
+    :data:`FAULT_TEXT_CHARS` is logged as ``{"cut": its first characters,
+    "chars": its length}``), and a final ``{"type": "result", ...}``.
 
     Lines are kept in memory in order and serialised and written by
     :meth:`flush`, which the runner calls once per decision while the acting
@@ -402,8 +415,13 @@ def _event_line(seq: int, to: int | None, game: str, record: Any, encoded: bytes
 
 def _decision_line(seat: int, kind: str, request_id: int, reply: Action | None, applied: Action,
                    fault: "FaultRecord | None", elapsed_ms: float) -> dict[str, Any]:
+    logged: Any = reply.to_json() if reply else None
+    if fault is not None and logged is not None:  # a rejected reply is the bot's to size: keep its start
+        text = json.dumps(logged, separators=(",", ":"))
+        if len(text) > FAULT_TEXT_CHARS:
+            logged = {"cut": text[:FAULT_TEXT_CHARS], "chars": len(text)}
     return {"type": "decision", "seat": seat, "kind": kind, "request_id": request_id,
-            "reply": reply.to_json() if reply else None, "applied": applied.to_json(),
+            "reply": logged, "applied": applied.to_json(),
             "fault": fault.kind if fault else None, "rule": fault.rule if fault else "",
             "elapsed_ms": round(elapsed_ms, 3)}
 
@@ -670,10 +688,10 @@ class MatchRunner:
             return action, action, None
         except MalformedAction as e:
             return None, game.fallback_action(), FaultRecord(
-                seat, "illegal", rule="PROTOCOL", message=str(e), request_id=request_id, elapsed_ms=elapsed)
+                seat, "illegal", rule="PROTOCOL", message=capped(str(e)), request_id=request_id, elapsed_ms=elapsed)
         except IllegalAction as e:
             return action, game.fallback_action(), FaultRecord(
-                seat, "illegal", rule=e.rule, message=e.message, request_id=request_id, elapsed_ms=elapsed)
+                seat, "illegal", rule=e.rule, message=capped(e.message), request_id=request_id, elapsed_ms=elapsed)
 
     def fault(self, f: FaultRecord) -> None:
         """Record a fault; by the fault policy it may forfeit the seat."""
