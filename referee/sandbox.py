@@ -515,11 +515,12 @@ class SandboxError(ValueError):
 
 
 #: how to fix bots that an unprivileged uid cannot run (the usual cause: a Python under /root)
-UIDS_FIX = ("make the bots' programs and files readable (and the program executable) by other users: for "
-            "the referee's own Python, a Python outside /root, e.g. `make setup PY=/usr/bin/python3` (what "
-            "the Makefile's and .ci/run's set-up do as root); or, for bots you trust, run them under the "
-            "referee's uid on purpose: --bot-uids off (referee match) or bot_uids = \"off\" in the "
-            "tournament file's [sandbox] (docs/sandbox.md says what they can then do)")
+UIDS_FIX = ("make the bots' programs and files readable (and the program executable) by other users; for "
+            "the referee's own Python, build its virtualenv from a Python other users can execute: "
+            "`rm -rf .venv && make setup PY=/usr/bin/python3` (what `make setup` and .ci/run do by themselves "
+            "as root), never one under /root; or, for bots you trust, run them under the referee's uid on "
+            "purpose: --bot-uids off (referee match) or bot_uids = \"off\" in the tournament file's "
+            "[sandbox] (docs/sandbox.md says what they can then do)")
 
 
 class Sandbox:

@@ -621,3 +621,91 @@ def test_launched_bots_read_match_ended_and_goodbye_and_exit_on_their_own(tmp_lo
     for s in range(3):
         seen = (tmp_logs / f"{out.spec.match_id}.seat{s}.stderr").read_text().split()
         assert seen == ["welcome", "match_started", "match_ended", "goodbye", "exiting"], (s, seen)
+
+
+# --------------------------------------------------------------------------- round 2 (#38): pre-Hello flood
+def _flood(port: int, streams: int, out: Path, renew_s: float) -> subprocess.Popen:
+    """One local process: ``streams`` HTTP/2 streams without a Hello on ONE TCP
+    connection to the referee's port, all reset and opened again every
+    ``renew_s`` seconds (before the Hello timeout); what it sees goes to ``out``."""
+    with out.open("w") as f:
+        return subprocess.Popen([PY, H2_BOT, "--referee", f"127.0.0.1:{port}", "--streams", str(streams),
+                                 "--renew", str(renew_s), "--seconds", "600"], stdout=f, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+
+
+@pytest.mark.parametrize("streams,connections", [(64, 1), (256, 1), (2000, 1), (256, 8)])
+def test_a_pre_hello_flood_costs_the_honest_bots_of_a_tournament_nothing(
+        tmp_path: Path, streams: int, connections: int) -> None:
+    """Issue #38, item 1: while local processes hold ``streams`` streams
+    without a Hello on ``connections`` TCP connections to the referee's port
+    (renewed every 2 s, before the Hello timeout; the issue's flood renewed
+    every 8 s), a tournament of launched bots plays every match to the end
+    with no fault: each launched bot connects on a Unix socket of its own,
+    where no outsider's streams count. One connection gets at most
+    ``max_unauthenticated_per_connection`` streams held (the rest refused at
+    once), so an honest bot connecting over TCP from the same host meanwhile
+    is welcomed; a flood over enough connections to use up the host's budget
+    refuses it instead (the documented limit of a per-address budget), and
+    still costs the launched bots nothing."""
+    from tournaments import spec as tspec
+    from tournaments.executor import LocalExecutor
+    from tournaments.run import run_tournament
+    from tournaments.store import Store
+
+    seen: dict[str, Any] = {"floods": []}
+    outs = [tmp_path / f"flood{i}.out" for i in range(connections)]
+
+    class Flooded(LocalExecutor):
+        """The local executor, flooded as soon as its referee listens, before any match."""
+
+        async def start(self, spec, log_dir: Path) -> None:
+            await super().start(spec, log_dir)
+            ref = self.ref
+            for out in outs:
+                seen["floods"].append(_flood(ref.port, streams // connections, out, 2.0))
+            for _ in range(1200):  # until every flood holds what it can and has renewed once
+                held = sorted(ref.unauthenticated_conns.values())
+                if (len(held) >= min(connections, 4) and all(o.read_text().count("opened") >= 2 for o in outs)
+                        and held[-1] >= min(streams // connections, ref.max_unauthenticated_per_connection)):
+                    break
+                await asyncio.sleep(0.05)
+            seen["held"] = dict(ref.unauthenticated_conns)
+            tok = ref.new_token("honest")  # an external bot from the flooding host, meanwhile
+            seen["honest"] = await aio_bot(ref.port, tok, name="honest", max_messages=1)
+
+        async def stop(self) -> None:
+            seen["refused"] = [r for r in self.ref.oplog.events("refused")
+                               if r["reason"] == "too_many_unauthenticated"]
+            await super().stop()
+
+    f = tmp_path / "flood.toml"
+    f.write_text(f'name = "flood{streams}"\ngame = "doudizhu"\nplayers = 3\nseed = 3\nconcurrency = 2\n'
+                 f'database = "{tmp_path / "flood.sqlite"}"\nlog_dir = "{tmp_path / "logs"}"\n'
+                 'params = { rounds = 2 }\n[clock]\ndecision_ms = 5000\n'
+                 + "".join(f'[[bots]]\nname = "b{i}"\ncommand = "python sample_bots/random_bot.py --seed {i}"\n'
+                           for i in range(3)))
+    spec = tspec.load(f)
+    spec.cwd = str(ROOT)
+    try:
+        res = asyncio.run(run_tournament(spec, executor=Flooded(spec.concurrency)))
+    finally:
+        for p in seen["floods"]:
+            stop(p)
+    store = Store(spec.database)
+    rows = store.matches(store.tournament(spec.name)["id"])
+    store.close()
+    assert res.progress.done == res.progress.total == 6 and len(rows) == 6
+    assert all(r.status == "complete" for r in rows), [r.status for r in rows]
+    assert [f for r in rows for f in r.result["faults"]] == []  # no fault on any seat of any match
+    cap, per_host = 16, 64  # the defaults of max_unauthenticated_per_connection and _per_host
+    assert max(seen["held"].values()) <= cap and sum(seen["held"].values()) <= per_host, seen["held"]
+    details = {r["detail"].split(";")[0] for r in seen["refused"]}
+    msgs, code = seen["honest"]
+    if connections * cap < per_host:  # one connection's flood leaves the host's budget to others
+        assert code is None and msgs[0].WhichOneof("msg") == "welcome"
+        assert details == {f"flood: more than {cap} streams without a Hello on this connection"}, details
+    else:  # a flood over many connections: the host's budget is gone for anyone on that address
+        assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and msgs == []
+        assert f"flood: more than {per_host} streams without a Hello from this host" in details, details
+    assert len(seen["refused"]) >= min(streams, 100 * connections) - connections * cap
