@@ -664,8 +664,9 @@ class Referee:
         """Make ``entries`` (``(name, token)``, e.g. ``referee serve``'s token
         file) the listed tokens: one not listed before is accepted from now
         on, one no longer listed is refused to every new connection (its
-        live connections keep their seats and play on; it is forgotten once
-        it has none), a listed one renamed takes its new name. Tokens
+        live connections keep their seats, play on and may still be seated;
+        it is forgotten once it has none), a listed one renamed takes its
+        new name. Tokens
         registered any other way are not touched. Returns ``(added, removed)``."""
         new = {tok: name for name, tok in entries}
         added = removed = 0
@@ -1271,14 +1272,16 @@ def _seat_tokens(ref: Referee, request: admin_pb2.RunMatchRequest) -> tuple[list
         t = request.seat_tokens[i] if i < len(request.seat_tokens) else ""
         name = request.seat_names[i] if i < len(request.seat_names) else ""
         if not t and name:
-            named = [tok for tok, slot in ref.tokens.items() if slot.name == name and not slot.revoked]
+            # a bot taken out of the token file may still be seated while its connection lives
+            named = ([tok for tok, slot in ref.tokens.items() if slot.name == name and not slot.revoked]
+                     or [tok for tok, slot in ref.tokens.items() if slot.name == name])
             if len(named) != 1:
                 return [], (f"seat {i}: no bot named {name!r} is registered with this referee"
                             if not named else f"seat {i}: {len(named)} bots are registered as {name!r}")
             t = named[0]
         if not t:
             return [], f"seat {i}: neither a seat token nor a seat name"
-        if t not in ref.tokens or ref.tokens[t].revoked:
+        if t not in ref.tokens:
             return [], f"seat {i}: seat token not registered"
         tokens.append(t)
     return tokens, ""

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import grpc
 import pytest
@@ -709,3 +709,174 @@ def test_a_pre_hello_flood_costs_the_honest_bots_of_a_tournament_nothing(
         assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and msgs == []
         assert f"flood: more than {per_host} streams without a Hello from this host" in details, details
     assert len(seen["refused"]) >= min(streams, 100 * connections) - connections * cap
+
+
+# --------------------------------------------------------------------------- #42: tokens reloaded, the README recipe
+def test_a_token_removed_while_its_bot_plays_keeps_its_seat_and_refuses_new_connections(tmp_logs: Path) -> None:
+    """Referee.set_tokens (what serve does when its token file changes): in the
+    middle of a match bob's token is removed and dave's added. Bob's live
+    seat plays on to the end without a fault; a new connection with bob's
+    token is refused, one with dave's is welcomed."""
+    async def body(ref: Referee):
+        ref.set_tokens([("alice", "A-1"), ("bob", "B-1"), ("carol", "C-1")])
+        during: dict[str, Any] = {}
+
+        async def bob_policy(req: pb.DecisionRequest):
+            if not during:
+                during["counts"] = ref.set_tokens([("alice", "A-1"), ("carol", "C-1"), ("dave", "D-1")])
+                during["bob again"] = await aio_bot(ref.port, "B-1", name="bob-again", max_messages=1)
+                during["dave"] = await aio_bot(ref.port, "D-1", name="dave", max_messages=1)
+            return req.legal_actions[0]
+
+        bots = [asyncio.create_task(aio_bot(ref.port, "A-1", name="alice")),
+                asyncio.create_task(aio_bot(ref.port, "B-1", bob_policy, name="bob")),
+                asyncio.create_task(aio_bot(ref.port, "C-1", name="carol"))]
+        out = await ref.play(spec("reload", decision_ms=10_000), ["A-1", "B-1", "C-1"], connect_timeout_s=10)
+        await asyncio.gather(*bots)
+        return out, during, set(ref.tokens)
+
+    out, during, left = run(with_referee(tmp_logs, body))
+    assert out.status == "complete" and not out.faults, out.faults
+    assert during["counts"] == (1, 1)
+    assert during["bob again"] == ([], grpc.StatusCode.UNAUTHENTICATED)
+    assert during["dave"][0][0].WhichOneof("msg") == "welcome"
+    assert "B-1" not in left and {"A-1", "C-1", "D-1"} <= left  # forgotten once its bot was gone
+
+
+def test_serve_reloads_its_token_file_on_sighup(tmp_path: Path) -> None:
+    tf = tmp_path / "bots.tokens"
+    tf.write_text("alice=S3CRET-A\nbob=S3CRET-B\n")
+    log = tmp_path / "oplog.jsonl"
+    p, port = _serve(tmp_path, "--token-file", str(tf), "--token-check-s", "0", "--log-file", str(log))
+    try:
+        async def hello(token: str):
+            return await aio_bot(port, token, name="x", max_messages=1)
+
+        assert run(hello("S3CRET-C"))[1] == grpc.StatusCode.UNAUTHENTICATED
+        tf.write_text("alice=S3CRET-A\ncarol=S3CRET-C\n")  # bob out, carol in
+        assert run(hello("S3CRET-C"))[1] == grpc.StatusCode.UNAUTHENTICATED  # not before SIGHUP (no polling)
+        os.kill(p.pid, signal.SIGHUP)
+        for _ in range(200):
+            if any(json.loads(x).get("event") == "tokens" for x in log.read_text().splitlines()):
+                break
+            time.sleep(0.05)
+        carol, bob, alice = run(hello("S3CRET-C")), run(hello("S3CRET-B")), run(hello("S3CRET-A"))
+        tf.write_text("alice=S3CRET-A\nbroken line\n")  # a bad file changes nothing
+        os.kill(p.pid, signal.SIGHUP)
+        for _ in range(200):
+            if sum(json.loads(x).get("event") == "tokens" for x in log.read_text().splitlines()) == 2:
+                break
+            time.sleep(0.05)
+        still = run(hello("S3CRET-C"))
+    finally:
+        err = _end(p)
+    assert carol[0][0].WhichOneof("msg") == "welcome" and alice[0][0].WhichOneof("msg") == "welcome"
+    assert bob == ([], grpc.StatusCode.UNAUTHENTICATED)
+    assert still[0][0].WhichOneof("msg") == "welcome"
+    reloads = [json.loads(x) for x in log.read_text().splitlines() if json.loads(x).get("event") == "tokens"]
+    assert reloads[0]["added"] == 1 and reloads[0]["removed"] == 1 and reloads[0]["tokens"] == 2
+    assert "line 2" in reloads[1]["error"] and "the tokens in force stay" in reloads[1]["error"]
+    assert "S3CRET" not in log.read_text() and "S3CRET" not in err and "Traceback" not in err
+
+
+def _readme_recipe() -> list[list[str]]:
+    """The shell commands of README.md's "Hosting a competition", block by block
+    (continuation lines joined, comments dropped)."""
+    text = (ROOT / "README.md").read_text()
+    section = text.split("## Hosting a competition", 1)[1].split("\n## ", 1)[0]
+    blocks = []
+    for block in re.findall(r"```sh\n(.*?)```", section, re.S):
+        cmds = [ln.strip() for ln in block.replace("\\\n", " ").splitlines()]
+        blocks.append([" ".join(c.split()) for c in cmds if c and not c.startswith("#")])
+    return blocks
+
+
+def test_the_readme_hosting_recipe_works_command_by_command(tmp_path: Path) -> None:
+    """README.md's hosting recipe, each command as written, run by bash in a
+    fresh directory where ``referee`` and ``python`` are this checkout's
+    (``sample_bots`` is linked in). What is changed: ``--host 0.0.0.0`` ->
+    ``127.0.0.1`` and port 50051 -> a free one (serve's ``--port 0``; the tests
+    stay on loopback), ``FILE`` -> a tournament file of the three bots. Then
+    the token file edits of the recipe take effect while serve runs: dave
+    connects, bob cannot connect again, and bob's live connection still plays."""
+    setup, bots, host, edits = _readme_recipe()
+    assert setup[-1].startswith("referee serve ") and len(bots) == 3 and host[0].startswith("export ")
+    work, shims = tmp_path / "work", tmp_path / "bin"
+    work.mkdir()
+    shims.mkdir()
+    (work / "sample_bots").symlink_to(ROOT / "sample_bots")
+    for name, target in (("referee", f'{PY} -m referee.cli'), ("python", PY)):
+        (shims / name).write_text(f'#!/bin/sh\nexec {target} "$@"\n')
+        (shims / name).chmod(0o755)
+    env = {**os.environ, "PATH": f"{shims}:{os.environ['PATH']}"}
+    env.pop("REFEREE_ADMIN_TOKEN", None)
+    env.pop("REFEREE_TOKENS", None)
+
+    def sh(cmd: str, **kw: Any) -> subprocess.CompletedProcess:
+        r = subprocess.run(["bash", "-c", cmd], cwd=work, env=env, capture_output=True, text=True, timeout=300, **kw)
+        assert r.returncode == 0, (cmd, r.stdout, r.stderr)
+        assert "Traceback" not in r.stderr, (cmd, r.stderr)
+        return r
+
+    def background(cmd: str) -> subprocess.Popen:
+        return subprocess.Popen(["bash", "-c", cmd], cwd=work, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+    def events(kind: str) -> list[dict]:
+        log = work / "referee-log.jsonl"
+        lines = log.read_text().splitlines() if log.exists() else []
+        return [r for r in map(json.loads, lines) if r["event"] == kind]
+
+    def wait_for(what: Callable[[], bool], why: str) -> None:
+        for _ in range(1200):
+            if what():
+                return
+            time.sleep(0.05)
+        raise AssertionError(f"{why}: {serve_err()}")
+
+    procs: list[subprocess.Popen] = []
+    serve = None
+
+    def serve_err() -> str:
+        return "" if serve is None or serve.poll() is None else serve.stderr.read()
+
+    try:
+        for cmd in setup[:-1]:
+            sh(cmd)
+        serve = background(setup[-1].replace("--host 0.0.0.0", "--host 127.0.0.1").replace("--port 50051",
+                                                                                           "--port 0"))
+        line = serve.stdout.readline()
+        m = re.search(r"listening on 127\.0\.0\.1:(\d+) \(TLS\)", line)
+        assert m, line + serve_err()
+        port = m.group(1)
+        here = lambda cmd: cmd.replace("localhost:50051", f"localhost:{port}")  # noqa: E731
+        procs += [background(here(cmd)) for cmd in bots]
+        wait_for(lambda: {"alice", "bob", "carol"} <= {r["name"] for r in events("connected")}, "bots connected")
+        tfile = tmp_path / "hosted.toml"
+        tfile.write_text(f'name = "hosted"\ngame = "doudizhu"\nplayers = 3\nparams = {{ rounds = 1 }}\n'
+                         f'database = "{tmp_path / "hosted.sqlite"}"\nlog_dir = "{tmp_path / "logs"}"\n'
+                         + "".join(f'[[bots]]\nname = "{n}"\nexternal = true\ntoken = "SECRET{i}"\n'
+                                   for i, n in enumerate(("alice", "bob", "carol"), 1)))
+        exports = host[0]
+        match = sh(f"{exports}; {here(host[1])}")
+        assert "complete" in match.stdout and match.stdout.count("faults: -") == 3, match.stdout
+        board = sh(f"{exports}; {here(host[2]).replace('FILE', str(tfile))} --quiet --format json")
+        assert {row["bot"]: row["matches"] for row in json.loads(board.stdout)} == {"alice": 6, "bob": 6, "carol": 6}
+        for cmd in edits:  # dave in, bob out: read again while serve runs
+            sh(cmd)
+        wait_for(lambda: any(r.get("removed") == 1 for r in events("tokens")), "the token file reloaded")
+        dave = background(here(bots[0]).replace("SECRET1", "SECRET4").replace("--name alice", "--name dave"))
+        procs.append(dave)
+        wait_for(lambda: "dave" in {r["name"] for r in events("connected")}, "dave connected")
+        bob2 = background(here(bots[1]).replace("--name bob", "--name bob2"))
+        procs.append(bob2)
+        assert bob2.wait(60) == 1 and "UNAUTHENTICATED" in bob2.stderr.read()
+        again = sh(f"{exports}; {here(host[1])}")  # bob's live connection is seated and plays
+        assert "complete" in again.stdout and again.stdout.count("faults: -") == 3, again.stdout
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+            p.wait(10)
+        if serve is not None:
+            _end(serve)
