@@ -512,6 +512,7 @@ class PrivateSocket:
     path: Path
     server: grpc.aio.Server
     waiting: int = 0
+    started: "asyncio.Future | None" = None
 
 
 def _remove_stale_socket_dirs() -> None:
@@ -591,6 +592,7 @@ class Referee:
         self.private: dict[str, PrivateSocket] = {}
         self._private_root: Path | None = None
         self._private_ids = itertools.count(1)
+        self._closing: set[asyncio.Future] = set()  # own sockets being closed (see withdraw)
         #: the tokens of the token file (:meth:`set_tokens`)
         self._listed: set[str] = set()
         #: every live authenticated connection (released when it closes)
@@ -723,10 +725,13 @@ class Referee:
             if server.add_insecure_port(f"unix:{path}") == 0:
                 shutil.rmtree(d, ignore_errors=True)
                 raise OSError(f"could not listen on the Unix socket {path}")
-            await server.start()
-            os.chmod(path, 0o600)
-            self.private[token] = p
+            self.private[token] = p  # before it starts: withdraw (or stop) stops it whatever happens next
             slot.private = True
+            # not cancellable half-way either (a gRPC server whose start was interrupted fails
+            # when it stops): a cancelled caller leaves it to finish, withdraw waits for it
+            p.started = asyncio.ensure_future(server.start())
+            await asyncio.shield(p.started)
+            os.chmod(path, 0o600)
         if uid is not None:
             for f in (p.path.parent, p.path):
                 os.chown(f, uid, uid)
@@ -747,8 +752,19 @@ class Referee:
         self.tokens.pop(token, None)
         p = self.private.pop(token, None)
         if p is not None:
-            await p.server.stop(0)
-            shutil.rmtree(p.path.parent, ignore_errors=True)
+            # not cancellable half-way (a gRPC server whose stop was interrupted fails at exit):
+            # a cancelled caller leaves it to finish, and stop() waits for it
+            task = asyncio.ensure_future(self._close_private(p))
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)
+            await asyncio.shield(task)
+
+    @staticmethod
+    async def _close_private(p: PrivateSocket) -> None:
+        if p.started is not None:
+            await asyncio.gather(p.started, return_exceptions=True)
+        await p.server.stop(0)
+        shutil.rmtree(p.path.parent, ignore_errors=True)
 
     def connected(self, token: str) -> bool:
         """Whether a bot is connected (Hello accepted, stream open) with ``token``."""
@@ -889,6 +905,8 @@ class Referee:
             self.server = None
         for token in list(self.private):
             await self.withdraw(token)
+        if self._closing:
+            await asyncio.gather(*self._closing, return_exceptions=True)
         if self._private_root is not None:
             shutil.rmtree(self._private_root, ignore_errors=True)
             self._private_root = None
