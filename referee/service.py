@@ -601,10 +601,6 @@ class Referee:
         self.match_seats: dict[str, list[MatchSeat]] = {}
         self.server: grpc.aio.Server | None = None
         self.port = 0
-        #: ``unix:<path>`` when the referee also listens on a Unix socket (see :meth:`start`)
-        self.unix_addr: str | None = None
-        #: the plaintext loopback port for bots launched on this machine when the main port speaks TLS
-        self.local_port = 0
         self._match_ids = itertools.count(1)
         self.active_matches = 0
         #: the standing competition this referee hosts (``tournaments.ladder.Ladder``), answering
@@ -616,12 +612,6 @@ class Referee:
         """Accept bots presenting ``token`` (idempotent; see :class:`TokenSlot`)."""
         if token not in self.tokens:
             self.tokens[token] = TokenSlot(token, name, max_connections, game)
-
-    @property
-    def local_addr(self) -> str:
-        """The address bots launched on this machine connect to (``HOST:PORT``,
-        plaintext on 127.0.0.1; see :meth:`start`)."""
-        return f"127.0.0.1:{self.local_port or self.port}"
 
     def register_token_hash(self, digest: str, name: str = "", max_connections: int = 0, game: str = "") -> None:
         """Accept bots presenting the token whose SHA-256 is ``digest``
@@ -834,17 +824,12 @@ class Referee:
         ])
 
     async def start(self, host: str = "127.0.0.1", port: int = 0,
-                    tls: tuple[bytes, bytes] | None = None, unix_path: Path | None = None,
-                    local_plaintext: bool = False) -> int:
+                    tls: tuple[bytes, bytes] | None = None) -> int:
         """Start serving; returns the bound port. ``tls`` = (cert PEM, key PEM).
         Raises ``OSError`` if the address cannot be bound (also when another
         process listens on the port: the port is not shared, ``grpc.so_reuseport`` 0).
-        ``unix_path``: also listen on that Unix domain socket (plaintext, mode
-        0666: the tokens guard it), for bots in their own network namespace
-        (:attr:`unix_addr`). ``local_plaintext`` (with ``tls``): also listen in
-        plaintext on a free port of 127.0.0.1, for the bots this process
-        launches (:attr:`local_addr`; loopback traffic never leaves the
-        machine, and tokens guard the port as they guard the TLS one)."""
+        Bots this process launches do not use this port: each connects on a
+        socket of its own (:meth:`private_socket`, plaintext, never off the machine)."""
         self.server = self._new_server()
         add_referee_service(_BotServicer(self), self.server)
         admin_pb2_grpc.add_AdminServiceServicer_to_server(_AdminServicer(self), self.server)
@@ -870,20 +855,8 @@ class Referee:
         if self.port == 0:
             self.server = None
             raise OSError(f"could not bind {addr}: the port is in use or the address is not local")
-        if tls is not None and local_plaintext:
-            self.local_port = self.server.add_insecure_port("127.0.0.1:0")
-            if self.local_port == 0:
-                raise OSError("could not listen on a free port of 127.0.0.1 for the launched bots")
-        if unix_path is not None:
-            unix_path = Path(unix_path)
-            unix_path.unlink(missing_ok=True)
-            if self.server.add_insecure_port(f"unix:{unix_path}") == 0:
-                raise OSError(f"could not listen on the Unix socket {unix_path}")
-            self.unix_addr = f"unix:{unix_path}"
         await self.server.start()
         self.stalls.start()
-        if unix_path is not None:
-            os.chmod(unix_path, 0o666)  # bots of other uids connect; their tokens authenticate them
         r = hs.set("", health_pb2.HealthCheckResponse.SERVING)
         if asyncio.iscoroutine(r):
             await r

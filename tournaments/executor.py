@@ -299,8 +299,8 @@ class RemoteExecutor:
 class WorkerRuntime:
     """Per Dask worker process: a scratch directory for logs and bot output,
     one event loop in its own thread, and per sandbox setting (``[sandbox]``
-    ``bot_uids``, ``isolate_network``) one referee on 127.0.0.1 (and its Unix
-    socket when the network is isolated); the persistent bots of the
+    ``bot_uids``, ``isolate_network``) one referee on 127.0.0.1 (each bot it
+    launches on a Unix socket of its own); the persistent bots of the
     tournaments it has played. Created on first use; everything is stopped
     when the worker process exits."""
 
@@ -339,8 +339,9 @@ class WorkerRuntime:
                 self.run(ref.start("127.0.0.1", 0))
                 self.sites[key] = (ref, sandbox)
             ref, sandbox = self.sites[key]
-            # under the lock: an "auto" sandbox may turn uids off for every match of this site
-            prepare(sandbox, [s.command for s in job.seats if not s.external])  # relative to the worker's directory
+            # every job's commands checked (relative to the worker's directory): a bot a bot uid cannot
+            # run is refused (SandboxError), never run under the worker's own uid unless asked
+            prepare(sandbox, [s.command for s in job.seats if not s.external])
         return ref, sandbox
 
     def stop_persistent(self, tournament: str, names: list[str] | None = None) -> dict[str, int]:

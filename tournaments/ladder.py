@@ -593,7 +593,7 @@ class Ladder:
     ``max_matches``: schedule no more than that many new matches this run
     (``None``: until stopped); ``tls``: (certificate PEM, key PEM) to serve
     TLS on the ladder's port (bots the ladder launches connect in plaintext
-    to a port of 127.0.0.1 of their own, see :meth:`Referee.start`).
+    to a Unix socket of their own, see :meth:`Referee.private_socket`).
 
     With ``executor = "dask"`` (``spec.t.executor``/``scheduler``) every match
     is a task on that Dask cluster (:class:`tournaments.executor.DaskExecutor`:
