@@ -10,7 +10,7 @@ crash-mid-match   plays 5 random legal actions, then exits with status 4
 hang              connects, never answers (sleeps at most 10 minutes)
 slow              answers each request 100 ms after its deadline
 illegal           answers every request with an action that is not legal
-garbage           connects, then sends bytes that are not a protobuf message
+garbage           connects, and once seated sends bytes that are not a protobuf message
 wrong-request-id  answers with a request id it was never sent
 flood             answers each request once correctly plus 50 bogus replies
 memory-hog        allocates memory until the address-space limit stops it
@@ -64,21 +64,26 @@ def illegal_action(req: pb.DecisionRequest) -> pb.Action:
 
 
 def garbage(args) -> int:
-    """Send a valid Hello, then raw bytes that do not decode as a BotMessage."""
+    """Send a valid Hello, then, once seated (its MatchStarted read; at most
+    30 s), raw bytes that do not decode as a BotMessage."""
+    import threading
+
     channel = grpc.insecure_channel(args.referee, options=botlib.CHANNEL_OPTIONS)
     hello = pb.BotMessage(hello=pb.Hello(bot_name=args.name, token=args.token, protocol_version=1)).SerializeToString()
+    seated = threading.Event()
 
     def gen():
         yield hello
-        time.sleep(0.5)
+        seated.wait(30)
         yield b"\xff\xfe\xfd garbage \x00\x01" * 10
         time.sleep(5)
 
     call = channel.stream_stream("/cardgames.v1.RefereeService/Connect", request_serializer=lambda b: b,
                                  response_deserializer=lambda b: b)
     try:
-        for _ in call(gen()):
-            pass
+        for raw in call(gen()):
+            if pb.RefereeMessage.FromString(raw).WhichOneof("msg") == "match_started":
+                seated.set()
     except grpc.RpcError as e:
         print(f"garbage: stream ended {e.code().name}", file=sys.stderr)
     return 0
