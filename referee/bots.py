@@ -324,18 +324,6 @@ def token_channel(token: str) -> int:
     return theirs.detach()
 
 
-def read_token_fd(fd: int) -> str:
-    """What a bot does with ``REFEREE_TOKEN_FD``: read descriptor ``fd`` to the
-    end and close it; the token, stripped."""
-    chunks = []
-    try:
-        while chunk := os.read(fd, 4096):
-            chunks.append(chunk)
-    finally:
-        os.close(fd)
-    return b"".join(chunks).decode().strip()
-
-
 def bot_environment(token_fd: int, base: dict[str, str] | None = None) -> dict[str, str]:
     """The environment of a launched bot: the referee's, without its own
     secrets (``REFEREE_*`` variables, e.g. ``REFEREE_ADMIN_TOKEN``), plus

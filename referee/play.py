@@ -96,7 +96,7 @@ async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_d
         outcome = await ref.play(spec, tokens, connect_timeout_s, close_after=False, log_path=log_path,
                                  hello_names=hello_names,
                                  close_tokens={tokens[s] for s in own}, gone=gone, cpu_meters=meters,
-                                 hide_log=bool(own) and not sandbox.uids)
+                                 hide_log=not sandbox.uids and (bool(own) or any(p.process for p in seats)))
         crashes = [FaultRecord(s, "crash", message=why) for s, why in failed.items()]
         for s, plan in enumerate(seats):
             proc = own.get(s) or plan.process

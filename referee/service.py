@@ -658,8 +658,8 @@ class Referee:
         on, one no longer listed is refused to every new connection (its
         live connections keep their seats, play on and may still be seated;
         it is forgotten once it has none), a listed one renamed takes its
-        new name. Tokens
-        registered any other way are not touched. Returns ``(added, removed)``."""
+        new name. Tokens registered any other way are not touched. Returns
+        ``(added, removed)``."""
         new = {tok: name for name, tok in entries}
         added = removed = 0
         for tok, name in new.items():
