@@ -588,7 +588,7 @@ def serve(
     import signal
 
     from referee.oplog import stderr_log
-    from referee.service import Referee
+    from referee.service import Referee, check_bounds
 
     if token:
         _fail(_ARGV_SECRET.format(opt="--token", instead="list NAME=TOKEN lines in a file and pass --token-file "
@@ -616,13 +616,14 @@ def serve(
     shown = "" if adm else "; admin token: "
     adm = adm or secrets.token_hex(16)
 
-    try:
-        limits = dict(hello_timeout_s=hello_timeout_s, max_unauthenticated=max_unauthenticated,
-                      max_unauthenticated_per_host=max_unauthenticated_per_host,
-                      max_unauthenticated_per_connection=max_unauthenticated_per_connection)
-        Referee(log_dir, **limits)  # checks the bounds before anything is bound
-    except ValueError as e:
-        _fail(str(e).replace("max_", "--max-").replace("hello_timeout_s", "--hello-timeout-s").replace("_", "-"))
+    limits = dict(hello_timeout_s=hello_timeout_s, max_unauthenticated=max_unauthenticated,
+                  max_unauthenticated_per_host=max_unauthenticated_per_host,
+                  max_unauthenticated_per_connection=max_unauthenticated_per_connection)
+    for name, value in limits.items():  # checked before anything is bound; named as the options are
+        try:
+            check_bounds(**{name: value})
+        except ValueError as e:
+            _fail(f"--{name.replace('_', '-')}{str(e)[len(name):]}")
 
     async def main() -> None:
         ref = Referee(log_dir, admin_token=adm, max_message_bytes=max_message_bytes, oplog=stderr_log(log_file),

@@ -515,6 +515,17 @@ class PrivateSocket:
     started: "asyncio.Future | None" = None
 
 
+def check_bounds(**bounds: float) -> None:
+    """Raise ``ValueError`` naming the first bad connection bound of
+    :class:`Referee` given by name: ``hello_timeout_s`` must be above 0,
+    every ``max_*`` at least 1."""
+    for name, v in bounds.items():
+        if name == "hello_timeout_s" and not v > 0:
+            raise ValueError(f"{name} must be above 0, got {v}")
+        if name.startswith("max_") and v < 1:
+            raise ValueError(f"{name} must be at least 1, got {v}")
+
+
 def _remove_stale_socket_dirs() -> None:
     """Remove the socket directories a referee that died (``kill -9``) left in the temp dir."""
     for d in Path(tempfile.gettempdir()).glob("referee-sock-*-*"):
@@ -555,14 +566,10 @@ class Referee:
                  max_streams_per_connection: int = MAX_STREAMS_PER_CONNECTION,
                  write_grace_s: float = 1.0, end_write_s: float = 2.0,
                  stall_threshold_ms: float = DEFAULT_STALL_THRESHOLD_MS):
-        for name, v in (("max_unauthenticated", max_unauthenticated),
-                        ("max_unauthenticated_per_host", max_unauthenticated_per_host),
-                        ("max_unauthenticated_per_connection", max_unauthenticated_per_connection),
-                        ("max_streams_per_connection", max_streams_per_connection)):
-            if v < 1:
-                raise ValueError(f"{name} must be at least 1, got {v}")
-        if hello_timeout_s <= 0:
-            raise ValueError(f"hello_timeout_s must be above 0, got {hello_timeout_s}")
+        check_bounds(hello_timeout_s=hello_timeout_s, max_unauthenticated=max_unauthenticated,
+                     max_unauthenticated_per_host=max_unauthenticated_per_host,
+                     max_unauthenticated_per_connection=max_unauthenticated_per_connection,
+                     max_streams_per_connection=max_streams_per_connection)
         self.log_dir = Path(log_dir)
         #: the referee's own event-loop lag (started with the server); timeouts during
         #: stalls above ``stall_threshold_ms`` are recorded as ``harness``, not ``timeout``

@@ -744,6 +744,10 @@ def test_a_token_removed_while_its_bot_plays_keeps_its_seat_and_refuses_new_conn
 
 
 def test_serve_reloads_its_token_file_on_sighup(tmp_path: Path) -> None:
+    for opt in ("--max-unauthenticated-per-connection", "--hello-timeout-s"):  # the bounds are settings, checked
+        r = subprocess.run([PY, "-m", "referee.cli", "serve", "--port", "0", opt, "0"], cwd=ROOT,
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 2 and f"{opt} must be" in r.stderr and "Traceback" not in r.stderr, r.stderr
     tf = tmp_path / "bots.tokens"
     tf.write_text("alice=S3CRET-A\nbob=S3CRET-B\n")
     log = tmp_path / "oplog.jsonl"
