@@ -110,8 +110,11 @@ def _run_until(f: Path, db: Path, name: str, n: int) -> subprocess.Popen:
 
 
 def test_pages_corrupted_mid_run_are_found_and_every_readable_result_is_kept(tmp_path: Path) -> None:
-    """Issue #38, item 3: random pages of the SQLite file are overwritten while
-    the run writes to it (the writer's own page cache hides them). The run
+    """Issue #38, item 3: the pages of the SQLite file (all but its header) are
+    overwritten with random bytes while the run writes to it (the writer's
+    own page cache and the write-ahead log hide most of them: only pages
+    nothing rewrote since the last checkpoint show it, so every page is hit,
+    that some certainly stay damaged whatever the timing). The run
     finds it, at the write that trips on it or at the latest by its final
     integrity check of the file, and fails (exit 1, no leaderboard) naming
     the file; the file is left as it is, and every result that can still be
@@ -128,7 +131,7 @@ def test_pages_corrupted_mid_run_are_found_and_every_readable_result_is_kept(tmp
         pages = db.stat().st_size // 4096
         rng = random.Random(38)
         with db.open("r+b") as fh:
-            for page in rng.sample(range(2, pages + 1), k=max(1, pages // 3)):  # page 1: the header, kept
+            for page in range(2, pages + 1):  # page 1, the header, kept: the file is still SQLite's
                 fh.seek((page - 1) * 4096)
                 fh.write(rng.randbytes(4096))
         out, err = proc.communicate(timeout=300)
