@@ -1,7 +1,11 @@
 # Two commands do all the set-up on a fresh machine (Python >= 3.11; Node.js for the Node bot):
 #   make tournament   - run the example Dou Dizhu tournament of sample bots over gRPC
 #   make test         - run the whole test suite
-PY ?= python3
+# As root, the virtualenv is built from the system Python (/usr/bin/python3, when it is 3.11 or
+# newer): bots then run under their own unprivileged uids, which must be able to execute the
+# referee's Python (one under /root, e.g. pyenv's, cannot). PY=... chooses another.
+SYSTEM_PY := $(shell [ "$$(id -u)" = 0 ] && /usr/bin/python3 -c 'import sys, ensurepip, venv; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && echo /usr/bin/python3)
+PY ?= $(or $(SYSTEM_PY),python3)
 VENV := .venv
 BIN := $(VENV)/bin
 NODE_BOT := sample_bots/node

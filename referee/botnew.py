@@ -178,7 +178,7 @@ def from_policy_command(
                                     "returns the policy (repeatable)."),
 ) -> None:
     """Run a policy over referee.envs observations as a bot: the other arguments are the bot's
-    own (`--referee HOST:PORT`, `--name`, ...; the token in $REFEREE_TOKEN), so that
+    own (`--referee ADDRESS`, `--name`, ...; the token from $REFEREE_TOKEN_FD or $REFEREE_TOKEN), so that
     `referee bot from-policy mymod:act` is a bot command for `referee match` and tournaments.
     """
     from referee.policybot import run

@@ -8,8 +8,12 @@ bot: its own cgroup (resident-memory limit, per-bot process limit, CPU
 accounting) where one can be made, else ``RLIMIT_AS`` / ``RLIMIT_NPROC``;
 ``RLIMIT_CPU``, ``RLIMIT_NOFILE``, ``RLIMIT_FSIZE`` (which also caps its
 stdout/stderr capture files), ``RLIMIT_CORE = 0``; optionally its own
-unprivileged uid and network namespace. Its token goes in the environment
-(``REFEREE_TOKEN``), never on its command line. On stop, the whole process
+unprivileged uid and network namespace. Its token is handed over on an
+inherited descriptor (one end of a Unix socket pair, named by
+``REFEREE_TOKEN_FD``; read once and closed by the bot), never in its
+environment or on its command line: ``/proc/<pid>/environ`` shows only the
+descriptor's number, and ``/proc/<pid>/fd/<n>`` of a socket cannot be
+opened. On stop, the whole process
 group gets SIGTERM, then SIGKILL after a grace period, every process left in
 its cgroup is killed, and all are waited for: the referee makes itself the
 "child subreaper" of its descendants (Linux), so a bot's children orphaned
@@ -29,6 +33,7 @@ import resource
 import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import atexit
@@ -38,6 +43,8 @@ import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from referee.unnamed import give_name, open_unnamed
 
 if TYPE_CHECKING:
     from referee.sandbox import Sandbox
@@ -147,6 +154,17 @@ for name, v in zip(names, cfg["rlimits"]):
         except (ValueError, OSError):
             pass  # cannot raise a hard limit above the referee's; keep the referee's
 resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+if cfg["drop_caps"]:
+    # under the referee's uid, which is root: uid 0 without any capability, for good (no
+    # capability in the bounding set, none regained by exec as root: SECBIT_NOROOT, locked)
+    last = int(open("/proc/sys/kernel/cap_last_cap").read())
+    for c in range(last + 1):
+        libc.prctl(24, c, 0, 0, 0)  # PR_CAPBSET_DROP
+    libc.prctl(47, 4, 0, 0, 0)  # PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL
+    # SECBIT_NOROOT | _LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE | _LOCKED
+    if libc.prctl(28, 0x01 | 0x02 | 0x40 | 0x80, 0, 0, 0) != 0:  # PR_SET_SECUREBITS
+        fail(74, "cannot drop root's capabilities: " + os.strerror(ctypes.get_errno()))
+    libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
 uid = cfg["uid"]
 if uid is not None:
     try:
@@ -165,6 +183,27 @@ try:
 except OSError as e:
     fail(127, "cannot execute " + sys.argv[2] + ": " + str(e))
 """
+
+
+_NOT_DUMPABLE = False
+
+
+def _not_dumpable() -> None:
+    """Linux: make this process non-dumpable (once): its ``/proc/<pid>/fd``,
+    ``environ`` and memory can then only be reached with ``CAP_SYS_PTRACE``,
+    which the bots launched under its uid do not have (as root, they run
+    without capabilities). What the referee writes without a name (the live
+    logs) is then out of their reach."""
+    global _NOT_DUMPABLE
+    if _NOT_DUMPABLE:
+        return
+    _NOT_DUMPABLE = True
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, SUID_DUMP_DISABLE
+    except (OSError, AttributeError):  # not Linux
+        pass
 
 
 def _die_with_parent() -> None:
@@ -244,9 +283,14 @@ def check_command(command: str, cwd: Path | None = None) -> str | None:
     return None
 
 
-#: environment variable that hands a launched bot its token (never its command line,
-#: which every process on the machine can read in /proc/<pid>/cmdline)
+#: environment variable of a bot that connects on its own (``--token``'s default in the
+#: sample bots): its token. A launched bot never gets it (see :data:`TOKEN_FD_ENV`)
 TOKEN_ENV = "REFEREE_TOKEN"
+#: environment variable that tells a launched bot which inherited descriptor holds its
+#: token (read it to the end, then close it): the number only, the token is never in the
+#: environment (readable in /proc/<pid>/environ by its uid) nor on the command line
+#: (readable by everyone in /proc/<pid>/cmdline)
+TOKEN_FD_ENV = "REFEREE_TOKEN_FD"
 #: the referee's own secrets: never passed on to a bot's environment (nor any other REFEREE_* variable)
 SECRET_ENV = ("REFEREE_ADMIN_TOKEN", "REFEREE_TOKENS")
 
@@ -264,15 +308,33 @@ def readable_files(argv: list[str]) -> list[str]:
     return files
 
 
-def bot_environment(token: str, base: dict[str, str] | None = None) -> dict[str, str]:
+def token_channel(token: str) -> int:
+    """A descriptor the bot reads ``token`` from: one end of a Unix socket
+    pair whose other end has had the token written and been closed, so the
+    reader gets the token, then end of file. Only a holder of the descriptor
+    can read it: ``/proc/<pid>/fd/<n>`` of a socket cannot be opened, not
+    even by a process of the same uid. The caller passes it to the bot and
+    closes its own copy."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        ours.sendall(token.encode())  # 32 bytes: fits the socket's buffer, never blocks
+        ours.shutdown(socket.SHUT_WR)
+    finally:
+        ours.close()
+    return theirs.detach()
+
+
+def bot_environment(token_fd: int, base: dict[str, str] | None = None) -> dict[str, str]:
     """The environment of a launched bot: the referee's, without its own
-    secrets (``REFEREE_*`` variables, e.g. ``REFEREE_ADMIN_TOKEN``), plus the
-    bot's token in ``REFEREE_TOKEN`` (tokens never go on a command line, where
-    every process can read them from ``/proc/<pid>/cmdline``), the referee's
-    package on ``PYTHONPATH`` and unbuffered Python output."""
+    secrets (``REFEREE_*`` variables, e.g. ``REFEREE_ADMIN_TOKEN``), plus
+    ``REFEREE_TOKEN_FD``, the number of the inherited descriptor its token is
+    read from (:func:`token_channel`: the token itself is neither here, where
+    ``/proc/<pid>/environ`` shows it to its uid, nor on a command line, where
+    every process can read it), the referee's package on ``PYTHONPATH`` and
+    unbuffered Python output."""
     env = {k: v for k, v in (os.environ if base is None else base).items()
            if not k.startswith("REFEREE_") and k not in SECRET_ENV}
-    env[TOKEN_ENV] = token
+    env[TOKEN_FD_ENV] = str(token_fd)
     repo = str(Path(__file__).resolve().parent.parent)
     env["PYTHONPATH"] = repo + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env["PYTHONUNBUFFERED"] = "1"
@@ -280,19 +342,27 @@ def bot_environment(token: str, base: dict[str, str] | None = None) -> dict[str,
 
 
 class BotProcess:
-    """One launched bot: ``command --referee ADDR``, its token in the
-    environment (``REFEREE_TOKEN``, see :func:`bot_environment`).
+    """One launched bot: ``command --referee ADDR``, its token handed over on
+    an inherited descriptor (:func:`token_channel`, named by ``REFEREE_TOKEN_FD``).
 
     ``workdir``: its working directory (created; with a per-bot uid it is a
     0700 directory of that uid under :meth:`referee.sandbox.Sandbox.private_root`);
-    stdout/stderr go to ``<log_dir>/<label>.stdout|.stderr``. Relative paths
+    stdout/stderr go to ``<log_dir>/<label>.stdout|.stderr`` (mode 0600).
+    When the bot runs under the referee's own uid, those two files have no
+    name while it runs (``O_TMPFILE``: a process of that uid could open any
+    file it can name) and get theirs when it is stopped; the referee then
+    also makes itself non-dumpable (its ``/proc/<pid>/fd`` closed to its
+    uid) and, as root, runs the bot without capabilities. Relative paths
     in ``command`` are resolved against ``cwd_for_relative`` (default: the
     current directory), see :func:`resolve_command`. ``sandbox``: the
     isolation of this run (default: cgroups where possible, the referee's
-    uid, the host network). With ``sandbox.isolate_network`` the bot is given
-    ``unix_addr`` (the referee's Unix socket) instead of ``referee_addr``.
-    Use as a context manager or call :meth:`stop`: it is idempotent and
-    always reaps every process of the bot.
+    uid, the host network). With ``sandbox.isolate_network`` the address
+    must be a Unix socket: ``referee_addr`` if it is one, else
+    ``unix_addr``. Call :meth:`prepare` first to learn the bot's uid before
+    it starts (a socket of its own, :meth:`referee.service.Referee.private_socket`,
+    is made for that uid). Use as a context manager or call :meth:`stop`: it
+    is idempotent and always reaps every process of the bot (and releases
+    what :meth:`prepare` took, also when the bot never started).
     """
 
     def __init__(self, command: str, label: str, referee_addr: str, token: str, log_dir: Path,
@@ -305,12 +375,8 @@ class BotProcess:
         self.sandbox = sandbox if sandbox is not None else Sandbox()
         self.base = Path(cwd_for_relative or os.getcwd())
         self.token = token
-        addr = referee_addr
-        if self.sandbox.isolate_network:
-            if not unix_addr:
-                raise ValueError("isolate_network: the referee must listen on a Unix socket (unix_addr)")
-            addr = unix_addr
-        self.referee_addr = addr
+        self.referee_addr = referee_addr
+        self.unix_addr = unix_addr
         self.extra_args = list(extra_args or [])
         self.label = label
         self.log_dir = Path(log_dir)
@@ -321,7 +387,26 @@ class BotProcess:
         self.returncode: int | None = None
         self.uid: int | None = None
         self.cgroup = None
-        self.argv: list[str] = split_command(command) + ["--referee", addr] + self.extra_args
+        self._prepared = False
+        self._released = False
+        #: output files without a name yet (bots under the referee's uid): path -> descriptor
+        self._hidden: dict[Path, int] = {}
+        self.argv: list[str] = split_command(command) + ["--referee", referee_addr] + self.extra_args
+
+    @property
+    def address(self) -> str:
+        """The address the bot is given (``--referee``); ``ValueError`` when its
+        network is isolated and no Unix socket was given."""
+        if self.sandbox.isolate_network and not self.referee_addr.startswith("unix:"):
+            if not self.unix_addr:
+                raise ValueError("isolate_network: the referee must listen on a Unix socket (unix_addr)")
+            return self.unix_addr
+        return self.referee_addr
+
+    @property
+    def hides_output(self) -> bool:
+        """The bot runs under the referee's uid: its output files have no name while it runs."""
+        return not self.sandbox.uids
 
     @property
     def workdir(self) -> Path:
@@ -347,37 +432,71 @@ class BotProcess:
         if self.cgroup is not None and self.cgroup.pids:
             rl[2] = 0  # per-bot pids.max instead of the per-user RLIMIT_NPROC
         return {"ppid": os.getpid(), "rlimits": rl, "cgroups": self.cgroup.procs_files if self.cgroup else [],
-                "netns": self.sandbox.isolate_network, "uid": self.uid}
+                "netns": self.sandbox.isolate_network, "uid": self.uid,
+                "drop_caps": self.uid is None and os.geteuid() == 0}
 
-    def start(self) -> "BotProcess":
-        """Start the process. Raises ``OSError`` if the command cannot be
-        executed (program missing, or not readable by the bot's uid: the
-        message says which file and why), ``ValueError`` for an empty command."""
+    def prepare(self) -> "BotProcess":
+        """Everything before the process starts (done by :meth:`start` if not
+        done before): the command resolved and, with bot uids, checked as the
+        bot's uid sees it; the bot's uid taken (:attr:`uid`); its working
+        directory and cgroup made. Raises ``OSError`` (program missing, or not
+        readable by the bot's uid: the message says which file and why),
+        ``ValueError`` for an empty command, ``RuntimeError`` when no bot uid
+        is free."""
         from referee.sandbox import BotCgroup, private_dir
 
-        self.argv = resolve_command(self.command, self.base) + ["--referee", self.referee_addr] + self.extra_args
+        if self._prepared:
+            return self
+        self.argv = resolve_command(self.command, self.base)
         sb = self.sandbox
         if sb.uids:
             problems = sb.check(self.argv, readable_files(self.argv))
             if problems:
                 raise PermissionError(errno.EACCES, "not readable by the bot's uid: " + "; ".join(problems))
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        env = bot_environment(self.token)
         _become_subreaper()
         try:
             if sb.uids:
                 self.uid = sb.pool.acquire()
-                env["HOME"] = str(self.workdir)
             private_dir(self.workdir, self.uid)
             if sb.caps.memory or sb.caps.pids or sb.caps.cpu:
                 mb = 1024 * 1024
                 self.cgroup = BotCgroup(self.label, self.limits.memory_mb * mb, self.limits.processes, sb.caps)
-            argv = [sys.executable, "-S", "-E", "-c", _EXEC_LIMITED, json.dumps(self._wrapper_config()), *self.argv]
-            with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
-                # no preexec_fn: CPython can then vfork, which runs no fork handlers in the child
-                self.proc = subprocess.Popen(
-                    argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=self.workdir, env=env,
-                    start_new_session=True, close_fds=True)
+        except BaseException:
+            self._release()
+            raise
+        self._prepared = True
+        return self
+
+    def start(self) -> "BotProcess":
+        """Start the process (after :meth:`prepare`, which it runs if needed;
+        same errors). Its token goes over :func:`token_channel`."""
+        self.prepare()
+        sb = self.sandbox
+        try:
+            self.argv = (resolve_command(self.command, self.base) + ["--referee", self.address]
+                         + self.extra_args)
+            fd = token_channel(self.token)
+            try:
+                env = bot_environment(fd)
+                if sb.uids:
+                    env["HOME"] = str(self.workdir)
+                else:
+                    _not_dumpable()  # our /proc/<pid>/fd (the live logs) closed to the bots' uid, ours
+                argv = [sys.executable, "-S", "-E", "-c", _EXEC_LIMITED, json.dumps(self._wrapper_config()),
+                        *self.argv]
+                out, err = self._output(self.stdout_path), self._output(self.stderr_path)
+                try:
+                    # no preexec_fn: CPython can then vfork, which runs no fork handlers in the child
+                    self.proc = subprocess.Popen(
+                        argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=self.workdir, env=env,
+                        start_new_session=True, close_fds=True, pass_fds=(fd,))
+                finally:
+                    for f in (out, err):
+                        if f not in self._hidden.values():
+                            os.close(f)
+            finally:
+                os.close(fd)  # the bot holds its own copy: nobody else can read the token now
         except BaseException:
             self._release()
             raise
@@ -385,6 +504,30 @@ class BotProcess:
         with _LIVE_LOCK:
             _LIVE.add(self)
         return self
+
+    def _output(self, path: Path) -> int:
+        """A descriptor of the capture file ``path`` (mode 0600): without a name
+        until :meth:`stop` when :attr:`hides_output` (where the file system has
+        ``O_TMPFILE``; else named at once)."""
+        if self.hides_output:
+            fd = open_unnamed(path.parent, os.O_RDWR)
+            if fd is not None:  # (else no O_TMPFILE on this file system: a named file)
+                self._hidden[path] = fd
+                return fd
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.fchmod(fd, 0o600)
+        return fd
+
+    def _name_outputs(self) -> None:
+        """Give the hidden capture files their names (the bot is gone)."""
+        for path, fd in list(self._hidden.items()):
+            try:
+                give_name(fd, path)
+            except OSError:
+                pass  # the log directory went away: nothing to keep it in
+            finally:
+                os.close(fd)
+                del self._hidden[path]
 
     def cpu_seconds(self) -> float | None:
         """CPU time used so far by the bot's whole process tree (seconds): from
@@ -412,6 +555,7 @@ class BotProcess:
         that left the group), reap them all. Returns the leader's exit code."""
         p = self.proc
         if p is None:
+            self._release()  # prepared, never started
             return self.returncode
         pgid = p.pid  # start_new_session: the leader's pid is the group id
         if p.poll() is None:
@@ -437,6 +581,11 @@ class BotProcess:
         return self.returncode
 
     def _release(self) -> None:
+        """Give back what :meth:`prepare` took (once): the cgroup, the uid; name the output files."""
+        if self._released:
+            return
+        self._released = True
+        self._name_outputs()
         if self.cgroup is not None:
             self.cgroup.remove()
         if self.uid is not None and self.sandbox.pool is not None:
@@ -501,10 +650,12 @@ class BotProcess:
         return "".join(parts)
 
     def tail_stderr(self, n_bytes: int = 2000) -> str:
-        return _tail(self.stderr_path, n_bytes)
+        """The last ``n_bytes`` of the bot's stderr (also while its file has no name)."""
+        return _tail(self.stderr_path, n_bytes, self._hidden.get(self.stderr_path))
 
     def tail_stdout(self, n_bytes: int = 2000) -> str:
-        return _tail(self.stdout_path, n_bytes)
+        """The last ``n_bytes`` of the bot's stdout (also while its file has no name)."""
+        return _tail(self.stdout_path, n_bytes, self._hidden.get(self.stdout_path))
 
     def __enter__(self) -> "BotProcess":
         return self.start()
@@ -517,7 +668,13 @@ class BotProcess:
 _ERROR_LINE = re.compile(r"\b\w*(Error|Exception)\b:|\bterminate called\b|\bpanicked at\b")
 
 
-def _tail(path: Path, n_bytes: int) -> str:
+def _tail(path: Path, n_bytes: int, fd: int | None = None) -> str:
+    if fd is not None:
+        try:
+            size = os.fstat(fd).st_size
+            return os.pread(fd, n_bytes, max(0, size - n_bytes)).decode("utf-8", "replace")
+        except OSError:
+            return ""
     try:
         with path.open("rb") as f:
             f.seek(0, os.SEEK_END)

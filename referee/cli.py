@@ -103,7 +103,8 @@ def match(
     game: str = typer.Argument(..., help="Game id: doudizhu, tractor, smear, president, back_alley."),
     bot: Optional[list[str]] = typer.Option(None, "--bot", "-b", help="Bot command, once per seat in seat order, "
                                   "e.g. \"python sample_bots/random_bot.py\". The referee appends "
-                                  "--referee HOST:PORT and hands the bot its token in REFEREE_TOKEN. Relative "
+                                  "--referee ADDRESS (a Unix socket of the bot's own) and hands the bot its token "
+                                  "on the descriptor named by REFEREE_TOKEN_FD. Relative "
                                   "paths (program and files) are taken from the current directory."),
     players: Optional[int] = typer.Option(None, "--players", "-p", help="Seats (default: number of --bot)."),
     seed: int = typer.Option(1, "--seed", "-s", help="Seed of the deal RNG; same seed + same actions = same match."),
@@ -138,7 +139,9 @@ def match(
     clock: str = typer.Option("wall", "--clock", help="What a decision is charged: wall (elapsed time) or cpu "
                               "(CPU time of the bot's processes, at most 10x --decision-ms of wall time)."),
     bot_uids: str = typer.Option("auto", "--bot-uids", help="Run each bot under its own unprivileged uid: auto "
-                                 "(when root), off, or a range such as 60000-60999 (required, root only)."),
+                                 "(when root; bots such a uid cannot run are refused), off (every bot under the "
+                                 "referee's uid: only for bots you trust), or a range such as 60000-60999 "
+                                 "(root only)."),
     no_bot_uids: bool = typer.Option(False, "--no-bot-uids", help="Same as --bot-uids off."),
     isolate_network: bool = typer.Option(False, "--isolate-network", help="Each bot in its own network namespace "
                                          "with only loopback, reaching the referee over a Unix socket (root)."),
@@ -367,15 +370,15 @@ def _limits(items: list[str] | None):
         _fail(str(e))
 
 
-def _sandbox(bot_uids: str, isolate_network: bool, commands: list[str]):
-    """The bots' sandbox, checked before any match (errors and warnings on stderr)."""
+def _sandbox(bot_uids: str, isolate_network: bool, commands: list[str], base: Path | None = None):
+    """The bots' sandbox, checked before any match (an error says how to fix it, exit 2)."""
     from referee.sandbox import Sandbox, SandboxError, parse_uid_range, prepare
 
     try:
         if bot_uids not in ("auto", "off"):
             parse_uid_range(bot_uids)
         sb = Sandbox(bot_uids, isolate_network)
-        for w in prepare(sb, commands):
+        for w in prepare(sb, commands, base):
             console.print(w, style="yellow", markup=False)
     except (SandboxError, ValueError) as e:
         _fail(str(e))
@@ -390,11 +393,8 @@ async def _match_local(spec, bots: list[str], log_dir: Path, end_grace_s: float,
     from referee.service import Referee
 
     log_dir.mkdir(parents=True, exist_ok=True)
-    if sandbox is not None and sandbox.uids:
-        log_dir.chmod(0o700)  # bots of other uids must not read the live match log
     ref = Referee(log_dir)
-    await ref.start("127.0.0.1", 0,
-                    unix_path=sandbox.socket_path if sandbox is not None and sandbox.isolate_network else None)
+    await ref.start("127.0.0.1", 0)
     spec.match_id = ref.new_match_id(spec.game)
     names = list(spec.seat_names)
     watch = asyncio.get_running_loop().create_task(_say_who_is_awaited(ref, names, log_dir / f"{spec.match_id}.jsonl"))
@@ -446,15 +446,7 @@ def _match_remote(spec, seats: list[str], bots: list[str], addr: str, admin_toke
 
     if not admin_token:
         _fail("--referee needs the referee's admin token: REFEREE_ADMIN_TOKEN or --admin-token-file")
-    if tls_ca is not None:
-        try:
-            pem = tls_ca.read_bytes()
-        except FileNotFoundError:
-            _fail(f"--tls-ca {tls_ca}: no such file")
-        except OSError as e:
-            _fail(os_error_text(e, "--tls-ca: cannot read"))
-        if b"-----BEGIN CERTIFICATE-----" not in pem:
-            _fail(f"--tls-ca {tls_ca}: not a PEM certificate (no BEGIN CERTIFICATE block)")
+    _check_tls_ca(tls_ca)
     plan = [RemoteSeat(name=n) for n in seats] + [RemoteSeat(command=c) for c in bots]
     try:
         referee = RemoteReferee(addr, admin_token, tls_ca, end_grace_s)
@@ -485,16 +477,45 @@ def parse_tokens(text: str, where: str) -> list[tuple[str, str]]:
     return out
 
 
-def _read_secret_file(path: Path, opt: str) -> str:
+def read_secret_file(path: Path, opt: str) -> str:
+    """The text of a secret file; ``ValueError`` naming ``opt`` and the file when it cannot be read."""
     try:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        _fail(f"{opt} {path}: no such file")
+        raise ValueError(f"{opt} {path}: no such file") from None
     except OSError as e:
-        _fail(os_error_text(e, f"{opt}: cannot read"))
+        raise ValueError(os_error_text(e, f"{opt}: cannot read")) from None
     except UnicodeDecodeError:
-        _fail(f"{opt} {path}: not a text file (UTF-8)")
+        raise ValueError(f"{opt} {path}: not a text file (UTF-8)") from None
+
+
+def _read_secret_file(path: Path, opt: str) -> str:
+    try:
+        return read_secret_file(path, opt)
+    except ValueError as e:
+        _fail(str(e))
     return ""
+
+
+def token_entries(token_file: Optional[Path]) -> list[tuple[str, str]]:
+    """``referee serve``'s bot tokens: ``--token-file`` (if given), then
+    ``REFEREE_TOKENS``; ``ValueError`` naming the file (or variable) and the line."""
+    import os
+
+    entries: list[tuple[str, str]] = []
+    if token_file is not None:
+        entries += parse_tokens(read_secret_file(token_file, "--token-file"), f"--token-file {token_file}")
+    entries += parse_tokens(os.environ.get("REFEREE_TOKENS", ""), "REFEREE_TOKENS")
+    return entries
+
+
+def _file_state(path: Optional[Path]) -> tuple[int, int, int] | None:
+    """What tells a changed file: (inode, size, modification time in ns); ``None`` if absent or no path."""
+    try:
+        st = path.stat() if path is not None else None
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns) if st is not None else None
 
 
 def load_tls(cert: Path, key: Path) -> tuple[bytes, bytes]:
@@ -539,22 +560,35 @@ def serve(
     tls_cert: Optional[Path] = typer.Option(None, "--tls-cert", help="PEM certificate (enables TLS)."),
     tls_key: Optional[Path] = typer.Option(None, "--tls-key", help="PEM private key of --tls-cert."),
     max_message_bytes: int = typer.Option(64 * 1024, "--max-message-bytes", help="Largest message accepted from a bot."),
+    hello_timeout_s: float = typer.Option(10.0, "--hello-timeout-s", help="Seconds a new stream has to send its "
+                                          "Hello."),
+    max_unauthenticated: int = typer.Option(1024, "--max-unauthenticated", help="Streams without a Hello at once, "
+                                            "in all (beyond: refused at once)."),
+    max_unauthenticated_per_host: int = typer.Option(64, "--max-unauthenticated-per-host", help="... from one IP "
+                                                     "address."),
+    max_unauthenticated_per_connection: int = typer.Option(16, "--max-unauthenticated-per-connection",
+                                                           help="... on one TCP connection."),
+    token_check_s: float = typer.Option(2.0, "--token-check-s", help="How often the token file is checked for "
+                                        "changes, seconds (it is also reloaded on SIGHUP); 0: on SIGHUP only."),
 ) -> None:
     """Host the referee gRPC service (RefereeService for bots, AdminService for
     operators, plus gRPC health and reflection) until Ctrl-C.
 
     Secrets never go on the command line (every process can read it): bot
     tokens come from --token-file or REFEREE_TOKENS (NAME=TOKEN entries), the
-    admin token from --admin-token-file or REFEREE_ADMIN_TOKEN. The operator's
-    log goes to stderr (one escaped line per event) and, with --log-file, to a
-    JSON Lines file."""
+    admin token from --admin-token-file or REFEREE_ADMIN_TOKEN. The token file
+    is read again when it changes and on SIGHUP: added tokens are accepted
+    and removed ones refused from then on, for new connections (a bot playing
+    keeps its seat); a file that cannot be read or parsed changes nothing
+    (the operator's log says why). The operator's log goes to stderr (one
+    escaped line per event) and, with --log-file, to a JSON Lines file."""
     import asyncio
     import os
     import secrets
     import signal
 
     from referee.oplog import stderr_log
-    from referee.service import Referee
+    from referee.service import Referee, check_bounds
 
     if token:
         _fail(_ARGV_SECRET.format(opt="--token", instead="list NAME=TOKEN lines in a file and pass --token-file "
@@ -569,11 +603,8 @@ def serve(
             tls = load_tls(tls_cert, tls_key)
         except ValueError as e:
             _fail(str(e))
-    entries: list[tuple[str, str]] = []
     try:
-        if token_file is not None:
-            entries += parse_tokens(_read_secret_file(token_file, "--token-file"), f"--token-file {token_file}")
-        entries += parse_tokens(os.environ.get("REFEREE_TOKENS", ""), "REFEREE_TOKENS")
+        entries = token_entries(token_file)
     except ValueError as e:
         _fail(str(e))
     adm = ""
@@ -585,10 +616,19 @@ def serve(
     shown = "" if adm else "; admin token: "
     adm = adm or secrets.token_hex(16)
 
+    limits = dict(hello_timeout_s=hello_timeout_s, max_unauthenticated=max_unauthenticated,
+                  max_unauthenticated_per_host=max_unauthenticated_per_host,
+                  max_unauthenticated_per_connection=max_unauthenticated_per_connection)
+    for name, value in limits.items():  # checked before anything is bound; named as the options are
+        try:
+            check_bounds(**{name: value})
+        except ValueError as e:
+            _fail(f"--{name.replace('_', '-')}{str(e)[len(name):]}")
+
     async def main() -> None:
-        ref = Referee(log_dir, admin_token=adm, max_message_bytes=max_message_bytes, oplog=stderr_log(log_file))
-        for name, tok in entries:
-            ref.register_token(tok, name)
+        ref = Referee(log_dir, admin_token=adm, max_message_bytes=max_message_bytes, oplog=stderr_log(log_file),
+                      **limits)
+        ref.set_tokens(entries)
         try:
             bound = await ref.start(host, port, tls)
         except OSError as e:
@@ -602,7 +642,31 @@ def serve(
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
+        source = str(token_file) if token_file is not None else "REFEREE_TOKENS"
+        seen = _file_state(token_file)
+
+        def reload() -> None:
+            nonlocal seen
+            seen = _file_state(token_file)
+            try:
+                new = token_entries(token_file)
+            except ValueError as e:
+                ref.oplog.emit("tokens", source=source, error=f"{e}; the tokens in force stay")
+                return
+            added, removed = ref.set_tokens(new)
+            ref.oplog.emit("tokens", source=source, tokens=len({t for _, t in new}), added=added, removed=removed)
+
+        loop.add_signal_handler(signal.SIGHUP, reload)
+
+        async def watch() -> None:  # the token file changed: read it again
+            while token_file is not None and token_check_s > 0:
+                await asyncio.sleep(token_check_s)
+                if _file_state(token_file) != seen:
+                    reload()
+
+        watcher = loop.create_task(watch())
         await stop.wait()
+        watcher.cancel()
         await ref.stop(1.0)
 
     asyncio.run(main())
@@ -642,19 +706,36 @@ tournament_app = typer.Typer(help="Run tournaments and inspect them.", no_args_i
 app.add_typer(tournament_app, name="tournament")
 
 
-def _remote_for_tournament(spec, addr: Optional[str], admin_token: Optional[str]):
+def _check_tls_ca(tls_ca: Optional[Path]) -> None:
+    """Exit (2) naming ``--tls-ca`` when the file is missing, unreadable or not a PEM certificate."""
+    if tls_ca is None:
+        return
+    try:
+        pem = tls_ca.read_bytes()
+    except FileNotFoundError:
+        _fail(f"--tls-ca {tls_ca}: no such file")
+    except OSError as e:
+        _fail(os_error_text(e, "--tls-ca: cannot read"))
+    if b"-----BEGIN CERTIFICATE-----" not in pem:
+        _fail(f"--tls-ca {tls_ca}: not a PEM certificate (no BEGIN CERTIFICATE block)")
+
+
+def _remote_for_tournament(spec, addr: Optional[str], admin_token: Optional[str], tls_ca: Optional[Path] = None):
     """The RemoteReferee of ``tournament run --referee`` (None without it); exits on a bad combination."""
     if addr is None:
+        if tls_ca is not None:
+            _fail("--tls-ca goes with --referee (the trusted CA of a TLS referee)")
         return None
     from referee.remote import RemoteReferee
 
+    _check_tls_ca(tls_ca)
     if not admin_token:
         _fail("--referee needs the referee's admin token: REFEREE_ADMIN_TOKEN or --admin-token-file")
     persistent = [b.name for b in spec.bots if b.persistent]
     if persistent:
         _fail(f"--referee: persistent bots ({', '.join(persistent)}) are not supported on a remote referee; "
               "connect them to it and declare them external = true")
-    return RemoteReferee(addr, admin_token, end_grace_s=spec.end_grace_ms / 1000)
+    return RemoteReferee(addr, admin_token, tls_ca, end_grace_s=spec.end_grace_ms / 1000)
 
 
 @tournament_app.command("run")
@@ -679,6 +760,8 @@ def tournament_run(
     admin_token: Optional[str] = typer.Option(None, "--admin-token", envvar="REFEREE_ADMIN_TOKEN", hidden=True),
     admin_token_file: Optional[Path] = typer.Option(None, "--admin-token-file",
                                                     help="File holding the running referee's admin token (--referee)."),
+    tls_ca: Optional[Path] = typer.Option(None, "--tls-ca", help="With --referee: the referee speaks TLS; trust "
+                                          "the CA in this PEM file (also passed to the bots launched here)."),
 ) -> None:
     """Run a tournament of bots over gRPC and print its TrueSkill leaderboard.
 
@@ -728,7 +811,7 @@ def tournament_run(
         _fail("--referee plays every match on that referee: it excludes the Dask executor")
     if admin_token_file is not None:
         admin_token = _read_secret_file(admin_token_file, "--admin-token-file").strip()
-    remote = _remote_for_tournament(spec, referee_addr, admin_token)
+    remote = _remote_for_tournament(spec, referee_addr, admin_token, tls_ca)
     if resume and fresh:
         _fail("--resume and --fresh exclude each other")
     # before any progress bar is drawn: a tournament another driver runs, or one that exists
@@ -747,7 +830,8 @@ def tournament_run(
         _fail(problem)
     sandbox = None  # on a Dask cluster each worker makes its own; a remote referee has its own
     if spec.executor == "local" and remote is None:
-        sandbox = _sandbox(spec.bot_uids, spec.isolate_network, [b.command for b in spec.bots if not b.external])
+        sandbox = _sandbox(spec.bot_uids, spec.isolate_network, [b.command for b in spec.bots if not b.external],
+                           Path(spec.cwd))
     schedule = AdaptiveSchedule(spec)
     total = len(schedule.matches)
     plan = schedule.plan()

@@ -26,6 +26,9 @@ Events (``event`` field) and their fields:
 ``match_started``  ``match_id``, ``game``, ``seats`` (names), ``no_show`` (seats)
 ``match_ended``    ``match_id``, ``status``, ``faults`` (count per kind), ``elapsed_s``
 ``admin_refused``  ``method``, ``peer``, ``reason``
+``tokens``         ``source`` (the token file), ``tokens`` (how many now),
+                   ``added``, ``removed`` (a reload, ``referee serve``), or
+                   ``error`` (the file could not be used: the tokens stay)
 =================  =============================================================
 
 Tokens are never logged.

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
 import time
 from dataclasses import asdict, dataclass
@@ -43,10 +44,17 @@ async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_d
     first and always stop and reap them afterwards (also when cancelled).
     The match log goes to ``log_path`` (default ``<log_dir>/<match_id>.jsonl``).
 
-    Each launched bot gets its own token in its environment (``REFEREE_TOKEN``,
-    never on a command line), good for one connection in this match. When the
+    Each launched bot gets its own token on an inherited descriptor
+    (``REFEREE_TOKEN_FD``, :func:`referee.bots.token_channel`; never in its
+    environment nor on a command line), good for one connection in this
+    match, and its own address: a Unix socket only its uid can reach
+    (:meth:`Referee.private_socket`), the only place its token is accepted,
+    so no other client can use up what it needs to connect. When the
     match is over its bots have ``end_grace_s`` seconds to exit by themselves
     (they have been sent ``MatchEnded`` and ``Goodbye``) before SIGTERM.
+    With bot uids the log directory is made 0700 (no bot reads a log); bots
+    under the referee's uid get a match log without a name while it is
+    written (it is named when the match ends).
     ``sandbox``: how bots are isolated (default: cgroups where possible);
     ``base_dir``: what relative paths in bot commands are relative to
     (default: the current directory).
@@ -60,7 +68,6 @@ async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_d
     ``{"type": "sandbox"}`` line: the mechanisms in force and each launched
     seat's uid and limits.
     """
-    addr = ref.local_addr
     sandbox = sandbox if sandbox is not None else Sandbox()
     tokens: list[str] = []
     own: dict[int, BotProcess] = {}
@@ -72,10 +79,9 @@ async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_d
                 tok = ref.new_token(spec.seat_names[s], max_connections=1, game=spec.game)
                 tokens.append(tok)
                 try:
-                    own[s] = BotProcess(plan.command, f"{spec.match_id}.seat{s}", addr, tok, log_dir,
-                                        limits=plan.limits or limits, cwd_for_relative=base_dir,
-                                        sandbox=sandbox, unix_addr=ref.unix_addr).start()
-                except (OSError, ValueError) as e:
+                    own[s] = await launch(ref, plan.command, f"{spec.match_id}.seat{s}", tok, log_dir,
+                                          plan.limits or limits, sandbox, base_dir)
+                except (OSError, ValueError, RuntimeError) as e:
                     failed[s] = f"bot command could not be started: {e}"
             else:
                 assert plan.token is not None, "a seat needs a command or a token"
@@ -89,7 +95,8 @@ async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_d
                        if plan.process is not None})
         outcome = await ref.play(spec, tokens, connect_timeout_s, close_after=False, log_path=log_path,
                                  hello_names=hello_names,
-                                 close_tokens={tokens[s] for s in own}, gone=gone, cpu_meters=meters)
+                                 close_tokens={tokens[s] for s in own}, gone=gone, cpu_meters=meters,
+                                 hide_log=not sandbox.uids and (bool(own) or any(p.process for p in seats)))
         crashes = [FaultRecord(s, "crash", message=why) for s, why in failed.items()]
         for s, plan in enumerate(seats):
             proc = own.get(s) or plan.process
@@ -127,7 +134,36 @@ async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_d
                 p.stop(0.2)
             raise
         for s in list(own) + list(failed):
-            ref.tokens.pop(tokens[s], None)
+            await ref.withdraw(tokens[s])
+
+
+async def launch(ref: Referee, command: str, label: str, token: str, log_dir: Path, limits: Limits | None,
+                 sandbox: Sandbox | None, base_dir: Path | None) -> BotProcess:
+    """Start one bot process for ``ref``: its uid taken first, then its own
+    socket (:meth:`Referee.private_socket` for ``token``, reachable by that
+    uid only) is the address it is given, and its token is handed over on an
+    inherited descriptor. With bot uids the log directory is made 0700.
+    Raises what :meth:`BotProcess.start` raises (nothing is left taken)."""
+    sandbox = sandbox if sandbox is not None else Sandbox()
+    p = BotProcess(command, label, "", token, log_dir, limits=limits, cwd_for_relative=base_dir, sandbox=sandbox)
+    try:
+        p.prepare()
+        if sandbox.uids:
+            private_log_dir(log_dir)
+        p.referee_addr = await ref.private_socket(token, p.uid)
+        p.start()
+    except BaseException:
+        p.stop()
+        raise
+    return p
+
+
+def private_log_dir(log_dir: Path) -> None:
+    """Make ``log_dir`` 0700: bots of other uids never read a match log or another bot's output."""
+    try:
+        os.chmod(log_dir, 0o700)
+    except OSError:
+        pass  # not ours to change (its owner keeps it closed, or not: docs/sandbox.md)
 
 
 #: how long a disconnected bot process may take to exit before it is judged alive (not crashed)

@@ -11,7 +11,8 @@ options, ``FUNCTION`` is instead a factory called as ``FUNCTION(KEY=VALUE,
 ...)`` (values as strings) that returns the policy, e.g. to load weights.
 
 Needs numpy only (no PettingZoo or Gymnasium). The bot process is the one
-of :mod:`sample_bots.botlib`: ``--referee HOST:PORT``, the token in
+of :mod:`sample_bots.botlib`: ``--referee HOST:PORT`` (or ``unix:PATH``), the
+token from the descriptor ``$REFEREE_TOKEN_FD`` names (a launched bot), else
 ``$REFEREE_TOKEN`` (or ``--token``).
 """
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import json
+import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -52,6 +53,7 @@ from referee.protocol import (
     normalised_json,
     to_struct,
 )
+from referee.unnamed import give_name, open_unnamed
 
 DEFAULT_DECISION_MS = 1000
 DEFAULT_MAX_FAULTS = 5
@@ -132,6 +134,17 @@ class MatchStatus(enum.StrEnum):
 
 #: fault kinds recorded but not counted towards forfeit
 IGNORED_FAULTS = frozenset({"late_reply", "unknown_request", "harness"})
+#: characters a fault keeps of what a bot sent: an illegal action's message (which may
+#: quote the action), the bot's reply in the match log's decision line
+FAULT_TEXT_CHARS = 2000
+
+
+def capped(text: str, limit: int = FAULT_TEXT_CHARS) -> str:
+    """``text`` if at most ``limit`` characters, else its first ``limit``
+    characters and the size noted: ``"...[cut: 75012 characters in all]"``."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}...[cut: {len(text)} characters in all]"
 
 
 @dataclass
@@ -308,7 +321,9 @@ class MatchLog:
     (every event, private ones with their seat, so every seat's view can be
     rebuilt), ``{"type": "decision", "seq", "seat", "kind", "request_id",
     "reply": action|null, "applied": action, "fault": kind|null, "rule",
-    "elapsed_ms"}``, and a final ``{"type": "result", ...}``.
+    "elapsed_ms"}`` (a rejected reply whose JSON is longer than
+    :data:`FAULT_TEXT_CHARS` is logged as ``{"cut": its first characters,
+    "chars": its length}``), and a final ``{"type": "result", ...}``.
 
     Lines are kept in memory in order and serialised and written by
     :meth:`flush`, which the runner calls once per decision while the acting
@@ -316,16 +331,26 @@ class MatchLog:
     the JSON work is off the path between a reply and the next request. A
     crash of the referee loses at most the lines of the decision being
     processed.
+
+    ``hidden``: the file has no name while it is written (``O_TMPFILE`` in
+    ``path``'s directory, where the file system has it): a process of the
+    referee's own uid (a bot launched under it) cannot open it; :meth:`close`
+    gives it its name. Either way the file is mode 0600.
     """
 
-    def __init__(self, path: Path | None):
+    def __init__(self, path: Path | None, hidden: bool = False):
         self.path = path
         self._f = None
+        self._hidden = False
         self.error: OSError | None = None  # the first failed write (see flush)
         self._lines: list[Any] = []  # dicts, or (line builder, its arguments...)
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._f = path.open("wb")  # UTF-8 JSON lines
+            fd = open_unnamed(path.parent) if hidden else None
+            self._hidden = fd is not None
+            if fd is None:  # (without O_TMPFILE on this file system: named at once)
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            self._f = os.fdopen(fd, "wb")  # UTF-8 JSON lines
 
     @property
     def enabled(self) -> bool:
@@ -376,6 +401,9 @@ class MatchLog:
         if self._f is not None:
             self.flush()
             try:
+                if self._hidden:
+                    self._f.flush()
+                    give_name(self._f.fileno(), self.path)
                 self._f.close()
             except OSError as e:
                 self.error = self.error or e
@@ -390,8 +418,13 @@ def _event_line(seq: int, to: int | None, payload: Any) -> dict[str, Any]:
 
 def _decision_line(seat: int, kind: str, request_id: int, reply: Action | None, applied: Action,
                    fault: "FaultRecord | None", elapsed_ms: float) -> dict[str, Any]:
+    logged: Any = reply.to_json() if reply else None
+    if fault is not None and logged is not None:  # a rejected reply is the bot's to size: keep its start
+        text = json.dumps(logged, separators=(",", ":"))
+        if len(text) > FAULT_TEXT_CHARS:
+            logged = {"cut": text[:FAULT_TEXT_CHARS], "chars": len(text)}
     return {"type": "decision", "seat": seat, "kind": kind, "request_id": request_id,
-            "reply": reply.to_json() if reply else None, "applied": applied.to_json(),
+            "reply": logged, "applied": applied.to_json(),
             "fault": fault.kind if fault else None, "rule": fault.rule if fault else "",
             "elapsed_ms": round(elapsed_ms, 3)}
 
@@ -440,7 +473,7 @@ class MatchRunner:
 
     def __init__(self, spec: MatchSpec, links: list[SeatLink], log_path: Path | None = None,
                  max_decisions: int = 2_000_000, cpu_meters: list[Callable[[], float | None] | None] | None = None,
-                 stalls: StallMonitor | None = None):
+                 stalls: StallMonitor | None = None, hide_log: bool = False):
         spec.check()
         #: per seat, the bot's CPU seconds so far (CPU clock); a seat without one is on the wall clock
         self.cpu_meters = cpu_meters or [None] * spec.players
@@ -452,7 +485,7 @@ class MatchRunner:
         self.max_decisions = max_decisions
         self.t0 = time.monotonic()
         self.game = spec.new_game()
-        self.log = MatchLog(log_path)
+        self.log = MatchLog(log_path, hidden=hide_log)
         n = spec.players
         self.faults: list[FaultRecord] = []
         self.fault_count = [0] * n
@@ -620,11 +653,11 @@ class MatchRunner:
                 game.apply(seat, sent)
                 return Ruling(sent, sent)
             except MalformedAction as e:
-                fault = FaultRecord(seat, "illegal", rule="PROTOCOL", message=str(e), request_id=ask.request_id,
-                                    elapsed_ms=ask.elapsed_ms)
+                fault = FaultRecord(seat, "illegal", rule="PROTOCOL", message=capped(str(e)),
+                                    request_id=ask.request_id, elapsed_ms=ask.elapsed_ms)
             except IllegalAction as e:
-                fault = FaultRecord(seat, "illegal", rule=e.rule, message=e.message, request_id=ask.request_id,
-                                    elapsed_ms=ask.elapsed_ms)
+                fault = FaultRecord(seat, "illegal", rule=e.rule, message=capped(e.message),
+                                    request_id=ask.request_id, elapsed_ms=ask.elapsed_ms)
         fallback = game.fallback_action()
         game.apply(seat, fallback)  # legal by construction
         return Ruling(sent, fallback, fault)
@@ -734,12 +767,13 @@ class MatchRunner:
 
 async def run_match(spec: MatchSpec, links: list[SeatLink], log_path: Path | None = None,
                     max_decisions: int = 2_000_000, cpu_meters: list[Callable[[], float | None] | None] | None = None,
-                    stalls: StallMonitor | None = None) -> MatchOutcome:
+                    stalls: StallMonitor | None = None, hide_log: bool = False) -> MatchOutcome:
     """Play one match to the end: ``MatchRunner(...).run()`` (see :class:`MatchRunner`).
     ``cpu_meters``: per seat, the bot's CPU seconds so far (for ``clock = "cpu"``);
     ``stalls``: the referee's :class:`referee.clocks.StallMonitor` (timeouts during
-    its stalls become ``harness`` faults)."""
-    return await MatchRunner(spec, links, log_path, max_decisions, cpu_meters, stalls).run()
+    its stalls become ``harness`` faults); ``hide_log``: the log has no name
+    until the match ends (:class:`MatchLog`'s ``hidden``)."""
+    return await MatchRunner(spec, links, log_path, max_decisions, cpu_meters, stalls, hide_log).run()
 
 
 def seat_teams(teams: tuple[tuple[int, ...], ...], players: int) -> list[int]:

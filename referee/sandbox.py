@@ -16,13 +16,19 @@ bot (see ``bots._EXEC_LIMITED``):
   each bot runs under its own unprivileged uid (and gid) from a range, with
   no supplementary groups and ``no_new_privs``, in a working directory only
   that uid can enter, so it cannot read another bot's files or
-  ``/proc/<pid>/environ``, nor the match logs (``log_dir`` is made 0700);
+  ``/proc/<pid>``, nor the match logs (``log_dir`` is made 0700);
   :func:`check_access` says before a match whether that uid can run the
   bot's program and read its files;
 * **a network namespace** (``isolate_network``): the bot gets a namespace of
   its own with only a loopback interface and reaches the referee through
-  the referee's Unix domain socket (a file path, which a network namespace
-  does not hide).
+  its own Unix domain socket (:meth:`referee.service.Referee.private_socket`:
+  a file path, which a network namespace does not hide; every launched bot
+  is given one, with or without a namespace).
+
+Bots run under the referee's own uid only when that is asked for
+(``bot_uids = "off"``) or the only thing possible (a referee that is not
+root); a root referee whose bots an unprivileged uid cannot run refuses to
+start them (:func:`prepare`), saying how to fix it.
 
 Everything here is Linux-only and needs root for uids and namespaces (and
 for cgroups, unless a cgroup subtree was delegated to the referee's user).
@@ -508,16 +514,26 @@ class SandboxError(ValueError):
     """A sandbox setting this machine cannot honour, or bots that cannot run under it."""
 
 
+#: how to fix bots that an unprivileged uid cannot run (the usual cause: a Python under /root)
+UIDS_FIX = ("make the bots' programs and files readable (and the program executable) by other users; for "
+            "the referee's own Python, build its virtualenv from a Python other users can execute: "
+            "`rm -rf .venv && make setup PY=/usr/bin/python3` (what `make setup` and .ci/run do by themselves "
+            "as root), never one under /root; or, for bots you trust, run them under the referee's uid on "
+            "purpose: --bot-uids off (referee match) or bot_uids = \"off\" in the tournament file's "
+            "[sandbox] (docs/sandbox.md says what they can then do)")
+
+
 class Sandbox:
     """The isolation settings of one referee run (``referee match``, a tournament).
 
     ``bot_uids``: ``"auto"`` (each bot under its own uid from
-    :data:`DEFAULT_UID_RANGE` when the referee is root and the bots' files are
-    readable by such a uid; otherwise, with a warning, under the referee's uid),
-    ``"off"``, or a range ``"A-B"`` (strict: refused when not root, and a bot
-    whose files that uid cannot read is refused before the match).
-    ``isolate_network``: each bot in its own network namespace (root), reaching
-    the referee over the Unix socket :attr:`socket_path`. ``cgroups``: use
+    :data:`DEFAULT_UID_RANGE` when the referee is root; a root referee whose
+    bots such a uid cannot run refuses them, see :func:`prepare`; a referee
+    that is not root cannot switch uids, so its bots run under its own),
+    ``"off"`` (every bot under the referee's uid: asked for, so said once,
+    never warned about), or a range ``"A-B"`` (strict: refused when not
+    root). ``isolate_network``: each bot in its own network namespace (root),
+    reaching the referee over its own Unix socket. ``cgroups``: use
     cgroups where they can be made (False: rlimits only).
 
     Raises :class:`SandboxError` for a setting this machine cannot honour.
@@ -535,8 +551,12 @@ class Sandbox:
             if root:
                 self.pool = UidPool(*DEFAULT_UID_RANGE)
             else:
-                self.uid_note = "bots run under the referee's uid (it is not root)"
-        elif bot_uids != "off":
+                self.uid_note = ("the referee is not root, so its bots run under its uid: they can read each "
+                                 "other's files; run the referee as root for one uid per bot")
+        elif bot_uids == "off":
+            self.uid_note = ("bot_uids = off: the bots run under the referee's uid"
+                             + (", as root without capabilities" if root else ""))
+        else:
             rng = parse_uid_range(bot_uids)
             if not root:
                 raise SandboxError(f"bot uids {bot_uids}: switching uids needs a referee running as root")
@@ -553,12 +573,6 @@ class Sandbox:
         """Bots get their own uid."""
         return self.pool is not None
 
-    @property
-    def socket_path(self) -> Path:
-        """The referee's Unix socket for bots in their own network namespace
-        (inside :meth:`private_root`, reachable by every bot uid)."""
-        return self.private_root() / "referee.sock"
-
     def private_root(self) -> Path:
         """The directory holding the bots' private working directories (mode
         0711: others may pass through but not list it); made on first use."""
@@ -573,7 +587,7 @@ class Sandbox:
         uids = (f"own uid per bot ({self.pool.first}-{self.pool.last})" if self.pool is not None
                 else f"off{' (' + self.uid_note + ')' if self.uid_note else ''}")
         return (f"{self.caps.describe().split('; bot uids')[0]}; bot uids: {uids}; isolated network: "
-                f"{'yes (Unix socket)' if self.isolate_network else 'no'}")
+                f"{'yes' if self.isolate_network else 'no'}")
 
     def check(self, argv: list[str], files: list[str]) -> list[str]:
         """Problems a bot uid would have running ``argv`` (program resolved,
@@ -588,13 +602,6 @@ class Sandbox:
             finally:
                 self.pool.release(uid)
         return self._checked[key]
-
-    def downgrade(self, problems: list[str]) -> str:
-        """``auto`` uids that cannot work: turn them off, return the warning."""
-        self.pool = None
-        self.uid_note = "bot files not readable by an unprivileged uid: " + "; ".join(problems)
-        return (f"warning: bots run under the referee's uid, not their own: {'; '.join(problems)} "
-                "(make them readable by other users, e.g. a Python outside /root, or turn bot uids off)")
 
     def close(self) -> None:
         """Remove the private root (bots' working directories) once the run is over."""
@@ -618,10 +625,12 @@ def _remove_stale_roots() -> None:
 def prepare(sandbox: Sandbox, commands: list[str], base: Path | None = None) -> list[str]:
     """Check before any match that every bot command can run under ``sandbox``.
 
-    With bot uids on, each command's program and files must be readable (and
-    the program executable) by an unprivileged uid: a strict range raises
-    :class:`SandboxError` listing every problem; ``"auto"`` turns uids off and
-    returns the warning to show. Returns warnings (empty = all fine)."""
+    With bot uids on (a range, or ``"auto"`` as root), each command's
+    program and files must be readable (and the program executable) by an
+    unprivileged uid: otherwise :class:`SandboxError` lists every problem
+    and says how to fix it (:data:`UIDS_FIX`): bots never fall back to the
+    referee's uid unless that was asked for. Returns warnings to show (none
+    today: kept for callers)."""
     from referee.bots import readable_files, resolve_command
 
     if not sandbox.uids:
@@ -635,6 +644,4 @@ def prepare(sandbox: Sandbox, commands: list[str], base: Path | None = None) -> 
         problems += [p for p in sandbox.check(argv, readable_files(argv)) if p not in problems]
     if not problems:
         return []
-    if sandbox.strict_uids:
-        raise SandboxError("bots cannot run under their own uid: " + "; ".join(problems))
-    return [sandbox.downgrade(problems)]
+    raise SandboxError("bots cannot run under their own uid: " + "; ".join(problems) + ". To fix it, " + UIDS_FIX)

@@ -12,11 +12,14 @@ bot does                               referee does
 =====================================  =========================================
 no Hello within ``hello_timeout_s``    closes the stream: DEADLINE_EXCEEDED
 too many streams without Hello (per    refuses the new stream at once:
-host / in all)                         RESOURCE_EXHAUSTED ("flood: ...")
+connection / host / in all; a          RESOURCE_EXHAUSTED ("flood: ...")
+launched bot's own socket: its own)
 first message is not a Hello           closes the stream: INVALID_ARGUMENT
 protocol_version != 1                  closes the stream: FAILED_PRECONDITION
 bot_name not 1..64 printable chars     closes the stream: INVALID_ARGUMENT
-unknown token                          closes the stream: UNAUTHENTICATED
+unknown token (also: a launched bot's  closes the stream: UNAUTHENTICATED
+token anywhere but its own socket, or
+a token removed from the token file)
 a launched bot's token, already held   closes the stream: ALREADY_EXISTS
 Hello.games without the token's game   closes the stream: FAILED_PRECONDITION
 undecodable bytes / oversized message  closes the stream (INTERNAL /
@@ -40,6 +43,11 @@ never connects                         no-show: forfeited; nobody: void match
 Every refusal, connection, close and match goes to the operator's log
 (:class:`referee.oplog.OperatorLog`).
 
+Bots the referee launches never share a budget with anyone: each connects
+on a Unix socket of its own (:meth:`Referee.private_socket`, a directory
+only its uid can enter), where only its own token is accepted and where its
+streams without a Hello are counted apart from every other client's.
+
 Every message to a seat is built by the runner from that seat's own view;
 a connection only ever receives messages of the matches it sits in.
 """
@@ -53,6 +61,8 @@ import hmac
 import itertools
 import os
 import secrets
+import shutil
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,8 +83,16 @@ from referee.runner import BasicSeatLink, MatchOutcome, MatchSpec, StrayReporter
 DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024
 #: messages queued for one connection before it is closed as not reading its stream
 MAX_OUTBOX = 10_000
-#: HTTP/2 streams one client connection may have open at once
+#: HTTP/2 streams one client connection may have open at once (``grpc.max_concurrent_streams``)
 MAX_STREAMS_PER_CONNECTION = 100
+#: seconds a new stream has to send its Hello
+DEFAULT_HELLO_TIMEOUT_S = 10.0
+#: streams waiting for their Hello at once, over every listener open to anyone
+DEFAULT_MAX_UNAUTHENTICATED = 1024
+#: ... from one host (IP address)
+DEFAULT_MAX_UNAUTHENTICATED_PER_HOST = 64
+#: ... on one TCP connection (and on one launched bot's own socket)
+DEFAULT_MAX_UNAUTHENTICATED_PER_CONNECTION = 16
 #: server keepalive: ping every 10 s, a peer silent for 10 s more is dropped (a frozen
 #: bot process within ~20 s; gRPC core's ping timeout, 60 s by default, must be lowered too)
 KEEPALIVE_OPTIONS = [
@@ -442,15 +460,53 @@ class TokenSlot:
     with it (a bot that learnt another seat's token) is refused. ``game``: the
     only game this token is seated in (launched bots), or empty.
     ``closed``: the last connections of this token that closed (bounded; the
-    connections themselves are released from :attr:`conns` at once)."""
+    connections themselves are released from :attr:`conns` at once).
+    ``private``: the token of a launched bot with a socket of its own
+    (:meth:`Referee.private_socket`): accepted there only. ``revoked``: taken
+    out of the token file (:meth:`Referee.set_tokens`): refused to new
+    connections, its live ones keep their seats."""
 
     token: str
     name: str
     max_connections: int = 0
     game: str = ""
+    private: bool = False
+    revoked: bool = False
     conns: list[BotConnection] = field(default_factory=list)
     closed: collections.deque = field(default_factory=lambda: collections.deque(maxlen=8))
     cond: asyncio.Condition = field(default_factory=asyncio.Condition)
+
+
+@dataclass
+class PrivateSocket:
+    """A launched bot's own socket (:meth:`Referee.private_socket`): the token
+    it serves, its path, its gRPC server, and how many of its streams are
+    waiting for their Hello (``waiting``)."""
+
+    token: str
+    path: Path
+    server: grpc.aio.Server
+    waiting: int = 0
+    started: "asyncio.Future | None" = None
+
+
+def check_bounds(**bounds: float) -> None:
+    """Raise ``ValueError`` naming the first bad connection bound of
+    :class:`Referee` given by name: ``hello_timeout_s`` must be above 0,
+    every ``max_*`` at least 1."""
+    for name, v in bounds.items():
+        if name == "hello_timeout_s" and not v > 0:
+            raise ValueError(f"{name} must be above 0, got {v}")
+        if name.startswith("max_") and v < 1:
+            raise ValueError(f"{name} must be at least 1, got {v}")
+
+
+def _remove_stale_socket_dirs() -> None:
+    """Remove the socket directories a referee that died (``kill -9``) left in the temp dir."""
+    for d in Path(tempfile.gettempdir()).glob("referee-sock-*-*"):
+        pid = d.name.split("-")[2]
+        if pid.isdigit() and int(pid) != os.getpid() and not Path(f"/proc/{pid}").exists():
+            shutil.rmtree(d, ignore_errors=True)
 
 
 class Referee:
@@ -462,18 +518,33 @@ class Referee:
     log (:class:`referee.oplog.OperatorLog`; default: kept in memory only).
 
     Bounds (seconds unless said): ``hello_timeout_s`` for a new stream to send
-    its Hello; ``max_unauthenticated`` streams without Hello at once, in all
-    and ``max_unauthenticated_per_host`` from one host (beyond: refused at
-    once); ``write_grace_s`` added to a decision's time for its request to be
-    written; ``end_write_s`` for ``MatchEnded``/``Goodbye``.
+    its Hello; streams without Hello at once (beyond: refused at once,
+    RESOURCE_EXHAUSTED): ``max_unauthenticated`` in all,
+    ``max_unauthenticated_per_host`` from one IP address and
+    ``max_unauthenticated_per_connection`` on one TCP connection, over the
+    listeners open to anyone; a launched bot's own socket
+    (:meth:`private_socket`) has a budget of
+    ``max_unauthenticated_per_connection`` for that bot alone, which nobody
+    else can use; ``max_streams_per_connection`` HTTP/2 streams open at once
+    on one connection (``grpc.max_concurrent_streams``); ``write_grace_s``
+    added to a decision's time for its request to be written; ``end_write_s``
+    for ``MatchEnded``/``Goodbye``. Raises ``ValueError`` for a bound below 1.
     """
 
     def __init__(self, log_dir: Path, admin_token: str | None = None,
-                 max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES, hello_timeout_s: float = 10.0,
+                 max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+                 hello_timeout_s: float = DEFAULT_HELLO_TIMEOUT_S,
                  max_strays: int = 1000, oplog: OperatorLog | None = None,
-                 max_unauthenticated: int = 1024, max_unauthenticated_per_host: int = 64,
+                 max_unauthenticated: int = DEFAULT_MAX_UNAUTHENTICATED,
+                 max_unauthenticated_per_host: int = DEFAULT_MAX_UNAUTHENTICATED_PER_HOST,
+                 max_unauthenticated_per_connection: int = DEFAULT_MAX_UNAUTHENTICATED_PER_CONNECTION,
+                 max_streams_per_connection: int = MAX_STREAMS_PER_CONNECTION,
                  write_grace_s: float = 1.0, end_write_s: float = 2.0,
                  stall_threshold_ms: float = DEFAULT_STALL_THRESHOLD_MS):
+        check_bounds(hello_timeout_s=hello_timeout_s, max_unauthenticated=max_unauthenticated,
+                     max_unauthenticated_per_host=max_unauthenticated_per_host,
+                     max_unauthenticated_per_connection=max_unauthenticated_per_connection,
+                     max_streams_per_connection=max_streams_per_connection)
         self.log_dir = Path(log_dir)
         #: the referee's own event-loop lag (started with the server); timeouts during
         #: stalls above ``stall_threshold_ms`` are recorded as ``harness``, not ``timeout``
@@ -484,6 +555,8 @@ class Referee:
         self.max_strays = max_strays
         self.max_unauthenticated = max_unauthenticated
         self.max_unauthenticated_per_host = max_unauthenticated_per_host
+        self.max_unauthenticated_per_connection = max_unauthenticated_per_connection
+        self.max_streams_per_connection = max_streams_per_connection
         self.write_grace_s = write_grace_s
         self.end_write_s = end_write_s
         self.oplog = oplog or OperatorLog()
@@ -493,18 +566,23 @@ class Referee:
         #: digest -> the token, once a bot presented it (kept in memory only)
         self._revealed: dict[str, str] = {}
         self.refused: collections.deque[tuple[str, str]] = collections.deque(maxlen=1000)  # (status, detail)
-        #: streams that have not sent their Hello yet, per host
+        #: streams that have not sent their Hello yet, per host (listeners open to anyone)
         self.unauthenticated: collections.Counter[str] = collections.Counter()
+        #: ... per connection (its peer: host and port)
+        self.unauthenticated_conns: collections.Counter[str] = collections.Counter()
+        #: the launched bots' own sockets, by token (:meth:`private_socket`)
+        self.private: dict[str, PrivateSocket] = {}
+        self._private_root: Path | None = None
+        self._private_ids = itertools.count(1)
+        self._closing: set[asyncio.Future] = set()  # own sockets being closed (see withdraw)
+        #: the tokens of the token file (:meth:`set_tokens`)
+        self._listed: set[str] = set()
         #: every live authenticated connection (released when it closes)
         self.connections: set[BotConnection] = set()
         #: seats of running matches, per token (for a connection that takes its seat back)
         self.match_seats: dict[str, list[MatchSeat]] = {}
         self.server: grpc.aio.Server | None = None
         self.port = 0
-        #: ``unix:<path>`` when the referee also listens on a Unix socket (see :meth:`start`)
-        self.unix_addr: str | None = None
-        #: the plaintext loopback port for bots launched on this machine when the main port speaks TLS
-        self.local_port = 0
         self._match_ids = itertools.count(1)
         self.active_matches = 0
         #: the standing competition this referee hosts (``tournaments.ladder.Ladder``), answering
@@ -516,12 +594,6 @@ class Referee:
         """Accept bots presenting ``token`` (idempotent; see :class:`TokenSlot`)."""
         if token not in self.tokens:
             self.tokens[token] = TokenSlot(token, name, max_connections, game)
-
-    @property
-    def local_addr(self) -> str:
-        """The address bots launched on this machine connect to (``HOST:PORT``,
-        plaintext on 127.0.0.1; see :meth:`start`)."""
-        return f"127.0.0.1:{self.local_port or self.port}"
 
     def register_token_hash(self, digest: str, name: str = "", max_connections: int = 0, game: str = "") -> None:
         """Accept bots presenting the token whose SHA-256 is ``digest``
@@ -561,6 +633,110 @@ class Referee:
         t = secrets.token_hex(16)
         self.register_token(t, name, max_connections, game)
         return t
+
+    def set_tokens(self, entries: list[tuple[str, str]]) -> tuple[int, int]:
+        """Make ``entries`` (``(name, token)``, e.g. ``referee serve``'s token
+        file) the listed tokens: one not listed before is accepted from now
+        on, one no longer listed is refused to every new connection (its
+        live connections keep their seats, play on and may still be seated;
+        it is forgotten once it has none), a listed one renamed takes its
+        new name. Tokens registered any other way are not touched. Returns
+        ``(added, removed)``."""
+        new = {tok: name for name, tok in entries}
+        added = removed = 0
+        for tok, name in new.items():
+            slot = self.tokens.get(tok)
+            if slot is None:
+                self.register_token(tok, name)
+                added += 1
+            else:
+                added += slot.revoked
+                slot.revoked = False
+                slot.name = name
+        for tok in self._listed - new.keys():
+            slot = self.tokens.get(tok)
+            if slot is not None and not slot.revoked:
+                slot.revoked = True
+                removed += 1
+        self._listed = set(new)
+        self._forget_revoked()
+        return added, removed
+
+    def _forget_revoked(self) -> None:
+        """Drop revoked tokens that no live connection nor running match holds any more."""
+        for tok in [t for t, slot in self.tokens.items() if slot.revoked]:
+            slot = self.tokens[tok]
+            if not any(not c.closed.is_set() for c in slot.conns) and not self.match_seats.get(tok):
+                del self.tokens[tok]
+
+    # -- the launched bots' own sockets --------------------------------------------
+    async def private_socket(self, token: str, uid: int | None = None) -> str:
+        """The address (``unix:<path>``) of a socket that serves the bot of
+        ``token`` (a registered token) and nobody else: a gRPC server of its
+        own on a Unix socket in a directory of its own (mode 0700; owned by
+        ``uid``, the bot's own uid, when given: then no other uid but root
+        can reach it), where only ``token`` is accepted, and where its
+        streams without a Hello are counted for it alone. From then on the
+        token is refused everywhere else. Made once per token (a relaunched
+        persistent bot gets the same one, handed to its new ``uid``); closed
+        by :meth:`withdraw`. Raises ``OSError`` when it cannot be made, or
+        when the path would be too long for a Unix socket (108 bytes: the
+        temporary directory, ``$TMPDIR``, is too deep)."""
+        slot = self.tokens[token]
+        p = self.private.get(token)
+        if p is None:
+            d = self._private_dir() / str(next(self._private_ids))
+            path = d / "referee.sock"
+            if len(str(path).encode()) >= 108:
+                raise OSError(f"cannot listen on a Unix socket at {path}: the path is longer than a Unix "
+                              "socket allows (108 bytes); set TMPDIR to a shorter directory")
+            d.mkdir(mode=0o700)
+            server = self._new_server()
+            p = PrivateSocket(token, path, server)
+            add_referee_service(_BotServicer(self, p), server)
+            if server.add_insecure_port(f"unix:{path}") == 0:
+                shutil.rmtree(d, ignore_errors=True)
+                raise OSError(f"could not listen on the Unix socket {path}")
+            self.private[token] = p  # before it starts: withdraw (or stop) stops it whatever happens next
+            slot.private = True
+            # not cancellable half-way either (a gRPC server whose start was interrupted fails
+            # when it stops): a cancelled caller leaves it to finish, withdraw waits for it
+            p.started = asyncio.ensure_future(server.start())
+            await asyncio.shield(p.started)
+            os.chmod(path, 0o600)
+        if uid is not None:
+            for f in (p.path.parent, p.path):
+                os.chown(f, uid, uid)
+        return f"unix:{p.path}"
+
+    def _private_dir(self) -> Path:
+        """The directory of the launched bots' sockets (mode 0711: a bot may pass
+        through to its own socket's directory, never list the others); made on first use."""
+        if self._private_root is None:
+            _remove_stale_socket_dirs()
+            self._private_root = Path(tempfile.mkdtemp(prefix=f"referee-sock-{os.getpid()}-"))
+            os.chmod(self._private_root, 0o711)
+        return self._private_root
+
+    async def withdraw(self, token: str) -> None:
+        """Forget ``token`` (a launched bot's, once it has been stopped): it is
+        refused from now on, and its own socket (if any) is closed and removed."""
+        self.tokens.pop(token, None)
+        p = self.private.pop(token, None)
+        if p is not None:
+            # not cancellable half-way (a gRPC server whose stop was interrupted fails at exit):
+            # a cancelled caller leaves it to finish, and stop() waits for it
+            task = asyncio.ensure_future(self._close_private(p))
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)
+            await asyncio.shield(task)
+
+    @staticmethod
+    async def _close_private(p: PrivateSocket) -> None:
+        if p.started is not None:
+            await asyncio.gather(p.started, return_exceptions=True)
+        await p.server.stop(0)
+        shutil.rmtree(p.path.parent, ignore_errors=True)
 
     def connected(self, token: str) -> bool:
         """Whether a bot is connected (Hello accepted, stream open) with ``token``."""
@@ -620,25 +796,23 @@ class Referee:
         return taken
 
     # -- server ------------------------------------------------------------------
-    async def start(self, host: str = "127.0.0.1", port: int = 0,
-                    tls: tuple[bytes, bytes] | None = None, unix_path: Path | None = None,
-                    local_plaintext: bool = False) -> int:
-        """Start serving; returns the bound port. ``tls`` = (cert PEM, key PEM).
-        Raises ``OSError`` if the address cannot be bound (also when another
-        process listens on the port: the port is not shared, ``grpc.so_reuseport`` 0).
-        ``unix_path``: also listen on that Unix domain socket (plaintext, mode
-        0666: the tokens guard it), for bots in their own network namespace
-        (:attr:`unix_addr`). ``local_plaintext`` (with ``tls``): also listen in
-        plaintext on a free port of 127.0.0.1, for the bots this process
-        launches (:attr:`local_addr`; loopback traffic never leaves the
-        machine, and tokens guard the port as they guard the TLS one)."""
-        self.server = grpc.aio.server(options=[
+    def _new_server(self) -> grpc.aio.Server:
+        return grpc.aio.server(options=[
             ("grpc.max_receive_message_length", self.max_message_bytes),
             ("grpc.max_send_message_length", 64 * 1024 * 1024),
             ("grpc.so_reuseport", 0),
-            ("grpc.max_concurrent_streams", MAX_STREAMS_PER_CONNECTION),
+            ("grpc.max_concurrent_streams", self.max_streams_per_connection),
             *KEEPALIVE_OPTIONS,
         ])
+
+    async def start(self, host: str = "127.0.0.1", port: int = 0,
+                    tls: tuple[bytes, bytes] | None = None) -> int:
+        """Start serving; returns the bound port. ``tls`` = (cert PEM, key PEM).
+        Raises ``OSError`` if the address cannot be bound (also when another
+        process listens on the port: the port is not shared, ``grpc.so_reuseport`` 0).
+        Bots this process launches do not use this port: each connects on a
+        socket of its own (:meth:`private_socket`, plaintext, never off the machine)."""
+        self.server = self._new_server()
         add_referee_service(_BotServicer(self), self.server)
         admin_pb2_grpc.add_AdminServiceServicer_to_server(_AdminServicer(self), self.server)
         hs = health.aio.HealthServicer() if hasattr(health, "aio") else health.HealthServicer()
@@ -663,20 +837,8 @@ class Referee:
         if self.port == 0:
             self.server = None
             raise OSError(f"could not bind {addr}: the port is in use or the address is not local")
-        if tls is not None and local_plaintext:
-            self.local_port = self.server.add_insecure_port("127.0.0.1:0")
-            if self.local_port == 0:
-                raise OSError("could not listen on a free port of 127.0.0.1 for the launched bots")
-        if unix_path is not None:
-            unix_path = Path(unix_path)
-            unix_path.unlink(missing_ok=True)
-            if self.server.add_insecure_port(f"unix:{unix_path}") == 0:
-                raise OSError(f"could not listen on the Unix socket {unix_path}")
-            self.unix_addr = f"unix:{unix_path}"
         await self.server.start()
         self.stalls.start()
-        if unix_path is not None:
-            os.chmod(unix_path, 0o666)  # bots of other uids connect; their tokens authenticate them
         r = hs.set("", health_pb2.HealthCheckResponse.SERVING)
         if asyncio.iscoroutine(r):
             await r
@@ -696,6 +858,13 @@ class Referee:
         if self.server is not None:
             await self.server.stop(grace_s)
             self.server = None
+        for token in list(self.private):
+            await self.withdraw(token)
+        if self._closing:
+            await asyncio.gather(*self._closing, return_exceptions=True)
+        if self._private_root is not None:
+            shutil.rmtree(self._private_root, ignore_errors=True)
+            self._private_root = None
         self.oplog.close()
 
     # -- matches -----------------------------------------------------------------
@@ -707,7 +876,8 @@ class Referee:
                    close_tokens: set[str] | None = None,
                    gone: dict[str, Callable[[], bool]] | None = None,
                    hello_names: bool = False,
-                   cpu_meters: dict[str, Callable[[], float | None]] | None = None) -> MatchOutcome:
+                   cpu_meters: dict[str, Callable[[], float | None]] | None = None,
+                   hide_log: bool = False) -> MatchOutcome:
         """Seat the bots of ``tokens`` (seat order) and run ``spec`` to the end.
 
         A seat whose bot does not connect within ``connect_timeout_s`` (or only
@@ -720,7 +890,9 @@ class Referee:
         launched for this match); ``gone``: per token, a check that the bot
         cannot connect any more (its process exited); ``cpu_meters``: per token,
         the bot's CPU seconds so far (``spec.clock == "cpu"``); ``hello_names``: rename the
-        seats ``"<Hello.bot_name>#<seat>"``. Never raises for bot faults.
+        seats ``"<Hello.bot_name>#<seat>"``; ``hide_log``: the match log has no
+        name until the match ends (bots run under the referee's uid). Never
+        raises for bot faults.
         """
         deadline = time.monotonic() + connect_timeout_s
         gone = gone or {}
@@ -756,7 +928,7 @@ class Referee:
         self.active_matches += 1
         try:
             meters = [(cpu_meters or {}).get(t) for t in tokens]
-            outcome = await run_match(spec, links, path, cpu_meters=meters, stalls=self.stalls)
+            outcome = await run_match(spec, links, path, cpu_meters=meters, stalls=self.stalls, hide_log=hide_log)
         finally:
             self.active_matches -= 1
             for seat in seats:
@@ -818,8 +990,37 @@ def add_referee_service(servicer: referee_pb2_grpc.RefereeServiceServicer, serve
 
 
 class _BotServicer(referee_pb2_grpc.RefereeServiceServicer):
-    def __init__(self, ref: Referee):
+    """``RefereeService`` on a listener open to anyone (``private`` None), or on
+    one launched bot's own socket (:meth:`Referee.private_socket`)."""
+
+    def __init__(self, ref: Referee, private: PrivateSocket | None = None):
         self.ref = ref
+        self.private = private
+
+    def _flooded(self, host: str, peer: str) -> str:
+        """Why one more stream without a Hello is refused ("": it is not)."""
+        ref, own = self.ref, self.private
+        if own is not None:
+            if own.waiting >= ref.max_unauthenticated_per_connection:
+                return f"more than {ref.max_unauthenticated_per_connection} streams without a Hello on this socket"
+            return ""
+        if ref.unauthenticated_conns[peer] >= ref.max_unauthenticated_per_connection:
+            return f"more than {ref.max_unauthenticated_per_connection} streams without a Hello on this connection"
+        if ref.unauthenticated[host] >= ref.max_unauthenticated_per_host:
+            return f"more than {ref.max_unauthenticated_per_host} streams without a Hello from this host"
+        if sum(ref.unauthenticated.values()) >= ref.max_unauthenticated:
+            return f"more than {ref.max_unauthenticated} streams without a Hello in all"
+        return ""
+
+    def _count(self, host: str, peer: str, by: int) -> None:
+        ref, own = self.ref, self.private
+        if own is not None:
+            own.waiting += by
+            return
+        for counter, key in ((ref.unauthenticated, host), (ref.unauthenticated_conns, peer)):
+            counter[key] += by
+            if counter[key] <= 0:
+                del counter[key]
 
     async def Connect(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
         ref = self.ref
@@ -834,13 +1035,14 @@ class _BotServicer(referee_pb2_grpc.RefereeServiceServicer):
 
         # Before its Hello a stream holds one handler and at most one message (the
         # rest waits in gRPC's flow-controlled buffers), for hello_timeout_s at most;
-        # the number of such streams is bounded per host and in all.
-        if (sum(ref.unauthenticated.values()) >= ref.max_unauthenticated
-                or ref.unauthenticated[host] >= ref.max_unauthenticated_per_host):
+        # the number of such streams is bounded per connection, per host and in all
+        # (on a launched bot's own socket: for that bot alone).
+        why = self._flooded(host, peer)
+        if why:
             await refuse(grpc.StatusCode.RESOURCE_EXHAUSTED, "too_many_unauthenticated",
-                         "flood: too many connections without a Hello; send the Hello at once")
+                         f"flood: {why}; send the Hello at once")
             return
-        ref.unauthenticated[host] += 1
+        self._count(host, peer, 1)
         try:
             first = await asyncio.wait_for(context.read(), ref.hello_timeout_s)
         except asyncio.TimeoutError:
@@ -848,9 +1050,7 @@ class _BotServicer(referee_pb2_grpc.RefereeServiceServicer):
         except Exception:  # the stream was reset or broke before its Hello
             first = grpc.aio.EOF
         finally:
-            ref.unauthenticated[host] -= 1
-            if ref.unauthenticated[host] <= 0:
-                del ref.unauthenticated[host]
+            self._count(host, peer, -1)
         if first is None:
             await refuse(grpc.StatusCode.DEADLINE_EXCEEDED, "no_hello", f"no Hello within {ref.hello_timeout_s:g} s")
             return
@@ -869,7 +1069,9 @@ class _BotServicer(referee_pb2_grpc.RefereeServiceServicer):
                          f"bot_name must be 1..{BOT_NAME_MAX} printable characters")
             return
         slot = ref.slot_for(hello.token)
-        if slot is None:
+        # a launched bot's token is good on its own socket only, and its socket for it only
+        if (slot is None or slot.revoked or slot.private != (self.private is not None)
+                or (self.private is not None and slot.token != self.private.token)):
             await refuse(grpc.StatusCode.UNAUTHENTICATED, "bad_token", "unknown token")
             return
         if slot.max_connections and sum(not c.closed.is_set() for c in slot.conns) >= slot.max_connections:
@@ -928,6 +1130,8 @@ class _BotServicer(referee_pb2_grpc.RefereeServiceServicer):
             await ref._notify(hello.token)
             ref.oplog.emit("closed", name=name, peer=peer, session=conn.session_id, reason=conn.close_kind,
                            detail=conn.close_reason)
+            if slot.revoked:
+                ref._forget_revoked()
         if conn.not_reading:
             # a write is stuck in gRPC (the peer grants no window): any status would
             # queue behind it, so the handler just ends; gRPC core keeps the stream
@@ -1041,7 +1245,9 @@ def _seat_tokens(ref: Referee, request: admin_pb2.RunMatchRequest) -> tuple[list
         t = request.seat_tokens[i] if i < len(request.seat_tokens) else ""
         name = request.seat_names[i] if i < len(request.seat_names) else ""
         if not t and name:
-            named = [tok for tok, slot in ref.tokens.items() if slot.name == name]
+            # a bot taken out of the token file may still be seated while its connection lives
+            named = ([tok for tok, slot in ref.tokens.items() if slot.name == name and not slot.revoked]
+                     or [tok for tok, slot in ref.tokens.items() if slot.name == name])
             if len(named) != 1:
                 return [], (f"seat {i}: no bot named {name!r} is registered with this referee"
                             if not named else f"seat {i}: {len(named)} bots are registered as {name!r}")

@@ -8,9 +8,12 @@ Command line of every bot built on it::
 
     BOT --referee HOST:PORT [--token TOKEN] [--name NAME] [--seed N] [--tls-ca FILE]
 
-The token comes from the environment variable ``REFEREE_TOKEN`` (how the
-referee hands it to the bots it launches: a command line is readable by every
-process on the machine) or, for a bot run by hand, ``--token``.
+Where the token comes from (:func:`token_from_environment`): a bot the
+referee launches reads it from the inherited descriptor whose number is in
+the environment variable ``REFEREE_TOKEN_FD`` (read to the end, then closed:
+the token is never in the environment, which ``/proc/<pid>/environ`` shows,
+nor on a command line, which every process can read); a bot connecting on
+its own takes it from ``REFEREE_TOKEN`` or, run by hand, ``--token``.
 """
 
 from __future__ import annotations
@@ -34,10 +37,11 @@ Chooser = Callable[[pb.DecisionRequest, pb.MatchStarted | None], pb.Action]
 def parse_args(default_name: str, argv: list[str] | None = None,
                extra: Callable[[argparse.ArgumentParser], None] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=f"{default_name}: a card-game bot for the referee")
-    ap.add_argument("--referee", required=True, help="referee address HOST:PORT")
+    ap.add_argument("--referee", required=True, help="referee address HOST:PORT, or unix:PATH")
     ap.add_argument("--token", default=None,
-                    help="token given by the operator (default: the REFEREE_TOKEN environment variable, "
-                    "which is how the referee hands it to the bots it launches)")
+                    help="token given by the operator (default: read from the descriptor REFEREE_TOKEN_FD "
+                    "names, which is how the referee hands it to the bots it launches, else the "
+                    "REFEREE_TOKEN environment variable)")
     ap.add_argument("--name", default=default_name, help="bot name shown on the leaderboard")
     ap.add_argument("--seed", type=int, default=None, help="seed of the bot's own RNG")
     ap.add_argument("--tls-ca", default=None, help="PEM file of the CA to trust (TLS referees)")
@@ -49,10 +53,33 @@ def parse_args(default_name: str, argv: list[str] | None = None,
         extra(ap)
     args = ap.parse_args(argv)
     if args.token is None:
-        args.token = os.environ.get("REFEREE_TOKEN")
+        try:
+            args.token = token_from_environment()
+        except ValueError as e:
+            ap.error(str(e))
     if not args.token:
         ap.error("no token: set REFEREE_TOKEN or pass --token")
     return args
+
+
+def token_from_environment() -> str | None:
+    """The bot's token: read from the descriptor named by ``REFEREE_TOKEN_FD``
+    (a bot the referee launched: read to the end of file, then closed, and
+    the variable removed), else ``REFEREE_TOKEN`` (a bot connecting on its
+    own); ``None`` if neither is set. ``ValueError`` when the descriptor
+    cannot be read (the message names it)."""
+    fd = os.environ.pop("REFEREE_TOKEN_FD", None)
+    if fd:
+        try:
+            n = int(fd)
+            chunks = []
+            while chunk := os.read(n, 4096):
+                chunks.append(chunk)
+            os.close(n)
+        except (ValueError, OSError) as e:
+            raise ValueError(f"REFEREE_TOKEN_FD={fd}: cannot read the token from that descriptor ({e})") from None
+        return b"".join(chunks).decode().strip()
+    return os.environ.get("REFEREE_TOKEN")
 
 
 def run(choose: Chooser, args: argparse.Namespace, version: str = "1") -> int:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Chaos bot: misbehaves on purpose, for fault-injection tests.
 
-    python sample_bots/chaos_bot.py --mode MODE --referee HOST:PORT   (token: REFEREE_TOKEN or --token)
+    python sample_bots/chaos_bot.py --mode MODE --referee ADDRESS   (token: REFEREE_TOKEN_FD, REFEREE_TOKEN or --token)
 
 Modes (every loop is bounded, so a mode cannot run forever even outside the sandbox):
 
@@ -10,7 +10,7 @@ crash-mid-match   plays 5 random legal actions, then exits with status 4
 hang              connects, never answers (sleeps at most 10 minutes)
 slow              answers each request 100 ms after its deadline
 illegal           answers every request with an action that is not legal
-garbage           connects, then sends bytes that are not a protobuf message
+garbage           connects, and once seated sends bytes that are not a protobuf message
 wrong-request-id  answers with a request id it was never sent
 flood             answers each request once correctly plus 50 bogus replies
 memory-hog        allocates memory until the address-space limit stops it
@@ -25,8 +25,11 @@ stdout-error      writes an error to stdout (as a JVM does) and exits with statu
 connect-out       tries a TCP connection to 127.0.0.1:--target-port, says on stderr
                   whether it got through, then plays randomly
 write-workdir     writes a 1 MiB file to its working directory, reads it back, then plays randomly
-token-thief       plays randomly while it scans /proc/*/cmdline and /proc/*/environ for
-                  tokens of other seats and tries each one; reports a JSON line on stderr
+token-thief       plays randomly while it scans /proc/*/cmdline, /proc/*/environ and every
+                  /proc/*/fd/* it can open for tokens of other seats, and tries each one at
+                  its own address and at every --referee address on another command line;
+                  looks for its match's log (by name, next to its working directory, and
+                  through /proc/*/fd); reports a JSON line on stderr
 """
 
 from __future__ import annotations
@@ -61,21 +64,26 @@ def illegal_action(req: pb.DecisionRequest) -> pb.Action:
 
 
 def garbage(args) -> int:
-    """Send a valid Hello, then raw bytes that do not decode as a BotMessage."""
+    """Send a valid Hello, then, once seated (its MatchStarted read; at most
+    30 s), raw bytes that do not decode as a BotMessage."""
+    import threading
+
     channel = grpc.insecure_channel(args.referee, options=botlib.CHANNEL_OPTIONS)
     hello = pb.BotMessage(hello=pb.Hello(bot_name=args.name, token=args.token, protocol_version=1)).SerializeToString()
+    seated = threading.Event()
 
     def gen():
         yield hello
-        time.sleep(0.5)
+        seated.wait(30)
         yield b"\xff\xfe\xfd garbage \x00\x01" * 10
         time.sleep(5)
 
     call = channel.stream_stream("/cardgames.v1.RefereeService/Connect", request_serializer=lambda b: b,
                                  response_deserializer=lambda b: b)
     try:
-        for _ in call(gen()):
-            pass
+        for raw in call(gen()):
+            if pb.RefereeMessage.FromString(raw).WhichOneof("msg") == "match_started":
+                seated.set()
     except grpc.RpcError as e:
         print(f"garbage: stream ended {e.code().name}", file=sys.stderr)
     return 0
@@ -183,15 +191,30 @@ def main() -> int:
 
 
 def _steal_tokens(args) -> None:
-    """token-thief: read every /proc/*/cmdline and /proc/*/environ it can, try
-    every 32-hex-digit string found (but its own token) in a Hello of its own,
-    and report ``{"readable", "found", "tried", "welcomed", "seated"}`` on stderr."""
+    """token-thief: read every /proc/*/cmdline and /proc/*/environ it can, and
+    every /proc/*/fd/* it can open (at most 64 KiB of each; a socket cannot be
+    opened), try every 32-hex-digit string found (but its own token) in a
+    Hello of its own at its own address and at every other ``--referee``
+    address it saw, and look for its match's log: any file it can read, by
+    name beside its working directory or through /proc/*/fd, that holds its
+    match id in a header line. Reports ``{"readable", "fds", "found",
+    "tried", "welcomed", "seated", "tokens", "log_seen"}`` on stderr."""
     import json
     import re
 
     hexrun = re.compile(rb"(?<![0-9a-f])[0-9a-f]{32}(?![0-9a-f])")
+    match_id = os.path.basename(os.getcwd()).split(".seat")[0].encode()
     found: set[str] = set()
-    readable = 0
+    addresses = {args.referee}
+    readable = fds = 0
+    log_seen = False
+
+    def scan(data: bytes) -> None:
+        nonlocal log_seen
+        found.update(m.decode() for m in hexrun.findall(data))
+        if b'"type":"header"' in data and match_id in data:
+            log_seen = True
+
     for pid in filter(str.isdigit, os.listdir("/proc")):
         for name in ("cmdline", "environ"):
             try:
@@ -201,32 +224,67 @@ def _steal_tokens(args) -> None:
                 continue
             if data and pid != str(os.getpid()):
                 readable += 1
-            found.update(m.decode() for m in hexrun.findall(data))
-    found.discard(args.token)
-    welcomed = seated = 0
-    for tok in sorted(found):
-        channel = grpc.insecure_channel(args.referee, options=botlib.CHANNEL_OPTIONS)
-        q: "queue.Queue[pb.BotMessage | None]" = queue.Queue()
-        q.put(pb.BotMessage(hello=pb.Hello(bot_name="thief", token=tok, protocol_version=1)))
-
-        def gen():
-            while (m := q.get()) is not None:
-                yield m
-
+            scan(data)
+            if name == "cmdline":
+                argv = data.split(b"\0")
+                addresses.update(argv[i + 1].decode(errors="replace") for i, a in enumerate(argv[:-1])
+                                 if a == b"--referee")
+        if pid == str(os.getpid()):
+            continue
         try:
-            for msg in referee_pb2_grpc.RefereeServiceStub(channel).Connect(gen(), timeout=2):
-                kind = msg.WhichOneof("msg")
-                welcomed += kind == "welcome"
-                if kind in ("match_started", "decision_request"):
-                    seated += 1
-                    break
-        except grpc.RpcError:
+            entries = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in entries:
+            try:
+                h = os.open(f"/proc/{pid}/fd/{fd}", os.O_RDONLY | os.O_NONBLOCK)
+            except OSError:  # a socket (ENXIO), or not ours to open
+                continue
+            try:
+                fds += 1
+                scan(os.pread(h, 65536, 0) if os.path.isfile(f"/proc/self/fd/{h}") else os.read(h, 65536))
+            except OSError:
+                pass
+            finally:
+                os.close(h)
+    try:
+        beside = os.listdir("..")  # (under the referee's uid, its working directory is in the log directory)
+    except OSError:
+        beside = []
+    for path in beside:
+        try:
+            with open(os.path.join("..", path), "rb") as f:
+                scan(f.read(65536))
+        except OSError:
             pass
-        finally:
-            q.put(None)
-            channel.close()
-    print("token-thief: " + json.dumps({"readable": readable, "found": len(found), "tried": len(found),
-                                        "welcomed": welcomed, "seated": seated}), file=sys.stderr, flush=True)
+    found.discard(args.token)
+    welcomed = seated = tried = 0
+    for tok in sorted(found):
+        for addr in sorted(addresses):
+            tried += 1
+            channel = grpc.insecure_channel(addr, options=botlib.CHANNEL_OPTIONS)
+            q: "queue.Queue[pb.BotMessage | None]" = queue.Queue()
+            q.put(pb.BotMessage(hello=pb.Hello(bot_name="thief", token=tok, protocol_version=1)))
+
+            def gen():
+                while (m := q.get()) is not None:
+                    yield m
+
+            try:
+                for msg in referee_pb2_grpc.RefereeServiceStub(channel).Connect(gen(), timeout=2):
+                    kind = msg.WhichOneof("msg")
+                    welcomed += kind == "welcome"
+                    if kind in ("match_started", "decision_request"):
+                        seated += 1
+                        break
+            except grpc.RpcError:
+                pass
+            finally:
+                q.put(None)
+                channel.close()
+    print("token-thief: " + json.dumps({"readable": readable, "fds": fds, "found": len(found), "tried": tried,
+                                        "welcomed": welcomed, "seated": seated, "tokens": sorted(found),
+                                        "log_seen": log_seen}), file=sys.stderr, flush=True)
 
 
 def _connect(args):

@@ -3,7 +3,7 @@
 falls back to a random legal action for a game without one.
 
     python sample_bots/heuristic_bot.py --referee 127.0.0.1:50051 --token T
-    (launched by the referee: the token comes in REFEREE_TOKEN instead)
+    (launched by the referee: the token comes on the descriptor REFEREE_TOKEN_FD names instead)
 """
 
 from __future__ import annotations

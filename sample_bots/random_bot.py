@@ -2,7 +2,7 @@
 """Random bot: picks uniformly among the legal actions it is sent. Plays every game.
 
     python sample_bots/random_bot.py --referee 127.0.0.1:50051 --token T [--seed 1]
-    (launched by the referee: the token comes in REFEREE_TOKEN instead)
+    (launched by the referee: the token comes on the descriptor REFEREE_TOKEN_FD names instead)
 """
 
 from __future__ import annotations

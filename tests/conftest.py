@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Iterator
 
 import grpc
 import pytest
@@ -90,3 +92,23 @@ def tmp_logs(tmp_path: Path) -> Path:
     d = tmp_path / "logs"
     d.mkdir()
     return d
+
+
+def shared_dir(prefix: str = "referee-test-") -> Path:
+    """A new temporary directory every uid can enter and read (mode 0755, in the
+    system's temp dir): bots launched under their own uid cannot reach pytest's
+    ``tmp_path`` (under a 0700 directory), and a root referee refuses bots its
+    bot uids cannot run. The caller removes it."""
+    d = Path(tempfile.mkdtemp(prefix=prefix))
+    d.chmod(0o755)
+    return d
+
+
+@pytest.fixture
+def shared_tmp() -> Iterator[Path]:
+    """:func:`shared_dir` for one test, removed afterwards."""
+    d = shared_dir()
+    try:
+        yield d
+    finally:
+        shutil.rmtree(d, ignore_errors=True)

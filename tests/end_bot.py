@@ -5,7 +5,7 @@ actions and prints one line per message kind it reads (``welcome``,
 printed) on stderr; after ``goodbye`` it takes ``--linger`` seconds to shut
 down (as a bot flushing its own logs would), prints ``exiting`` and exits 0.
 
-    python tests/end_bot.py --referee HOST:PORT [--linger S]   (token: REFEREE_TOKEN)
+    python tests/end_bot.py --referee ADDRESS [--linger S]   (token: REFEREE_TOKEN_FD or REFEREE_TOKEN)
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import grpc  # noqa: E402
 
 from cardgames.v1 import referee_pb2 as pb, referee_pb2_grpc  # noqa: E402
+from sample_bots.botlib import token_from_environment  # noqa: E402
 
 
 def main() -> int:
@@ -32,7 +33,7 @@ def main() -> int:
     args = ap.parse_args()
     rng = random.Random(0)
     out: "queue.Queue[pb.BotMessage | None]" = queue.Queue()
-    out.put(pb.BotMessage(hello=pb.Hello(bot_name="end-bot", token=os.environ["REFEREE_TOKEN"], protocol_version=1)))
+    out.put(pb.BotMessage(hello=pb.Hello(bot_name="end-bot", token=token_from_environment() or "", protocol_version=1)))
 
     def requests():
         while (m := out.get()) is not None:

@@ -120,7 +120,9 @@ def test_cli_creates_missing_parent_and_prints_next_steps(tmp_path: Path) -> Non
 
 
 # ----------------------------------------------------------------------------- real matches
-def test_python_skeleton_finishes_a_real_match(tmp_path: Path) -> None:
+# (the bots are written to a directory every uid can read, as a user's would be: bots run under their own uid)
+def test_python_skeleton_finishes_a_real_match(shared_tmp: Path) -> None:
+    tmp_path = shared_tmp
     r = run_referee(["bot", "new", "pyskel", "--lang", "python", "--dir", str(tmp_path)])
     assert r.returncode == 0, r.stderr
     out = play_seat0(f"python {tmp_path / 'pyskel' / 'bot.py'} --seed 5", tmp_path / "logs")
@@ -128,8 +130,9 @@ def test_python_skeleton_finishes_a_real_match(tmp_path: Path) -> None:
     assert [f for f in out["faults"] if f["seat"] == 0] == []
 
 
-def test_python_skeleton_relative_path_from_its_folder(tmp_path: Path) -> None:
+def test_python_skeleton_relative_path_from_its_folder(shared_tmp: Path) -> None:
     """Exactly the README's command: `referee match ... --bot "python NAME/bot.py"` run where NAME/ was made."""
+    tmp_path = shared_tmp
     r = run_referee(["bot", "new", "relbot"], cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     opp = f"python {REPO / 'sample_bots' / 'random_bot.py'}"
@@ -140,7 +143,8 @@ def test_python_skeleton_relative_path_from_its_folder(tmp_path: Path) -> None:
     assert out["status"] == "complete" and [f for f in out["faults"] if f["seat"] == 0] == []
 
 
-def test_node_skeleton_finishes_a_real_match(tmp_path: Path) -> None:
+def test_node_skeleton_finishes_a_real_match(shared_tmp: Path) -> None:
+    tmp_path = shared_tmp
     if shutil.which("node") is None:
         pytest.skip("node not installed: the Node.js skeleton test needs Node.js >= 18 on PATH")
     npm = shutil.which("npm")

@@ -214,10 +214,11 @@ def _interrupt_when(p: subprocess.Popen, ready, timeout_s: float = 90) -> tuple[
     return out, err
 
 
-def test_a_bot_that_never_connects_is_named_and_ctrl_c_before_the_start_says_so(tmp_path: Path) -> None:
+def test_a_bot_that_never_connects_is_named_and_ctrl_c_before_the_start_says_so(tmp_path: Path,
+                                                                                 shared_tmp: Path) -> None:
     import tempfile
 
-    sleeper = tmp_path / "sleeper.py"  # runs, never connects
+    sleeper = shared_tmp / "sleeper.py"  # runs (under a bot uid, which can read it there), never connects
     sleeper.write_text("import time\ntime.sleep(60)\n")
     err_file = tempfile.TemporaryFile(mode="w+")
     p = subprocess.Popen([PY, "-m", "referee.cli", "match", "doudizhu", "--log-dir", str(tmp_path),

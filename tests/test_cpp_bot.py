@@ -15,10 +15,11 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, shared_dir
 
 RANDOM_BOT = "python sample_bots/random_bot.py"
 HEURISTIC_BOT = "python sample_bots/heuristic_bot.py"
@@ -30,20 +31,24 @@ def _cli(*args: str, timeout: float = 600, **kw) -> subprocess.CompletedProcess[
 
 
 @pytest.fixture(scope="session")
-def cpp_bot(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """Path of the C++ bot, built from sample_bots/cpp into a session temp dir."""
+def cpp_bot() -> Iterator[str]:
+    """Path of the C++ bot, built from sample_bots/cpp into a session temp dir
+    every uid can read (the bot runs under a uid of its own)."""
     for tool in ("make", "g++", "protoc", "grpc_cpp_plugin", "pkg-config"):
         if shutil.which(tool) is None:
             pytest.fail(f"{tool} not found: the C++ bot needs protobuf-compiler, protobuf-compiler-grpc, "
                         "libgrpc++-dev, libprotobuf-dev, pkg-config, g++ and make (.ci/run installs them)")
-    build = tmp_path_factory.mktemp("cppbot")
+    build = shared_dir("referee-cppbot-")
     # -O0: the test needs a working bot, not a fast one (about half the compile time)
     r = subprocess.run(["make", "-C", str(ROOT / "sample_bots" / "cpp"), f"BUILD={build}", "CXXFLAGS=-O0",
                         "-j2"], capture_output=True, text=True, timeout=1200)
     assert r.returncode == 0, f"building the C++ bot failed:\n{r.stdout[-4000:]}\n{r.stderr[-8000:]}"
     bot = build / "bot"
     assert os.access(bot, os.X_OK)
-    return str(bot)
+    try:
+        yield str(bot)
+    finally:
+        shutil.rmtree(build, ignore_errors=True)
 
 
 # (game, players, match parameters, seat of the C++ bot): short matches, the

@@ -474,3 +474,62 @@ def test_keepalive_drops_a_frozen_bot_connection(tmp_logs: Path, monkeypatch: py
     assert rc is None  # the process was alive (frozen) the whole time
     assert closed, "a frozen bot kept its connection"
     assert reason  # e.g. "bot closed the stream": gRPC cancelled the call when the transport dropped
+
+
+# --------------------------------------------------------------------------- #38 item 4: oversized illegal replies
+def test_an_oversized_illegal_reply_is_kept_cut_with_its_size_noted(tmp_logs: Path, tmp_path: Path) -> None:
+    """A bot answers once with a card code of 50,000 characters and once with
+    12,000 cards (each under the 64 KiB limit): ``illegal`` faults whose
+    message keeps at most 2,000 characters of what the bot sent and notes the
+    full size (as its ActionResult says), a match log whose decision line keeps
+    the start of an oversized reply and its size, and stored fault rows no
+    longer than that."""
+    import re
+
+    from referee.runner import FAULT_TEXT_CHARS
+    from tournaments.record import MatchRecord
+    from tournaments.store import Store
+
+    code = "Z" * 50_000
+
+    async def huge(port: int, token: str) -> Any:
+        sent = []
+
+        def policy(req: pb.DecisionRequest):
+            sent.append(req.request_id)
+            if len(sent) == 1:
+                return [reply(req, pb.Action(kind=pb.ACTION_KIND_PLAY, cards=[code]))]
+            if len(sent) == 2:
+                return [reply(req, pb.Action(kind=pb.ACTION_KIND_PLAY, cards=["AS"] * 12_000))]
+            return req.legal_actions[0]
+
+        return await aio_bot(port, token, policy, name="huge")
+
+    async def body(ref: Referee):
+        out, (msgs, _), clean, _ = await hostile_match(ref, huge)
+        return out, msgs
+
+    out, msgs = run(with_referee(tmp_logs, body))
+    only_seat0(out)
+    malformed, big = [f for f in out.faults if f.kind == "illegal"][:2]
+    assert malformed.rule == "PROTOCOL" and len(malformed.message) < FAULT_TEXT_CHARS + 100, len(malformed.message)
+    m = re.search(r"\.\.\.\[cut: (\d+) characters in all\]$", malformed.message)
+    assert m and int(m.group(1)) > len(code), malformed.message[-80:]
+    told = [x.action_result for x in msgs if x.WhichOneof("msg") == "action_result"]
+    assert told[0].message == malformed.message
+    line = [ln for ln in decisions(out) if ln["fault"] == "illegal"][1]  # the 12,000 cards: a reply the log keeps
+    assert line["request_id"] == big.request_id
+    assert set(line["reply"]) == {"cut", "chars"} and line["reply"]["chars"] > 12_000 * 4
+    assert len(line["reply"]["cut"]) == FAULT_TEXT_CHARS
+    assert max(len(x) for x in Path(out.log_path).read_text().splitlines()) < 3 * FAULT_TEXT_CHARS
+    store = Store(str(tmp_path / "r.sqlite"))
+    try:
+        tid = store.create_tournament("t", "doudizhu", {}, "f", 1, [(n, "", True) for n in ("s0", "s1", "s2")])
+        result = out.to_json()
+        result["faults"][0]["message"] = "x" * 10_000  # a message from elsewhere: cut when stored
+        store.record_matches(tid, [MatchRecord(0, 5, ["s0", "s1", "s2"], "complete", result)])
+        _, rows = store.bot_faults(tid, "s0")
+    finally:
+        store.close()
+    assert all(len(r["message"]) < FAULT_TEXT_CHARS + 100 for r in rows)
+    assert any(r["message"].endswith("...[cut: 10000 characters in all]") for r in rows)

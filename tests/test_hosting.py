@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import grpc
 import pytest
@@ -169,8 +169,10 @@ def _proc_table() -> dict[int, tuple[bytes, bytes]]:
 def test_no_process_started_by_the_referee_has_a_token_on_its_command_line(
         tmp_logs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """While a match of three launched sample bots runs, every process on the
-    machine is scanned: no command line holds any token; each bot has its own
-    token in REFEREE_TOKEN, and none inherits the referee's admin token."""
+    machine is scanned: no command line and no environment holds any token;
+    each bot is told only the number of the descriptor its token comes on
+    (REFEREE_TOKEN_FD), none inherits the referee's admin token, and each
+    is given an address of its own (a Unix socket)."""
     monkeypatch.setenv("REFEREE_ADMIN_TOKEN", "admin-secret-should-not-leak")
     tokens: list[str] = []
     orig = Referee.new_token
@@ -205,16 +207,18 @@ def test_no_process_started_by_the_referee_has_a_token_on_its_command_line(
     assert len(tokens) == 3
     bots = {pid: (cmd, env) for pid, (cmd, env) in seen.items() if RANDOM_BOT.encode() in cmd}
     assert len(bots) >= 3  # the scan saw the bots running
-    for cmd, _ in seen.values():
-        assert not any(t.encode() in cmd for t in tokens)
-    handed = set()
+    for cmd, env in seen.values():
+        assert not any(t.encode() in cmd or t.encode() in env for t in tokens)
+    addresses = set()
     for cmd, env in bots.values():
         if b"--referee" not in cmd:
             continue
         envs = dict(e.split(b"=", 1) for e in env.split(b"\0") if b"=" in e)
-        assert b"REFEREE_ADMIN_TOKEN" not in envs
-        handed.add(envs[b"REFEREE_TOKEN"].decode())
-    assert handed == set(tokens)  # each bot its own token, through the environment
+        assert b"REFEREE_ADMIN_TOKEN" not in envs and b"REFEREE_TOKEN" not in envs
+        assert envs[b"REFEREE_TOKEN_FD"].isdigit()  # the descriptor's number, nothing else
+        argv = cmd.split(b"\0")
+        addresses.add(argv[argv.index(b"--referee") + 1].decode())
+    assert len(addresses) == 3 and all(a.startswith("unix:") for a in addresses)  # each bot its own socket
 
 
 def test_a_hello_with_another_seats_token_is_refused_and_logged(tmp_logs: Path) -> None:
@@ -617,3 +621,269 @@ def test_launched_bots_read_match_ended_and_goodbye_and_exit_on_their_own(tmp_lo
     for s in range(3):
         seen = (tmp_logs / f"{out.spec.match_id}.seat{s}.stderr").read_text().split()
         assert seen == ["welcome", "match_started", "match_ended", "goodbye", "exiting"], (s, seen)
+
+
+# --------------------------------------------------------------------------- round 2 (#38): pre-Hello flood
+def _flood(port: int, streams: int, out: Path, renew_s: float) -> subprocess.Popen:
+    """One local process: ``streams`` HTTP/2 streams without a Hello on ONE TCP
+    connection to the referee's port, all reset and opened again every
+    ``renew_s`` seconds (before the Hello timeout); what it sees goes to ``out``."""
+    with out.open("w") as f:
+        return subprocess.Popen([PY, H2_BOT, "--referee", f"127.0.0.1:{port}", "--streams", str(streams),
+                                 "--renew", str(renew_s), "--seconds", "600"], stdout=f, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+
+
+@pytest.mark.parametrize("streams,connections", [(64, 1), (256, 1), (2000, 1), (256, 8)])
+def test_a_pre_hello_flood_costs_the_honest_bots_of_a_tournament_nothing(
+        tmp_path: Path, streams: int, connections: int) -> None:
+    """Issue #38, item 1: while local processes hold ``streams`` streams
+    without a Hello on ``connections`` TCP connections to the referee's port
+    (renewed every 2 s, before the Hello timeout; the issue's flood renewed
+    every 8 s), a tournament of launched bots plays every match to the end
+    with no fault: each launched bot connects on a Unix socket of its own,
+    where no outsider's streams count. One connection gets at most
+    ``max_unauthenticated_per_connection`` streams held (the rest refused at
+    once), so an honest bot connecting over TCP from the same host meanwhile
+    is welcomed; a flood over enough connections uses up the host's budget
+    (the documented limit of a per-address budget: such a bot is then
+    refused, unless it comes in while a flooder renews), and still costs the
+    launched bots nothing."""
+    from tournaments import spec as tspec
+    from tournaments.executor import LocalExecutor
+    from tournaments.run import run_tournament
+    from tournaments.store import Store
+
+    seen: dict[str, Any] = {"floods": []}
+    outs = [tmp_path / f"flood{i}.out" for i in range(connections)]
+
+    class Flooded(LocalExecutor):
+        """The local executor, flooded as soon as its referee listens, before any match."""
+
+        async def start(self, spec, log_dir: Path) -> None:
+            await super().start(spec, log_dir)
+            ref = self.ref
+            for out in outs:
+                seen["floods"].append(_flood(ref.port, streams // connections, out, 2.0))
+            for _ in range(1200):  # until every flood holds what it can and has renewed once
+                held = sorted(ref.unauthenticated_conns.values())
+                if (len(held) >= min(connections, 4) and all(o.read_text().count("opened") >= 2 for o in outs)
+                        and held[-1] >= min(streams // connections, ref.max_unauthenticated_per_connection)):
+                    break
+                await asyncio.sleep(0.05)
+            seen["held"] = dict(ref.unauthenticated_conns)
+            tok = ref.new_token("honest")  # an external bot from the flooding host, meanwhile
+            seen["honest"] = await aio_bot(ref.port, tok, name="honest", max_messages=1)
+
+        async def stop(self) -> None:
+            seen["refused"] = [r for r in self.ref.oplog.events("refused")
+                               if r["reason"] == "too_many_unauthenticated"]
+            await super().stop()
+
+    f = tmp_path / "flood.toml"
+    f.write_text(f'name = "flood{streams}"\ngame = "doudizhu"\nplayers = 3\nseed = 3\nconcurrency = 2\n'
+                 f'database = "{tmp_path / "flood.sqlite"}"\nlog_dir = "{tmp_path / "logs"}"\n'
+                 'params = { rounds = 2 }\n[clock]\ndecision_ms = 5000\n'
+                 + "".join(f'[[bots]]\nname = "b{i}"\ncommand = "python sample_bots/random_bot.py --seed {i}"\n'
+                           for i in range(3)))
+    spec = tspec.load(f)
+    spec.cwd = str(ROOT)
+    try:
+        res = asyncio.run(run_tournament(spec, executor=Flooded(spec.concurrency)))
+    finally:
+        for p in seen["floods"]:
+            stop(p)
+    store = Store(spec.database)
+    rows = store.matches(store.tournament(spec.name)["id"])
+    store.close()
+    assert res.progress.done == res.progress.total == 6 and len(rows) == 6
+    assert all(r.status == "complete" for r in rows), [r.status for r in rows]
+    assert [f for r in rows for f in r.result["faults"]] == []  # no fault on any seat of any match
+    cap, per_host = 16, 64  # the defaults of max_unauthenticated_per_connection and _per_host
+    assert max(seen["held"].values()) <= cap and sum(seen["held"].values()) <= per_host, seen["held"]
+    details = {r["detail"].split(";")[0] for r in seen["refused"]}
+    msgs, code = seen["honest"]
+    if connections * cap < per_host:  # one connection's flood leaves the host's budget to others
+        assert code is None and msgs[0].WhichOneof("msg") == "welcome"
+        assert details == {f"flood: more than {cap} streams without a Hello on this connection"}, details
+    else:  # a flood over many connections uses up the host's budget (for anyone on that address)
+        assert f"flood: more than {per_host} streams without a Hello from this host" in details, details
+        # the honest bot is refused while it is used up, or gets in while a flooder renews its streams
+        assert (code == grpc.StatusCode.RESOURCE_EXHAUSTED and msgs == []) or \
+            (code is None and msgs[0].WhichOneof("msg") == "welcome"), (code, msgs)
+    assert len(seen["refused"]) >= min(streams, 100 * connections) - connections * cap
+
+
+# --------------------------------------------------------------------------- #42: tokens reloaded, the README recipe
+def test_a_token_removed_while_its_bot_plays_keeps_its_seat_and_refuses_new_connections(tmp_logs: Path) -> None:
+    """Referee.set_tokens (what serve does when its token file changes): in the
+    middle of a match bob's token is removed and dave's added. Bob's live
+    seat plays on to the end without a fault; a new connection with bob's
+    token is refused, one with dave's is welcomed."""
+    async def body(ref: Referee):
+        ref.set_tokens([("alice", "A-1"), ("bob", "B-1"), ("carol", "C-1")])
+        during: dict[str, Any] = {}
+
+        async def bob_policy(req: pb.DecisionRequest):
+            if not during:
+                during["counts"] = ref.set_tokens([("alice", "A-1"), ("carol", "C-1"), ("dave", "D-1")])
+                during["bob again"] = await aio_bot(ref.port, "B-1", name="bob-again", max_messages=1)
+                during["dave"] = await aio_bot(ref.port, "D-1", name="dave", max_messages=1)
+            return req.legal_actions[0]
+
+        bots = [asyncio.create_task(aio_bot(ref.port, "A-1", name="alice")),
+                asyncio.create_task(aio_bot(ref.port, "B-1", bob_policy, name="bob")),
+                asyncio.create_task(aio_bot(ref.port, "C-1", name="carol"))]
+        out = await ref.play(spec("reload", decision_ms=10_000), ["A-1", "B-1", "C-1"], connect_timeout_s=10)
+        await asyncio.gather(*bots)
+        return out, during, set(ref.tokens)
+
+    out, during, left = run(with_referee(tmp_logs, body))
+    assert out.status == "complete" and not out.faults, out.faults
+    assert during["counts"] == (1, 1)
+    assert during["bob again"] == ([], grpc.StatusCode.UNAUTHENTICATED)
+    assert during["dave"][0][0].WhichOneof("msg") == "welcome"
+    assert "B-1" not in left and {"A-1", "C-1", "D-1"} <= left  # forgotten once its bot was gone
+
+
+def test_serve_reloads_its_token_file_on_sighup(tmp_path: Path) -> None:
+    for opt in ("--max-unauthenticated-per-connection", "--hello-timeout-s"):  # the bounds are settings, checked
+        r = subprocess.run([PY, "-m", "referee.cli", "serve", "--port", "0", opt, "0"], cwd=ROOT,
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 2 and f"{opt} must be" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    tf = tmp_path / "bots.tokens"
+    tf.write_text("alice=S3CRET-A\nbob=S3CRET-B\n")
+    log = tmp_path / "oplog.jsonl"
+    p, port = _serve(tmp_path, "--token-file", str(tf), "--token-check-s", "0", "--log-file", str(log))
+    try:
+        async def hello(token: str):
+            return await aio_bot(port, token, name="x", max_messages=1)
+
+        assert run(hello("S3CRET-C"))[1] == grpc.StatusCode.UNAUTHENTICATED
+        tf.write_text("alice=S3CRET-A\ncarol=S3CRET-C\n")  # bob out, carol in
+        assert run(hello("S3CRET-C"))[1] == grpc.StatusCode.UNAUTHENTICATED  # not before SIGHUP (no polling)
+        os.kill(p.pid, signal.SIGHUP)
+        for _ in range(200):
+            if any(json.loads(x).get("event") == "tokens" for x in log.read_text().splitlines()):
+                break
+            time.sleep(0.05)
+        carol, bob, alice = run(hello("S3CRET-C")), run(hello("S3CRET-B")), run(hello("S3CRET-A"))
+        tf.write_text("alice=S3CRET-A\nbroken line\n")  # a bad file changes nothing
+        os.kill(p.pid, signal.SIGHUP)
+        for _ in range(200):
+            if sum(json.loads(x).get("event") == "tokens" for x in log.read_text().splitlines()) == 2:
+                break
+            time.sleep(0.05)
+        still = run(hello("S3CRET-C"))
+    finally:
+        err = _end(p)
+    assert carol[0][0].WhichOneof("msg") == "welcome" and alice[0][0].WhichOneof("msg") == "welcome"
+    assert bob == ([], grpc.StatusCode.UNAUTHENTICATED)
+    assert still[0][0].WhichOneof("msg") == "welcome"
+    reloads = [json.loads(x) for x in log.read_text().splitlines() if json.loads(x).get("event") == "tokens"]
+    assert reloads[0]["added"] == 1 and reloads[0]["removed"] == 1 and reloads[0]["tokens"] == 2
+    assert "line 2" in reloads[1]["error"] and "the tokens in force stay" in reloads[1]["error"]
+    assert "S3CRET" not in log.read_text() and "S3CRET" not in err and "Traceback" not in err
+
+
+def _readme_recipe() -> list[list[str]]:
+    """The shell commands of README.md's "Hosting a competition", block by block
+    (continuation lines joined, comments dropped)."""
+    text = (ROOT / "README.md").read_text()
+    section = text.split("## Hosting a competition", 1)[1].split("\n## ", 1)[0]
+    blocks = []
+    for block in re.findall(r"```sh\n(.*?)```", section, re.S):
+        cmds = [ln.strip() for ln in block.replace("\\\n", " ").splitlines()]
+        blocks.append([" ".join(c.split()) for c in cmds if c and not c.startswith("#")])
+    return blocks
+
+
+def test_the_readme_hosting_recipe_works_command_by_command(tmp_path: Path) -> None:
+    """README.md's hosting recipe, each command as written, run by bash in a
+    fresh directory where ``referee`` and ``python`` are this checkout's
+    (``sample_bots`` is linked in). What is changed: ``--host 0.0.0.0`` ->
+    ``127.0.0.1`` and port 50051 -> a free one (serve's ``--port 0``; the tests
+    stay on loopback), ``FILE`` -> a tournament file of the three bots. Then
+    the token file edits of the recipe take effect while serve runs: dave
+    connects, bob cannot connect again, and bob's live connection still plays."""
+    setup, bots, host, edits = _readme_recipe()
+    assert setup[-1].startswith("referee serve ") and len(bots) == 3 and host[0].startswith("export ")
+    work, shims = tmp_path / "work", tmp_path / "bin"
+    work.mkdir()
+    shims.mkdir()
+    (work / "sample_bots").symlink_to(ROOT / "sample_bots")
+    for name, target in (("referee", f'{PY} -m referee.cli'), ("python", PY)):
+        (shims / name).write_text(f'#!/bin/sh\nexec {target} "$@"\n')
+        (shims / name).chmod(0o755)
+    env = {**os.environ, "PATH": f"{shims}:{os.environ['PATH']}"}
+    env.pop("REFEREE_ADMIN_TOKEN", None)
+    env.pop("REFEREE_TOKENS", None)
+
+    def sh(cmd: str, **kw: Any) -> subprocess.CompletedProcess:
+        r = subprocess.run(["bash", "-c", cmd], cwd=work, env=env, capture_output=True, text=True, timeout=300, **kw)
+        assert r.returncode == 0, (cmd, r.stdout, r.stderr)
+        assert "Traceback" not in r.stderr, (cmd, r.stderr)
+        return r
+
+    def background(cmd: str) -> subprocess.Popen:
+        return subprocess.Popen(["bash", "-c", cmd], cwd=work, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+    def events(kind: str) -> list[dict]:
+        log = work / "referee-log.jsonl"
+        lines = log.read_text().splitlines() if log.exists() else []
+        return [r for r in map(json.loads, lines) if r["event"] == kind]
+
+    def wait_for(what: Callable[[], bool], why: str) -> None:
+        for _ in range(1200):
+            if what():
+                return
+            time.sleep(0.05)
+        raise AssertionError(f"{why}: {serve_err()}")
+
+    procs: list[subprocess.Popen] = []
+    serve = None
+
+    def serve_err() -> str:
+        return "" if serve is None or serve.poll() is None else serve.stderr.read()
+
+    try:
+        for cmd in setup[:-1]:
+            sh(cmd)
+        serve = background(setup[-1].replace("--host 0.0.0.0", "--host 127.0.0.1").replace("--port 50051",
+                                                                                           "--port 0"))
+        line = serve.stdout.readline()
+        m = re.search(r"listening on 127\.0\.0\.1:(\d+) \(TLS\)", line)
+        assert m, line + serve_err()
+        port = m.group(1)
+        here = lambda cmd: cmd.replace("localhost:50051", f"localhost:{port}")  # noqa: E731
+        procs += [background(here(cmd)) for cmd in bots]
+        wait_for(lambda: {"alice", "bob", "carol"} <= {r["name"] for r in events("connected")}, "bots connected")
+        tfile = tmp_path / "hosted.toml"
+        tfile.write_text(f'name = "hosted"\ngame = "doudizhu"\nplayers = 3\nparams = {{ rounds = 1 }}\n'
+                         f'database = "{tmp_path / "hosted.sqlite"}"\nlog_dir = "{tmp_path / "logs"}"\n'
+                         + "".join(f'[[bots]]\nname = "{n}"\nexternal = true\ntoken = "SECRET{i}"\n'
+                                   for i, n in enumerate(("alice", "bob", "carol"), 1)))
+        exports = host[0]
+        match = sh(f"{exports}; {here(host[1])}")
+        assert "complete" in match.stdout and match.stdout.count("faults: -") == 3, match.stdout
+        board = sh(f"{exports}; {here(host[2]).replace('FILE', str(tfile))} --quiet --format json")
+        assert {row["bot"]: row["matches"] for row in json.loads(board.stdout)} == {"alice": 6, "bob": 6, "carol": 6}
+        for cmd in edits:  # dave in, bob out: read again while serve runs
+            sh(cmd)
+        wait_for(lambda: any(r.get("removed") == 1 for r in events("tokens")), "the token file reloaded")
+        dave = background(here(bots[0]).replace("SECRET1", "SECRET4").replace("--name alice", "--name dave"))
+        procs.append(dave)
+        wait_for(lambda: "dave" in {r["name"] for r in events("connected")}, "dave connected")
+        bob2 = background(here(bots[1]).replace("--name bob", "--name bob2"))
+        procs.append(bob2)
+        assert bob2.wait(60) == 1 and "UNAUTHENTICATED" in bob2.stderr.read()
+        again = sh(f"{exports}; {here(host[1])}")  # bob's live connection is seated and plays
+        assert "complete" in again.stdout and again.stdout.count("faults: -") == 3, again.stdout
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+            p.wait(10)
+        if serve is not None:
+            _end(serve)

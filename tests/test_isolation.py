@@ -62,8 +62,7 @@ def faults_by_seat(outcome) -> dict[int, list]:
 
 async def _with_ref(tmp: Path, body, sandbox: Sandbox | None = None, **kw):
     ref = Referee(tmp, **kw)
-    await ref.start("127.0.0.1", 0,
-                    unix_path=sandbox.socket_path if sandbox is not None and sandbox.isolate_network else None)
+    await ref.start("127.0.0.1", 0)
     try:
         return await body(ref)
     finally:
@@ -151,9 +150,11 @@ def test_relative_program_paths_are_resolved_from_where_the_user_runs_the_comman
     prog.write_text(f"#!/bin/sh\nexec {sys.executable} {ROOT / 'sample_bots' / 'random_bot.py'} \"$@\"\n")
     prog.chmod(0o755)
     logs = tmp_path / "logs"
+    # (the bot lives under pytest's private temporary directory, which no other uid can enter:
+    # run under the referee's uid, on purpose)
     r = _cli("match", "doudizhu", "--rounds", "1", "--log-dir", str(logs), "--json", "--bot", "./bin/mybot",
              "--bot", "bin/../bin/mybot --seed 3", "--bot", f"{sys.executable} {ROOT / 'sample_bots' / 'random_bot.py'}",
-             cwd=here)
+             "--bot-uids", "off", cwd=here)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["faults"] == []  # played, not silently run on fallback actions
     # checked before any match starts, with the directory named
@@ -281,7 +282,26 @@ def test_clock_option_and_tournament_key() -> None:
 
 # --------------------------------------------------------------------------- uids (#15 item 2)
 @pytest.mark.skipif(NO_UIDS is not None, reason=str(NO_UIDS))
-def test_a_bot_scanning_proc_for_tokens_gains_no_seat_and_its_attempts_are_recorded(tmp_path: Path) -> None:
+def test_a_bot_scanning_proc_for_tokens_gains_no_seat_and_its_attempts_are_recorded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``token-thief`` reads every /proc/*/cmdline and /proc/*/environ it can,
+    opens every /proc/*/fd/* it can, tries each token-like string it finds at
+    every address it saw, and looks for its match's live log. Under the
+    referee's own uid (asked for: bot_uids off; as root, without
+    capabilities) and under per-bot uids alike it finds no seat's token (a
+    token travels on a socket, which /proc cannot open), never sees the log
+    being written, gains no seat, and the other seats play without a fault;
+    every attempt is recorded as a refusal."""
+    seat_tokens: list[str] = []
+    orig = Referee.new_token
+
+    def recording(self, *a, **kw):
+        t = orig(self, *a, **kw)
+        seat_tokens.append(t)
+        return t
+
+    monkeypatch.setattr(Referee, "new_token", recording)
+
     def play(sandbox: Sandbox, d: Path):
         async def body(ref):
             spec = spec_of("thief", ["thief", "r1", "r2"], decision_ms=30_000)
@@ -293,25 +313,32 @@ def test_a_bot_scanning_proc_for_tokens_gains_no_seat_and_its_attempts_are_recor
         return run(_with_ref(d, body, sandbox=sandbox))
 
     # a process with a token-like string on its command line: the thief finds it and tries it
-    decoy = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", uuid.uuid4().hex])
+    decoy_token = uuid.uuid4().hex
+    decoy = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", decoy_token])
     try:
-        # control: under one uid the thief reads the other bots' environment (their tokens)
-        out_same, _ = play(Sandbox("off"), tmp_path / "same")
-        sb = Sandbox("60000-60999")
-        out, refused = play(sb, tmp_path / "own")
+        results = {"same uid": play(Sandbox("off"), tmp_path / "same"),
+                   "own uids": play(Sandbox("60000-60999"), tmp_path / "own")}
     finally:
         decoy.kill()
         decoy.wait()
-    same = json.loads((tmp_path / "same" / "thief.seat0.stderr").read_text().split("token-thief: ")[1].splitlines()[0])
-    assert same["found"] >= 3, same  # both other seats' tokens and the decoy
-    err = (tmp_path / "own" / "thief.seat0.stderr").read_text()
-    report = json.loads(err.split("token-thief: ")[1].splitlines()[0])
-    assert report["seated"] == 0 and report["welcomed"] == 0 and report["tried"] >= 1, report
-    unauth = [d for code, d in refused if code == "UNAUTHENTICATED"]
-    assert len(unauth) >= report["tried"], (refused, report)  # every attempt is recorded
-    assert out.status == "complete" and not [f for f in out.faults if f.seat in (1, 2)], out.faults
-    uids = json.loads((tmp_path / "own" / "thief.jsonl").read_text().splitlines()[-1])["seats"]
-    assert len({s["uid"] for s in uids}) == 3 and all(s["uid"] >= 60000 for s in uids)
+    assert len(seat_tokens) == 6
+    for mode, (out, refused) in results.items():
+        d = tmp_path / ("same" if mode == "same uid" else "own")
+        err = (d / "thief.seat0.stderr").read_text()
+        report = json.loads(err.split("token-thief: ")[1].splitlines()[0])
+        assert decoy_token in report["tokens"], (mode, report)  # the scan works: it finds what is there
+        assert not set(report["tokens"]) & set(seat_tokens), (mode, report)  # but no seat's token
+        assert not report["log_seen"], (mode, report)  # nor the match log being written
+        assert report["seated"] == 0 and report["welcomed"] == 0 and report["tried"] >= 1, (mode, report)
+        unauth = [x for code, x in refused if code == "UNAUTHENTICATED"]
+        assert len(unauth) >= 1, (mode, refused)  # its attempts are refusals, in the operator's log
+        assert out.status == "complete" and not [f for f in out.faults if f.seat in (1, 2)], (mode, out.faults)
+        seats = json.loads((d / "thief.jsonl").read_text().splitlines()[-1])["seats"]
+        if mode == "same uid":
+            assert [s_["uid"] for s_ in seats] == [None] * 3
+            assert report["fds"] >= 1, report  # it could open descriptors of other processes: none gave a token
+        else:
+            assert len({s_["uid"] for s_ in seats}) == 3 and all(s_["uid"] >= 60000 for s_ in seats)
 
 
 @pytest.mark.skipif(NO_UIDS is not None, reason=str(NO_UIDS))
@@ -347,22 +374,38 @@ def test_each_bot_has_its_own_uid_and_a_private_directory_and_cannot_read_the_ma
     assert all(o[1] == "[]" for o in outs)  # neither the match logs nor anything else of the referee's
 
 
-def test_strict_uids_refuse_bots_an_unprivileged_uid_cannot_read(tmp_path: Path) -> None:
+def test_bots_run_under_the_referees_uid_only_when_asked(tmp_path: Path) -> None:
+    """A root referee never falls back to its own uid by itself: bots an
+    unprivileged uid cannot run are refused (auto as well as a range), with
+    what to do; ``--bot-uids off`` (``bot_uids = "off"``) runs them under the
+    referee's uid, as asked, without a warning."""
     if os.geteuid() != 0:
         with pytest.raises(SandboxError, match="needs a referee running as root"):
             Sandbox("60000-60999")
+        assert not Sandbox("auto").uids and "not root" in Sandbox("auto").describe()  # nothing else is possible
         return
     hidden = tmp_path / "private"
     hidden.mkdir()
     hidden.chmod(0o700)
     script = hidden / "bot.py"
-    script.write_text("print('hi')\n")
-    with pytest.raises(SandboxError) as e:
-        prepare(Sandbox("60000-60999"), [f"python {script}"], tmp_path)
-    assert str(script) in str(e.value) and "cannot read" in str(e.value)
-    auto = Sandbox("auto")
-    warnings = prepare(auto, [f"python {script}"], tmp_path)
-    assert not auto.uids and warnings and "warning: bots run under the referee's uid" in warnings[0]
+    script.write_text((ROOT / "sample_bots" / "random_bot.py").read_text().replace(
+        "sys.path.insert(0", f"sys.path.insert(0, {str(ROOT)!r}); sys.path.insert(0"))
+    for setting in ("60000-60999", "auto"):
+        with pytest.raises(SandboxError) as e:
+            prepare(Sandbox(setting), [f"python {script}"], tmp_path)
+        msg = str(e.value)
+        assert str(script) in msg and "cannot read" in msg, msg
+        assert "make setup PY=/usr/bin/python3" in msg and "--bot-uids off" in msg, msg  # what to do
+    bots = ["--bot", f"python {script}", "--bot", RANDOM, "--bot", RANDOM]
+    r = _cli("match", "doudizhu", "--rounds", "1", "--log-dir", str(tmp_path / "logs"), *bots)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert "bots cannot run under their own uid" in r.stderr and "--bot-uids off" in r.stderr, r.stderr
+    assert not (tmp_path / "logs").exists() or not list((tmp_path / "logs").glob("*.jsonl"))  # nothing started
+    r = _cli("match", "doudizhu", "--rounds", "1", "--log-dir", str(tmp_path / "logs"), "--json",
+             "--bot-uids", "off", *bots)
+    assert r.returncode == 0 and "warning" not in r.stderr, r.stderr
+    out = json.loads(r.stdout)
+    assert out["status"] == "complete" and out["faults"] == [], out
 
 
 # --------------------------------------------------------------------------- 6. the doc's recipe

@@ -541,14 +541,19 @@ def test_a_ladder_serves_tls_to_external_bots_and_admin_calls(tmp_path: Path) ->
 
 
 def _tokens_of(marker: str) -> set[str]:
-    """The REFEREE_TOKEN in the environment of each live process whose command line has ``marker``."""
+    """The address each live process whose command line has ``marker`` was
+    given (``--referee``): a launched bot's own socket, made once per token
+    (Referee.private_socket), so one address per token. (The token itself is
+    nowhere to be read: it is handed over on a descriptor.)"""
     out = set()
     for pid in _pids(marker):
         try:
-            env = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            env = Path(f"/proc/{pid}/environ").read_bytes()
         except OSError:
             continue
-        out.update(e.split(b"=", 1)[1].decode() for e in env if e.startswith(b"REFEREE_TOKEN="))
+        assert b"REFEREE_TOKEN=" not in env
+        out.update(argv[i + 1].decode() for i, a in enumerate(argv[:-1]) if a == b"--referee")
     return out
 
 

@@ -172,9 +172,10 @@ def test_match_on_a_running_referee_through_the_admin_service(tmp_path: Path) ->
             serve.wait(5)
 
 
-def test_a_crash_names_the_error_line_above_a_long_stack_trace(tmp_path: Path) -> None:
+def test_a_crash_names_the_error_line_above_a_long_stack_trace(tmp_path: Path, shared_tmp: Path) -> None:
     # as Node.js reports a missing module: the error, then many lines of stack
-    bot = tmp_path / "failing_bot.py"
+    # (in a directory the bot's own uid can read)
+    bot = shared_tmp / "failing_bot.py"
     bot.write_text("import sys\nprint(\"Error: Cannot find module '@grpc/grpc-js'\", file=sys.stderr)\n"
                    "for i in range(12):\n    print(f'    at frame{i} (/x/bot.js:{i}:1)', file=sys.stderr)\n"
                    "print('Node.js v20', file=sys.stderr)\nsys.exit(1)\n")

@@ -344,8 +344,8 @@ def fetch(url: str) -> str:
         return ""
 
 
-def test_live_site_follows_a_running_tournament(driver, tmp_path):
-    bot = tmp_path / "slow_bot.py"
+def test_live_site_follows_a_running_tournament(driver, tmp_path, shared_tmp):
+    bot = shared_tmp / "slow_bot.py"  # where the bots' own uids can read it
     bot.write_text(SLOW_BOT.format(root=str(ROOT)))
     db = tmp_path / "live.sqlite"
     f = tmp_path / "live.toml"

@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from referee.bots import BotProcess, Limits
-from referee.play import SeatPlan, play_match
+from referee.play import SeatPlan, launch, play_match, private_log_dir
 from referee.remote import RemoteReferee, RemoteSeat
 from referee.runner import MatchSpec
 from referee.sandbox import Sandbox, SandboxError, prepare
@@ -167,18 +167,19 @@ class PersistentBot:
         self._lock = asyncio.Lock()
 
     async def ensure(self) -> BotProcess:
+        """The running process, (re)launched now if needed (on its own socket,
+        :func:`referee.play.launch`); raises what launching raises."""
         async with self._lock:
             if self.proc is None or self.proc.poll() is not None:
                 if self.proc is not None:
                     await asyncio.to_thread(self.proc.stop, 0.2)
                 self.launches += 1
-                self.proc = BotProcess(self.command, f"{self.name}.persistent{self.launches}",
-                                       f"127.0.0.1:{self.ref.port}", self.token, self.log_dir,
-                                       limits=self.limits, cwd_for_relative=self.base_dir,
-                                       sandbox=self.sandbox, unix_addr=self.ref.unix_addr).start()
+                self.proc = await launch(self.ref, self.command, f"{self.name}.persistent{self.launches}",
+                                         self.token, self.log_dir, self.limits, self.sandbox, self.base_dir)
             return self.proc
 
     def stop(self) -> None:
+        """Stop and reap the process (its own socket goes when the referee stops)."""
         if self.proc is not None:
             self.proc.stop()
 
@@ -233,10 +234,9 @@ class LocalExecutor:
                                        [b.command for b in spec.bots if not b.external], Path(spec.cwd))
         self.log_dir, self.base_dir = log_dir, Path(spec.cwd)
         if self.sandbox.uids:
-            os.chmod(log_dir, 0o700)  # bots of other uids must not read the live match logs
+            private_log_dir(log_dir)  # bots of other uids must not read the live match logs
         self.ref = Referee(log_dir)
-        await self.ref.start("127.0.0.1", spec.port,
-                             unix_path=self.sandbox.socket_path if self.sandbox.isolate_network else None)
+        await self.ref.start("127.0.0.1", spec.port)
         for b in spec.bots:
             if b.external:
                 self.ref.register_token(b.token, b.name)
@@ -299,8 +299,8 @@ class RemoteExecutor:
 class WorkerRuntime:
     """Per Dask worker process: a scratch directory for logs and bot output,
     one event loop in its own thread, and per sandbox setting (``[sandbox]``
-    ``bot_uids``, ``isolate_network``) one referee on 127.0.0.1 (and its Unix
-    socket when the network is isolated); the persistent bots of the
+    ``bot_uids``, ``isolate_network``) one referee on 127.0.0.1 (each bot it
+    launches on a Unix socket of its own); the persistent bots of the
     tournaments it has played. Created on first use; everything is stopped
     when the worker process exits."""
 
@@ -336,12 +336,12 @@ class WorkerRuntime:
             if key not in self.sites:
                 sandbox = Sandbox(job.bot_uids, job.isolate_network)
                 ref = Referee(self.dir)
-                self.run(ref.start("127.0.0.1", 0,
-                                   unix_path=sandbox.socket_path if sandbox.isolate_network else None))
+                self.run(ref.start("127.0.0.1", 0))
                 self.sites[key] = (ref, sandbox)
             ref, sandbox = self.sites[key]
-            # under the lock: an "auto" sandbox may turn uids off for every match of this site
-            prepare(sandbox, [s.command for s in job.seats if not s.external])  # relative to the worker's directory
+            # every job's commands checked (relative to the worker's directory): a bot a bot uid cannot
+            # run is refused (SandboxError), never run under the worker's own uid unless asked
+            prepare(sandbox, [s.command for s in job.seats if not s.external])
         return ref, sandbox
 
     def stop_persistent(self, tournament: str, names: list[str] | None = None) -> dict[str, int]:

@@ -38,7 +38,7 @@ import trueskill
 
 from referee.bots import BotProcess, Limits, check_command
 from referee.games import game_class
-from referee.play import SeatPlan, play_match
+from referee.play import SeatPlan, launch, play_match, private_log_dir
 from referee.runner import MatchSpec
 from referee.sandbox import Sandbox, SandboxError, prepare
 from referee.service import Referee, token_digest
@@ -560,11 +560,10 @@ class PersistentBot:
                     await asyncio.to_thread(self.proc.stop, 0.2)
                 self.launches += 1
                 try:
-                    self.proc = BotProcess(self.command, f"{self.label}.persistent{self.launches}",
-                                           self.ref.local_addr, self.token, self.log_dir, limits=self.limits,
-                                           cwd_for_relative=Path(self.spec.cwd), sandbox=self.sandbox,
-                                           unix_addr=self.ref.unix_addr).start()
-                except (OSError, ValueError):
+                    self.proc = await launch(self.ref, self.command, f"{self.label}.persistent{self.launches}",
+                                             self.token, self.log_dir, self.limits, self.sandbox,
+                                             Path(self.spec.cwd))
+                except (OSError, ValueError, RuntimeError):
                     self.proc = None
             return self.proc
 
@@ -573,7 +572,7 @@ class PersistentBot:
         async with self._lock:
             if self.proc is not None:
                 await asyncio.to_thread(self.proc.stop)
-            self.ref.tokens.pop(self.token, None)
+            await self.ref.withdraw(self.token)
 
 
 class LadderRefusal(Exception):
@@ -594,7 +593,7 @@ class Ladder:
     ``max_matches``: schedule no more than that many new matches this run
     (``None``: until stopped); ``tls``: (certificate PEM, key PEM) to serve
     TLS on the ladder's port (bots the ladder launches connect in plaintext
-    to a port of 127.0.0.1 of their own, see :meth:`Referee.start`).
+    to a Unix socket of their own, see :meth:`Referee.private_socket`).
 
     With ``executor = "dask"`` (``spec.t.executor``/``scheduler``) every match
     is a task on that Dask cluster (:class:`tournaments.executor.DaskExecutor`:
@@ -883,7 +882,7 @@ class Ladder:
                 started = True
             self.log_dir.mkdir(parents=True, exist_ok=True)
             if self.sandbox is not None and self.sandbox.uids:
-                os.chmod(self.log_dir, 0o700)  # bots of other uids must not read the live match logs
+                private_log_dir(self.log_dir)  # bots of other uids must not read the live match logs
             self.running.reset()
             self.ref = Referee(self.log_dir, admin_token=self.admin_token)
             self.ref.ladder = self
@@ -892,10 +891,7 @@ class Ladder:
                 if any(left.values()):
                     self.say(f"stopped the persistent bots a killed run left on {sum(map(bool, left.values()))} "
                              "Dask worker(s)")
-            self.port = await self.ref.start(
-                self.spec.host, t.port, tls=self.tls,
-                unix_path=self.sandbox.socket_path if self.sandbox is not None and self.sandbox.isolate_network
-                else None, local_plaintext=True)
+            self.port = await self.ref.start(self.spec.host, t.port, tls=self.tls)
             for v in self.state.versions.values():
                 if v.external and v.token_hash:
                     self.ref.register_token_hash(v.token_hash, v.label)

@@ -39,6 +39,7 @@ from sqlalchemy import and_, bindparam, delete, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
+from referee.runner import FAULT_TEXT_CHARS, capped
 from tournaments.aggregates import PAIR_COLUMNS, ROLE_COLUMNS, SEAT_COLUMNS, Totals, rated
 from tournaments.live import LiveRating
 from tournaments.outcomes import teams_of
@@ -57,8 +58,8 @@ from tournaments.schema import (
 )
 from tournaments.spec import TrueSkillParams
 
-#: a fault record keeps at most this much of its message (characters)
-FAULT_MESSAGE_CHARS = 2000
+#: a fault record keeps at most this much of its message (characters; the cut is noted with the size)
+FAULT_MESSAGE_CHARS = FAULT_TEXT_CHARS
 #: live modes of :func:`record_matches`
 LIVE_MODES = ("in_order", "all")
 
@@ -161,7 +162,7 @@ def record_matches(c: Connection, tid: int, records: Sequence[MatchRecord], live
                               "forfeited": s in forfeited, "bot_id": bot_ids[s], "place": facts[i].places[s]})
         for f in r.result.get("faults") or []:
             fault_rows.append({"match_id": ids[i], "seat": f["seat"], "bot": r.seats[f["seat"]], "kind": f["kind"],
-                               "rule": f.get("rule", ""), "message": (f.get("message") or "")[:FAULT_MESSAGE_CHARS]})
+                               "rule": f.get("rule", ""), "message": capped(f.get("message") or "", FAULT_MESSAGE_CHARS)})
         totals.add(ctx.game, ctx.players, bot_ids, r.status, r.result)
     c.execute(insert(seat_results), seat_rows)
     if fault_rows:

@@ -19,12 +19,21 @@ results (:mod:`tournaments.adaptive`), so it resumes exactly as well.
 
 Storage faults (database deleted, corrupt or full; log disk full) stop the
 run with a :class:`~tournaments.store.StorageError` naming the file; what
-was recorded before stays recorded, and ``--resume`` continues.
+was recorded before stays recorded, and ``--resume`` continues. An SQLite
+file damaged while the run wrote to it (pages corrupted on disk, which the
+writer's own cache can hide until the end) is found at the write that
+trips on it or, at the latest, by an integrity check of the file at the end
+of the run (:meth:`~tournaments.store.Store.integrity_problem`): the run
+then fails instead of printing a leaderboard, the damaged file is left as
+it is, and every result that can still be read from it is copied into a
+new database next to it (``<file>.salvaged``), from which ``--resume``
+plays only the matches that were lost.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import time
 import zlib
@@ -44,6 +53,7 @@ from tournaments.rating import BoardRow, store_board
 from tournaments.running import RunningIndex
 from tournaments.schedule import ScheduledMatch
 from tournaments.spec import TournamentSpec
+from tournaments.record import MatchRecord
 from tournaments.store import LEASE_HEARTBEAT_S, LEASE_TTL_S, LeaseHeld, LeaseHolder, Store, StorageError
 
 
@@ -252,8 +262,17 @@ async def _run(spec: TournamentSpec, store: Store, t0: float, resume: bool, fres
         try:
             stop = await _play_all(spec, store, tid, me, ex, schedule, log_dir, prog, on_progress, stop_after,
                                    running)
+        except StorageError as e:
+            if store.file is not None and "is corrupt" in str(e):
+                raise await asyncio.to_thread(_corrupt, spec, store, tid, list(schedule.matches), log_dir, str(e),
+                                              "found at a write") from None
+            raise
         finally:
             await ex.stop()
+        problem = await asyncio.to_thread(store.integrity_problem)
+        if problem is not None:
+            raise await asyncio.to_thread(_corrupt, spec, store, tid, list(schedule.matches), log_dir, problem,
+                                          "found by the integrity check at the end of the run")
         if stop is not None:
             store.set_tournament_status(tid, "complete")
         t = store.tournament(spec.name)
@@ -268,6 +287,71 @@ async def _run(spec: TournamentSpec, store: Store, t0: float, resume: bool, fres
             store.release_lease(tid, me)
         except StorageError:
             pass  # the database is what failed: the lease expires on its own
+
+
+def _record_from_log(path: Path, m: ScheduledMatch) -> MatchRecord | None:
+    """The stored form of scheduled match ``m`` rebuilt from its complete log
+    (its result line, plus the crash faults appended after it), or ``None``
+    when there is no such log or it cannot be read."""
+    result: dict[str, Any] | None = None
+    crashes: list[dict[str, Any]] = []
+    try:
+        with path.open(encoding="utf-8") as f:
+            for line in f:
+                d = json.loads(line)
+                if d.get("type") == "result":
+                    result = {k: v for k, v in d.items() if k != "type"}
+                elif d.get("type") == "fault" and result is not None:
+                    crashes.append({k: v for k, v in d.items() if k != "type"})
+    except (OSError, ValueError):
+        return None
+    if result is None or result.get("status") not in ("complete", "aborted", "void"):
+        return None
+    result["faults"] = list(result.get("faults") or []) + crashes
+    result["log_path"] = str(path)
+    return MatchRecord(m.index, m.seed, list(m.seats), result["status"], result, str(path),
+                       int(result.get("decisions") or 0))
+
+
+def _corrupt(spec: TournamentSpec, store: Store, tid: int, played: list[ScheduledMatch], log_dir: Path,
+             problem: str, when: str) -> StorageError:
+    """The error for a damaged SQLite file (``problem``, ``when`` it was
+    found), after every result that can still be read, from the file or
+    else from its match's complete log in ``log_dir``, was copied into a new
+    database beside it, ``<file>.salvaged``, under a tournament of the same
+    name and file (so ``--resume --db <file>.salvaged`` plays only the
+    rest). The damaged file is not touched."""
+    kept, lost = store.readable_matches(tid)
+    have = {r.idx for r in kept}
+    from_logs = 0
+    for m in played:
+        if m.index not in have:
+            rec = _record_from_log(log_dir / f"{spec.name}-m{m.index:05d}.jsonl", m)
+            if rec is not None:
+                kept.append(rec)
+                from_logs += 1
+    kept.sort(key=lambda r: r.idx)
+    total = len(played)
+    path = store.file.with_name(store.file.name + ".salvaged")
+    try:
+        for p in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+            p.unlink(missing_ok=True)
+        new = Store(str(path))
+        try:
+            ntid = new.create_tournament(spec.name, spec.game, spec.public_json(), spec.fingerprint(), total,
+                                         [(b.name, b.command, b.external) for b in spec.bots])
+            for i in range(0, len(kept), 2000):
+                new.record_matches(ntid, kept[i:i + 2000])
+        finally:
+            new.close()
+        saved = (f"the {len(kept)} results that could still be read"
+                 + (f" ({from_logs} of them from their match logs)" if from_logs else "")
+                 + f" are copied into {path}; to go on from them: referee tournament run FILE --resume --db {path}")
+    except (StorageError, OSError, ValueError) as e:
+        saved = f"its results could not be copied elsewhere ({e})"
+    detail = problem.split(" is corrupt (", 1)[1].split(");", 1)[0] if " is corrupt (" in problem else problem
+    return StorageError(f"results database {store.file} is corrupt ({detail}; {when}); the file is left as it "
+                        f"is (move it away, or restore a backup); {saved}")
 
 
 async def _play_all(spec: TournamentSpec, store: Store, tid: int, me: LeaseHolder, ex: Executor,

@@ -286,6 +286,75 @@ class Store:
             raise StorageError(f"results database {self.file} was replaced by another file while the tournament "
                                "ran; continue with --resume (on the file now there) or start over with --fresh")
 
+    def integrity_problem(self) -> str | None:
+        """What is wrong with the SQLite file as it is on disk (``PRAGMA
+        quick_check`` on a fresh connection, so that no page this process
+        holds in its cache hides a page corrupted on disk; O(size of the
+        file)): its first problems, or ``None`` if the file is sound.
+        ``None`` for PostgreSQL (the server checks its own pages)."""
+        if self.file is None:
+            return None
+        try:
+            con = sqlite3.connect(str(self.file), timeout=SQLITE_BUSY_TIMEOUT_MS / 1000)
+            try:
+                rows = con.execute("PRAGMA quick_check(10)").fetchall()
+            finally:
+                con.close()
+        except sqlite3.Error as e:
+            return str(e).strip() or type(e).__name__
+        problems = [str(r[0]) for r in rows if r and r[0] != "ok"]
+        return "; ".join(problems[:3]) or None
+
+    def readable_matches(self, tid: int) -> tuple[list[MatchRecord], int]:
+        """Every match row of the tournament that can still be read from the
+        SQLite file on disk (a fresh connection; row by row when the table
+        cannot be read whole): ``(records, rows that could not be read)``,
+        records in index order. For a damaged database (:meth:`integrity_problem`);
+        never raises for the damage itself (an unreadable table gives ``([], 0)``)."""
+        cols = "idx, seed, seats_json, status, result_json, log_path, decisions, elapsed_s, finished_at"
+        out: list[MatchRecord] = []
+        lost = 0
+
+        def record_of(r: tuple) -> MatchRecord:
+            return MatchRecord(int(r[0]), int(r[1]), json.loads(r[2]), r[3], json.loads(r[4]), r[5], int(r[6] or 0),
+                               float(r[7] or 0.0), r[8])
+
+        try:
+            con = sqlite3.connect(str(self.file), timeout=SQLITE_BUSY_TIMEOUT_MS / 1000)
+        except sqlite3.Error:
+            return [], 0
+        try:
+            try:
+                rows = con.execute(f"SELECT {cols} FROM matches WHERE tournament_id = ?", (tid,)).fetchall()
+                for r in rows:
+                    try:
+                        out.append(record_of(r))
+                    except (ValueError, TypeError):
+                        lost += 1
+            except sqlite3.Error:  # a page of the table is damaged: every row the table still has, one by one
+                out, lost = [], 0
+                try:
+                    top = int(con.execute("SELECT max(id) FROM matches").fetchone()[0] or 0)
+                except sqlite3.Error:
+                    top = 0
+                for rowid in range(1, top + 1):
+                    try:
+                        r = con.execute(f"SELECT tournament_id, {cols} FROM matches WHERE id = ?",
+                                        (rowid,)).fetchone()
+                    except sqlite3.Error:
+                        lost += 1
+                        continue
+                    if r is None or r[0] != tid:
+                        continue
+                    try:
+                        out.append(record_of(r[1:]))
+                    except (ValueError, TypeError):
+                        lost += 1
+        finally:
+            con.close()
+        out.sort(key=lambda m: m.idx)
+        return out, lost
+
     def close(self) -> None:
         self.engine.dispose()
 

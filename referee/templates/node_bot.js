@@ -6,8 +6,10 @@
 //   referee match doudizhu --bot "node __BOT_DIR__/bot.js" \
 //       --bot "python __OPPONENT__" --bot "python __OPPONENT__"
 //
-// The referee launches it as `bot.js --referee HOST:PORT`, its token in the
-// REFEREE_TOKEN environment variable (by hand: --token T). The
+// The referee launches it as `bot.js --referee ADDRESS` (a Unix socket of its
+// own, unix:PATH, or HOST:PORT) and hands it its token on the inherited
+// descriptor whose number is in REFEREE_TOKEN_FD (read once, then closed);
+// connecting on its own it takes REFEREE_TOKEN (by hand: --token T). The
 // protocol is loaded at runtime from the referee's .proto files: the
 // directory in the REFEREE_PROTOS environment variable, else the one below.
 // Write your strategy in choose().
@@ -59,10 +61,29 @@ function parseArgs(argv) {
     if (!keys[flag]) fail(2, `unknown argument ${argv[i]}`);
     opts[keys[flag]] = inline !== undefined ? inline : argv[++i];
   }
-  // the referee hands a bot it launches its token in REFEREE_TOKEN (never on the command line)
-  if (opts.token === undefined) opts.token = process.env.REFEREE_TOKEN;
+  // the referee hands a bot it launches its token on the descriptor REFEREE_TOKEN_FD names
+  // (never in the environment nor on the command line); a bot on its own: REFEREE_TOKEN
+  if (opts.token === undefined) opts.token = tokenFromEnvironment();
   if (!opts.referee || !opts.token) fail(2, 'usage: bot.js --referee HOST:PORT [--token T] [--name N] [--seed S] [--tls-ca FILE] (token: --token or REFEREE_TOKEN)');
   return opts;
+}
+
+/** The token from the descriptor REFEREE_TOKEN_FD names (read to the end, closed), else REFEREE_TOKEN. */
+function tokenFromEnvironment() {
+  const fdText = process.env.REFEREE_TOKEN_FD;
+  delete process.env.REFEREE_TOKEN_FD;
+  if (!fdText) return process.env.REFEREE_TOKEN;
+  try {
+    const fd = Number(fdText);
+    const chunks = [];
+    const buf = Buffer.alloc(4096);
+    let n;
+    while ((n = fs.readSync(fd, buf, 0, buf.length, null)) > 0) chunks.push(Buffer.from(buf.subarray(0, n)));
+    fs.closeSync(fd);
+    return Buffer.concat(chunks).toString('utf8').trim();
+  } catch (e) {
+    fail(2, `REFEREE_TOKEN_FD=${fdText}: cannot read the token from that descriptor (${e.message})`);
+  }
 }
 
 function fail(code, message) {

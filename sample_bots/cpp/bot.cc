@@ -1,11 +1,14 @@
 // Sample C++ bot for the card-game referee (protocol cardgames.v1).
 //
-//   bot --referee HOST:PORT [--token TOKEN] [--name NAME] [--seed N]
+//   bot --referee HOST:PORT|unix:PATH [--token TOKEN] [--name NAME] [--seed N]
 //       [--tls-ca FILE] [--games g1,g2] [--max-matches K] [--verbose]
 //
-// The token comes from --token or, when that is absent, from the environment
-// variable REFEREE_TOKEN (how the referee hands it to the bots it launches:
-// a command line is readable by every process on the machine).
+// The token comes from --token or, when that is absent, from the inherited
+// descriptor whose number is in REFEREE_TOKEN_FD (how the referee hands it to
+// the bots it launches: read to the end, then closed; the token is never in
+// the environment, which /proc/<pid>/environ shows, nor on a command line,
+// which every process can read), else from the environment variable
+// REFEREE_TOKEN (a bot connecting on its own).
 //
 // Behaviour: sends a Hello (protocol_version 1; games [] = every game unless
 // --games; events bundled into the decision requests), then answers every
@@ -18,6 +21,9 @@
 //
 // Build: see README.md (make; system packages only).
 
+#include <unistd.h>
+
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -55,7 +61,8 @@ struct Options {
   if (!error.empty()) std::cerr << "error: " << error << "\n";
   std::cerr << "usage: bot --referee HOST:PORT [--token TOKEN] [--name NAME] [--seed N]\n"
                "           [--tls-ca FILE] [--games g1,g2] [--max-matches K] [--verbose]\n"
-               "The token defaults to the REFEREE_TOKEN environment variable.\n";
+               "The token defaults to what the descriptor REFEREE_TOKEN_FD names holds, else the\n"
+               "REFEREE_TOKEN environment variable.\n";
   std::exit(2);
 }
 
@@ -67,6 +74,27 @@ unsigned long long ParseNumber(const std::string& flag, const std::string& text)
   } catch (const std::exception&) {
   }
   Usage(flag + " needs a non-negative integer, got '" + text + "'");
+}
+
+// The token the referee handed over: read from the descriptor named by
+// REFEREE_TOKEN_FD (a launched bot: read to the end, then closed), else
+// REFEREE_TOKEN (a bot connecting on its own); empty if neither is set.
+std::string TokenFromEnvironment() {
+  const char* fd_text = std::getenv("REFEREE_TOKEN_FD");
+  if (fd_text != nullptr && *fd_text != '\0') {
+    const int fd = static_cast<int>(ParseNumber("REFEREE_TOKEN_FD", fd_text));
+    std::string token;
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0) token.append(buf, static_cast<size_t>(n));
+    if (n < 0) Usage(std::string("REFEREE_TOKEN_FD=") + fd_text + ": cannot read the token from that descriptor");
+    close(fd);
+    unsetenv("REFEREE_TOKEN_FD");
+    while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
+    return token;
+  }
+  const char* env = std::getenv("REFEREE_TOKEN");
+  return env != nullptr ? env : "";
 }
 
 // `--key value` or `--key=value`.
@@ -114,10 +142,7 @@ Options ParseArgs(int argc, char** argv) {
     }
   }
   if (o.referee.empty()) Usage("--referee HOST:PORT is required");
-  if (!have_token) {
-    const char* env = std::getenv("REFEREE_TOKEN");
-    if (env != nullptr) o.token = env;
-  }
+  if (!have_token) o.token = TokenFromEnvironment();
   if (o.token.empty()) Usage("no token: set REFEREE_TOKEN or pass --token");
   return o;
 }

@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 // Sample Node.js bot for the card-game referee (protocol cardgames.v1).
 //
-//   node sample_bots/node/bot.js --referee HOST:PORT [--token T] [--name N] [--seed S]
+//   node sample_bots/node/bot.js --referee HOST:PORT|unix:PATH [--token T] [--name N] [--seed S]
 //                                [--tls-ca FILE] [--games g1,g2] [--max-matches K]
 //
-// The token comes from the REFEREE_TOKEN environment variable (how the referee
-// hands it to the bots it launches: a command line is readable by every process
-// on the machine) or, for a bot run by hand, --token.
+// Where the token comes from: a bot the referee launches reads it from the
+// inherited descriptor whose number is in REFEREE_TOKEN_FD (read to the end,
+// then closed: the token is never in the environment, which /proc/<pid>/environ
+// shows, nor on a command line, which every process can read); a bot
+// connecting on its own takes it from REFEREE_TOKEN or, run by hand, --token.
 //
 // It loads the project's own .proto files at runtime (../../protos, or the
 // directory named by the REFEREE_PROTOS environment variable) with
@@ -65,7 +67,7 @@ function parseArgs(argv) {
     opts[key] = value;
   }
   if (!opts.referee) usage('--referee HOST:PORT is required');
-  if (opts.token === undefined) opts.token = process.env.REFEREE_TOKEN;
+  if (opts.token === undefined) opts.token = tokenFromEnvironment(usage);
   if (!opts.token) usage('no token: set REFEREE_TOKEN or pass --token');
   if (opts.seed !== null) {
     opts.seed = Number(opts.seed);
@@ -74,6 +76,30 @@ function parseArgs(argv) {
   opts.maxMatches = Number(opts.maxMatches);
   if (!Number.isInteger(opts.maxMatches) || opts.maxMatches < 1) usage('--max-matches must be >= 1');
   return opts;
+}
+
+/**
+ * The token the referee handed over: read from the descriptor named by
+ * REFEREE_TOKEN_FD (a launched bot: read to the end, then closed), else
+ * REFEREE_TOKEN (a bot connecting on its own); undefined if neither is set.
+ */
+function tokenFromEnvironment(onError) {
+  const fdText = process.env.REFEREE_TOKEN_FD;
+  delete process.env.REFEREE_TOKEN_FD;
+  if (fdText) {
+    try {
+      const fd = Number(fdText);
+      const chunks = [];
+      const buf = Buffer.alloc(4096);
+      let n;
+      while ((n = fs.readSync(fd, buf, 0, buf.length, null)) > 0) chunks.push(Buffer.from(buf.subarray(0, n)));
+      fs.closeSync(fd);
+      return Buffer.concat(chunks).toString('utf8').trim();
+    } catch (e) {
+      onError(`REFEREE_TOKEN_FD=${fdText}: cannot read the token from that descriptor (${e.message})`);
+    }
+  }
+  return process.env.REFEREE_TOKEN;
 }
 
 // ----------------------------------------------------------------------- RNG
