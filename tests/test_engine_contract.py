@@ -1,8 +1,9 @@
 """The engine contract (referee/engine.py), checked the same way for every
 game and player count: what each per-game test file used to check on its own.
 
-* purity: a game's ``rules.py``, ``game.py`` and ``events.py`` import no
-  protobuf or generated module (an AST scan of their imports);
+* purity: a game's ``rules.py``, ``game.py``, ``events.py`` and every other
+  module but its view and replay renderer import no protobuf or generated
+  module (an AST scan of their imports);
 * random playouts never crash, and follow the contract at every step:
   ``legal_actions()`` is a non-empty immutable tuple, the fallback action is
   legal, events are ``Event(record, to)`` with an immutable record, and once
@@ -76,12 +77,16 @@ def _imports(path: Path) -> list[str]:
     return out
 
 
+#: a game's modules that read or write protocol messages: its view and its replay renderer
+WIRE_FACING = ("view.py", "replay.py")
+
+
 @pytest.mark.parametrize("game_name", GAME_IDS)
 def test_rules_and_game_import_nothing_of_the_wire(game_name: str) -> None:
-    """Every module of a game but its view (rules.py, game.py, events.py, ...)."""
+    """Every module of a game but those facing the wire (rules.py, game.py, events.py, meta.py, ...)."""
     assert view_module(game_name) is not None, f"{game_name}: no view module"
     pkg = ROOT / "referee" / "games" / game_name
-    modules = sorted(p.name for p in pkg.glob("*.py") if p.name != "view.py")
+    modules = sorted(p.name for p in pkg.glob("*.py") if p.name not in WIRE_FACING)
     assert {"rules.py", "game.py", "events.py"} <= set(modules)
     for name in modules:
         bad = [m for m in _imports(pkg / name) if m.startswith(_WIRE_MODULES)]

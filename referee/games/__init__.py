@@ -12,7 +12,10 @@ Each game lives in its package ``referee/games/<id>/``:
   -> answer dict), see :mod:`referee.conformance` (:func:`conformance_module`);
 * ``meta.py`` exports ``META``, a :class:`referee.games.metakit.GameMeta`:
   the game's name, its roles in the leaderboard's tables and the summary
-  line of each round (:func:`game_meta`).
+  line of each round (:func:`game_meta`);
+* ``replay.py`` exports ``TABLE``, the replay viewer's renderer of the
+  game's events: a :class:`referee.web.table.Table` subclass
+  (:func:`replay_module`).
 
 A game whose package is absent is "not implemented yet": the CLI refuses it
 and the conformance runner skips its cases.
@@ -94,3 +97,11 @@ def game_meta(game: str) -> GameMeta:
     ``referee.games.<game>.meta``). :class:`UnknownGame` if the game is
     unknown or not implemented; ``ModuleNotFoundError`` if it has no meta module."""
     return _part(game, "meta").META
+
+
+def replay_module(game: str) -> ModuleType:
+    """The game's replay renderer module (``referee.games.<game>.replay``,
+    exporting ``TABLE``, a :class:`referee.web.table.Table` subclass).
+    :class:`UnknownGame` if the game is unknown or not implemented;
+    ``ModuleNotFoundError`` if it has no renderer."""
+    return _part(game, "replay")
