@@ -15,7 +15,10 @@ Each game lives in its package ``referee/games/<id>/``:
   line of each round (:func:`game_meta`);
 * ``replay.py`` exports ``TABLE``, the replay viewer's renderer of the
   game's events: a :class:`referee.web.table.Table` subclass
-  (:func:`replay_module`).
+  (:func:`replay_module`);
+* ``envs.py``: the game in the training environments, its action table and
+  observation encoder (:func:`envs_module`; numpy, imported only by
+  :mod:`referee.envs`).
 
 A game whose package is absent is "not implemented yet": the CLI refuses it
 and the conformance runner skips its cases.
@@ -105,3 +108,14 @@ def replay_module(game: str) -> ModuleType:
     :class:`UnknownGame` if the game is unknown or not implemented;
     ``ModuleNotFoundError`` if it has no renderer."""
     return _part(game, "replay")
+
+
+def envs_module(game: str) -> ModuleType:
+    """The game's module of the training environments
+    (``referee.games.<game>.envs``: ``PLAYERS``, ``BID_AMOUNTS``,
+    ``match_scores(game)``, ``encode(writer, observation, kind)`` and, for a
+    game whose legal lists may be incomplete, ``oracle(observation, kind,
+    legal, complete)``; see :mod:`referee.envs`). It imports numpy: only
+    :mod:`referee.envs` asks for it. :class:`UnknownGame` if the game is
+    unknown or not implemented; ``ModuleNotFoundError`` if it has no such module."""
+    return _part(game, "envs")
