@@ -22,7 +22,7 @@ illegal one can be sent. Where the engine lists every legal action
 (``Legal.complete``), the masks come from that list (:class:`ListOracle`);
 Tractor's three cases whose legal actions are too many to list (the kitty
 burial, large leads, large follows) have their own oracles built from the
-rules (the game's ``oracle``, ``referee/games/tractor/envs.py``).
+rules (the game's ``oracle``, in ``referee/games/<game>/envs.py``).
 
 Nothing here imports PettingZoo or Gymnasium: a bot process uses it too
 (:mod:`referee.policybot`).
