@@ -40,6 +40,7 @@ from tournaments.outcomes import teams_of
 from tournaments.schema import MatchRow
 from tournaments.store import Store
 
+
 def details(rows: list[MatchRow], bots: list[str], game: str, players: int, schedule: str,
             top: list[str] | None = None) -> dict[str, Any]:
     """Every table above for matches in memory (complete matches only)."""

@@ -25,6 +25,7 @@ from referee.games import envs_module, game_class
 from .actions import ActionLayout, Decision, IllegalIndex, Oracle
 from .encode import Encoder, with_selection
 
+
 def match_scores(game: Game) -> list[float]:
     """Each seat's match score so far, in the game's unit (the game's
     ``match_scores``, ``referee/games/<game>/envs.py``: e.g. Dou Dizhu's
