@@ -10,6 +10,8 @@ import typer
 from rich.console import Console
 from typer.core import TyperGroup
 
+from referee.games import GAME_IDS
+
 app = typer.Typer(
     name="referee",
     help="Referee and tournament harness for card-game bots "
@@ -100,7 +102,7 @@ def _parse_kv(items: list[str] | None, what: str) -> dict:
 
 @app.command()
 def match(
-    game: str = typer.Argument(..., help="Game id: doudizhu, tractor, smear, president, back_alley."),
+    game: str = typer.Argument(..., help=f"Game id: {', '.join(GAME_IDS)}."),
     bot: Optional[list[str]] = typer.Option(None, "--bot", "-b", help="Bot command, once per seat in seat order, "
                                   "e.g. \"python sample_bots/random_bot.py\". The referee appends "
                                   "--referee ADDRESS (a Unix socket of the bot's own) and hands the bot its token "

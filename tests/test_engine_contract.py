@@ -1,8 +1,9 @@
 """The engine contract (referee/engine.py), checked the same way for every
 game and player count: what each per-game test file used to check on its own.
 
-* purity: a game's ``rules.py``, ``game.py`` and ``events.py`` import no
-  protobuf or generated module (an AST scan of their imports);
+* purity: a game's ``rules.py``, ``game.py``, ``events.py`` and every other
+  module but its view and replay renderer import no protobuf or generated
+  module (an AST scan of their imports);
 * random playouts never crash, and follow the contract at every step:
   ``legal_actions()`` is a non-empty immutable tuple, the fallback action is
   legal, events are ``Event(record, to)`` with an immutable record, and once
@@ -37,7 +38,7 @@ from referee import protocol
 from referee.engine import Action, Event, Game, IllegalAction, Legal, MatchOver, seeded_rng
 from referee.games import GAME_IDS, game_class, implemented, view_module
 
-#: short matches (a few rounds each)
+#: short matches (a few rounds each); a game not listed plays its default match
 PARAMS: dict[str, dict[str, Any]] = {
     "doudizhu": {"rounds": 2},
     "tractor": {"max_rounds": 1},
@@ -53,7 +54,7 @@ MAX_DECISIONS = 20_000
 
 
 def new_game(game: str, players: int, seed: int) -> Game:
-    return game_class(game)(players, {}, PARAMS[game], seeded_rng(seed))
+    return game_class(game)(players, {}, PARAMS.get(game, {}), seeded_rng(seed))
 
 
 def pick(g: Game, rng: random.Random) -> Action:
@@ -76,12 +77,16 @@ def _imports(path: Path) -> list[str]:
     return out
 
 
+#: a game's modules that read or write protocol messages: its view and its replay renderer
+WIRE_FACING = ("view.py", "replay.py")
+
+
 @pytest.mark.parametrize("game_name", GAME_IDS)
 def test_rules_and_game_import_nothing_of_the_wire(game_name: str) -> None:
-    """Every module of a game but its view (rules.py, game.py, events.py, ...)."""
+    """Every module of a game but those facing the wire (rules.py, game.py, events.py, meta.py, ...)."""
     assert view_module(game_name) is not None, f"{game_name}: no view module"
     pkg = ROOT / "referee" / "games" / game_name
-    modules = sorted(p.name for p in pkg.glob("*.py") if p.name != "view.py")
+    modules = sorted(p.name for p in pkg.glob("*.py") if p.name not in WIRE_FACING)
     assert {"rules.py", "game.py", "events.py"} <= set(modules)
     for name in modules:
         bad = [m for m in _imports(pkg / name) if m.startswith(_WIRE_MODULES)]
@@ -119,6 +124,11 @@ def _check_over(g: Game) -> None:
 
 @pytest.mark.parametrize("game_name,players", CONFIGS, ids=IDS)
 def test_random_playouts_follow_the_contract_and_conserve_cards(game_name: str, players: int) -> None:
+    check_playouts(game_name, players)
+
+
+def check_playouts(game_name: str, players: int) -> None:
+    """:data:`PLAYOUTS` random matches follow the contract at every step and conserve the cards."""
     cls = game_class(game_name)
     teams = cls.teams(players)
     assert sorted(s for t in teams for s in t) in ([], list(range(players)))
@@ -206,6 +216,12 @@ def _own_cards(g: Game, seat: int) -> list[str]:
 
 @pytest.mark.parametrize("game_name,players", CONFIGS, ids=IDS)
 def test_listed_actions_validate_and_valid_actions_are_listed(game_name: str, players: int) -> None:
+    check_legal_vs_validate(game_name, players)
+
+
+def check_legal_vs_validate(game_name: str, players: int) -> None:
+    """On sampled states of 3 random matches: every listed action validates,
+    and an action that validates is listed when the list is complete."""
     checked = 0
     for seed in range(3):
         g = new_game(game_name, players, 100 + seed)

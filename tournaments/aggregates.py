@@ -16,7 +16,7 @@ Everything here is pure: a match's facts in, rows to add out.
 * :class:`Totals` — the per-bot, per-pair, per-fault and per-role sums of a
   batch of matches, keyed by bot id.
 * :func:`role_events` — each game's roles round by round, from the match
-  summary the engine reports.
+  summary the engine reports (read by the game's own ``meta.py``).
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from referee.games.president.rules import ROLE_SCORE as PRESIDENT_ROLE_SCORE
-from referee.games.president.rules import ROLE_TABLE as PRESIDENT_ROLES
+from referee.games import game_meta
+from referee.games.metakit import RoleEvent
 from tournaments.outcomes import match_outcome
 
 
@@ -64,47 +64,12 @@ def rated(game: str, players: int, seed: int, seats: Sequence[str], status: str,
     return Rated(tuple(places), weight, unit)
 
 
-def role_events(game: str, players: int, summary: dict[str, Any] | None
-                ) -> list[tuple[int, str, bool | None, float | None]]:
-    """``(seat, role, won, value)`` per seat and round of one match, from its
-    summary; value is the round's money (Dou Dizhu), bid (Smear), team
-    points (Back Alley) or role points earned (President, whose role is the
-    one held during the round, earned in the round before; the first round
-    has none), ``None`` where the game has none."""
-    summ = summary or {}
-    n = players
-    ev: list[tuple[int, str, bool | None, float | None]] = []
-    if game == "doudizhu":
-        for r in summ.get("rounds", []):
-            if r.get("redeal") or r.get("landlord") is None or r["landlord"] < 0:
-                continue
-            ll, lw, deltas = r["landlord"], bool(r["landlord_won"]), r.get("deltas") or [0] * n
-            for s in range(n):
-                ev.append((s, "landlord" if s == ll else "peasant", lw if s == ll else not lw, float(deltas[s])))
-    elif game == "tractor":
-        for r in summ.get("rounds", []):
-            d = r.get("declarer_team")
-            if d is None:
-                continue
-            for s in range(n):
-                ev.append((s, "declarer" if s % 2 == d else "defender", r.get("team_up") == s % 2, None))
-    elif game == "smear":
-        for r in summ.get("history", []):
-            if r.get("passed_out") or r.get("bidder") is None:
-                continue
-            ev.append((r["bidder"], "bidder", bool(r.get("made")), float(r.get("bid", 0))))
-    elif game == "back_alley":
-        for r in summ.get("rounds", []):
-            bids, points = r.get("bids") or [], r.get("points") or [0, 0]
-            for s, bid in enumerate(bids):
-                ev.append((s, "passer" if bid == "pass" else "bidder", None, float(points[s % 2])))
-    elif game == "president":  # the role held in a round (earned in the round before) and what it brought
-        roles = PRESIDENT_ROLES.get(n, ())
-        orders = [o for o in summ.get("orders", []) if len(o) == n == len(roles)]
-        for before, order in zip(orders, orders[1:]):
-            for pos, s in enumerate(order):
-                ev.append((s, roles[before.index(s)], pos == 0, float(PRESIDENT_ROLE_SCORE[roles[pos]])))
-    return ev
+def role_events(game: str, players: int, summary: dict[str, Any] | None) -> list[RoleEvent]:
+    """Each seat's role, round by round, in one match, from its stored
+    summary: the game's ``role_events`` (:class:`referee.games.metakit.GameMeta`),
+    ``(seat, role, won, value)`` each. :class:`referee.games.UnknownGame`
+    for a game that is not implemented."""
+    return game_meta(game).role_events(summary or {}, players)
 
 
 def _zero(n: int) -> list[float]:

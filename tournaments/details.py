@@ -5,11 +5,10 @@ keeps (:mod:`tournaments.aggregates`), never from every match:
 * ``seat_summary``: per seat, over every bot: matches, mean final score,
   win rate (first place, shared firsts count): a position effect at a glance;
 * ``role_summary``: per role, over every bot: rounds, how often the role
-  won, its mean value (Dou Dizhu landlord / peasant: mean money per round;
-  Tractor declarer / defender: rounds the team went up levels; Smear
-  bidder: bids made, mean bid; Back Alley bidder / passer: mean team points;
-  President: the role held during a round, earned in the round before:
-  how often it went out first, mean role points earned);
+  won, its mean value per round (each game says what its roles are, what
+  "won" and the value mean and how they are named: its ``meta.py``, see
+  :class:`referee.games.metakit.GameMeta`; e.g. Dou Dizhu's landlord and
+  peasants with their mean money per round);
 * ``head_to_head``: pairs of bots (among the ``top`` bots of the board when
   given): as opponents, matches together and how often each finished ahead
   of the other (team games: whose team placed higher), ties apart; team
@@ -35,16 +34,11 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from referee.games import game_meta
 from tournaments.aggregates import PAIR_COLUMNS, ROLE_COLUMNS, SEAT_COLUMNS, Totals
 from tournaments.outcomes import teams_of
 from tournaments.schema import MatchRow
 from tournaments.store import Store
-
-#: each game's role value, by name in the tables
-VALUE_NAMES = {"doudizhu": "mean_money", "smear": "mean_bid", "back_alley": "mean_team_points",
-               "president": "mean_points"}
-#: the name of a role's "won" count, where the game gives it another
-WON_NAMES = {"smear": "made", "president": "went_out_first"}
 
 
 def details(rows: list[MatchRow], bots: list[str], game: str, players: int, schedule: str,
@@ -113,11 +107,12 @@ def tables(name: dict[int, str], game: str, players: int, seat: list[dict[str, A
 
 
 def _role_row(game: str, head: dict[str, Any], r: dict[str, Any]) -> dict[str, Any]:
+    meta = game_meta(game)
     d = dict(head, rounds=int(r["rounds"]))
     if r["won_known"]:
-        d[WON_NAMES.get(game, "won")] = int(r["won"])
-    if r["value_known"] and game in VALUE_NAMES:
-        d[VALUE_NAMES[game]] = round(r["value_sum"] / r["value_known"], 4)
+        d[meta.won.name] = int(r["won"])
+    if r["value_known"] and meta.value is not None:
+        d[meta.value.name] = round(r["value_sum"] / r["value_known"], 4)
     return d
 
 
@@ -135,7 +130,10 @@ def seat_summary(seat: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def role_summary(game: str, role: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per role, over every bot: ``rounds`` and, where the game has them, the
-    win rate (``won_rate``) and mean value (named as in ``roles``)."""
+    win rate (``<won>_rate``) and mean value (named as in ``roles``: the
+    game's :attr:`~referee.games.metakit.GameMeta.won` and
+    :attr:`~referee.games.metakit.GameMeta.value`)."""
+    meta = game_meta(game)
     acc: dict[str, list[float]] = defaultdict(lambda: [0.0] * len(ROLE_COLUMNS))
     for r in role:
         a = acc[r["role"]]
@@ -145,9 +143,9 @@ def role_summary(game: str, role: Iterable[dict[str, Any]]) -> list[dict[str, An
     for ro, a in sorted(acc.items()):
         d: dict[str, Any] = {"role": ro, "rounds": int(a[0])}
         if a[2]:
-            d[WON_NAMES.get(game, "won") + "_rate"] = round(a[1] / a[2], 4)
-        if a[4] and game in VALUE_NAMES:
-            d[VALUE_NAMES[game]] = round(a[3] / a[4], 4)
+            d[meta.won.name + "_rate"] = round(a[1] / a[2], 4)
+        if a[4] and meta.value is not None:
+            d[meta.value.name] = round(a[3] / a[4], 4)
         out.append(d)
     return out
 

@@ -19,7 +19,7 @@ no order to learn from and TrueSkill with ``draw_probability = 0`` would
 treat it as impossible. Aborted matches (an engine error) have no result and
 are not rated.
 
-This is the only place that knows each game's team structure for rating;
+The teams are those the game declares (:meth:`referee.engine.Game.teams`);
 engines only have to report final scores and ranks per seat.
 """
 

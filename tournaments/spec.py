@@ -5,7 +5,7 @@ Every problem is reported with its key and line before any match starts;
 ``tournaments/examples/*.toml`` and the README)::
 
     name = "doudizhu-demo"         # unique name in the results database
-    game = "doudizhu"              # doudizhu | tractor | smear | president | back_alley
+    game = "doudizhu"              # a game id (referee.games.GAME_IDS)
     players = 3                    # seats per match
     schedule = "round_robin"       # round_robin | duplicate, or a table:
     [schedule]  kind = "duplicate", until = "separated", confidence = 0.95, max_matches = 600,

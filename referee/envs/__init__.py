@@ -1,9 +1,17 @@
-"""Training environments over the referee's five engines (docs/envs.md).
+"""Training environments over the referee's engines (docs/envs.md).
 
 An optional extra: ``pip install 'cardgame-referee[envs]'`` brings
 PettingZoo and Gymnasium. The index space and observation arrays
 (:mod:`.actions`, :mod:`.encode`) need only numpy, so a bot made from a
 policy (:mod:`referee.policybot`) runs without them.
+
+What is particular to a game is in its package, ``referee/games/<game>/envs.py``
+(found through :func:`referee.games.envs_module`): ``PLAYERS`` (the player
+count by default), ``BID_AMOUNTS`` (the bids with an index of their own),
+``match_scores(game)`` (each seat's match score so far, the rewards' unit),
+``encode(writer, observation, kind)`` (the observation array, with
+:class:`.encode.Writer`) and, for a game whose engine does not list every
+legal action, ``oracle(observation, kind, legal, complete)`` (:mod:`.actions`).
 
 * :func:`aec_env` -- a PettingZoo ``AECEnv``, one agent per seat;
 * :func:`parallel_env` -- the same as a PettingZoo ``ParallelEnv`` (turn
@@ -16,11 +24,14 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+from referee.games import GAME_IDS
+
 from .actions import CARD_CODES, ActionLayout, Decision, IllegalIndex
 from .encode import Encoder, Segment
-from .table import DEFAULT_PLAYERS, Table, split_options
+from .table import Table, split_options
 
-GAMES = tuple(DEFAULT_PLAYERS)
+#: the games with environments: every game (each provides ``referee/games/<game>/envs.py``)
+GAMES = GAME_IDS
 
 _MISSING = ("referee.envs needs PettingZoo and Gymnasium: pip install 'cardgame-referee[envs]' "
             "(missing: {name})")
@@ -35,11 +46,11 @@ def _need(name: str) -> None:
 
 def aec_env(game: str, players: int | None = None, seed: int | None = None, *, render_mode: str | None = None,
             illegal: str = "raise", **options: Any):
-    """A PettingZoo ``AECEnv`` playing matches of ``game`` (``"doudizhu"``,
-    ``"smear"``, ``"president"``, ``"tractor"``, ``"back_alley"``) with
-    ``players`` seats (default: 3, 3, 4, 4, 4). ``seed`` seeds the deals of
-    the matches of successive ``reset()`` calls (``reset(seed=s)`` restarts
-    them from ``s``). ``options``: the game's variant flags and match
+    """A PettingZoo ``AECEnv`` playing matches of ``game`` (a game id of
+    :data:`GAMES`) with ``players`` seats (default: the game's ``PLAYERS``,
+    ``referee/games/<game>/envs.py``). ``seed`` seeds the deals of the
+    matches of successive ``reset()`` calls (``reset(seed=s)`` restarts them
+    from ``s``). ``options``: the game's variant flags and match
     parameters by name (e.g. ``rounds=1`` for Dou Dizhu, ``max_rounds=5``
     for Smear). ``illegal``: ``"raise"`` (a masked index raises
     :class:`IllegalIndex`) or ``"fallback"`` (the engine's fallback action is
@@ -48,7 +59,7 @@ def aec_env(game: str, players: int | None = None, seed: int | None = None, *, r
     _need("pettingzoo")
     from .aec import CardGameEnv
 
-    if game not in DEFAULT_PLAYERS:
+    if game not in GAMES:
         raise ValueError(f"unknown game {game!r} (known: {', '.join(GAMES)})")
     variant, params = split_options(game, options)
     return CardGameEnv(game, players, seed, variant, params, render_mode, illegal)

@@ -22,7 +22,7 @@ illegal one can be sent. Where the engine lists every legal action
 (``Legal.complete``), the masks come from that list (:class:`ListOracle`);
 Tractor's three cases whose legal actions are too many to list (the kitty
 burial, large leads, large follows) have their own oracles built from the
-rules (:mod:`referee.envs.tractor`).
+rules (the game's ``oracle``, in ``referee/games/<game>/envs.py``).
 
 Nothing here imports PettingZoo or Gymnasium: a bot process uses it too
 (:mod:`referee.policybot`).
@@ -37,6 +37,7 @@ import numpy as np
 
 from referee.cards import JOKERS, STANDARD_DECK
 from referee.engine import BID, PASS, Action
+from referee.games import envs_module
 
 #: the 54 card codes of the index space and of every card vector, in this
 #: order: 2C..AC, 2D..AD, 2H..AH, 2S..AS, BJ, RJ
@@ -44,25 +45,20 @@ CARD_CODES: tuple[str, ...] = STANDARD_DECK + JOKERS
 CARD_INDEX: dict[str, int] = {c: i for i, c in enumerate(CARD_CODES)}
 N_CARDS = len(CARD_CODES)
 
-#: the BID amounts with an index of their own, per game (other games: none)
-BID_AMOUNTS: dict[str, tuple[int, ...]] = {
-    "doudizhu": (1, 2, 3),  # auction units
-    "smear": (2, 3, 4),  # points undertaken
-    "back_alley": tuple(range(1, 14)),  # tricks; the hand size h itself is "board"
-}
-
 
 class IllegalIndex(ValueError):
     """An action index the current mask forbids (or out of range)."""
 
 
 class ActionLayout:
-    """The index space of one game: PASS, the game's BID amounts, the 54
-    CARD indices, SUBMIT (see the module docstring). ``size`` indices."""
+    """The index space of one game: PASS, the game's BID amounts (``BID_AMOUNTS``
+    of ``referee/games/<game>/envs.py``), the 54 CARD indices, SUBMIT (see
+    the module docstring). ``size`` indices. :class:`referee.games.UnknownGame`
+    for a game that is not implemented."""
 
     def __init__(self, game: str):
         self.game = game
-        self.bids: tuple[int, ...] = BID_AMOUNTS.get(game, ())
+        self.bids: tuple[int, ...] = envs_module(game).BID_AMOUNTS
         self.pass_index = 0
         self.bid_base = 1
         self.card_base = 1 + len(self.bids)

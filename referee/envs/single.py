@@ -46,7 +46,7 @@ class SingleAgentEnv(gymnasium.Env):
     ``opponents``: ``"heuristic"`` (the sample heuristics in every other
     seat), ``"random"`` (uniform among the legal actions), or one policy per
     other seat in seat order: a request policy (``DecisionRequest ->
-    Action``, e.g. ``sample_bots.heuristics.smear.choose``) or an
+    Action``, e.g. ``sample_bots.heuristics.<game>.choose``) or an
     :class:`ObservationPolicy`. An opponent's illegal answer is replaced by
     the engine's fallback action.
 

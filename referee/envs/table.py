@@ -20,32 +20,19 @@ import numpy as np
 from cardgames.v1 import referee_pb2 as pb
 from referee import protocol
 from referee.engine import Action, Game, IllegalAction, seeded_rng
-from referee.games import game_class
+from referee.games import envs_module, game_class
 
-from . import tractor as tractor_oracles
 from .actions import ActionLayout, Decision, IllegalIndex, Oracle
 from .encode import Encoder, with_selection
 
-#: the player count an environment gets when none is given
-DEFAULT_PLAYERS = {"doudizhu": 3, "smear": 3, "president": 4, "tractor": 4, "back_alley": 4}
-
 
 def match_scores(game: Game) -> list[float]:
-    """Each seat's match score so far, in the game's unit: Dou Dizhu money,
-    Smear match points, President role points, Back Alley its team's
-    points, Tractor its team's level (2..14). After the end: ``result().scores``."""
+    """Each seat's match score so far, in the game's unit (the game's
+    ``match_scores``, ``referee/games/<game>/envs.py``: e.g. Dou Dizhu's
+    money, Tractor's team levels). After the end: ``result().scores``."""
     if game.over:
         return [float(x) for x in game.result().scores]
-    name, g = game.name, game
-    if name in ("doudizhu", "smear"):
-        return [float(x) for x in g.scores]  # type: ignore[attr-defined]
-    if name == "president":
-        return [float(x) for x in g.totals]  # type: ignore[attr-defined]
-    if name == "back_alley":
-        return [float(g.totals[s % 2]) for s in range(g.players)]  # type: ignore[attr-defined]
-    if name == "tractor":
-        return [float(g.levels[s % 2]) for s in range(g.players)]  # type: ignore[attr-defined]
-    raise KeyError(name)
+    return envs_module(game.name).match_scores(game)
 
 
 def split_options(game: str, options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -68,13 +55,15 @@ def decision_for(layout: ActionLayout, game_name: str, obs: Any, kind: str, lega
                  complete: bool) -> Decision:
     """The :class:`Decision` of a seat from what its request holds: its game
     observation message ``obs``, the decision ``kind``, the legal actions and
-    whether the list is complete. ``ValueError`` for an incomplete list the
-    game has no oracle for."""
+    whether the list is complete. An incomplete list is served by the game's
+    ``oracle`` (``referee/games/<game>/envs.py``); ``ValueError`` when the
+    game has none."""
     oracle: Oracle | None = None
     if not complete:
-        if game_name != "tractor":
+        game_oracle = getattr(envs_module(game_name), "oracle", None)
+        if game_oracle is None:
             raise ValueError(f"{game_name}: an incomplete legal list has no oracle")
-        oracle = tractor_oracles.oracle(obs, kind, legal, complete)
+        oracle = game_oracle(obs, kind, legal, complete)
     return Decision(layout, kind, legal, oracle)
 
 
@@ -94,7 +83,7 @@ class Table:
             raise ValueError(f"illegal must be 'raise' or 'fallback', not {illegal!r}")
         self.name = game
         self.cls = game_class(game)
-        self.players = DEFAULT_PLAYERS[game] if players is None else players
+        self.players = envs_module(game).PLAYERS if players is None else players
         if self.players not in self.cls.player_counts:
             raise ValueError(f"{game}: {self.players} players not supported "
                              f"(allowed: {', '.join(map(str, self.cls.player_counts))})")

@@ -1,13 +1,27 @@
-"""Registry of games.
+"""Registry of games: the one place that lists them, and how every other
+layer reaches a game's code.
 
-Each game lives in ``referee/games/<id>/``: ``__init__.py`` exports ``GAME``
-(its :class:`referee.engine.Game` subclass), ``rules.py`` and ``game.py`` are
-the engine (pure: no protobuf), ``events.py`` its event records, ``view.py``
-what a seat is sent (``observation(game, seat)`` and
-``event_message(record)``, protobuf messages; see :func:`view_module`) and
-``conformance.py`` exports ``QUERIES`` (query kind -> function(case dict) ->
-answer dict), see :mod:`referee.conformance`. A game whose package is absent is "not
-implemented yet": the CLI refuses it and the conformance runner skips its cases.
+Each game lives in its package ``referee/games/<id>/``:
+
+* ``__init__.py`` exports ``GAME``, its :class:`referee.engine.Game`
+  subclass (:func:`game_class`); ``rules.py`` and ``game.py`` are the
+  engine (pure: no protobuf, no I/O), ``events.py`` its event records;
+* ``view.py``: what a seat is sent, ``observation(game, seat)`` and
+  ``event_message(record)`` (protobuf messages; :func:`view_module`);
+* ``conformance.py`` exports ``QUERIES`` (query kind -> function(case dict)
+  -> answer dict), see :mod:`referee.conformance` (:func:`conformance_module`);
+* ``meta.py`` exports ``META``, a :class:`referee.games.metakit.GameMeta`:
+  the game's name, its roles in the leaderboard's tables and the summary
+  line of each round (:func:`game_meta`);
+* ``replay.py`` exports ``TABLE``, the replay viewer's renderer of the
+  game's events: a :class:`referee.web.table.Table` subclass
+  (:func:`replay_module`);
+* ``envs.py``: the game in the training environments, its action table and
+  observation encoder (:func:`envs_module`; numpy, imported only by
+  :mod:`referee.envs`).
+
+A game whose package is absent is "not implemented yet": the CLI refuses it
+and the conformance runner skips its cases.
 """
 
 from __future__ import annotations
@@ -16,6 +30,7 @@ import importlib
 from types import ModuleType
 
 from referee.engine import Game
+from referee.games.metakit import GameMeta
 
 #: every game id the protocol knows, with its module path
 GAME_IDS: tuple[str, ...] = ("doudizhu", "tractor", "smear", "president", "back_alley")
@@ -53,7 +68,16 @@ def game_class(game: str) -> type[Game]:
     return mod.GAME
 
 
-_VIEWS: dict[str, ModuleType] = {}
+_PARTS: dict[tuple[str, str], ModuleType] = {}
+
+
+def _part(game: str, sub: str) -> ModuleType:
+    """The module ``referee.games.<game>.<sub>`` of an implemented game, imported once."""
+    m = _PARTS.get((game, sub))
+    if m is None:
+        game_class(game)  # UnknownGame unless implemented
+        m = _PARTS[(game, sub)] = importlib.import_module(f"referee.games.{game}.{sub}")
+    return m
 
 
 def view_module(game: str) -> ModuleType:
@@ -61,11 +85,7 @@ def view_module(game: str) -> ModuleType:
     seat)`` -> the game's observation message, ``event_message(record)`` -> its
     event message; see :mod:`referee.engine`). :class:`UnknownGame` if the game is unknown or not
     implemented; ``ModuleNotFoundError`` if an implemented game has no view."""
-    v = _VIEWS.get(game)
-    if v is None:
-        game_class(game)  # UnknownGame unless implemented
-        v = _VIEWS[game] = importlib.import_module(f"referee.games.{game}.view")
-    return v
+    return _part(game, "view")
 
 
 def conformance_module(game: str) -> ModuleType | None:
@@ -73,3 +93,29 @@ def conformance_module(game: str) -> ModuleType | None:
     if _module(game) is None:
         return None
     return _module(game, "conformance")
+
+
+def game_meta(game: str) -> GameMeta:
+    """The game's :class:`~referee.games.metakit.GameMeta` (``META`` of
+    ``referee.games.<game>.meta``). :class:`UnknownGame` if the game is
+    unknown or not implemented; ``ModuleNotFoundError`` if it has no meta module."""
+    return _part(game, "meta").META
+
+
+def replay_module(game: str) -> ModuleType:
+    """The game's replay renderer module (``referee.games.<game>.replay``,
+    exporting ``TABLE``, a :class:`referee.web.table.Table` subclass).
+    :class:`UnknownGame` if the game is unknown or not implemented;
+    ``ModuleNotFoundError`` if it has no renderer."""
+    return _part(game, "replay")
+
+
+def envs_module(game: str) -> ModuleType:
+    """The game's module of the training environments
+    (``referee.games.<game>.envs``: ``PLAYERS``, ``BID_AMOUNTS``,
+    ``match_scores(game)``, ``encode(writer, observation, kind)`` and, for a
+    game whose legal lists may be incomplete, ``oracle(observation, kind,
+    legal, complete)``; see :mod:`referee.envs`). It imports numpy: only
+    :mod:`referee.envs` asks for it. :class:`UnknownGame` if the game is
+    unknown or not implemented; ``ModuleNotFoundError`` if it has no such module."""
+    return _part(game, "envs")

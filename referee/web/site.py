@@ -44,6 +44,7 @@ from urllib.parse import urlencode
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from referee.games import UnknownGame, game_meta
 from referee.web import svg
 from referee.web.data import (
     CHART_BOTS,
@@ -64,8 +65,6 @@ __all__ = ["Links", "MatchInfo", "Pages", "environment", "live_matches", "read_t
            "static_files", "stderr_href", "stderr_path", "unique_slugs"]
 
 STATIC_DIR = Path(__file__).parent / "static"
-GAME_LABELS = {"doudizhu": "Dou Dizhu", "tractor": "Tractor", "smear": "Cutthroat Canadian Smear",
-               "president": "President", "back_alley": "Back Alley"}
 #: leaderboard columns: field of ``BoardRow.to_json()`` -> (label, tooltip); other fields are shown by name
 BOARD_LABELS = {
     "elo": ("Elo", "batch fit of every match (Bradley–Terry, Elo points, 0 = the average bot): the ranking key"),
@@ -86,29 +85,34 @@ BOARD_LABELS = {
     "crashes": ("crash", "crashes and disconnects"),
     "other_faults": ("oth", "other faults"),
 }
-#: the role summary's columns (keys of :func:`tournaments.details.role_summary`) -> (label, tooltip)
-ROLE_LABELS = {
-    "rounds": ("rounds", "rounds played in the role, over every bot"),
-    "won_rate": ("won", "share of those rounds the role won"),
-    "made_rate": ("made", "share of the bids made"),
-    "went_out_first_rate": ("out first", "share of the rounds the role went out first"),
-    "mean_money": ("mean money", "mean money per round (the game's score unit)"),
-    "mean_bid": ("mean bid", "mean bid"),
-    "mean_team_points": ("mean team points", "mean points of the role's team per round"),
-    "mean_points": ("mean role points", "mean role points earned per round"),
-}
-#: what the role summary tells, per game
-ROLE_NOTES = {
-    "doudizhu": "landlord against peasants: how often each side won its round, and its mean money per round",
-    "tractor": "declarer's team against the defenders: how often each went up levels",
-    "smear": "the bidder: how often the bid was made, and the mean bid",
-    "back_alley": "bidders and passers: the mean points of their team per round",
-    "president": "the role held during a round (earned in the round before): how often it went out first, "
-                 "and the mean role points it earned",
-}
+#: the role summary's column of every game (a key of :func:`tournaments.details.role_summary`) ->
+#: (label, tooltip); the game's own columns come from its metadata (:func:`role_labels`)
+ROLE_LABELS = {"rounds": ("rounds", "rounds played in the role, over every bot")}
 STDERR_TAIL_BYTES = 256 * 1024  # the end of a bot's stderr shown per faulted match
 #: the head-to-head sizes offered on h2h.html
 H2H_CHOICES = (10, 20, 30, 50)
+
+
+def game_label(game: str) -> str:
+    """The game's name as the pages show it (:attr:`GameMeta.label
+    <referee.games.metakit.GameMeta.label>`); the id itself for a game that
+    is not implemented."""
+    try:
+        return game_meta(game).label
+    except UnknownGame:
+        return game
+
+
+def role_labels(game: str) -> dict[str, tuple[str, str]]:
+    """Every column of ``game``'s role summary -> (label, tooltip): the
+    common ones (:data:`ROLE_LABELS`) and the game's won rate and value
+    (:class:`referee.games.metakit.GameMeta`)."""
+    meta = game_meta(game)
+    out = dict(ROLE_LABELS)
+    out[meta.won.name + "_rate"] = (meta.won.label, meta.won.help)
+    if meta.value is not None:
+        out[meta.value.name] = (meta.value.label, meta.value.help)
+    return out
 
 
 @functools.lru_cache(maxsize=1)
@@ -466,14 +470,16 @@ class Pages:
                   "win_rate": f"{x['win_rate']:.0%}"} for x in s.get("seat_summary") or []]
         roles = s.get("role_summary") or []
         keys = list(dict.fromkeys(k for x in roles for k in x if k != "role"))
-        cols = [{"key": k, "label": ROLE_LABELS.get(k, (k.replace("_", " "), ""))[0],
-                 "help": ROLE_LABELS.get(k, ("", ""))[1]} for k in keys]
+        game = str(self.t["game"])
+        labels = role_labels(game)
+        cols = [{"key": k, "label": labels.get(k, (k.replace("_", " "), ""))[0],
+                 "help": labels.get(k, ("", ""))[1]} for k in keys]
         rows = [{"role": x["role"].replace("_", " "),
                  "cells": {k: ("" if k not in x else f"{x[k]:.0%}" if k.endswith("_rate") else
                                str(x[k]) if isinstance(x[k], int) else f"{x[k]:+.2f}") for k in keys}}
                 for x in roles]
         return {"seats": seats, "roles": rows, "role_cols": cols,
-                "role_note": ROLE_NOTES.get(str(self.t["game"]), "")}
+                "role_note": game_meta(game).role_note}
 
     def head_to_head(self, k: int) -> dict[str, Any]:
         """The matrix of the top ``k`` bots (k <= :data:`H2H_MAX_K`):
@@ -679,7 +685,7 @@ def replay_page(log: ParsedLog, view: View, root: str, live: bool = False, log_h
                 "events, at each step; nothing else reached this page.")
     faults_note = {"all": "", "public": "faults are told to the faulting seat only"}.get(
         view if isinstance(view, str) else "", "this seat's own faults only")
-    r = {"match_id": log.match_id, "game_label": GAME_LABELS.get(log.game, log.game), "views": views,
+    r = {"match_id": log.match_id, "game_label": game_label(log.game), "views": views,
          "view_label": label, "view_note": note, "faults_note": faults_note,
          "log_href": log_href if log.complete else None, "data_json": replay_json(data), "poll": poll,
          "poll_ms": poll_ms, "live_note": "" if log.complete else "match in progress: public view only"}

@@ -17,7 +17,7 @@ game:
 * ``results``: ``{"cols", "rows"}`` of finished rounds; ``over``: the
   match result in words, once the match is over.
 
-Per-game subclasses (``referee/web/games/<game>.py``) say which protobuf
+Per-game subclasses (``TABLE`` of ``referee/games/<game>/replay.py``) say which protobuf
 message the game's events are (:attr:`Table.EVENT`), which events open a
 round (:attr:`Table.ROUND_OPENERS`) and handle each event kind in a method
 ``on_<kind>(self, msg, to)`` (``msg`` the parsed sub-message, ``to`` the
@@ -27,20 +27,21 @@ event it is given: the table never learns more than the view's events.
 
 from __future__ import annotations
 
-import importlib
 from typing import Any, ClassVar, Iterable
+
+from referee.games import UnknownGame, replay_module
 
 SUIT_ORDER = "SHCD"  # display order of a sorted hand: black, red, black, red
 JOKER_ORDER = ("BJ", "RJ")
 
 
 def table_class(game: str) -> type["Table"]:
-    """The renderer of ``game`` (``LookupError`` for a game without one)."""
+    """The renderer of ``game``, its package's ``replay.TABLE`` (found through
+    :func:`referee.games.replay_module`); ``LookupError`` for a game without one."""
     try:
-        mod = importlib.import_module(f"referee.web.games.{game}")
-    except ModuleNotFoundError:
+        return replay_module(game).TABLE
+    except (UnknownGame, ModuleNotFoundError):
         raise LookupError(f"no replay renderer for game {game!r}") from None
-    return mod.TABLE
 
 
 class Table:

@@ -4,8 +4,10 @@ trick play with the Blooper jokers.
 
 ``GAME`` is the engine class (:class:`.game.BackAlley`); the pure rule
 functions live in :mod:`.rules`, the event records in :mod:`.events`, what a
-seat is sent (protocol messages) in :mod:`.view` and the conformance queries
-in :mod:`.conformance`.
+seat is sent (protocol messages) in :mod:`.view`, the conformance queries
+in :mod:`.conformance`; then :mod:`.meta` (its labels, roles and round
+lines), :mod:`.replay` (the replay viewer's renderer) and :mod:`.envs` (the
+game in the training environments).
 """
 
 from .game import BackAlley

@@ -1,4 +1,8 @@
-"""Dou Dizhu (3 and 4 players) on the table: auction, kitty, landlord, plays, payments."""
+"""Dou Dizhu (3 and 4 players) on the table: auction, kitty, landlord, plays, payments.
+
+The replay viewer's renderer of the game (``TABLE``, a
+:class:`referee.web.table.Table`), found through :func:`referee.games.replay_module`.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""Cutthroat Canadian Smear on the table: auction, pitch and trump, tricks, high/low/jack/game."""
+"""Cutthroat Canadian Smear on the table: auction, pitch and trump, tricks, high/low/jack/game.
+
+The replay viewer's renderer of the game (``TABLE``, a
+:class:`referee.web.table.Table`), found through :func:`referee.games.replay_module`.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,9 @@
 """Tractor (4 players, two decks) on the table: the deal with declarations,
-the kitty taken and buried, tricks, points and levels."""
+the kitty taken and buried, tricks, points and levels.
+
+The replay viewer's renderer of the game (``TABLE``, a
+:class:`referee.web.table.Table`), found through :func:`referee.games.replay_module`.
+"""
 
 from __future__ import annotations
 

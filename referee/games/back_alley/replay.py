@@ -1,4 +1,8 @@
-"""Back Alley on the table: upcard and trump, bids and contracts, tricks per team, points."""
+"""Back Alley on the table: upcard and trump, bids and contracts, tricks per team, points.
+
+The replay viewer's renderer of the game (``TABLE``, a
+:class:`referee.web.table.Table`), found through :func:`referee.games.replay_module`.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""President on the table: roles, the card exchange, plays and passes, finishing order."""
+"""President on the table: roles, the card exchange, plays and passes, finishing order.
+
+The replay viewer's renderer of the game (``TABLE``, a
+:class:`referee.web.table.Table`), found through :func:`referee.games.replay_module`.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""Tractor's exact oracles for the decisions whose legal actions the engine
-does not list in full (``Legal.complete`` false; shared/rules/tractor.md):
+"""Tractor in the training environments (docs/envs.md): its player count
+by default, its BID indices (none), its match scores, its observation array
+(written with :mod:`referee.envs.encode`) and the exact oracles of the
+decisions whose legal actions the engine does not list in full
+(``Legal.complete`` false; shared/rules/tractor.md):
 
 * the kitty burial (section 3): any 8 cards of the starter's 33;
 * a lead (section 6.3): any non-empty set of cards of one play-suit (a
@@ -13,18 +16,81 @@ exactly, from the seat's observation alone (its hand, the trump, the
 effective lead of the trick). Variant ``must_follow_tractor`` only matters
 when the follower holds a tractor of the lead's length; its legal follows
 are then few and the engine lists them all, so the list oracle serves.
+
+Imported only by :mod:`referee.envs`, through :func:`referee.games.envs_module`.
 """
 
 from __future__ import annotations
 
 from typing import Any, Sequence
 
-from referee.engine import DISCARD, PLAY, Action
-from referee.games.tractor import rules as R
+from referee.engine import DISCARD, PLAY, Action, Game
+from referee.envs.actions import Oracle
+from referee.envs.encode import BIG, RANKS, Writer, common, phase
 
-from .actions import Oracle
+from . import rules as R
+
+#: the player count of an environment made without one
+PLAYERS = 4
+#: the BID amounts with an index of their own: none (Tractor declares with cards)
+BID_AMOUNTS: tuple[int, ...] = ()
 
 KITTY = 8
+SUITS = ("C", "D", "H", "S", "NT")
+LEAD_TYPES = ("single", "pair", "tractor", "throw")
+
+
+def match_scores(game: Game) -> list[float]:
+    """Each seat's team's level so far, 2..14 (before the end of the match)."""
+    return [float(game.levels[s % 2]) for s in range(game.players)]  # type: ignore[attr-defined]
+
+
+def _level(r: str) -> int:
+    return RANKS.index(r) + 2 if r in RANKS else 15 if r else 0
+
+
+def encode(w: Writer, o: Any, kind: str | None) -> None:
+    """The array of a ``TractorObservation``."""
+    common(w, kind, o.hand)
+    phase(w, o.phase, ("declare", "bury", "play", "over"))
+    w.flags("variant", [o.notrump_rank_cards_trump, o.must_follow_tractor, o.kitty_multiplier_power,
+                        o.must_play_ace, o.no_throw_penalty],
+            "variant flags notrump_rank_cards_trump, must_follow_tractor, kitty_multiplier_power, must_play_ace, "
+            "no_throw_penalty")
+    w.scalar("round", o.round_number, "the round (1-based)", 0, BIG)
+    me_team = w.me % 2
+    levels = [_level(x) for x in o.levels] or [0, 0]
+    w.scalar("my_level", levels[me_team], "this seat's team's level (2..14)", 0, 15)
+    w.scalar("their_level", levels[1 - me_team], "the other team's level (2..14)", 0, 15)
+    w.choice("trump_rank", tuple(RANKS), o.trump_rank, "the round's trump rank, one-hot 2..A")
+    w.choice("trump_suit", SUITS, o.trump_suit, "the trump suit once fixed: C, D, H, S, NT")
+    dt = o.declarer_team
+    w.choice("declarer_team", ("mine", "theirs"), None if dt < 0 else "mine" if dt == me_team else "theirs",
+             "which team declares (none until known)")
+    w.seat("starter", o.starter, "the starter")
+    w.seat("first_drawer", o.first_drawer, "who received the first card")
+    w.scalar("cards_dealt", o.cards_dealt, "cards dealt so far", 0, 108)
+    w.flags("window", [o.final_window, o.declaration_closed], "the final declaration window is open; the trump is fixed")
+    last = o.declarations[-1] if o.declarations else None
+    w.seat("declared_by", last.seat if last is not None else -1, "who made the standing declaration")
+    w.cards("declared", last.cards if last is not None else (), "the cards of the standing declaration")
+    w.cards("kitty_flipped", o.kitty_flipped, "the kitty cards turned up")
+    w.cards("kitty_taken", o.kitty_taken, "the kitty this seat took (the starter only)")
+    w.cards("kitty_buried", o.kitty_buried, "the kitty this seat buried (the starter only)")
+    w.per_seat("hand_sizes", o.hand_sizes, "cards in each hand", 0, 33)
+    t = o.current_trick
+    w.seat("trick_leader", t.leader if o.phase == 3 else -1, "who led the current trick")
+    w.seat_cards("trick", ((p.seat, p.cards) for p in t.plays), "the current trick: each seat's cards")
+    w.choice("lead_type", LEAD_TYPES, t.lead_type, "the effective lead's type: single, pair, tractor, throw")
+    w.cards("throw_attempted", t.throw_failure.attempted, "the cards of a failed throw in the current trick")
+    w.seat("trick_winner", t.winner if t.plays else -1, "who is winning the current trick")
+    w.scalar("trick_points", t.points, "points in the current trick", 0, 200)
+    w.scalar("defender_points", o.defender_points, "the defenders' points so far", -BIG, BIG)
+    w.seat_cards("played", ((p.seat, p.cards) for tr in o.tricks for p in tr.plays),
+                 "cards each seat played in the completed tricks of the round")
+
+
+# ----------------------------------------------------------------------------- the oracles
 
 
 def _room(hand: dict[str, int], selection: dict[str, int]) -> dict[str, int]:
