@@ -22,7 +22,7 @@ own (``index-2.html``, ``matches-2.html``...)::
     replays/<match>/<view>.html    replay views: all, public, seat0, seat1...
     replays/<match>/log.jsonl      the match log (download)
     stderr/<match>.seat<S>.txt     a faulted bot's captured stderr
-    static/style.css, static/viewer.js, static/site.js
+    static/style.css, static/cardtable.js, static/viewer.js, static/site.js
 
 What a page needs of every bot or every result comes from a
 :class:`~referee.web.data.Snapshot` (computed once per change of the

@@ -83,6 +83,9 @@ class Table:
         self.bids: list[str] = []
         self._keys: dict[str, tuple[int, int]] = {}
         self._results: dict[str, Any] | None = None
+        #: when a list: every move described by :meth:`say`, in order (``{"seat", "text",
+        #: "cards"}``), whoever made it; the live seat page's feed of what the others just did
+        self.said: list[dict[str, Any]] | None = None
 
     # -- what this view may know --------------------------------------------------------
     def knows(self, seat: int) -> bool:
@@ -185,6 +188,8 @@ class Table:
 
     def say(self, seat: int, text: str, cards: Iterable[str] = ()) -> None:
         """Describe the acting seat's move from an event (public detail)."""
+        if self.said is not None:
+            self.said.append({"seat": seat, "text": text, "cards": list(cards)})
         if seat == self.actor:
             self.caption = {"seat": seat, "text": text, "cards": list(cards)}
 
