@@ -641,13 +641,13 @@ class Pages:
 
 def replay_page(log: ParsedLog, view: View, root: str, live: bool = False, log_href: str | None = "log.jsonl",
                 poll: str | None = None, poll_ms: int = 1500, t: dict[str, Any] | None = None,
-                data: dict[str, Any] | None = None) -> str:
+                data: dict[str, Any] | None = None, live_note: str = "match in progress: public view only") -> str:
     """One view of one match as a page (the replay data inline).
 
     ``root``: relative path to the tournament root (``"../../"`` in
     ``replays/<match>/``); ``poll``: URL of this view's data to poll while
-    the match is running (live site). ``ValueError`` for a hidden view of a
-    match in progress."""
+    the match is running (live site); ``live_note``: what the page says of a
+    match in progress. ``ValueError`` for a hidden view of a match in progress."""
     data = data if data is not None else build_replay(log, view)
     n = log.players
     views = [{"label": "all cards", "href": "all.html", "current": view == "all"},
@@ -669,7 +669,7 @@ def replay_page(log: ParsedLog, view: View, root: str, live: bool = False, log_h
     r = {"match_id": log.match_id, "game_label": GAME_LABELS.get(log.game, log.game), "views": views,
          "view_label": label, "view_note": note, "faults_note": faults_note,
          "log_href": log_href if log.complete else None, "data_json": replay_json(data), "poll": poll,
-         "poll_ms": poll_ms, "live_note": "" if log.complete else "match in progress: public view only"}
+         "poll_ms": poll_ms, "live_note": "" if log.complete else live_note}
     return environment().get_template("replay.html").render(t=t, root=root, live=False, live_ms=0, r=r,
                                                             links=Links(static=True))
 
