@@ -176,7 +176,7 @@ def play(
                                           "table, or the humans and --bots given)."),
     human_seat: Optional[list[int]] = typer.Option(None, "--human-seat", help="A seat played by a person "
                                                    "(repeatable: one private link each; default: seat 0)."),
-    name: str = typer.Option("you", "--name", help="The name of the (first) human seat."),
+    name: str = typer.Option("human", "--name", help="The name of the (first) human seat."),
     seed: Optional[int] = typer.Option(None, "--seed", "-s", help="Seed of the deal (default: random)."),
     rounds: Optional[int] = typer.Option(None, "--rounds", help="Match length in rounds."),
     param: Optional[list[str]] = typer.Option(None, "--param", help="Match parameter KEY=VALUE (repeatable)."),

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import time
+import urllib.parse
 from typing import Any, AsyncIterator, Awaitable, Callable
 
 from starlette.applications import Starlette
@@ -57,8 +58,9 @@ PRIVATE_HEADERS = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"
                    "Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'"}
 #: seconds between keep-alive comments on an idle event stream
 KEEPALIVE_S = 15.0
-#: largest answer body accepted from a page (bytes)
+#: largest answer body accepted from a page, and largest new-match form (bytes)
 MAX_ACT_BYTES = 8192
+MAX_FORM_BYTES = 65536
 
 
 def _games() -> list[dict[str, Any]]:
@@ -116,7 +118,11 @@ def play_routes(hall: Hall, poll_ms: int = 1500) -> list[BaseRoute]:
         return form_page()
 
     async def new(request: Request) -> Response:
-        form = {k: str(v) for k, v in (await request.form()).items()}
+        raw = await request.body()
+        if len(raw) > MAX_FORM_BYTES:
+            return PlainTextResponse(f"the form is over {MAX_FORM_BYTES} bytes", status_code=400)
+        # an HTML form's application/x-www-form-urlencoded body (no multipart parser needed)
+        form = dict(urllib.parse.parse_qsl(raw.decode("utf-8", "replace"), keep_blank_values=True))
         if not hall.form_key_ok(form.get("form_key", "")):
             return forbidden("this form is out of date or did not come from this server: reload /play and try again")
         try:

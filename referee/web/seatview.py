@@ -199,7 +199,7 @@ class SeatView:
             snap = self.table.snapshot()
             if self.request is not None:
                 what = kind_name(self.request.kind, pb.DecisionKind).lower()
-                snap["caption"] = {"seat": self.seat, "text": f"to {what}: your turn", "cards": []}
+                snap["caption"] = {"seat": self.seat, "text": f"to {what} (your turn)", "cards": []}
             elif self.recent:
                 snap["caption"] = dict(self.recent[-1])
             else:

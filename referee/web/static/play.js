@@ -152,14 +152,14 @@
     buttons.innerHTML = "";
     options.innerHTML = "";
     if (!st || !st.table) { turn.textContent = "waiting for the match to start"; return; }
-    if (st.ended) { turn.textContent = "the match is over"; return; }
+    if (st.ended) { turn.textContent = "the match is over: the result is beside the table"; return; }
     if (!st.request) { turn.textContent = "the others are playing"; return; }
     if (st.request.sent) { turn.textContent = "sent: waiting for the referee"; return; }
     turn.textContent = "Your turn: " + (KIND_WORDS[st.request.kind] || st.request.kind.toLowerCase());
     st.request.legal.forEach(function (a) {
       if (a[1].length) return;
       var text = a[0] === "PASS" ? "Pass" : a[0] === "BID" ? "Bid " + a[2] : a[0].toLowerCase();
-      var b = button(text, "act", function () { send(a[0], [], a[2]); });
+      var b = button(text, "action", function () { send(a[0], [], a[2]); });
       b.setAttribute("data-action", a[0] + ":" + a[2]);
       buttons.appendChild(b);
     });
@@ -186,7 +186,7 @@
       status.textContent = cards.length + " selected" + (size && cards.length !== size ? " (of " + size + ")" : "") +
         ": the referee judges it (the list of legal actions is not complete)";
     }
-    var sendBtn = button(label + (cards.length ? " (" + cards.length + ")" : ""), inList ? "act primary" : "act",
+    var sendBtn = button(label + (cards.length ? " (" + cards.length + ")" : ""), inList ? "action primary" : "action",
                          function () { send(kind, selectedCards(), 0); });
     sendBtn.id = "send-cards";
     sendBtn.setAttribute("data-kind", kind);
@@ -237,9 +237,8 @@
     var list = document.getElementById("recent");
     list.innerHTML = "";
     (st.recent || []).slice().reverse().forEach(function (r) {
-      var li = el("li", "");
-      var who = r.seat === cfg.seat ? "you" : (cfg.names[r.seat] || "seat " + r.seat);
-      li.appendChild(el("span", "", who + " " + r.text + " "));
+      var li = el("li", r.seat === cfg.seat ? "me" : "");
+      li.appendChild(el("span", "", (cfg.names[r.seat] || "seat " + r.seat) + " " + r.text));
       if (r.cards && r.cards.length) li.appendChild(T.cardRow(r.cards, "small"));
       list.appendChild(li);
     });
