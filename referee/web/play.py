@@ -312,7 +312,7 @@ class Hall:
     def bot_choices(self) -> list[tuple[str, str]]:
         """``(value, label)`` of every bot the form offers (see :func:`parse_form`)."""
         out = [(f"sample:{n}", f"sample bot: {n}") for n in SAMPLES]
-        out += [(f"command:{i}", f"command: {_bot_label(c, i).rsplit('#', 1)[0]} ({c})")
+        out += [(f"command:{i}", f"command {i + 1}: {_bot_label(c, i).rsplit('#', 1)[0]}")
                 for i, c in enumerate(self.commands)]
         out += [(f"external:{n}", f"external bot: {n}") for n, _ in self.external]
         return out

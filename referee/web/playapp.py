@@ -43,7 +43,6 @@ from referee.games import GAME_IDS, game_class
 from referee.web.human import ActionRefused, HumanSeat, parse_action
 from referee.web.play import (
     DEFAULT_HUMAN_DECISION_MS,
-    SAMPLES,
     FormError,
     Hall,
     LiveMatch,
@@ -110,7 +109,7 @@ def play_routes(hall: Hall, poll_ms: int = 1500) -> list[BaseRoute]:
         html = env.get_template("play.html").render(
             t=None, root="/", live=False, live_ms=0, games=_games(), bots=hall.bot_choices(), form=form or {},
             error=error, form_key=hall.form_key, matches=rows, max_seats=max(max(g["players"]) for g in _games()),
-            human_ms=DEFAULT_HUMAN_DECISION_MS, samples=list(SAMPLES), referee=hall.referee_addr,
+            human_ms=DEFAULT_HUMAN_DECISION_MS, commands=hall.commands, referee=hall.referee_addr,
             external=[{"name": n, "connected": hall.external_connected(n)} for n, _ in hall.external])
         return HTMLResponse(html, status_code=status, headers={"Cache-Control": "no-store"})
 

@@ -186,9 +186,11 @@ class Table:
             if c in h:
                 h.remove(c)
 
-    def say(self, seat: int, text: str, cards: Iterable[str] = ()) -> None:
-        """Describe the acting seat's move from an event (public detail)."""
-        if self.said is not None:
+    def say(self, seat: int, text: str, cards: Iterable[str] = (), feed: bool = True) -> None:
+        """Describe the acting seat's move from an event (public detail); ``feed``
+        false: for the step's caption only, not for :attr:`said` (a move made at
+        almost every step, such as Tractor's "does not declare")."""
+        if self.said is not None and feed:
             self.said.append({"seat": seat, "text": text, "cards": list(cards)})
         if seat == self.actor:
             self.caption = {"seat": seat, "text": text, "cards": list(cards)}

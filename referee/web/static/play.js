@@ -229,7 +229,8 @@
     var head = n.fault === "illegal" ? "Illegal action" + (n.rule ? " (rule " + n.rule + ")" : "") :
                n.fault === "timeout" ? "Time ran out" : "Fault: " + n.fault;
     box.appendChild(el("b", "", head + ": "));
-    box.appendChild(document.createTextNode(n.message || ""));
+    var msg = n.message || "";
+    box.appendChild(document.createTextNode(msg + (/[.!?]$/.test(msg) || !msg ? "" : ".")));
     if (n.applied) box.appendChild(document.createTextNode(" The referee played " + describe(n.applied) + " for you."));
   }
 
