@@ -509,3 +509,40 @@ def test_referee_play_refuses_bad_arguments_before_starting(tmp_path):
                            cwd=ROOT, env=env(), capture_output=True, text=True, timeout=60)
         assert r.returncode == 2 and words in r.stderr, (args, r.stderr)
         assert "Traceback" not in r.stderr
+
+
+def test_referee_web_serves_play_beside_the_tournaments(tmp_path):
+    """`referee web` over a results database also runs /play (its referee started and
+    stopped with it): the home page links to it, a match made with its form waits for
+    its human, whose page opens."""
+    from tournaments.store import Store
+
+    import socket
+
+    db = tmp_path / "results.sqlite"
+    Store(str(db)).close()
+    with socket.socket() as s:  # a free port for the referee (to find its bots by it afterwards)
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    web = subprocess.Popen([*REFEREE, "web", "--db", str(db), "--port", "0", "--play-log-dir", str(tmp_path / "play"),
+                            "--referee-port", str(port)], cwd=ROOT, env=env(), stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True)
+    try:
+        line = web.stdout.readline()
+        m = re.search(r"(http://127\.0\.0\.1:\d+)/ .*play: http://127\.0\.0\.1:\d+/play", line)
+        assert m, line
+        base = m.group(1)
+        assert 'href="/play"' in get(base + "/")[1]
+        code, html, url = new_match(base, {"game": "president", "players": "5", "seat0": "sample:random",
+                                           "seat3": "human", "seat3_name": "cy", **{f"seat{s}": "sample:heuristic"
+                                                                                    for s in (1, 2, 4)}})
+        assert code == 200 and "waiting" in html, html[-500:]
+        link = re.search(r'<a class="seat-link" href="([^"]+)"', html).group(1)
+        assert link.startswith("/play/president-") and "/seat3/" in link
+        st = states(base + link, lambda s: s["request"] is not None or s["table"] is not None)
+        assert st["seat"] == 3 and st["names"][3] == "cy#3" and st["clock"] == {"decision_ms": 60000, "bank_ms": 0}
+        assert bot_processes(port), "the match's bots are running"
+    finally:
+        web.send_signal(signal.SIGTERM)
+        web.wait(timeout=30)
+    assert bot_processes(port) == [], "referee web stopped the match and its bots"

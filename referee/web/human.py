@@ -187,6 +187,8 @@ class HumanSeat:
         except grpc.aio.AioRpcError as e:
             if e.code() != grpc.StatusCode.CANCELLED:
                 self.error = f"{e.code().name}: {e.details()}"
+                if self.view.ended is None:
+                    self.set_note(f"the seat lost its connection to the referee ({self.error})")
         finally:
             self.done = True
             await self._outbox.put(None)
