@@ -166,6 +166,14 @@ def _serve(app, sock) -> None:
         sock.close()
 
 
+def _has_display() -> bool:
+    """Whether a graphical browser can be opened here (macOS, Windows, or an X11/Wayland display)."""
+    import os
+    import sys
+
+    return sys.platform in ("darwin", "win32") or bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
 def play(
     game: str = typer.Argument(..., help="Game id: doudizhu, tractor, smear, president, back_alley."),
     bot: Optional[list[str]] = typer.Option(None, "--bot", "-b", help="Bot command of the other seats, in seat "
@@ -195,7 +203,8 @@ def play(
                                               "(NAME=TOKEN lines)."),
     referee_port: int = typer.Option(0, "--referee-port", help="Port of the referee on 127.0.0.1 (0 = any)."),
     log_dir: Path = typer.Option(Path("runs/play"), "--log-dir", help="Where match logs and bot output go."),
-    open_browser: bool = typer.Option(True, "--open/--no-open", help="Open your seat's page in the browser."),
+    open_browser: bool = typer.Option(True, "--open/--no-open", help="Open your seat's page in the browser "
+                                      "(when there is a display)."),
 ) -> None:
     """Play GAME in the browser against bots: starts a web server with a
     referee, seats you (and any other --human-seat) against the --bot
@@ -203,6 +212,7 @@ def play(
     match is a normal match: same rules, clocks and log as `referee match`;
     the page shows your seat's view only. /play on the same server starts
     more matches. Ctrl-C stops the server and every bot."""
+    import threading
     import webbrowser
 
     from referee.cli import _parse_kv
@@ -260,9 +270,11 @@ def play(
         for e in m.seats:
             if e.human is not None:
                 print(f"seat {e.seat} ({e.label}): {base}/play/{m.match_id}/seat{e.seat}/{e.human.key}/", flush=True)
-        if open_browser:
+        print(f"spectators: {base}/play/{m.match_id}/replay/public.html", flush=True)
+        if open_browser and _has_display():
             url = f"{base}/play/{m.match_id}/seat{humans[0]}/{m.seats[humans[0]].human.key}/"
-            webbrowser.open(url)
+            # in a thread: a console browser (lynx...) would hold the server until it exits
+            threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
 
     _serve(create_play_app(hall, first_match), sock)
 

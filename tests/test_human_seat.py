@@ -546,3 +546,62 @@ def test_referee_web_serves_play_beside_the_tournaments(tmp_path):
         web.send_signal(signal.SIGTERM)
         web.wait(timeout=30)
     assert bot_processes(port) == [], "referee web stopped the match and its bots"
+
+
+def test_an_external_bot_takes_a_seat(tmp_path):
+    """A bot with a token of `--token-file` connects by itself to the referee's
+    port; the form offers it, and it plays against the human."""
+    import socket
+
+    (tmp_path / "bots.tokens").write_text("ext=s3cret-token\n")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    srv = PlayServer(tmp_path, "smear", "--players", "2", "--token-file", str(tmp_path / "bots.tokens"),
+                     "--referee-port", str(port))
+    bot = subprocess.Popen([sys.executable, str(ROOT / "sample_bots" / "random_bot.py"), "--referee",
+                            f"127.0.0.1:{port}", "--name", "ext"], cwd=ROOT, env={**env(), "REFEREE_TOKEN":
+                                                                                  "s3cret-token"},
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert srv.referee_port == port
+        code, html, _ = get(srv.base + "/play")
+        assert 'value="external:ext"' in html
+        code, html, url = new_match(srv.base, {"game": "smear", "players": "2", "rounds": "1", "seat0": "human",
+                                               "seat1": "external:ext"})
+        assert code == 200, html[-500:]
+        link = srv.base + re.search(r'<a class="seat-link" href="([^"]+)"', html).group(1)
+        st = play_via_api(link, random.Random(5))
+        assert st["ended"]["status"] == "complete" and st["names"] == ["human#0", "ext#1"]
+        mid = link.split("/play/")[1].split("/")[0]
+        log = [json.loads(x) for x in (srv.log_dir / f"{mid}.jsonl").read_text().splitlines()]
+        assert any(d["type"] == "decision" and d["seat"] == 1 and d["reply"] for d in log)
+        assert not any(d["type"] == "fault" for d in log)
+    finally:
+        bot.terminate()
+        bot.wait(timeout=30)
+        assert srv.stop() == -signal.SIGTERM
+
+
+def test_a_hall_plays_a_bounded_number_of_matches():
+    """Beyond ``max_running`` matches at once a new one is refused (each launches its
+    bots); stopping the hall ends the matches waiting for their humans."""
+    from referee.web.play import FormError, Hall, MatchRequest, SeatChoice
+
+    async def main(tmp: Path) -> None:
+        hall = Hall(tmp, max_running=1)
+        await hall.start()
+        try:
+            req = MatchRequest("smear", 2, [SeatChoice("human", "ann"), SeatChoice("sample", "random")])
+            first = hall.create(req)
+            assert first.status == "waiting" and first.seats[0].human is not None
+            with pytest.raises(FormError, match="at most 1 at once"):
+                hall.create(req)
+        finally:
+            await hall.stop()
+        assert first.task.done() and first.status == "failed" and first.why == "the server stopped"
+
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        asyncio.run(main(Path(d)))

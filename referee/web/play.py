@@ -55,6 +55,11 @@ SAMPLES = {"heuristic": "heuristic_bot.py", "random": "random_bot.py"}
 #: how long a match waits for its humans to open their pages, and for its bots to connect (seconds)
 DEFAULT_JOIN_TIMEOUT_S = 600.0
 DEFAULT_CONNECT_TIMEOUT_S = 30.0
+#: seconds a human client has, after the match, to read its MatchEnded
+CLIENT_END_S = 10.0
+#: matches a hall plays at once (each launches its bots), and finished matches it keeps for their pages
+MAX_RUNNING = 8
+MAX_KEPT = 200
 #: largest values the form accepts (milliseconds; seconds for the delay)
 MAX_CLOCK_MS = 3_600_000
 MAX_DELAY_S = 3600
@@ -282,13 +287,18 @@ class Hall:
     commands the form offers (from the server's command line); ``external``:
     ``(name, token)`` of external bots that connect by themselves to
     ``127.0.0.1:referee_port`` (0: any free port, :attr:`referee_addr`);
-    ``base_dir``: what relative paths of the commands are relative to.
+    ``base_dir``: what relative paths of the commands are relative to;
+    ``join_timeout_s``: how long a match waits for its humans to open their
+    pages, ``connect_timeout_s`` for its bots to connect (seconds);
+    ``max_running``: matches played at once (a new one beyond is refused; the
+    :data:`MAX_KEPT` latest finished ones are kept for their pages).
     :meth:`start` and :meth:`stop` inside the server's event loop."""
 
     def __init__(self, log_dir: Path, commands: list[str] | None = None,
                  external: list[tuple[str, str]] | None = None, referee_port: int = 0,
                  base_dir: Path | None = None, join_timeout_s: float = DEFAULT_JOIN_TIMEOUT_S,
-                 connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S, end_grace_s: float = 2.0):
+                 connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S, end_grace_s: float = 2.0,
+                 max_running: int = MAX_RUNNING):
         self.log_dir = Path(log_dir)
         self.commands = list(commands or [])
         self.external = list(external or [])
@@ -297,6 +307,7 @@ class Hall:
         self.join_timeout_s = join_timeout_s
         self.connect_timeout_s = connect_timeout_s
         self.end_grace_s = end_grace_s
+        self.max_running = max_running
         #: the secret of the new-match form (a cross-site page cannot read it, so cannot post it)
         self.form_key = secrets.token_urlsafe(24)
         self.matches: dict[str, LiveMatch] = {}
@@ -331,6 +342,9 @@ class Hall:
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        for m in self.matches.values():
+            if not m.over:  # also a match whose task was cancelled before it ran
+                m.status, m.why = "failed", "the server stopped"
         if self.referee is not None:
             await self.referee.stop(0.5)
             self.referee = None
@@ -380,6 +394,10 @@ class Hall:
         """Check ``req`` (:class:`FormError`) and start its match; returns it at once
         (status ``"waiting"`` until every human has opened their page)."""
         assert self.referee is not None, "Hall.start() first"
+        running = sum(1 for m in self.matches.values() if not m.over)
+        if running >= self.max_running:
+            raise FormError("", f"this server plays {running} matches already (at most {self.max_running} at "
+                                "once): try again when one is over")
         match_id = self.referee.new_match_id(req.game)
         spec = self.spec_of(req, match_id)
         names, plans, entries = spec.seat_names, [], []
@@ -401,10 +419,17 @@ class Hall:
         m = LiveMatch(match_id, spec, entries, secrets.token_urlsafe(24), self.log_dir / f"{match_id}.jsonl",
                       spectator_delay_s=req.spectator_delay_s)
         self.matches[match_id] = m
+        finished = [k for k, x in self.matches.items() if x.over]  # oldest first (insertion order)
+        for k in finished[:max(0, len(finished) - MAX_KEPT)]:
+            del self.matches[k]
         m.task = asyncio.get_running_loop().create_task(self._run(m, plans))
         return m
 
     async def _run(self, m: LiveMatch, plans: list[SeatPlan]) -> None:
+        """Play ``m``: its human clients connect, the humans open their pages, then
+        :func:`referee.play.play_match`. The match is ``over`` once every human
+        client has taken its ``MatchEnded`` (a page's event stream ends after the
+        final state); its replay links are then on the humans' pages."""
         humans = [e.human for e in m.seats if e.human is not None]
         clients = [asyncio.get_running_loop().create_task(h.run()) for h in humans]
         watch = None
@@ -413,13 +438,15 @@ class Hall:
                 return
             m.status = "playing"
             watch = asyncio.get_running_loop().create_task(self._watch_log(m))
-            m.outcome = await play_match(self.referee, m.spec, plans, self.log_dir,
-                                         connect_timeout_s=self.connect_timeout_s, end_grace_s=self.end_grace_s,
-                                         base_dir=self.base_dir, log_path=m.log_path)
-            m.status, m.why = "over", m.outcome.status_text
+            outcome = await play_match(self.referee, m.spec, plans, self.log_dir,
+                                       connect_timeout_s=self.connect_timeout_s, end_grace_s=self.end_grace_s,
+                                       base_dir=self.base_dir, log_path=m.log_path)
+            # each client ends its stream by itself once it has read MatchEnded (queued before play_match returned)
+            await asyncio.wait(clients, timeout=CLIENT_END_S)
             links = {"all": f"/play/{m.match_id}/replay/all.html"}
             for h in humans:
                 h.set_replay(dict(links, seat=f"/play/{m.match_id}/replay/seat{h.seat}.html"))
+            m.outcome, m.status, m.why = outcome, "over", outcome.status_text
         except asyncio.CancelledError:
             m.status, m.why = "failed", "the server stopped"
             raise
@@ -433,10 +460,12 @@ class Hall:
                 watch.cancel()
             self._record_size(m)
             for h in humans:
-                h.close()
-            done, pending = await asyncio.wait(clients, timeout=5) if clients else (set(), set())
-            for t in pending:
-                t.cancel()
+                h.close()  # a client still connected ends its stream (the match failed or was stopped)
+                h.changed()  # the pages' event streams see the match's status
+            if clients:
+                _, stuck = await asyncio.wait(clients, timeout=1.0)
+                for t in stuck:
+                    t.cancel()
             if self.referee is not None:
                 for h in humans:
                     self.referee.tokens.pop(h.token, None)
