@@ -67,10 +67,10 @@ def driver():
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    """`referee play smear` (2 players, a 4 s human clock: the timeout test's match),
+    """`referee play smear` (2 players, 2 rounds, a 4 s human clock: the timeout test's match),
     the heuristic sample bot given as a command (the form offers it too)."""
     tmp = tmp_path_factory.mktemp("playweb")
-    proc = subprocess.Popen([*REFEREE, "play", "smear", "--players", "2", "--rounds", "1", "--seed", "6",
+    proc = subprocess.Popen([*REFEREE, "play", "smear", "--players", "2", "--rounds", "2", "--seed", "6",
                              "--human-ms", "4000", "--bot", HEUR, "--no-open", "--port", "0",
                              "--log-dir", str(tmp / "logs")], cwd=ROOT, env=env(), stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
@@ -289,8 +289,9 @@ def test_a_timeout_is_a_timeout_then_the_human_plays_on(driver, server):
     rows = driver.find_elements(By.CSS_SELECTOR, "#final tr")
     assert len(rows) == 3 and "human#0" in rows[1].text
     log = match_log(server, url)
-    first = decisions_of(log, 0)[0]
+    first, *later = decisions_of(log, 0)
     assert first["request_id"] == int(rid) and first["fault"] == "timeout" and first["reply"] is None
+    assert any(d["reply"] is not None and d["fault"] is None for d in later)  # then it played on
     check_received(received_states(driver), log, 0)
     wait_for(lambda: driver.find_elements(By.ID, "replay-all"), 60, "the replay's link")[0].click()
     wait_for(lambda: driver.find_elements(By.ID, "replay"), 30, "the replay")
