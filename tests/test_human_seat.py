@@ -434,7 +434,10 @@ def test_the_new_match_form_checks_its_fields(server):
                           ({"game": "smear", "players": "2", "seat0": "human", "seat1": "sample:random",
                             "params": "max_rounds=0"}, "max_rounds"),
                           ({"game": "smear", "players": "2", "seat0": "human", "seat0_name": "a#b",
-                            "seat1": "sample:random"}, "without #")):
+                            "seat1": "sample:random"}, "without #"),
+                          ({"game": "back_alley", "players": "4", "seat0": "human", "rounds": "2",
+                            "params": "first_round=x", **{f"seat{s}": "sample:random" for s in (1, 2, 3)}},
+                           "first_round must be a whole number")):
         code, html, _ = new_match(base, fields)
         assert code == 400 and 'id="form-error"' in html and words in html, (fields, code, html[-800:])
         assert "Traceback" not in html

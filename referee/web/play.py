@@ -198,7 +198,11 @@ def parse_form(form: Mapping[str, str], commands: list[str], external: list[str]
     params = _key_values(form.get("params") or "", "params")
     rounds = _int(form, "rounds", None, 1, 10_000, "rounds")
     if rounds is not None:
-        params.update(rounds_param(game, rounds, params))
+        try:
+            params.update(rounds_param(game, rounds, params))
+        except (TypeError, ValueError):
+            raise FormError("params", f"first_round must be a whole number, got {params.get('first_round')!r}") \
+                from None
     variant = {flag: True for flag in cls.variant_defaults if form.get(f"variant.{game}.{flag}")}
     policy = (form.get("fault_policy") or "default_action").strip()
     if policy not in FAULT_POLICIES:

@@ -76,6 +76,15 @@
     if (acts.length) return acts[0][0];
     return { PLAY: "PLAY", DECLARE: "DECLARE", DISCARD: "DISCARD", EXCHANGE: "EXCHANGE" }[st.request.kind] || null;
   }
+  var listedFor = null, listedCache = null;
+  function listedKeys(acts) {  // the listed card actions as keys, once per request (a list can be long)
+    if (listedFor !== st.request.id) {
+      listedCache = {};
+      acts.forEach(function (a) { listedCache[key(a[1])] = true; });
+      listedFor = st.request.id;
+    }
+    return listedCache;
+  }
   function selectedCards() { var h = hand(); return selected.map(function (i) { return h[i]; }); }
   function describe(a) {
     if (!a) return "";
@@ -165,8 +174,7 @@
     });
     var kind = cardKind();
     if (!kind) return;
-    var acts = cardActions(), cards = selectedCards(), listed = {};
-    acts.forEach(function (a) { listed[key(a[1])] = true; });
+    var acts = cardActions(), cards = selectedCards(), listed = listedKeys(acts);
     var inList = cards.length > 0 && listed[key(cards)] === true;
     var sizes = acts.map(function (a) { return a[1].length; });
     var size = sizes.length && sizes.every(function (n) { return n === sizes[0]; }) && kind !== "PLAY" ? sizes[0] : 0;
