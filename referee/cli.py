@@ -1208,10 +1208,11 @@ from referee.laddercli import ladder_app  # noqa: E402
 app.add_typer(ladder_app, name="ladder")
 
 from referee.benchcli import bench  # noqa: E402
-from referee.webcli import report, web  # noqa: E402
+from referee.webcli import play, report, web  # noqa: E402
 
 app.command("report")(report)
 app.command("web")(web)
+app.command("play")(play)
 
 app.command("bench")(bench)
 if __name__ == "__main__":  # python -m referee.cli

@@ -86,6 +86,10 @@ class MatchSpec:
     #: what a decision is charged: ``"wall"`` (elapsed time) or ``"cpu"`` (CPU time of the
     #: bot's processes, capped at clocks.CPU_WALL_CAP times the wall time), see :data:`CLOCKS`
     clock: str = "wall"
+    #: per-seat clock overrides in seat order: ``[decision_ms, bank_ms]`` for a seat whose
+    #: clock differs from the match's (a human's seat), ``None`` for a seat on the match's
+    #: clock; ``None``: every seat on the match's clock (see :meth:`clock_of`)
+    seat_clocks: list[list[int] | None] | None = None
 
     def check(self) -> None:
         """Raise ``ValueError`` naming the first bad field."""
@@ -97,6 +101,18 @@ class MatchSpec:
             raise ValueError(f"clock must be one of {CLOCKS}, got {self.clock!r}")
         if self.decision_ms <= 0 or self.bank_ms < 0 or self.max_faults < 1:
             raise ValueError("decision_ms must be > 0, bank_ms >= 0, max_faults >= 1")
+        if self.seat_clocks is not None:
+            if len(self.seat_clocks) != self.players:
+                raise ValueError(f"seat_clocks has {len(self.seat_clocks)} entries for {self.players} seats")
+            for s, c in enumerate(self.seat_clocks):
+                if c is not None and (len(c) != 2 or c[0] <= 0 or c[1] < 0):
+                    raise ValueError(f"seat_clocks[{s}] must be [decision_ms > 0, bank_ms >= 0], got {c!r}")
+
+    def clock_of(self, seat: int) -> tuple[int, int]:
+        """``(decision_ms, bank_ms)`` of ``seat``, milliseconds: its entry of
+        :attr:`seat_clocks`, else the match's ``decision_ms`` and ``bank_ms``."""
+        c = self.seat_clocks[seat] if self.seat_clocks is not None else None
+        return (int(c[0]), int(c[1])) if c is not None else (self.decision_ms, self.bank_ms)
 
     def new_game(self) -> Game:
         """A fresh engine for this spec (ValueError for bad players/variant/params)."""
@@ -490,7 +506,7 @@ class MatchRunner:
         self.faults: list[FaultRecord] = []
         self.fault_count = [0] * n
         self.forfeited: set[int] = set()
-        self.bank = [spec.bank_ms] * n  # ms left in each seat's time bank
+        self.bank = [spec.clock_of(s)[1] for s in range(n)]  # ms left in each seat's time bank
         self.seq = 0  # number of the last event
         self.decisions = 0
         self.status = MatchStatus.COMPLETE
@@ -530,11 +546,12 @@ class MatchRunner:
         team = seat_teams(game.teams(spec.players), spec.players)
         seats = [pb.SeatInfo(seat=i, name=spec.seat_names[i], team=team[i]) for i in range(spec.players)]
         variant, params = to_struct(game.variant), to_struct(game.params)
-        clock = pb.Clock(decision_ms=spec.decision_ms, bank_ms=spec.bank_ms)
         for s, link in enumerate(self.links):  # a send only queues the message: no task per seat
+            decision_ms, bank_ms = spec.clock_of(s)
             await link.send(pb.RefereeMessage(match_started=pb.MatchStarted(
                 match_id=spec.match_id, game=spec.game, seat=s, seats=seats, variant=variant, params=params,
-                clock=clock, ruleset=game.ruleset, fault_policy=spec.fault_policy)))
+                clock=pb.Clock(decision_ms=decision_ms, bank_ms=bank_ms), ruleset=game.ruleset,
+                fault_policy=spec.fault_policy)))
         for s, link in enumerate(self.links):
             if getattr(link, "no_show", False):  # never connected: forfeited before the first decision
                 self.faults.append(FaultRecord(s, "no_show", message=getattr(link, "why", "the bot never connected")))
@@ -559,7 +576,7 @@ class MatchRunner:
             if first:
                 self.fault(FaultRecord(seat, "disconnect", message="bot is not connected"))
             if seat not in self.forfeited:
-                away_ms = await link.wait_back((self.spec.decision_ms + self.bank[seat]) / 1000.0)
+                away_ms = await link.wait_back((self.spec.clock_of(seat)[0] + self.bank[seat]) / 1000.0)
                 if not link.connected:
                     self.charge(seat, away_ms)
                     if not first:
@@ -594,7 +611,7 @@ class MatchRunner:
         seat's time bank is charged for the time beyond ``decision_ms``."""
         spec, link = self.spec, self.links[seat]
         bank_before = bank = self.bank[seat]
-        left_ms = spec.decision_ms - away_ms
+        left_ms = spec.clock_of(seat)[0] - away_ms
         if left_ms < 0:
             bank = max(0, bank + int(left_ms))
         left = max(1, int(left_ms))
@@ -635,8 +652,8 @@ class MatchRunner:
 
     def charge(self, seat: int, elapsed_ms: float) -> None:
         """Charge one decision's ``elapsed_ms`` to the seat's clock: the time
-        beyond ``decision_ms`` comes out of its bank."""
-        self.bank[seat] = max(0, self.bank[seat] - int(max(0.0, elapsed_ms - self.spec.decision_ms)))
+        beyond its ``decision_ms`` comes out of its bank."""
+        self.bank[seat] = max(0, self.bank[seat] - int(max(0.0, elapsed_ms - self.spec.clock_of(seat)[0])))
 
     def apply(self, ask: Ask) -> Ruling:
         """Apply the seat's answer to the game: its action if the engine accepts

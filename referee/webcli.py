@@ -80,30 +80,83 @@ def web(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (pages are read-only; "
                              "a public address shows every finished match's cards to anyone)."),
     port: int = typer.Option(8080, "--port", help="TCP port (0 = any free port)."),
+    bot: Optional[list[str]] = typer.Option(None, "--bot", "-b", help="A bot command the new-match form offers "
+                                            "(/play), besides the sample bots; repeatable. The form never runs a "
+                                            "command typed in a browser."),
+    token_file: Optional[Path] = typer.Option(None, "--token-file", help="External bots the form offers: NAME=TOKEN "
+                                              "lines; they connect by themselves to the referee (--referee-port)."),
+    referee_port: int = typer.Option(0, "--referee-port", help="Port of the referee of /play's matches on "
+                                     "127.0.0.1, for external bots (0 = any free port, printed)."),
+    play_log_dir: Path = typer.Option(Path("runs/play"), "--play-log-dir", help="Logs of /play's matches."),
 ) -> None:
     """Serve the report's pages live from the results database while
     tournaments run: the leaderboard and match list update by themselves; a
     match being played can be watched in the public view only (no hidden card
-    until it is over). Ctrl-C stops it."""
-    import socket
-
-    import uvicorn
-
+    until it is over). /play starts matches with human seats (see `referee
+    play`). Ctrl-C stops it (and every match of /play, with its bots)."""
     from referee.web.app import create_app
 
     _store(db).close()
-    app = create_app(db)
+    hall = _hall(bot or [], token_file, referee_port, play_log_dir)
+    sock, shown = _listen(host, port)
+    print(f"serving {db} on {shown}/ (Ctrl-C to stop); play: {shown}/play", flush=True)
+    _serve(create_app(db, hall=hall), sock)
+
+
+def _hall(commands: list[str], token_file: Optional[Path], referee_port: int, log_dir: Path):
+    """The :class:`referee.web.play.Hall` of the server's /play pages, its options checked (exit 2)."""
+    import socket
+    import tempfile
+
+    from referee.bots import check_command
+    from referee.cli import _read_secret_file, parse_tokens
+    from referee.web.play import Hall
+
+    for i, c in enumerate(commands):
+        if (why := check_command(c)) is not None:
+            _fail(f"--bot #{i + 1} {c!r}: {why}", 2)
+    external: list[tuple[str, str]] = []
+    if token_file is not None:
+        try:
+            external = parse_tokens(_read_secret_file(token_file, "--token-file"), f"--token-file {token_file}")
+        except ValueError as e:
+            _fail(str(e), 2)
+    if referee_port:
+        with socket.socket() as probe:  # say so now, not from inside the server once it runs
+            try:
+                probe.bind(("127.0.0.1", referee_port))
+            except OSError as e:
+                _fail(f"--referee-port {referee_port}: cannot listen on 127.0.0.1:{referee_port}: {e.strerror or e}", 2)
+    try:
+        log_dir.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=log_dir).close()
+    except OSError as e:
+        _fail(f"cannot write the match logs in {log_dir}: {e.strerror or e}", 2)
+    return Hall(log_dir, commands=commands, external=external, referee_port=referee_port)
+
+
+def _listen(host: str, port: int):
+    """A listening socket on ``host:port`` (exit 2 if it cannot be bound) and its base URL."""
+    import socket
+
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
     except OSError as e:
-        _fail(f"cannot listen on {host}:{port}: {e.strerror or e}")
+        sock.close()
+        _fail(f"cannot listen on {host}:{port}: {e.strerror or e}", 2 if port else 1)
     sock.listen(128)  # connections wait in the backlog until the server runs
     bound = sock.getsockname()[1]
-    shown = f"[{host}]" if ":" in host else host
-    print(f"serving {db} on http://{shown}:{bound}/ (Ctrl-C to stop)", flush=True)
-    config = uvicorn.Config(app, log_level="warning", access_log=False)
+    return sock, f"http://{f'[{host}]' if ':' in host else host}:{bound}"
+
+
+def _serve(app, sock) -> None:
+    """Serve ``app`` on ``sock`` until Ctrl-C or SIGTERM (the app's lifespan stops what it started)."""
+    import uvicorn
+
+    # open event streams (a seat's page) are closed after 2 s of shutdown
+    config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=2)
     server = uvicorn.Server(config)
     try:
         server.run(sockets=[sock])
@@ -111,6 +164,119 @@ def web(
         pass
     finally:
         sock.close()
+
+
+def _has_display() -> bool:
+    """Whether a graphical browser can be opened here (macOS, Windows, or an X11/Wayland display)."""
+    import os
+    import sys
+
+    return sys.platform in ("darwin", "win32") or bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def play(
+    game: str = typer.Argument(..., help="Game id: doudizhu, tractor, smear, president, back_alley."),
+    bot: Optional[list[str]] = typer.Option(None, "--bot", "-b", help="Bot command of the other seats, in seat "
+                                            "order (one --bot: every bot seat); default: the heuristic sample bot. "
+                                            "The referee appends --referee HOST:PORT and hands the bot its token "
+                                            "in REFEREE_TOKEN."),
+    players: Optional[int] = typer.Option(None, "--players", "-p", help="Seats (default: the game's smallest "
+                                          "table, or the humans and --bots given)."),
+    human_seat: Optional[list[int]] = typer.Option(None, "--human-seat", help="A seat played by a person "
+                                                   "(repeatable: one private link each; default: seat 0)."),
+    name: str = typer.Option("human", "--name", help="The name of the (first) human seat."),
+    seed: Optional[int] = typer.Option(None, "--seed", "-s", help="Seed of the deal (default: random)."),
+    rounds: Optional[int] = typer.Option(None, "--rounds", help="Match length in rounds."),
+    param: Optional[list[str]] = typer.Option(None, "--param", help="Match parameter KEY=VALUE (repeatable)."),
+    variant: Optional[list[str]] = typer.Option(None, "--variant", help="Variant flag KEY=VALUE (repeatable)."),
+    decision_ms: int = typer.Option(1000, "--decision-ms", help="The bots' per-decision clock, milliseconds."),
+    bank_ms: int = typer.Option(0, "--bank-ms", help="The bots' time bank, milliseconds."),
+    human_ms: int = typer.Option(60_000, "--human-ms", help="A human's per-decision clock, milliseconds."),
+    human_bank_ms: int = typer.Option(0, "--human-bank-ms", help="A human's time bank, milliseconds."),
+    fault_policy: str = typer.Option("default_action", "--fault-policy", help="default_action or forfeit."),
+    max_faults: int = typer.Option(5, "--max-faults", help="Faults before a seat is forfeited (default_action)."),
+    spectator_delay_s: int = typer.Option(0, "--spectator-delay-s", help="Spectators see the public view this "
+                                          "many seconds late."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address of the web server."),
+    port: int = typer.Option(8080, "--port", help="Port of the web server (0 = any free port)."),
+    token_file: Optional[Path] = typer.Option(None, "--token-file", help="External bots the form offers "
+                                              "(NAME=TOKEN lines)."),
+    referee_port: int = typer.Option(0, "--referee-port", help="Port of the referee on 127.0.0.1 (0 = any)."),
+    log_dir: Path = typer.Option(Path("runs/play"), "--log-dir", help="Where match logs and bot output go."),
+    open_browser: bool = typer.Option(True, "--open/--no-open", help="Open your seat's page in the browser "
+                                      "(when there is a display)."),
+) -> None:
+    """Play GAME in the browser against bots: starts a web server with a
+    referee, seats you (and any other --human-seat) against the --bot
+    commands, and prints each human's private link (it opens yours). The
+    match is a normal match: same rules, clocks and log as `referee match`;
+    the page shows your seat's view only. /play on the same server starts
+    more matches. Ctrl-C stops the server and every bot."""
+    import threading
+    import webbrowser
+
+    from referee.cli import _parse_kv
+    from referee.games import UnknownGame, game_class
+    from referee.web.play import FormError, MatchRequest, SeatChoice, rounds_param
+    from referee.web.playapp import create_play_app
+
+    try:
+        cls = game_class(game)
+    except UnknownGame as e:
+        _fail(str(e), 2)
+    humans = sorted(set(human_seat or [0]))
+    bots = bot or []
+    n = players or (len(humans) + len(bots) if len(bots) > 1 else cls.player_counts[0])
+    if n not in cls.player_counts:
+        _fail(f"{game} is played by {' or '.join(map(str, cls.player_counts))} players, not {n}"
+              + ("" if players else " (give --players)"), 2)
+    if any(not 0 <= s < n for s in humans):
+        _fail(f"--human-seat must be a seat 0..{n - 1}", 2)
+    bot_seats = [s for s in range(n) if s not in humans]
+    if len(bots) > 1 and len(bots) != len(bot_seats):
+        _fail(f"{len(bot_seats)} bot seats but {len(bots)} --bot given (give one --bot for all, or one per bot seat)",
+              2)
+    hall = _hall(bots, token_file, referee_port, log_dir)
+    params = _parse_kv(param, "--param")
+    if rounds is not None:
+        params.update(rounds_param(game, rounds, params))
+    seats = []
+    for s in range(n):
+        if s in humans:
+            seats.append(SeatChoice("human", name if s == humans[0] else f"human{s}"))
+        elif bots:
+            seats.append(SeatChoice("command", str(bot_seats.index(s) if len(bots) > 1 else 0)))
+        else:
+            seats.append(SeatChoice("sample", "heuristic"))
+    import random
+
+    req = MatchRequest(game=game, players=n, seats=seats, seed=random.SystemRandom().randrange(1, 2**31)
+                       if seed is None else seed, params=params, variant=_parse_kv(variant, "--variant"),
+                       decision_ms=decision_ms, bank_ms=bank_ms, human_decision_ms=human_ms,
+                       human_bank_ms=human_bank_ms, fault_policy=fault_policy, max_faults=max_faults,
+                       spectator_delay_s=spectator_delay_s)
+    try:
+        hall.spec_of(req)
+    except FormError as e:
+        _fail(str(e), 2)
+    if human_ms <= 0 or human_bank_ms < 0 or spectator_delay_s < 0:
+        _fail("--human-ms must be > 0, --human-bank-ms and --spectator-delay-s >= 0", 2)
+    sock, base = _listen(host, port)
+
+    async def first_match(h) -> None:
+        m = h.create(req)
+        print(f"serving {base}/play (Ctrl-C to stop); referee on {h.referee_addr} "
+              f"(logs in {log_dir})", flush=True)
+        for e in m.seats:
+            if e.human is not None:
+                print(f"seat {e.seat} ({e.label}): {base}/play/{m.match_id}/seat{e.seat}/{e.human.key}/", flush=True)
+        print(f"spectators: {base}/play/{m.match_id}/replay/public.html", flush=True)
+        if open_browser and _has_display():
+            url = f"{base}/play/{m.match_id}/seat{humans[0]}/{m.seats[humans[0]].human.key}/"
+            # in a thread: a console browser (lynx...) would hold the server until it exits
+            threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+
+    _serve(create_play_app(hall, first_match), sock)
 
 
 def write_match_replay(log_path: str | Path) -> Path | None:

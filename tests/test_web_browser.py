@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -21,34 +20,18 @@ from pathlib import Path
 
 import pytest
 
-from weblib import MATCHES, REFEREE, ROOT, allowed_cards, decisions, env, match_logs
+from weblib import MATCHES, REFEREE, ROOT, allowed_cards, decisions, env, match_logs, new_chrome
 
-from selenium import webdriver  # noqa: E402  (the test extra)
-from selenium.webdriver.chrome.service import Service  # noqa: E402
-from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402  (the test extra)
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import Select  # noqa: E402
 
 SHOTS = ROOT / "runs" / "screenshots"
-CHROMIUM = next((p for p in (shutil.which("chromium"), shutil.which("chromium-browser"), shutil.which("google-chrome"))
-                 if p), None)
-CHROMEDRIVER = shutil.which("chromedriver")
 
 
 @pytest.fixture(scope="module")
 def driver():
-    assert CHROMIUM and CHROMEDRIVER, ("Chromium and chromedriver are needed (Debian: apt-get install chromium "
-                                       "chromium-driver; .ci/run installs them)")
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
-    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-              "--disable-background-networking", "--disable-component-update", "--disable-sync",
-              "--disable-extensions", "--no-first-run", "--window-size=1400,900"):
-        opts.add_argument(a)
-    opts.set_capability("goog:loggingPrefs", {"performance": "ALL"})
-    d = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)  # a driver path: no Selenium Manager lookup
-    d.set_page_load_timeout(60)
-    d.set_script_timeout(600)  # stepping a whole match in one script on a loaded machine
+    d = new_chrome()
     try:
         yield d
     finally:

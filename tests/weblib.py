@@ -34,6 +34,33 @@ CARD_TOKEN = re.compile(r"(?<![A-Za-z0-9])(?:[2-9TJQKA][SHDC]|BJ|RJ)(?![A-Za-z0-
 _logs: dict[str, Path] = {}
 
 
+def new_chrome(width: int = 1400, height: int = 900):
+    """A headless Chromium driven by the system's chromedriver (Selenium), its
+    performance log on (the network requests and event-stream messages the page
+    received). The caller quits it."""
+    import shutil
+
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    chromium = next((p for p in (shutil.which("chromium"), shutil.which("chromium-browser"),
+                                 shutil.which("google-chrome")) if p), None)
+    chromedriver = shutil.which("chromedriver")
+    assert chromium and chromedriver, ("Chromium and chromedriver are needed (Debian: apt-get install chromium "
+                                       "chromium-driver; .ci/run installs them)")
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = chromium
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+              "--disable-background-networking", "--disable-component-update", "--disable-sync",
+              "--disable-extensions", "--no-first-run", f"--window-size={width},{height}"):
+        opts.add_argument(a)
+    opts.set_capability("goog:loggingPrefs", {"performance": "ALL"})
+    d = webdriver.Chrome(service=Service(chromedriver), options=opts)  # a driver path: no Selenium Manager lookup
+    d.set_page_load_timeout(60)
+    d.set_script_timeout(600)  # stepping a whole match in one script on a loaded machine
+    return d
+
+
 def env() -> dict[str, str]:
     e = dict(os.environ)
     e["PYTHONPATH"] = str(ROOT) + os.pathsep + e.get("PYTHONPATH", "")

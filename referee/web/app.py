@@ -11,6 +11,9 @@ rest of a page is a bounded read of the store (a page of matches, a bot's
 faults and opponents), so every page costs the same at a thousand matches
 or a million. The pages refresh their live parts every ``live_ms``.
 
+With a :class:`referee.web.play.Hall`, it also runs matches with human seats
+(``/play``, :mod:`referee.web.playapp`).
+
 A match being played (listed in ``<log_dir>/.running``, its log without a
 result line yet) is served in the public view only; its other views, its
 log and its bots' stderr are refused (403) until the match is over. A
@@ -41,6 +44,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from referee.web.data import H2H_K, LiveCache
+from referee.web.play import Hall
+from referee.web.playapp import play_routes
 from referee.web.replay import NotAMatchLog, build_replay, parse_view, read_log
 from referee.web.site import (
     STATIC_DIR,
@@ -66,10 +71,12 @@ def _int(request: Request, key: str, default: int) -> int:
         return default
 
 
-def create_app(db: str, live_ms: int = 2000, poll_ms: int = 1500, min_refresh_gap_s: float = 1.0) -> Starlette:
+def create_app(db: str, live_ms: int = 2000, poll_ms: int = 1500, min_refresh_gap_s: float = 1.0,
+               hall: Hall | None = None) -> Starlette:
     """The live site over the results database ``db`` (path or URL).
     ``min_refresh_gap_s``: see :class:`referee.web.data.LiveCache`. The
-    cache is ``app.state.cache``."""
+    cache is ``app.state.cache``. ``hall``: also serve matches with human seats
+    (:mod:`referee.web.playapp`, under ``/play``), started and stopped with the app."""
     store = Store(db)
     cache = LiveCache(store, min_gap_s=min_refresh_gap_s)
 
@@ -94,7 +101,7 @@ def create_app(db: str, live_ms: int = 2000, poll_ms: int = 1500, min_refresh_ga
             x["done"] = snap.done if snap is not None else store.match_count(x["id"])
             x["ladder"] = json.loads(x["spec_json"]).get("schedule") == "ladder"
         html = environment().get_template("tournaments.html").render(
-            t=None, root="/", live=True, live_ms=live_ms, tournaments=ts, db=store.url)
+            t=None, root="/", live=True, live_ms=live_ms, tournaments=ts, db=store.url, play=hall is not None)
         return HTMLResponse(html)
 
     def t_root(request: Request) -> Response:
@@ -245,12 +252,20 @@ def create_app(db: str, live_ms: int = 2000, poll_ms: int = 1500, min_refresh_ga
         Route("/t/{name}/stderr/{file}", stderr),
         Mount("/t/{name}/static", static),
     ]
+    if hall is not None:
+        routes[1:1] = play_routes(hall, poll_ms=poll_ms)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette):
-        yield
-        await anyio.to_thread.run_sync(cache.close)  # a refresh running ends before the store closes
-        store.close()
+        if hall is not None:
+            await hall.start()
+        try:
+            yield
+        finally:
+            if hall is not None:
+                await hall.stop()  # every match stopped, its bots reaped
+            await anyio.to_thread.run_sync(cache.close)  # a refresh running ends before the store closes
+            store.close()
 
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.cache = cache

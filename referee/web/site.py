@@ -22,7 +22,7 @@ own (``index-2.html``, ``matches-2.html``...)::
     replays/<match>/<view>.html    replay views: all, public, seat0, seat1...
     replays/<match>/log.jsonl      the match log (download)
     stderr/<match>.seat<S>.txt     a faulted bot's captured stderr
-    static/style.css, static/viewer.js, static/site.js
+    static/style.css, static/cardtable.js, static/viewer.js, static/site.js
 
 What a page needs of every bot or every result comes from a
 :class:`~referee.web.data.Snapshot` (computed once per change of the
@@ -660,13 +660,13 @@ class Pages:
 
 def replay_page(log: ParsedLog, view: View, root: str, live: bool = False, log_href: str | None = "log.jsonl",
                 poll: str | None = None, poll_ms: int = 1500, t: dict[str, Any] | None = None,
-                data: dict[str, Any] | None = None) -> str:
+                data: dict[str, Any] | None = None, live_note: str = "match in progress: public view only") -> str:
     """One view of one match as a page (the replay data inline).
 
     ``root``: relative path to the tournament root (``"../../"`` in
     ``replays/<match>/``); ``poll``: URL of this view's data to poll while
-    the match is running (live site). ``ValueError`` for a hidden view of a
-    match in progress."""
+    the match is running (live site); ``live_note``: what the page says of a
+    match in progress. ``ValueError`` for a hidden view of a match in progress."""
     data = data if data is not None else build_replay(log, view)
     n = log.players
     views = [{"label": "all cards", "href": "all.html", "current": view == "all"},
@@ -688,7 +688,7 @@ def replay_page(log: ParsedLog, view: View, root: str, live: bool = False, log_h
     r = {"match_id": log.match_id, "game_label": game_label(log.game), "views": views,
          "view_label": label, "view_note": note, "faults_note": faults_note,
          "log_href": log_href if log.complete else None, "data_json": replay_json(data), "poll": poll,
-         "poll_ms": poll_ms, "live_note": "" if log.complete else "match in progress: public view only"}
+         "poll_ms": poll_ms, "live_note": "" if log.complete else live_note}
     return environment().get_template("replay.html").render(t=t, root=root, live=False, live_ms=0, r=r,
                                                             links=Links(static=True))
 

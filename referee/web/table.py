@@ -84,6 +84,9 @@ class Table:
         self.bids: list[str] = []
         self._keys: dict[str, tuple[int, int]] = {}
         self._results: dict[str, Any] | None = None
+        #: when a list: every move described by :meth:`say`, in order (``{"seat", "text",
+        #: "cards"}``), whoever made it; the live seat page's feed of what the others just did
+        self.said: list[dict[str, Any]] | None = None
 
     # -- what this view may know --------------------------------------------------------
     def knows(self, seat: int) -> bool:
@@ -184,8 +187,12 @@ class Table:
             if c in h:
                 h.remove(c)
 
-    def say(self, seat: int, text: str, cards: Iterable[str] = ()) -> None:
-        """Describe the acting seat's move from an event (public detail)."""
+    def say(self, seat: int, text: str, cards: Iterable[str] = (), feed: bool = True) -> None:
+        """Describe the acting seat's move from an event (public detail); ``feed``
+        false: for the step's caption only, not for :attr:`said` (a move made at
+        almost every step, such as Tractor's "does not declare")."""
+        if self.said is not None and feed:
+            self.said.append({"seat": seat, "text": text, "cards": list(cards)})
         if seat == self.actor:
             self.caption = {"seat": seat, "text": text, "cards": list(cards)}
 

@@ -61,7 +61,7 @@ class TractorTable(Table):
     def on_declare_pass(self, m, to):
         self.dealt = max(self.dealt, m.cards_dealt)
         self._deal_counts()
-        self.say(m.seat, "does not declare")
+        self.say(m.seat, "does not declare", feed=False)
 
     def on_declaration(self, m, to):
         self.dealt = max(self.dealt, m.cards_dealt)
