@@ -88,6 +88,9 @@ def web(
     referee_port: int = typer.Option(0, "--referee-port", help="Port of the referee of /play's matches on "
                                      "127.0.0.1, for external bots (0 = any free port, printed)."),
     play_log_dir: Path = typer.Option(Path("runs/play"), "--play-log-dir", help="Logs of /play's matches."),
+    bot_uids: str = typer.Option("auto", "--bot-uids", help="Run each launched bot under its own unprivileged "
+                                 "uid: auto (when root), off (under this process's own uid: only for bots you "
+                                 "trust; docs/sandbox.md), or a range such as 60000-60999."),
 ) -> None:
     """Serve the report's pages live from the results database while
     tournaments run: the leaderboard and match list update by themselves; a
@@ -97,20 +100,21 @@ def web(
     from referee.web.app import create_app
 
     _store(db).close()
-    hall = _hall(bot or [], token_file, referee_port, play_log_dir)
+    hall = _hall(bot or [], token_file, referee_port, play_log_dir, bot_uids)
     sock, shown = _listen(host, port)
     print(f"serving {db} on {shown}/ (Ctrl-C to stop); play: {shown}/play", flush=True)
     _serve(create_app(db, hall=hall), sock)
 
 
-def _hall(commands: list[str], token_file: Optional[Path], referee_port: int, log_dir: Path):
-    """The :class:`referee.web.play.Hall` of the server's /play pages, its options checked (exit 2)."""
+def _hall(commands: list[str], token_file: Optional[Path], referee_port: int, log_dir: Path, bot_uids: str):
+    """The :class:`referee.web.play.Hall` of the server's /play pages, its options checked (exit 2);
+    its bots isolated as ``referee match`` isolates them (``bot_uids``)."""
     import socket
     import tempfile
 
     from referee.bots import check_command
-    from referee.cli import _read_secret_file, parse_tokens
-    from referee.web.play import Hall
+    from referee.cli import _read_secret_file, _sandbox, parse_tokens
+    from referee.web.play import SAMPLES, Hall, sample_command
 
     for i, c in enumerate(commands):
         if (why := check_command(c)) is not None:
@@ -132,7 +136,8 @@ def _hall(commands: list[str], token_file: Optional[Path], referee_port: int, lo
         tempfile.TemporaryFile(dir=log_dir).close()
     except OSError as e:
         _fail(f"cannot write the match logs in {log_dir}: {e.strerror or e}", 2)
-    return Hall(log_dir, commands=commands, external=external, referee_port=referee_port)
+    sandbox = _sandbox(bot_uids, False, [*commands, *(sample_command(n) for n in SAMPLES)])
+    return Hall(log_dir, commands=commands, external=external, referee_port=referee_port, sandbox=sandbox)
 
 
 def _listen(host: str, port: int):
@@ -203,6 +208,9 @@ def play(
                                               "(NAME=TOKEN lines)."),
     referee_port: int = typer.Option(0, "--referee-port", help="Port of the referee on 127.0.0.1 (0 = any)."),
     log_dir: Path = typer.Option(Path("runs/play"), "--log-dir", help="Where match logs and bot output go."),
+    bot_uids: str = typer.Option("auto", "--bot-uids", help="Run each launched bot under its own unprivileged "
+                                 "uid: auto (when root), off (under this process's own uid: only for bots you "
+                                 "trust; docs/sandbox.md), or a range such as 60000-60999."),
     open_browser: bool = typer.Option(True, "--open/--no-open", help="Open your seat's page in the browser "
                                       "(when there is a display)."),
 ) -> None:
@@ -236,7 +244,7 @@ def play(
     if len(bots) > 1 and len(bots) != len(bot_seats):
         _fail(f"{len(bot_seats)} bot seats but {len(bots)} --bot given (give one --bot for all, or one per bot seat)",
               2)
-    hall = _hall(bots, token_file, referee_port, log_dir)
+    hall = _hall(bots, token_file, referee_port, log_dir, bot_uids)
     params = _parse_kv(param, "--param")
     if rounds is not None:
         params.update(rounds_param(game, rounds, params))

@@ -223,8 +223,9 @@ def test_a_seat_clock_override_is_the_seats_own_clock():
 
 
 # --------------------------------------------------------------------------- (c) over HTTP
-def bot_processes(port: int) -> list[int]:
-    """Pids of processes whose command line names the referee port ``port``."""
+def bot_processes(referee_pid: int) -> list[int]:
+    """Pids of the bots launched by the referee in process ``referee_pid``: their
+    command line names their own socket, in that referee's socket directory."""
     out = []
     for d in Path("/proc").iterdir():
         if d.name.isdigit():
@@ -232,7 +233,7 @@ def bot_processes(port: int) -> list[int]:
                 cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
             except OSError:
                 continue
-            if f"127.0.0.1:{port}" in cmd:
+            if f"referee-sock-{referee_pid}-" in cmd:
                 out.append(int(d.name))
     return out
 
@@ -375,7 +376,7 @@ def server(tmp_path_factory):
         yield srv
     finally:
         assert srv.stop() == -signal.SIGTERM
-        assert bot_processes(srv.referee_port) == [], "a bot outlived referee play"
+        assert bot_processes(srv.proc.pid) == [], "a bot outlived referee play"
 
 
 def test_a_seat_needs_its_own_key(server):
@@ -500,7 +501,7 @@ def test_spectators_wait_out_the_delay(tmp_path):
         assert get(f"{srv.base}/play/{mid}/replay/all.html")[0] == 404
     finally:
         assert srv.stop() == -signal.SIGTERM
-    assert bot_processes(srv.referee_port) == []
+    assert bot_processes(srv.proc.pid) == []
 
 
 def test_referee_play_refuses_bad_arguments_before_starting(tmp_path):
@@ -544,11 +545,11 @@ def test_referee_web_serves_play_beside_the_tournaments(tmp_path):
         assert link.startswith("/play/president-") and "/seat3/" in link
         st = states(base + link, lambda s: s["request"] is not None or s["table"] is not None)
         assert st["seat"] == 3 and st["names"][3] == "cy#3" and st["clock"] == {"decision_ms": 60000, "bank_ms": 0}
-        assert bot_processes(port), "the match's bots are running"
+        assert bot_processes(web.pid), "the match's bots are running"
     finally:
         web.send_signal(signal.SIGTERM)
         web.wait(timeout=30)
-    assert bot_processes(port) == [], "referee web stopped the match and its bots"
+    assert bot_processes(web.pid) == [], "referee web stopped the match and its bots"
 
 
 def test_an_external_bot_takes_a_seat(tmp_path):

@@ -23,7 +23,7 @@ the CLI use it without importing either. It is found through
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, NamedTuple
+from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
 
 class RoleEvent(NamedTuple):
@@ -57,6 +57,8 @@ WON = RoleFigure("won", "won", "share of those rounds the role won")
 RoleEvents = Callable[[dict[str, Any], int], list[RoleEvent]]
 #: ``round_lines(events, names)``: the log's public event objects in order, bot names in seat order
 RoundLines = Callable[[Iterable[dict[str, Any]], list[str]], Iterator[str]]
+#: ``(rounds, match params so far) -> the match parameters that make a match last that many rounds``
+RoundsParams = Callable[[int, Mapping[str, Any]], dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,11 @@ class GameMeta:
       event kind, as the log writes the game's event message);
     * ``won``: how the tables name the count of rounds a role won;
     * ``value``: the figure a :class:`RoleEvent`'s ``value`` is averaged
-      into (e.g. mean money per round), ``None`` when the game has none.
+      into (e.g. mean money per round), ``None`` when the game has none;
+    * ``rounds_params(rounds, params)``: the match parameters that make a
+      match last ``rounds`` rounds (the match form's "rounds"), given the
+      parameters chosen so far; ``None``: the game's ``rounds`` or
+      ``max_rounds`` parameter, whichever its engine has.
     """
 
     label: str
@@ -86,6 +92,7 @@ class GameMeta:
     round_lines: RoundLines
     won: RoleFigure = WON
     value: RoleFigure | None = None
+    rounds_params: RoundsParams | None = None
 
 
 def seat_text(names: list[str], seat: int) -> str:

@@ -38,7 +38,8 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from referee.cli import _bot_label
-from referee.games import GAME_IDS, UnknownGame, game_class
+from referee.games import GAME_IDS, UnknownGame, game_class, game_meta
+from referee.sandbox import Sandbox
 from referee.play import SeatPlan, play_match
 from referee.runner import FAULT_POLICIES, MatchOutcome, MatchSpec
 from referee.service import Referee
@@ -72,11 +73,13 @@ def sample_command(name: str) -> str:
 
 
 def rounds_param(game: str, rounds: int, params: Mapping[str, Any]) -> dict[str, Any]:
-    """The match parameter that makes ``game`` last ``rounds`` rounds: ``rounds``
-    (Dou Dizhu), ``max_rounds`` (Tractor, Smear, President), ``last_round``
-    (Back Alley: ``first_round + rounds - 1``)."""
-    if game == "back_alley":
-        return {"last_round": int(params.get("first_round", 1)) + rounds - 1}
+    """The match parameter that makes ``game`` last ``rounds`` rounds: the
+    game's own rule (:attr:`GameMeta.rounds_params
+    <referee.games.metakit.GameMeta.rounds_params>`), else its ``rounds`` or
+    ``max_rounds`` parameter."""
+    own = game_meta(game).rounds_params
+    if own is not None:
+        return own(rounds, params)
     defaults = game_class(game).param_defaults
     return {"rounds" if "rounds" in defaults else "max_rounds": rounds}
 
@@ -295,14 +298,16 @@ class Hall:
     ``join_timeout_s``: how long a match waits for its humans to open their
     pages, ``connect_timeout_s`` for its bots to connect (seconds);
     ``max_running``: matches played at once (a new one beyond is refused; the
-    :data:`MAX_KEPT` latest finished ones are kept for their pages).
+    :data:`MAX_KEPT` latest finished ones are kept for their pages);
+    ``sandbox``: how its launched bots are isolated (``referee play`` and
+    ``referee web`` make it from ``--bot-uids``, as ``referee match`` does).
     :meth:`start` and :meth:`stop` inside the server's event loop."""
 
     def __init__(self, log_dir: Path, commands: list[str] | None = None,
                  external: list[tuple[str, str]] | None = None, referee_port: int = 0,
                  base_dir: Path | None = None, join_timeout_s: float = DEFAULT_JOIN_TIMEOUT_S,
                  connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S, end_grace_s: float = 2.0,
-                 max_running: int = MAX_RUNNING):
+                 max_running: int = MAX_RUNNING, sandbox: Sandbox | None = None):
         self.log_dir = Path(log_dir)
         self.commands = list(commands or [])
         self.external = list(external or [])
@@ -312,6 +317,8 @@ class Hall:
         self.connect_timeout_s = connect_timeout_s
         self.end_grace_s = end_grace_s
         self.max_running = max_running
+        #: how the launched bots are isolated (``None``: the default of :func:`referee.play.play_match`)
+        self.sandbox = sandbox
         #: the secret of the new-match form (a cross-site page cannot read it, so cannot post it)
         self.form_key = secrets.token_urlsafe(24)
         self.matches: dict[str, LiveMatch] = {}
@@ -319,7 +326,7 @@ class Hall:
 
     @property
     def referee_addr(self) -> str:
-        return self.referee.local_addr if self.referee is not None else ""
+        return f"127.0.0.1:{self.referee.port}" if self.referee is not None else ""
 
     def form_key_ok(self, key: str) -> bool:
         return hmac.compare_digest(self.form_key.encode(), (key or "").encode())
@@ -410,7 +417,7 @@ class Hall:
             if c.kind == "human":
                 token = self.referee.new_token(names[s], max_connections=1, game=req.game)
                 entry.human = HumanSeat(match_id, s, c.value, token, secrets.token_urlsafe(24),
-                                        self.referee.local_addr, req.game)
+                                        self.referee_addr, req.game)
                 plans.append(SeatPlan(token=token))
             elif c.kind == "sample":
                 plans.append(SeatPlan(command=sample_command(c.value)))
@@ -444,7 +451,7 @@ class Hall:
             watch = asyncio.get_running_loop().create_task(self._watch_log(m))
             outcome = await play_match(self.referee, m.spec, plans, self.log_dir,
                                        connect_timeout_s=self.connect_timeout_s, end_grace_s=self.end_grace_s,
-                                       base_dir=self.base_dir, log_path=m.log_path)
+                                       base_dir=self.base_dir, log_path=m.log_path, sandbox=self.sandbox)
             # each client ends its stream by itself once it has read MatchEnded (queued before play_match returned)
             await asyncio.wait(clients, timeout=CLIENT_END_S)
             links = {"all": f"/play/{m.match_id}/replay/all.html"}

@@ -49,7 +49,7 @@ from referee.web.play import (
     parse_form,
 )
 from referee.web.replay import NotAMatchLog, build_replay, parse_log, parse_view, read_log
-from referee.web.site import GAME_LABELS, STATIC_DIR, environment, replay_page
+from referee.web.site import STATIC_DIR, environment, game_label, replay_page
 
 #: headers of every page that holds a secret key: never cached, never sent on as a referrer,
 #: nothing loaded from another site
@@ -67,7 +67,7 @@ def _games() -> list[dict[str, Any]]:
     out = []
     for g in GAME_IDS:
         cls = game_class(g)
-        out.append({"id": g, "label": GAME_LABELS.get(g, g), "players": list(cls.player_counts),
+        out.append({"id": g, "label": game_label(g), "players": list(cls.player_counts),
                     "variants": list(cls.variant_defaults), "params": dict(cls.param_defaults)})
     return out
 
@@ -102,7 +102,7 @@ def play_routes(hall: Hall, poll_ms: int = 1500) -> list[BaseRoute]:
 
     def form_page(form: dict[str, str] | None = None, error: FormError | None = None, status: int = 200) -> Response:
         matches = sorted(hall.matches.values(), key=lambda x: x.created_at, reverse=True)
-        rows = [{"id": m.match_id, "game": GAME_LABELS.get(m.spec.game, m.spec.game), "seats": m.spec.seat_names,
+        rows = [{"id": m.match_id, "game": game_label(m.spec.game), "seats": m.spec.seat_names,
                  "status": m.status, "why": m.why, "over": m.over,
                  "view": f"/play/{m.match_id}/replay/{'all' if m.status == 'over' else 'public'}.html"}
                 for m in matches]
@@ -142,7 +142,7 @@ def play_routes(hall: Hall, poll_ms: int = 1500) -> list[BaseRoute]:
                   "connected": hall.external_connected(e.external) if e.external else None} for e in m.seats]
         html = env.get_template("play_setup.html").render(
             t=None, root="/", live=True, live_ms=2000, m=m, seats=seats, referee=hall.referee_addr,
-            game_label=GAME_LABELS.get(m.spec.game, m.spec.game))
+            game_label=game_label(m.spec.game))
         return HTMLResponse(html, headers=PRIVATE_HEADERS)
 
     def seat_page(request: Request) -> Response:
@@ -152,7 +152,7 @@ def play_routes(hall: Hall, poll_ms: int = 1500) -> list[BaseRoute]:
         config = {"match_id": m.match_id, "game": m.spec.game, "seat": h.seat, "players": m.spec.players,
                   "names": m.spec.seat_names, "events": "events", "act": "act", "auto": "auto"}
         html = env.get_template("play_seat.html").render(
-            t=None, root="/", live=False, live_ms=0, m=m, h=h, game_label=GAME_LABELS.get(m.spec.game, m.spec.game),
+            t=None, root="/", live=False, live_ms=0, m=m, h=h, game_label=game_label(m.spec.game),
             config_json=json.dumps(config).replace("<", "\\u003c"))
         return HTMLResponse(html, headers=PRIVATE_HEADERS)
 

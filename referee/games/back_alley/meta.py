@@ -42,6 +42,11 @@ def round_lines(events: Iterable[dict[str, Any]], names: list[str]) -> Iterator[
                    f"points [{ints(r.get('points', []))}]; totals [{ints(r.get('totals', []))}]")
 
 
+def rounds_params(rounds: int, params: dict[str, Any]) -> dict[str, Any]:
+    """A match of ``rounds`` rounds: it ends at ``first_round + rounds - 1`` (rounds are numbered by hand size)."""
+    return {"last_round": int(params.get("first_round", 1)) + rounds - 1}
+
+
 META = GameMeta(
     label="Back Alley",
     short_label="Back Alley",
@@ -49,4 +54,5 @@ META = GameMeta(
     role_events=role_events,
     round_lines=round_lines,
     value=RoleFigure("mean_team_points", "mean team points", "mean points of the role's team per round"),
+    rounds_params=rounds_params,
 )
