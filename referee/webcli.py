@@ -8,6 +8,8 @@ from typing import Optional
 import typer
 from rich.console import Console
 
+from referee.games import GAME_IDS
+
 console = Console(stderr=True, soft_wrap=True)
 DEFAULT_DB = "runs/referee.sqlite"
 
@@ -180,7 +182,7 @@ def _has_display() -> bool:
 
 
 def play(
-    game: str = typer.Argument(..., help="Game id: doudizhu, tractor, smear, president, back_alley."),
+    game: str = typer.Argument(..., help=f"Game id: {', '.join(GAME_IDS)}."),
     bot: Optional[list[str]] = typer.Option(None, "--bot", "-b", help="Bot command of the other seats, in seat "
                                             "order (one --bot: every bot seat); default: the heuristic sample bot. "
                                             "The referee appends --referee HOST:PORT and hands the bot its token "

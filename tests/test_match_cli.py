@@ -71,8 +71,9 @@ def test_ctrl_c_or_sigterm_reaps_every_bot_process(tmp_path: Path, sig: int) -> 
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not _pids(marker):
             time.sleep(0.1)
-        time.sleep(1.5)  # let them connect
-        assert _pids(marker)
+        while time.monotonic() < deadline and not list(tmp_path.rglob("*.jsonl")):
+            time.sleep(0.1)  # the match log appears once every bot has connected and the match began
+        assert _pids(marker) and list(tmp_path.rglob("*.jsonl"))
         os.kill(p.pid, sig)
         out, err = p.communicate(timeout=30)
     finally:

@@ -76,15 +76,17 @@ BOARD_LABELS = {
     "mu": ("mu", "TrueSkill mean skill"),
     "sigma": ("sigma", "TrueSkill uncertainty"),
     "matches": ("matches", "matches played"),
-    "wins": ("wins", "matches finished in first place"),
-    "wins_while_broken": ("of them broken", "wins in matches the bot crashed in, left, never came to or was "
-                          "forfeited: a first place shared with its partner or other seats"),
+    "wins": ("wins", "matches finished in first place; * marks a count that includes wins in matches the bot "
+             "crashed in, left, never came to or was forfeited (a first place shared with its partner or "
+             "other seats)"),
     "mean_score": ("avg score", "mean final score in the game's unit"),
     "timeouts": ("t/o", "timeouts"),
     "illegal": ("ill", "illegal actions"),
     "crashes": ("crash", "crashes and disconnects"),
     "other_faults": ("oth", "other faults"),
 }
+#: fields of ``BoardRow.to_json()`` shown inside another column rather than as one of their own
+FOLDED = ("wins_while_broken",)
 #: the role summary's column of every game (a key of :func:`tournaments.details.role_summary`) ->
 #: (label, tooltip); the game's own columns come from its metadata (:func:`role_labels`)
 ROLE_LABELS = {"rounds": ("rounds", "rounds played in the role, over every bot")}
@@ -430,13 +432,16 @@ class Pages:
     def board_cols(self) -> list[dict[str, str]]:
         keys: list[str] = []
         for r in self.snap.board[:1]:  # whatever figures the ratings provide, in their order
-            keys.extend(k for k in r.to_json() if k != "bot" and k not in keys)
+            keys.extend(k for k in r.to_json() if k not in ("bot", *FOLDED) and k not in keys)
         return [{"key": k, "label": BOARD_LABELS.get(k, (k.replace("_", " "), ""))[0],
                  "help": BOARD_LABELS.get(k, ("", ""))[1]} for k in keys]
 
     def _board_row(self, rank: int, r: Any) -> dict[str, Any]:
-        return {"rank": rank, "bot": r.bot, "slug": self.bot_slug(r.bot),
-                "cells": {k: _cell(k, v) for k, v in r.to_json().items()}}
+        figures = r.to_json()
+        cells = {k: _cell(k, v) for k, v in figures.items()}
+        if figures.get("wins_while_broken"):  # folded into the wins cell, as the CLI board does
+            cells["wins"] += "*"
+        return {"rank": rank, "bot": r.bot, "slug": self.bot_slug(r.bot), "cells": cells}
 
     def rank_note(self) -> str:
         keys = [c["key"] for c in self.board_cols()]
