@@ -696,7 +696,7 @@ def replay(log: Path = typer.Argument(..., help="A match log (.jsonl) written by
                   None)
     if logged is not None and logged.get("scores") is not None and logged["scores"] != result.scores:
         _fail(f"{log}: the logged scores {logged['scores']} differ from the replayed {result.scores}", 1)
-    out = {"scores": result.scores, "ranks": result.ranks}
+    out = {"scores": _ints(result.scores), "ranks": result.ranks}  # whole points as integers, as `match` prints
     if logged is not None and logged.get("forfeited"):
         # forfeits are the runner's decision, not the engine's: take the ranks from the log
         out.update(ranks=logged["ranks"], forfeited=logged["forfeited"])

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from weblib import MATCHES, REFEREE, ROOT, allowed_cards, decisions, env, match_logs, new_chrome
+from weblib import MATCHES, REFEREE, ROOT, allowed_cards, decisions, env, game_report, match_logs, new_chrome
 
 from selenium.webdriver.common.by import By  # noqa: E402  (the test extra)
 from selenium.webdriver.common.keys import Keys  # noqa: E402
@@ -132,6 +132,11 @@ def test_report_pages_offline_and_leaderboard_order(driver, report):
     assert f"{report['board'][0]['conservative']:.2f}" in cells and f"{report['board'][0]['sigma']:.2f}" in cells
     assert driver.find_elements(By.CSS_SELECTOR, "#plot svg polyline.mu")
     assert len(driver.find_elements(By.CSS_SELECTOR, "table.h2h tbody tr")) == 3
+    # the last bot has no bot below: a dash with a tooltip where P(> next) and separated would be
+    last = driver.find_elements(By.CSS_SELECTOR, "table.leaderboard tbody tr")[-1]
+    dashes = last.find_elements(By.CSS_SELECTOR, "td.no-next")
+    assert [(d.text, d.get_attribute("title")) for d in dashes] == [("—", "last place: no bot below")] * 2
+    assert not driver.find_elements(By.CSS_SELECTOR, "table.leaderboard tbody tr:not(:last-child) td.no-next")
     shot(driver, "page-leaderboard")
 
     driver.find_element(By.LINK_TEXT, "illegal").click()
@@ -538,5 +543,30 @@ def test_paged_pages_fit_the_window(driver, big_site, width):
         shot(driver, f"page-matches-bot-{width}")
         driver.get(f"{base}/bots/{names[3]}.html")
         shot(driver, f"page-bot-paged-{width}")
+    finally:
+        driver.set_window_size(1400, 900)
+
+
+@pytest.mark.parametrize("width", [1400, 1920])
+def test_replay_rounds_and_match_list_fit_the_window(driver, logs, tmp_path_factory, width):
+    """Every game's replay at its last step (every round in the rounds table)
+    and the match list of a tournament of that game (long bot names): nothing
+    reaches past the window, and the rounds table needs no scrolling sideways."""
+    base = tmp_path_factory.mktemp(f"fit{width}")
+    driver.set_window_size(width, 1000)
+    try:
+        for name, log in logs.items():
+            driver.get((replay_dir(log) / "all.html").as_uri())
+            press(driver, Keys.END)
+            assert driver.find_elements(By.CSS_SELECTOR, "#results tbody tr"), name
+            assert set(overflow(driver).values()) == {0}, (name, width, overflow(driver))
+            assert driver.execute_script(
+                "const w = document.querySelector('.results-wrap'); return w.scrollWidth - w.clientWidth;") == 0
+            shot(driver, f"replay-rounds-{name}-{width}")
+            site = game_report(base, name, log)
+            driver.get((site / "matches.html").as_uri())
+            assert len(driver.find_elements(By.CSS_SELECTOR, "#match-list tr[data-bots]")) == 6, name
+            assert set(overflow(driver).values()) == {0}, (name, width, overflow(driver))
+            shot(driver, f"page-matches-{name}-{width}")
     finally:
         driver.set_window_size(1400, 900)

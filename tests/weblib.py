@@ -186,3 +186,35 @@ def write_synthetic_results(path: Path, bots: int, matches: int, seed: int = 1, 
                                 "summary": {"rounds": rounds}, "decisions": rng.randint(30, 300),
                                 "elapsed_s": round(rng.uniform(0.2, 3.0), 2)}) + "\n")
     return names
+
+
+def game_report(base: Path, name: str, log: Path, bots: int = 5, matches: int = 6) -> Path:
+    """`referee report`'s pages (written in-process) of a small tournament of
+    the game of ``log``, imported through the one write path: ``matches``
+    matches among ``bots`` bots with long names, each with the result of the
+    real match ``log`` (its scores and ranks), the newest with that log (so
+    one replay). Returns the report's directory."""
+    from referee.web.report import write_report
+    from tournaments.importer import import_results
+    from tournaments.store import Store
+
+    lines = read_lines(log)
+    spec, result = lines[0]["spec"], next(d for d in reversed(lines) if d["type"] == "result")
+    players = int(spec["players"])
+    names = [f"a-rather-long-bot-name-{i:03d}-v12" for i in range(bots)]
+    src = base / f"{name}.jsonl"
+    with src.open("w", encoding="utf-8") as f:
+        for m in range(matches):
+            seats = [names[(m + s) % bots] for s in range(players)]
+            f.write(json.dumps({"match": m, "seed": m + 1, "status": "complete", "seats": seats,
+                                "scores": result["scores"], "ranks": result["ranks"], "faults": [0] * players,
+                                "decisions": result.get("decisions", 0), "elapsed_s": 1.5,
+                                "log_path": str(log) if m == matches - 1 else None}) + "\n")
+    store = Store(str(base / f"{name}.sqlite"))
+    try:
+        import_results(store, src, name, spec["game"], players)
+        out = base / f"{name}-site"
+        write_report(store, store.tournament(name), out)
+    finally:
+        store.close()
+    return out

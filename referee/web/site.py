@@ -139,6 +139,10 @@ def _fmt(v: Any) -> str:
 
 #: board figures shown as whole numbers (Elo points), as the CLI shows them
 WHOLE = ("elo", "elo_low", "elo_high")
+#: board figures about the next bot down: the last bot has none, and shows :data:`NO_NEXT` instead
+NEXT_BOT = ("p_better_than_next", "separated_from_next")
+#: what the last bot shows for the figures of :data:`NEXT_BOT`: (text, tooltip)
+NO_NEXT = ("—", "last place: no bot below")
 
 
 def _cell(key: str, v: Any) -> str:
@@ -437,11 +441,17 @@ class Pages:
                  "help": BOARD_LABELS.get(k, ("", ""))[1]} for k in keys]
 
     def _board_row(self, rank: int, r: Any) -> dict[str, Any]:
+        """One bot's board figures as text: ``cells`` (key -> text) and ``titles``
+        (key -> tooltip, for the cells that have one)."""
         figures = r.to_json()
         cells = {k: _cell(k, v) for k, v in figures.items()}
+        titles: dict[str, str] = {}
         if figures.get("wins_while_broken"):  # folded into the wins cell, as the CLI board does
             cells["wins"] += "*"
-        return {"rank": rank, "bot": r.bot, "slug": self.bot_slug(r.bot), "cells": cells}
+        for k in NEXT_BOT:
+            if k in figures and figures[k] is None:  # the last bot: no bot below to compare with
+                cells[k], titles[k] = NO_NEXT
+        return {"rank": rank, "bot": r.bot, "slug": self.bot_slug(r.bot), "cells": cells, "titles": titles}
 
     def rank_note(self) -> str:
         keys = [c["key"] for c in self.board_cols()]

@@ -140,7 +140,7 @@ class Table:
             parts.append(f"{place}. {', '.join(who)}")
         self.over = "Final: " + " · ".join(parts)
         if scores:
-            self.over += " — scores " + " / ".join(_num(x) for x in scores)
+            self.over += " — scores " + " / ".join(score_text(x) for x in scores)
         if self.view == "all" or isinstance(self.view, int):
             for f in list(result.get("faults") or []) + list(faults):
                 if self.view == "all" or f.get("seat") == self.view:
@@ -225,6 +225,10 @@ class Table:
                 return
         self.info.append([label, text])
 
+    def drop_info(self, label: str) -> None:
+        """Remove the ``label`` row of :attr:`info`, if there is one (a fact that no longer holds)."""
+        self.info = [row for row in self.info if row[0] != label]
+
     def set_pile(self, label: str, cards: Iterable[str] = (), hidden: int = 0) -> None:
         pile = {"label": label, "cards": list(cards), "hidden": hidden}
         for i, p in enumerate(self.piles):
@@ -282,8 +286,23 @@ def suit_text(suit: str, none: str = "no trump") -> str:
     return SUIT_WORDS.get(suit, suit) if suit else none
 
 
+def score_text(x: Any) -> str:
+    """A score (a running total: a seat's score, a final score) as text: whole
+    points as an integer, with no ``.0`` and no ``+`` (``61.0`` -> ``"61"``,
+    ``"-16"`` -> ``"-16"``); anything else as it is."""
+    if isinstance(x, float) and x.is_integer():
+        return str(int(x))
+    if isinstance(x, str):
+        try:
+            return str(int(x))
+        except ValueError:
+            return x
+    return str(x)
+
+
 def _num(x: Any) -> str:
-    """A score as text: integral floats without ``.0``."""
+    """A change of score (a round's delta) as text: integral floats without
+    ``.0``, signed (``2.0`` -> ``"+2"``, ``0`` -> ``"0"``)."""
     if isinstance(x, float) and x.is_integer():
         x = int(x)
     if isinstance(x, str):

@@ -10,6 +10,10 @@ from cardgames.v1 import back_alley_pb2 as pb
 from referee.web.table import Table, _num, suit_text
 
 
+#: a joker laid out in the joker exchange, in words
+JOKER_WORDS = {"RJ": "the red joker", "BJ": "the black joker"}
+
+
 class BackAlleyTable(Table):
     EVENT = pb.BackAlleyEvent
     ROUND_OPENERS = frozenset({"round_start"})
@@ -41,7 +45,7 @@ class BackAlleyTable(Table):
             self.hands[to] = list(m.cards)
 
     def on_exchange(self, m, to):
-        self.set_info("Joker exchange", f"{self.name(m.seat)} lays out {m.joker or 'a joker'}")
+        self.set_info("Joker exchange", f"{self.name(m.seat)} lays out {JOKER_WORDS.get(m.joker, 'a joker')}")
 
     def on_draw(self, m, to):
         if to is not None and self.knows(to):

@@ -7,7 +7,7 @@ The replay viewer's renderer of the game (``TABLE``, a
 from __future__ import annotations
 
 from cardgames.v1 import doudizhu_pb2 as pb
-from referee.web.table import Table, _num
+from referee.web.table import Table, _num, score_text
 
 
 class DouDizhuTable(Table):
@@ -73,7 +73,7 @@ class DouDizhuTable(Table):
 
     def on_round_end(self, m, to):
         self.phase = "round over"
-        self.scores = [_num(int(x)) for x in m.scores]
+        self.scores = [score_text(int(x)) for x in m.scores]
         if m.redeal:
             return
         who = "landlord wins" if m.landlord_won else "peasants win"
@@ -84,7 +84,7 @@ class DouDizhuTable(Table):
 
     def on_match_end(self, m, to):
         self.phase = "match over"
-        self.scores = [_num(int(x)) for x in m.scores]
+        self.scores = [score_text(int(x)) for x in m.scores]
 
 
 TABLE = DouDizhuTable

@@ -7,7 +7,7 @@ The replay viewer's renderer of the game (``TABLE``, a
 from __future__ import annotations
 
 from cardgames.v1 import president_pb2 as pb
-from referee.web.table import Table, _num
+from referee.web.table import Table, _num, score_text
 
 ROLE_WORDS = {"president": "president", "vice_president": "vice-president", "vice_scum": "vice-scum",
               "scum": "scum", "citizen": "citizen"}
@@ -75,10 +75,12 @@ class PresidentTable(Table):
 
     def on_trick_end(self, m, to):
         self.trick_won(m.last_player)
+        self.set_info("Leader", self.name(m.leader))  # of the next trick: the one just won is over
 
     def on_round_end(self, m, to):
         self.phase = "round over"
-        self.scores = [_num(x) if x else "0" for x in m.totals]
+        self.drop_info("Leader")  # no trick to lead until the next deal names its leader
+        self.scores = [score_text(x) for x in m.totals]
         for s, role in enumerate(m.roles):
             self.tags[s] = [ROLE_WORDS.get(role, role)]
         self.results_rows.append([str(m.round), " > ".join(self.name(s) for s in m.order),
@@ -86,7 +88,7 @@ class PresidentTable(Table):
 
     def on_match_end(self, m, to):
         self.phase = "match over"
-        self.scores = [_num(x) if x else "0" for x in m.totals]
+        self.scores = [score_text(x) for x in m.totals]
 
 
 TABLE = PresidentTable

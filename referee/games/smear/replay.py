@@ -69,7 +69,7 @@ class SmearTable(Table):
         else:
             self.set_info("Result", f"{self.name(m.bidder)} bid {m.bid}: {made}")
         self.results_rows.append([str(m.round), who(m.bidder) if not m.passed_out else "passed out",
-                                  str(m.bid), m.trump or "-", who(it.high, it.high_card), who(it.low, it.low_card),
+                                  str(m.bid), suit_text(m.trump, "-"), who(it.high, it.high_card), who(it.low, it.low_card),
                                   who(it.jack), who(it.game), *(_num(d) for d in m.deltas)])
 
     def on_match_end(self, m, to):

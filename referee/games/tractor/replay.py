@@ -11,6 +11,21 @@ from cardgames.v1 import tractor_pb2 as pb
 from referee.web.table import Table, suit_text
 
 KITTY = 8  # cards in the kitty (spec: 108 cards, 25 each, 8 left)
+#: a declaration's kind (``TractorDeclaration.kind``) in words
+DECLARATION_WORDS = {"single": "single", "pair": "pair", "joker_pair": "joker pair"}
+
+
+def trump_text(suit: str) -> str:
+    """A trump suit of the events in words: ``"S"`` -> ``"♠ spades"``, ``"NT"``
+    (a joker pair's declaration) -> ``"no trump"``, ``""`` (none yet) -> ``"none"``."""
+    if suit == "NT":
+        return "no trump"
+    return suit_text(suit, "none")
+
+
+def declaration_text(kind: str) -> str:
+    """A declaration's kind in words (``"joker_pair"`` -> ``"joker pair"``)."""
+    return DECLARATION_WORDS.get(kind, kind.replace("_", " "))
 
 
 class TractorTable(Table):
@@ -67,17 +82,19 @@ class TractorTable(Table):
         self.dealt = max(self.dealt, m.cards_dealt)
         self._deal_counts()
         word = "reinforces" if m.reinforcement else "declares"
-        self.put(m.seat, f"{word} {suit_text(m.trump_suit)}", m.cards)
-        self.bids.append(f"{self.name(m.seat)} {m.kind} {' '.join(m.cards)}")
+        trump, kind = trump_text(m.trump_suit), declaration_text(m.kind)
+        self.put(m.seat, f"{word} {trump}", m.cards)
+        self.bids.append(f"{self.name(m.seat)} {kind} {' '.join(m.cards)}")
         self.set_info("Declarations", " · ".join(self.bids))
-        self.say(m.seat, f"{word} {m.kind} for trump {suit_text(m.trump_suit)}", m.cards)
-        self.set_info("Trump suit", suit_text(m.trump_suit))
+        self.say(m.seat, f"{word} {kind} for trump {trump}" if m.trump_suit != "NT" else f"{word} {kind}: {trump}",
+                 m.cards)
+        self.set_info("Trump suit", trump)
 
     def on_declaration_closed(self, m, to):
         self.phase = "kitty"
         self.dealt = self.n * ((108 - KITTY) // self.n)
         self._deal_counts()
-        self.set_info("Trump suit", suit_text(m.trump_suit))
+        self.set_info("Trump suit", trump_text(m.trump_suit))
         if m.declarer_team >= 0:
             self.set_info("Declarers", self._team(m.declarer_team))
             for s in range(self.n):
@@ -89,7 +106,7 @@ class TractorTable(Table):
     def on_kitty_flip(self, m, to):
         self.set_pile("Kitty (flipped)", m.flipped)
         if m.trump_suit:
-            self.set_info("Trump suit", m.trump_suit)
+            self.set_info("Trump suit", trump_text(m.trump_suit))
 
     def on_kitty_taken(self, m, to):
         if to is None:
@@ -136,7 +153,7 @@ class TractorTable(Table):
         self.set_pile("Kitty", m.kitty)
         self._levels(m.levels)
         self.set_info("Defender points", m.defender_points)
-        self.results_rows.append([str(m.round_number), self._team(m.declarer_team), suit_text(m.trump_suit),
+        self.results_rows.append([str(m.round_number), self._team(m.declarer_team), trump_text(m.trump_suit),
                                   str(m.defender_points), " ".join(m.kitty), str(m.levels_up),
                                   " / ".join(m.levels)])
 

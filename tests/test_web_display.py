@@ -1,0 +1,149 @@
+"""What the pages show, in words a reader expects (issue #42, "Display"),
+from real match logs of every game: President's leader is the seat leading
+the trick now, scores are whole numbers everywhere in a replay, the
+sidebars say things in words (no protocol identifiers), `referee replay`
+prints whole scores, and the last bot of a board shows a dash with a
+tooltip where the figures about the next bot down would be."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+
+import pytest
+
+from referee.games import replay_module
+from referee.web.replay import read_log, steps, views
+from referee.web.table import score_text
+from weblib import MATCHES, REFEREE, ROOT, env, game_report, match_logs, read_lines
+
+GAMES = list(MATCHES)
+#: a protocol identifier shown as is: snake_case, an enum value's name, Tractor's "NT"
+IDENTIFIER = re.compile(r"\b(?:[a-z]+_[a-z_]+|[A-Z]+_[A-Z_]+|NT)\b")
+WHOLE = re.compile(r"-?\d+")
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory):
+    return match_logs(tmp_path_factory.mktemp("weblogs"))
+
+
+def texts(frame: dict, players: int) -> list[str]:
+    """Every piece of text a step shows, but the seats' names and cards."""
+    out = [frame.get("round", ""), frame.get("phase", ""), frame["caption"]["text"], frame.get("over", "")]
+    for s in range(players):
+        seat = frame[f"s{s}"]
+        out += [*seat["tags"], seat["score"], (seat["act"] or {}).get("text", "")]
+    out += [p["label"] for p in frame.get("piles", [])]
+    out += [x for row in frame.get("info", []) for x in row]
+    if "results" in frame:
+        out += frame["results"]["cols"] + [x for row in frame["results"]["rows"] for x in row]
+    return out
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_the_sidebar_and_table_say_things_in_words(logs, name):
+    log = read_log(logs[name])
+    for view in views(log.players):
+        for k, f in enumerate(steps(log, view)):
+            found = [t for t in texts(f, log.players) if IDENTIFIER.search(t)]
+            assert found == [], (view, k, found)
+
+
+def test_tractor_and_back_alley_identifiers_in_words():
+    """The identifiers a short match may not reach: a joker pair's "NT"
+    declaration, a kitty flip, a joker laid out in Back Alley."""
+    tractor = replay_module("tractor")
+    assert tractor.trump_text("NT") == "no trump" and tractor.trump_text("H") == "\u2665 hearts"
+    assert tractor.declaration_text("joker_pair") == "joker pair"
+    header = {"spec": {"players": 4, "seat_names": ["a", "b", "c", "d"]}}
+    t = tractor.TABLE(header, "all")
+    msg = tractor.TABLE.EVENT()
+    msg.declaration.seat, msg.declaration.kind, msg.declaration.trump_suit = 1, "joker_pair", "NT"
+    msg.declaration.cards.extend(["RJ", "RJ"])
+    t.apply(None, msg)
+    flip = tractor.TABLE.EVENT()
+    flip.kitty_flip.trump_suit = "D"
+    flip.kitty_flip.flipped.extend(["3C", "KD"])
+    t.apply(None, flip)
+    info = dict(t.snapshot()["info"])
+    assert info["Declarations"] == "b joker pair RJ RJ" and info["Trump suit"] == "\u2666 diamonds"
+    back_alley = replay_module("back_alley")
+    b = back_alley.TABLE(header, "all")
+    ex = back_alley.TABLE.EVENT()
+    ex.exchange.seat, ex.exchange.joker = 2, "RJ"
+    b.apply(None, ex)
+    assert dict(b.snapshot()["info"])["Joker exchange"] == "c lays out the red joker"
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_scores_are_whole_numbers_everywhere_in_the_replay(logs, name):
+    log = read_log(logs[name])
+    result = next(d for d in reversed(read_lines(logs[name])) if d["type"] == "result")
+    result["scores"] = [float(x) for x in result["scores"]]  # as the result line often has them: 61.0
+    for view in views(log.players):
+        frames = steps(log, view)
+        for k, f in enumerate(frames):
+            for s in range(log.players):
+                score = f[f"s{s}"]["score"]
+                assert WHOLE.fullmatch(score.removeprefix("level ")) or name == "tractor", (view, k, s, score)
+            assert not re.search(r"\d\.\d", " ".join(texts(f, log.players))), (view, k)
+        over = frames[-1]["over"]
+        shown = over.split(" — scores ")[1].split(" / ")
+        assert shown == [score_text(x) for x in result["scores"]] and all(WHOLE.fullmatch(x) for x in shown)
+        if name != "tractor":  # Tractor's seats show their level, its final scores are levels too
+            assert [frames[-1][f"s{s}"]["score"] for s in range(log.players)] == shown
+    assert score_text(61.0) == "61" and score_text("-16") == "-16" and score_text(0) == "0"
+
+
+def test_president_leader_is_the_seat_leading_the_trick_now(logs):
+    """Oracle from the log's plays: the seat that makes the first play of a
+    trick (after the deal or the exchange, or after a trick ended) is the
+    leader shown just before it plays; once a round is over no leader is shown."""
+    path = logs["president"]
+    frames = steps(read_log(path), "all")
+    names = read_lines(path)[0]["spec"]["seat_names"]
+    decided, leads, ended = 0, [], []
+    opening = True
+    for d in read_lines(path)[1:]:
+        if d["type"] == "decision":
+            decided += 1
+        elif d["type"] == "event":
+            kind, ev = next(iter(d["event"].items()))
+            if kind in ("round_start", "exchange_end", "trick_end"):
+                opening = True
+            elif kind == "play" and opening:
+                leads.append((decided, ev.get("seat", 0)))
+                opening = False
+            elif kind == "round_end":
+                ended.append(decided)
+    assert len(leads) > 10 and len({s for _, s in leads}) > 1
+    for k, seat in leads:  # the k-th decision led: the table before it (step k - 1) names its seat
+        assert dict(frames[k - 1]["info"]).get("Leader") == names[seat], (k, seat)
+    for k in ended:
+        assert "Leader" not in dict(frames[k]["info"]), k
+
+
+def test_replay_command_prints_whole_scores(logs):
+    run = subprocess.run([*REFEREE, "replay", str(logs["back_alley"])], cwd=ROOT, env=env(), capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    assert out["scores"] and all(isinstance(x, int) for x in out["scores"]), out
+
+
+def test_last_bot_shows_a_dash_for_the_figures_about_the_next_bot(logs, tmp_path):
+    site = game_report(tmp_path, "display-board", logs["doudizhu"])
+    html = (site / "index.html").read_text()
+    rows = re.findall(r'<tr data-bot="([^"]+)">(.*?)</tr>', html.split('class="grid leaderboard"')[1].split(
+        "</table>")[0], re.S)
+    assert len(rows) == 5
+    dash = '<td class="no-next" title="last place: no bot below">—</td>'
+    assert rows[-1][1].count(dash) == 2  # P(> next) and separated
+    assert all(dash not in r for _, r in rows[:-1])
+    last = (site / "bots" / f"{rows[-1][0]}.html").read_text()
+    assert last.count('title="last place: no bot below">—</span>') == 2
+    assert "P(&gt; next) <span" in last and "separated <span" in last
+    first = (site / "bots" / f"{rows[0][0]}.html").read_text()
+    assert "no bot below" not in first
