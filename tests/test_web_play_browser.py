@@ -318,6 +318,8 @@ def test_a_human_plays_a_whole_match_by_clicking(driver, server, name):
     received_states(driver)
     driver.get(links[0])
     done = play_to_the_end(driver, random.Random(7))
+    assert overflow(driver) == 0 and driver.execute_script(  # the rounds table fits, without scrolling sideways
+        "const w = document.querySelector('.results-wrap'); return w.scrollWidth - w.clientWidth;") == 0
     log = match_log(server, links[0])
     assert next(d for d in read_lines(log) if d["type"] == "result")["status"] == "complete"
     mine = decisions_of(log, 0)
