@@ -117,7 +117,7 @@ def init_examples(directory: Path | str = ".", force: bool = False) -> list[Path
 
 
 def init(
-    directory: Path = typer.Argument(Path("."), help="Where to put the examples (created if missing)."),
+    directory: Path = typer.Argument(Path("."), metavar="DIR", help="Where to put the examples (created if missing)."),
     force: bool = typer.Option(False, "--force", help="Overwrite files that already exist."),
 ) -> None:
     """Copy a runnable example tournament, the sample bots and the docs into DIR.

@@ -7,11 +7,12 @@ installs it with its dependencies into a fresh virtualenv of
 ``/usr/bin/python3`` and runs the installed ``referee init`` in a fresh
 directory. The tests then run from there, through the installed ``referee``
 executable over gRPC: the example tournament ``referee init`` names, the C++
-sample's ``make``, the Node sample's ``npm ci``, and a match of the C++, Node
-and Python samples. Everything lives in one directory every uid can read
-(:func:`conftest.shared_dir`): as root, the bots run under uids of their own.
+sample's ``make``, the Node sample's ``npm ci``, a match of the C++, Node
+and Python samples, and ``referee bot new``. Everything lives in one
+directory every uid can read (:func:`conftest.shared_dir`): as root, the
+bots run under uids of their own.
 
-About 50 s on the idle 2-core development machine (90 s under load):
+About 50 s on the idle 2-core development machine (up to 140 s under load):
 building and installing 15 s, the tournament (48 matches) 13 s, the C++
 build (-O0) 18 s; pip and npm may use their registries (or a warm cache).
 """
@@ -125,6 +126,13 @@ def test_init_writes_from_the_installation(installed: dict) -> None:
     again = subprocess.run(["referee", "init"], cwd=work, env=installed["env"], capture_output=True, text=True,
                            timeout=120)
     assert again.returncode == 1 and "already exist" in again.stderr and "Traceback" not in again.stderr
+
+
+def test_bot_new_points_at_the_installed_protocol_guide(installed: dict) -> None:
+    _run(["referee", "bot", "new", "mybot"], cwd=installed["work"], env=installed["env"])
+    guide = installed["venv"].resolve() / "share" / "doc" / "cardgame-referee" / "protocol.md"
+    assert guide.is_file()
+    assert guide.as_posix() in (installed["work"] / "mybot" / "README.md").read_text()
 
 
 def test_example_tournament_runs_from_the_copy(installed: dict) -> None:
