@@ -129,8 +129,7 @@ def init(
     try:
         written = init_examples(directory, force)
     except OSError as e:  # FileExistsError, FileNotFoundError, permissions
-        typer.echo(f"error: {e.strerror if e.filename and e.strerror else e}"
-                   + (f": {e.filename}" if e.filename and e.strerror else ""), err=True)
+        typer.echo(f"error: {f'{e.strerror}: {e.filename}' if e.strerror and e.filename else e}", err=True)
         raise typer.Exit(1)
     parts = sorted({p.relative_to(directory).parts[0] for p in written})
     typer.echo(f"wrote {len(written)} files into {directory}: {', '.join(f'{d}/' for d in parts)}")
