@@ -29,6 +29,8 @@ from pathlib import Path
 
 import typer
 
+from referee.initcli import docs_dir
+
 #: a bot name: 1..64 characters, letters, digits, ``_``, ``.``, ``-``, not starting with ``.`` or ``-``
 NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$")
 
@@ -104,13 +106,14 @@ def new_bot(name: str, lang: str = "python", directory: Path | str = ".") -> lis
     if target.exists() or target.is_symlink():
         raise FileExistsError(f"{target} already exists; choose another NAME or --dir (nothing was overwritten)")
     protos = protos_dir() if lang == "node" else None
-    doc = _REPO / "docs" / "protocol.md"
+    docs = docs_dir()  # the checkout's docs/, or the ones the wheel installs
     subs = {
         "__BOT_NAME__": name,
         "__BOT_DIR__": _display(target),
         "__OPPONENT__": _display(_REPO / "sample_bots" / "random_bot.py"),
         "__PACKAGE_NAME__": re.sub(r"[^a-z0-9._-]", "-", name.lower()).lstrip("._") or "bot",
-        "__PROTOCOL_DOC__": doc.as_posix() if doc.is_file() else "docs/protocol.md in the referee's repository",
+        "__PROTOCOL_DOC__": (docs / "protocol.md").as_posix() if docs
+        else "docs/protocol.md in the referee's repository",
         # written inside a JS string literal: JSON escaping is valid JS escaping
         "__REFEREE_PROTOS__": json.dumps(str(protos))[1:-1] if protos else "",
     }

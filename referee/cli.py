@@ -1215,5 +1215,8 @@ app.command("web")(web)
 app.command("play")(play)
 
 app.command("bench")(bench)
+from referee.initcli import init  # noqa: E402
+
+app.command("init")(init)
 if __name__ == "__main__":  # python -m referee.cli
     app()
