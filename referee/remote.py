@@ -47,6 +47,8 @@ class RemoteSeat:
     name: str | None = None
     token: str | None = None
     command: str | None = None
+    #: resource limits of a launched bot (None: the match's)
+    limits: Limits | None = None
 
 
 @dataclass
@@ -132,7 +134,8 @@ class RemoteReferee:
                 extra = ["--tls-ca", str(Path(self.tls_ca).resolve())] if self.tls_ca is not None else []
                 for i, tok in tokens.items():
                     label = f"{spec.match_id or 'remote-' + tok[:6]}.seat{i}"
-                    procs[i] = BotProcess(seats[i].command or "", label, self.addr, tok, log_dir, limits=limits,
+                    procs[i] = BotProcess(seats[i].command or "", label, self.addr, tok, log_dir,
+                                          limits=seats[i].limits or limits,
                                           extra_args=extra, cwd_for_relative=base_dir).start()
                 res = ints(json_format.MessageToDict(await stub.RunMatch(req, metadata=md),
                                                      preserving_proto_field_name=True))
