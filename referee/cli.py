@@ -210,21 +210,20 @@ def match(
     if referee_addr:
         if clock != "wall" or limit:
             _fail("--clock cpu and --limit need a referee started here (not with --referee)")
-        out = _match_remote(spec, seat, bot, referee_addr, admin_token, log_dir, tls_ca, end_grace_ms / 1000)
+        out, outcome, no_log = _match_remote(spec, seat, bot, referee_addr, admin_token, log_dir, tls_ca,
+                                             end_grace_ms / 1000)
         if json_out:
             print(json.dumps(out, indent=2))
-            return
-        from referee.summary import round_lines
+        else:  # the same summary, log and replay as a local match: the log was fetched from the referee
+            from referee.summary import print_summary
 
-        res = out.get("result", {})
-        print(f"{spec.game} match {out.get('match_id')} on {referee_addr}: {out.get('status')}")
-        for line in round_lines(spec.game, out.get("log_path"), spec.seat_names):  # when the log is readable here
-            print("  " + line)
-        for s_ in range(spec.players):
-            fs = [f["kind"] for f in res.get("faults", []) if f.get("seat") == s_]
-            print(f"  seat {s_} ({spec.seat_names[s_]}): score {res.get('scores', ['-'] * spec.players)[s_]}, "
-                  f"place {res.get('ranks', ['-'] * spec.players)[s_]}, faults: {', '.join(fs) or '-'}")
-        print(f"log (on the referee's machine): {out.get('log_path')}")
+            print_summary(outcome)
+            if no_log:
+                console.print(f"the log stays on the referee's machine: {no_log}", markup=False)
+            else:
+                _print_replay(outcome.log_path)
+        if outcome.status != "complete":
+            raise typer.Exit(1)
         return
     sandbox = _sandbox("off" if no_bot_uids else bot_uids, isolate_network, bot)
     try:
@@ -442,21 +441,29 @@ def _print_interrupted(spec, log_dir: Path) -> None:
 
 
 def _match_remote(spec, seats: list[str], bots: list[str], addr: str, admin_token: Optional[str],
-                  log_dir: Path, tls_ca: Optional[Path], end_grace_s: float) -> dict:
-    """One match on the referee at ``addr``: ``seats`` by registered name, then ``bots`` launched here."""
-    from referee.remote import RemoteError, RemoteReferee, RemoteSeat
+                  log_dir: Path, tls_ca: Optional[Path], end_grace_s: float):
+    """One match on the referee at ``addr``: ``seats`` by registered name, then ``bots`` launched here
+    (:func:`referee.remote.play_and_fetch`). On Ctrl-C or SIGTERM: what was played, as for a local match."""
+    from referee.remote import RemoteError, RemoteReferee, RemoteSeat, new_match_id, play_and_fetch, seat_names_in_log
 
     if not admin_token:
         _fail("--referee needs the referee's admin token: REFEREE_ADMIN_TOKEN or --admin-token-file")
     _check_tls_ca(tls_ca)
     plan = [RemoteSeat(name=n) for n in seats] + [RemoteSeat(command=c) for c in bots]
+    spec.match_id = new_match_id(spec.game)
+    referee = RemoteReferee(addr, admin_token, tls_ca, end_grace_s)
     try:
-        referee = RemoteReferee(addr, admin_token, tls_ca, end_grace_s)
-        return run_until_signal(referee.run_match(spec, plan, log_dir))
+        return run_until_signal(play_and_fetch(referee, spec, plan, log_dir))
     except RemoteError as e:
         _fail(str(e))
     except Interrupted as e:
-        _fail("interrupted: the launched bots were stopped; the match may go on at the referee", 128 + e.signum)
+        try:  # the call was cancelled, so the referee stopped the match: its log as far as it got
+            log = run_until_signal(referee.fetch_log(spec.match_id, log_dir / f"{spec.match_id}.jsonl"))
+            spec.seat_names = seat_names_in_log(log) or spec.seat_names
+        except (RemoteError, OSError, Interrupted):
+            pass
+        _print_interrupted(spec, log_dir)
+        raise typer.Exit(128 + e.signum)
 
 
 # --------------------------------------------------------------------------- serve

@@ -67,6 +67,14 @@ def ladder_run(
                                            "the default) or dask (a Dask cluster; overrides [execution])."),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address, e.g. "
                                             "tcp://HOST:8786 (implies --executor dask)."),
+    referee_addr: Optional[str] = typer.Option(None, "--referee", help="Play every match on a running referee "
+                                               "HOST:PORT (referee serve): the bots are launched here and "
+                                               "connect there; the logs are fetched into the log directory."),
+    referee_token_file: Optional[Path] = typer.Option(None, "--referee-admin-token-file",
+                                                      help="File holding the admin token of the --referee "
+                                                      "referee (default: the ladder's own admin token)."),
+    tls_ca: Optional[Path] = typer.Option(None, "--tls-ca", help="With --referee: that referee speaks TLS; "
+                                          "trust the CA in this PEM file (also passed to the bots)."),
 ) -> None:
     """Run a ladder until Ctrl-C or SIGTERM: matches are chosen from the current
     ratings, played and rated as they finish; entrants change through
@@ -120,6 +128,8 @@ def ladder_run(
         except ValueError as e:
             _fail(str(e))
     adm = _admin_token(admin_token_file)
+    remote = _remote_referee(spec, referee_addr, _admin_token(referee_token_file) if referee_token_file else adm,
+                             tls_ca)
     shown = not adm
     adm = adm or secrets.token_hex(16)
 
@@ -127,7 +137,7 @@ def ladder_run(
         print(line, flush=True)
 
     async def main() -> None:
-        lad = Ladder(spec, adm, say=say, max_matches=max_matches, fresh=fresh, tls=tls)
+        lad = Ladder(spec, adm, say=say, max_matches=max_matches, fresh=fresh, tls=tls, remote=remote)
         stop, abandon = asyncio.Event(), asyncio.Event()
         loop = asyncio.get_running_loop()
 
@@ -155,6 +165,25 @@ def ladder_run(
         _fail(os_error_text(e, f"cannot listen on {spec.host}:{spec.t.port}"), 1)
     say("ladder stopped; `referee leaderboard -t {0} --db {1}` shows the ratings".format(
         spec.name, mask_url(spec.t.database)))
+
+
+def _remote_referee(spec: Any, addr: Optional[str], admin_token: str, tls_ca: Optional[Path]) -> Any:
+    """The :class:`referee.remote.RemoteReferee` of ``ladder run --referee`` (None without it); exits on a bad
+    combination."""
+    from referee.remote import RemoteReferee
+
+    if addr is None:
+        if tls_ca is not None:
+            _fail("--tls-ca goes with --referee (the trusted CA of a TLS referee)")
+        return None
+    if spec.t.executor == "dask":
+        _fail("--referee plays every match on that referee: it excludes the Dask executor")
+    if tls_ca is not None:
+        _read_ca(tls_ca)
+    if not admin_token:
+        _fail("--referee needs that referee's admin token: --referee-admin-token-file, or the ladder's own "
+              "(--admin-token-file or REFEREE_ADMIN_TOKEN) when it is the same")
+    return RemoteReferee(addr, admin_token, tls_ca, end_grace_s=spec.t.end_grace_ms / 1000)
 
 
 # --------------------------------------------------------------------------- admin calls

@@ -12,7 +12,10 @@ Used by ``referee match --referee HOST:PORT`` and ``referee tournament run
   ``--referee HOST:PORT`` and the token, and it is stopped when the match ends.
 
 Bots that connected on their own stay connected after a match; launched ones
-get a Goodbye.
+get a Goodbye. The seats are recorded under the caller's names
+(``RunMatchRequest.seat_labels``), and the match log is fetched into the
+caller's log directory (``AdminService.MatchLog``), so a remote match ends with
+the same summary, log and replay as a local one (:func:`outcome_of`).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +32,8 @@ from google.protobuf import json_format
 
 from cardgames.v1 import admin_pb2, admin_pb2_grpc
 from referee.bots import BotProcess, Limits
-from referee.runner import FaultRecord, MatchSpec
+from referee.engine import MatchResult
+from referee.runner import FaultRecord, MatchOutcome, MatchSpec, MatchStatus
 
 
 class RemoteError(RuntimeError):
@@ -43,6 +47,8 @@ class RemoteSeat:
     name: str | None = None
     token: str | None = None
     command: str | None = None
+    #: resource limits of a launched bot (None: the match's)
+    limits: Limits | None = None
 
 
 @dataclass
@@ -57,6 +63,8 @@ class RemoteOutcome:
     decisions: int
     elapsed_s: float
     faults: list[FaultRecord] = field(default_factory=list)
+    #: the log was fetched to ``log_path`` on this machine (else ``log_path`` is on the referee's)
+    log_fetched: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return self.result
@@ -88,23 +96,35 @@ class RemoteReferee:
         return grpc.aio.secure_channel(self.addr, grpc.ssl_channel_credentials(Path(self.tls_ca).read_bytes()))
 
     async def run_match(self, spec: MatchSpec, seats: list[RemoteSeat], log_dir: Path,
-                        limits: Limits | None = None, connect_timeout_s: float = 15.0) -> dict[str, Any]:
+                        limits: Limits | None = None, connect_timeout_s: float = 15.0,
+                        own_id: bool = False, hello_names: bool = False,
+                        base_dir: Path | None = None) -> dict[str, Any]:
         """Play ``spec`` with ``seats`` on the remote referee; returns the
         ``RunMatchResponse`` as JSON (``match_id``, ``status``, ``result``,
-        ``log_path``). Launched bots' output goes to ``log_dir``. Raises
-        :class:`RemoteError` when the referee refuses (bad admin token, unknown
-        bot name, bad parameters) or cannot be reached."""
+        ``log_path``, ``seat_names``). The seats are recorded under
+        ``spec.seat_names`` (when it names every seat); ``hello_names``: as
+        ``<Hello.bot_name>#<seat>`` instead, like a local ``referee match``;
+        ``own_id``: the match gets ``spec.match_id`` on the referee too (so
+        that its log can be fetched even if the call is cancelled).
+        Launched bots' output goes to ``log_dir`` (``<match id>.seat<N>.*``);
+        relative paths in their commands are taken from ``base_dir`` (default:
+        the current directory). Raises :class:`RemoteError` when the referee
+        refuses (bad admin token, unknown bot name, bad parameters, a match id
+        it already has) or cannot be reached."""
         tokens = {i: secrets.token_hex(16) for i, s in enumerate(seats) if s.command is not None}
+        labels = list(spec.seat_names) if len(spec.seat_names) == len(seats) else []
         req = admin_pb2.RunMatchRequest(
             game=spec.game, players=spec.players, seed=spec.seed,
             seat_tokens=[tokens.get(i) or s.token or "" for i, s in enumerate(seats)],
             seat_names=[s.name or "" for s in seats], register_tokens=list(tokens.values()),
             decision_ms=spec.decision_ms, bank_ms=spec.bank_ms, fault_policy=spec.fault_policy,
-            max_faults=spec.max_faults, bot_connect_ms=int(connect_timeout_s * 1000))
+            max_faults=spec.max_faults, bot_connect_ms=int(connect_timeout_s * 1000),
+            match_id=spec.match_id if own_id else "", seat_labels=labels, hello_names=hello_names)
         req.variant.update(spec.variant)
         req.params.update(spec.params)
         md = [("x-admin-token", self.admin_token)]
-        procs: list[BotProcess] = []
+        procs: dict[int, BotProcess] = {}
+        crashes: list[dict[str, Any]] = []
         try:
             async with self._channel() as ch:
                 stub = admin_pb2_grpc.AdminServiceStub(ch)
@@ -113,32 +133,165 @@ class RemoteReferee:
                                               metadata=md)
                 extra = ["--tls-ca", str(Path(self.tls_ca).resolve())] if self.tls_ca is not None else []
                 for i, tok in tokens.items():
-                    procs.append(BotProcess(seats[i].command or "", f"remote-{tok[:6]}.seat{i}", self.addr, tok,
-                                            log_dir, limits=limits, extra_args=extra).start())
-                res = await stub.RunMatch(req, metadata=md)
+                    label = f"{spec.match_id or 'remote-' + tok[:6]}.seat{i}"
+                    procs[i] = BotProcess(seats[i].command or "", label, self.addr, tok, log_dir,
+                                          limits=seats[i].limits or limits,
+                                          extra_args=extra, cwd_for_relative=base_dir).start()
+                res = ints(json_format.MessageToDict(await stub.RunMatch(req, metadata=md),
+                                                     preserving_proto_field_name=True))
+                crashes = await self._crashes(procs, res.get("result", {}).get("faults", []))
                 deadline = time.monotonic() + self.end_grace_s  # told Goodbye: they exit by themselves
-                while procs and time.monotonic() < deadline and any(p.poll() is None for p in procs):
+                while procs and time.monotonic() < deadline and any(p.poll() is None for p in procs.values()):
                     await asyncio.sleep(0.02)
         except grpc.RpcError as e:
             raise RemoteError(f"referee at {self.addr} refused: {e.code().name}: {e.details()}") from None
         finally:
             try:
-                await asyncio.gather(*(asyncio.to_thread(p.stop) for p in procs))
+                await asyncio.gather(*(asyncio.to_thread(p.stop) for p in procs.values()))
             except BaseException:  # cancelled (Ctrl-C): reap synchronously, then propagate
-                for p in procs:
+                for p in procs.values():
                     p.stop(0.2)
                 raise
-        return ints(json_format.MessageToDict(res, preserving_proto_field_name=True))
+        if crashes:  # what only this side knows: a launched bot exited with an error (as a local match says)
+            res.setdefault("result", {}).setdefault("faults", []).extend(crashes)
+            res["crashes"] = crashes
+        return res
+
+    @staticmethod
+    async def _crashes(procs: dict[int, BotProcess], faults: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``crash`` faults (as dicts) of the launched bots that exited with a
+        non-zero status during the match, worded as a local match's."""
+        from referee.play import CRASH_GRACE_S
+
+        out = []
+        for s, p in sorted(procs.items()):
+            rc = p.poll()
+            if rc is None and any(f.get("seat") == s and f.get("kind") in ("disconnect", "no_show") for f in faults):
+                deadline = time.monotonic() + CRASH_GRACE_S  # its stream closed as it died
+                while (rc := p.poll()) is None and time.monotonic() < deadline:
+                    await asyncio.sleep(0.02)
+            if rc not in (None, 0):
+                out.append(asdict(FaultRecord(s, "crash", message=p.crash_message(rc))))
+        return out
+
+    async def fetch_log(self, match_id: str, dest: Path) -> Path:
+        """Write the log of ``match_id`` (a match played on the referee,
+        finished or cut short) to ``dest`` (through ``dest.part``, renamed
+        once complete); returns ``dest``. Raises :class:`RemoteError` when the
+        referee has no such log, does not offer ``MatchLog`` (an older
+        referee) or cannot be reached; ``OSError`` when ``dest`` cannot be
+        written."""
+        part = dest.with_name(dest.name + ".part")
+        try:
+            async with self._channel() as ch:
+                stub = admin_pb2_grpc.AdminServiceStub(ch)
+                with part.open("wb") as f:
+                    async for chunk in stub.MatchLog(admin_pb2.MatchLogRequest(match_id=match_id),
+                                                     metadata=[("x-admin-token", self.admin_token)]):
+                        f.write(chunk.data)
+        except grpc.RpcError as e:
+            part.unlink(missing_ok=True)
+            raise RemoteError(f"referee at {self.addr} did not send the log of {match_id}: "
+                              f"{e.code().name}: {e.details()}") from None
+        part.replace(dest)
+        return dest
 
     async def play(self, spec: MatchSpec, seats: list[RemoteSeat], log_dir: Path,
-                   limits: Limits | None = None, connect_timeout_s: float = 15.0) -> RemoteOutcome:
-        """:meth:`run_match` as an outcome for the tournament runner."""
+                   limits: Limits | None = None, connect_timeout_s: float = 15.0,
+                   base_dir: Path | None = None) -> RemoteOutcome:
+        """:meth:`run_match` as an outcome for the tournament runner and the
+        ladder; the match log is fetched to ``log_dir/<spec.match_id>.jsonl``
+        (if the referee cannot send it, ``log_path`` is its path on the
+        referee's machine and ``log_fetched`` is false)."""
         t0 = time.monotonic()
-        res = await self.run_match(spec, seats, log_dir, limits, connect_timeout_s)
+        res = await self.run_match(spec, seats, log_dir, limits, connect_timeout_s, base_dir=base_dir)
         result = res.get("result", {})
         known = set(FaultRecord.__dataclass_fields__)
         faults = [FaultRecord(**{k: v for k, v in f.items() if k in known}) for f in result.get("faults", [])]
+        log_path, fetched = res.get("log_path") or None, False
+        if log_path:
+            try:
+                log = await self.fetch_log(res["match_id"], log_dir / f"{spec.match_id or res['match_id']}.jsonl")
+                append_crashes(log, res.get("crashes", []))
+                log_path, fetched = str(log), True
+            except (RemoteError, OSError):
+                pass
         return RemoteOutcome(match_id=res.get("match_id", ""), status=result.get("status", "aborted"),
-                             result=result, log_path=res.get("log_path") or None,
+                             result=result, log_path=log_path,
                              decisions=int(result.get("decisions", 0)), elapsed_s=time.monotonic() - t0,
-                             faults=faults)
+                             faults=faults, log_fetched=fetched)
+
+
+def append_crashes(log: Path, crashes: list[dict[str, Any]]) -> None:
+    """Add the launched bots' crash faults to a fetched log, as a local match's log has them."""
+    import json
+
+    if crashes:
+        with log.open("a", encoding="utf-8") as f:
+            for c in crashes:
+                f.write(json.dumps({"type": "fault", **c}, sort_keys=True, separators=(",", ":")) + "\n")
+
+
+def new_match_id(game: str) -> str:
+    """A match id for a remote match chosen by the caller, in the form the
+    referee gives its own: ``<game>-<UTC date>-<time>-<6 hex>-1``."""
+    return f"{game}-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{secrets.token_hex(3)}-1"
+
+
+async def play_and_fetch(referee: RemoteReferee, spec: MatchSpec, seats: list[RemoteSeat], log_dir: Path
+                         ) -> tuple[dict[str, Any], MatchOutcome, str]:
+    """One match of ``referee match --referee``: played under ``spec.match_id``
+    (set it first, :func:`new_match_id`) with the seats named like a local
+    match's (``<Hello.bot_name>#<seat>``), its log fetched to
+    ``log_dir/<match id>.jsonl``. Returns the ``RunMatchResponse`` as JSON,
+    the match as a :class:`~referee.runner.MatchOutcome` and, if the log
+    could not be fetched, why (then the outcome's ``log_path`` is the log's
+    path on the referee's machine). Raises :class:`RemoteError` as
+    :meth:`RemoteReferee.run_match`; cancelled (Ctrl-C), the call is
+    cancelled and the referee stops the match."""
+    t0 = time.monotonic()
+    res = await referee.run_match(spec, seats, log_dir, own_id=True, hello_names=True)
+    elapsed = time.monotonic() - t0
+    log_path, why = res.get("log_path") or None, ""
+    if log_path:
+        try:
+            log = await referee.fetch_log(res["match_id"], log_dir / f"{res['match_id']}.jsonl")
+            append_crashes(log, res.get("crashes", []))
+            log_path = str(log)
+        except RemoteError as e:
+            why = str(e)
+        except OSError as e:
+            why = f"cannot write {e.filename}: {(e.strerror or str(e)).lower()}"
+    return res, outcome_of(spec, res, log_path, elapsed), why
+
+
+def seat_names_in_log(log_path: Path) -> list[str] | None:
+    """The seat names a match log's header records (None: no readable header)."""
+    import json
+
+    try:
+        with log_path.open(encoding="utf-8") as f:
+            names = json.loads(f.readline())["spec"]["seat_names"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return [str(n) for n in names] if isinstance(names, list) else None
+
+
+def outcome_of(spec: MatchSpec, res: dict[str, Any], log_path: str | None, elapsed_s: float) -> MatchOutcome:
+    """A ``RunMatchResponse`` (as :meth:`RemoteReferee.run_match` returns it) as
+    the :class:`~referee.runner.MatchOutcome` a local match gives, for
+    :func:`referee.summary.print_summary`: ``spec`` gets the referee's match
+    id and seat names; ``log_path`` is where the log is (here, once fetched)."""
+    r = res.get("result", {})
+    spec.match_id = res.get("match_id") or spec.match_id
+    if len(res.get("seat_names") or []) == spec.players:
+        spec.seat_names = list(res["seat_names"])
+    known = set(FaultRecord.__dataclass_fields__)
+    scores, ranks = r.get("scores"), r.get("ranks")
+    result = MatchResult(scores=scores, ranks=ranks, outcomes=[], summary=r.get("summary") or {}) \
+        if scores is not None and ranks is not None else None
+    return MatchOutcome(spec=spec, status=MatchStatus(r.get("status", "aborted")), result=result,
+                        faults=[FaultRecord(**{k: v for k, v in f.items() if k in known}) for f in r.get("faults", [])],
+                        forfeited=list(r.get("forfeited") or []), decisions=int(r.get("decisions", 0)),
+                        log_path=log_path, elapsed_s=elapsed_s, reason=str(r.get("reason", "")),
+                        harness=dict(r.get("harness") or {}))

@@ -60,6 +60,7 @@ import hashlib
 import hmac
 import itertools
 import os
+import re
 import secrets
 import shutil
 import tempfile
@@ -1156,9 +1157,17 @@ def _peer_host(peer: str) -> str:
     return peer
 
 
+#: a match id a RunMatch caller may choose (also the name of the log: no path, no hidden file)
+_MATCH_ID = re.compile(r"[A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,99}")
+#: the size of the pieces AdminService.MatchLog streams a log in
+LOG_CHUNK_BYTES = 1 << 20
+
+
 class _AdminServicer(admin_pb2_grpc.AdminServiceServicer):
     def __init__(self, ref: Referee):
         self.ref = ref
+        #: ids of the matches RunMatch is playing now
+        self.match_ids: set[str] = set()
 
     async def _admit(self, context: grpc.aio.ServicerContext, method: str) -> None:
         """Abort with PERMISSION_DENIED (and log it) unless the call carries the admin token."""
@@ -1205,27 +1214,58 @@ class _AdminServicer(admin_pb2_grpc.AdminServiceServicer):
         seat_tokens, problem = _seat_tokens(ref, request)
         if problem:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, problem)
+        if request.match_id and not _MATCH_ID.fullmatch(request.match_id):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"match_id {request.match_id!r}: "
+                                "1-100 letters, digits, '-', '_', '.' (not starting with '.')")
+        if request.match_id and (request.match_id in self.match_ids
+                                 or (ref.log_dir / f"{request.match_id}.jsonl").exists()):
+            await context.abort(grpc.StatusCode.ALREADY_EXISTS,
+                                f"this referee already has a match {request.match_id!r}")
         spec = MatchSpec(
             game=request.game, players=request.players or len(seat_tokens), seed=request.seed,
             seat_names=[], variant=_int_floats(json_format.MessageToDict(request.variant)),
             params=_int_floats(json_format.MessageToDict(request.params)),
             decision_ms=request.decision_ms or 1000, bank_ms=request.bank_ms,
             fault_policy=request.fault_policy or "default_action", max_faults=request.max_faults or 5,
-            match_id=ref.new_match_id(request.game))
+            match_id=request.match_id or ref.new_match_id(request.game))
         try:
             spec.seat_names = ["?"] * spec.players
             spec.check()
             spec.new_game()
         except (ValueError, LookupError) as e:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
-        spec.seat_names = []
+        if request.seat_labels and len(request.seat_labels) != len(seat_tokens):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
+                                f"{len(request.seat_labels)} seat_labels for {len(seat_tokens)} seats")
+        spec.seat_names = list(request.seat_labels)
         # bots launched for this match are told Goodbye; bots that connected on their own stay
-        outcome = await ref.play(spec, seat_tokens, (request.bot_connect_ms or 10_000) / 1000.0,
-                                 close_after=False, close_tokens=set(request.register_tokens))
+        self.match_ids.add(spec.match_id)
+        try:
+            outcome = await ref.play(spec, seat_tokens, (request.bot_connect_ms or 10_000) / 1000.0,
+                                     close_after=False, close_tokens=set(request.register_tokens),
+                                     hello_names=request.hello_names and bool(request.seat_labels))
+        finally:
+            self.match_ids.discard(spec.match_id)
         res = admin_pb2.RunMatchResponse(match_id=spec.match_id, status=outcome.status_text,
-                                         log_path=outcome.log_path or "")
+                                         log_path=outcome.log_path or "", seat_names=spec.seat_names)
         res.result.update(_jsonable(outcome.to_json()))
         return res
+
+    async def MatchLog(self, request: admin_pb2.MatchLogRequest,
+                       context: grpc.aio.ServicerContext) -> Any:
+        """Stream the log of a match of this referee in chunks of :data:`LOG_CHUNK_BYTES`."""
+        await self._admit(context, "MatchLog")
+        if not _MATCH_ID.fullmatch(request.match_id):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"match_id {request.match_id!r}: "
+                                "1-100 letters, digits, '-', '_', '.' (not starting with '.')")
+        path = self.ref.log_dir / f"{request.match_id}.jsonl"
+        try:
+            f = path.open("rb")
+        except OSError:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"this referee has no log of match {request.match_id!r}")
+        with f:
+            while data := await asyncio.to_thread(f.read, LOG_CHUNK_BYTES):
+                yield admin_pb2.MatchLogChunk(data=data)
 
     async def RegisterTokens(self, request: admin_pb2.RegisterTokensRequest,
                              context: grpc.aio.ServicerContext) -> admin_pb2.RegisterTokensResponse:

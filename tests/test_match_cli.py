@@ -158,7 +158,11 @@ def test_match_on_a_running_referee_through_the_admin_service(tmp_path: Path) ->
         common = ["--referee", addr, "--rounds", "1", "--seed", "4"]
         r = _match(tmp_path, *common, "--admin-token", "adm")
         assert r.returncode == 0, r.stderr
-        assert "complete" in r.stdout and "seat 2 (heuristic_bot#2): score" in r.stdout and "round 1:" in r.stdout and str(tmp_path / "srv") in r.stdout
+        # a local match's summary (seats named after their bots), the log fetched here, and its replay
+        assert "— complete" in r.stdout and re.search(r"│ 2 +│ heuristic#2 +│", r.stdout) and "round 1:" in r.stdout
+        log = re.search(r"^log: (\S+)$", r.stdout, re.M)
+        assert log and Path(log.group(1)).is_file() and not log.group(1).startswith(str(tmp_path / "srv"))
+        assert "replay: " in r.stdout, r.stdout
         d = json.loads(_match(tmp_path, *common, "--admin-token", "adm", "--json").stdout)
         assert d["status"] == "complete" and sum(d["result"]["scores"]) == 0
         assert all(isinstance(x, int) for x in d["result"]["scores"])

@@ -24,10 +24,12 @@ the log directory; executors only play.
   The file's ``[sandbox]`` settings apply on the workers too: each worker
   keeps one referee per sandbox setting (per-bot uids need the worker to
   run as root, network isolation a Unix socket in its scratch directory).
-* :class:`RemoteExecutor` (``tournament run --referee HOST:PORT``): every
-  match on one running referee (``referee serve``) through its admin RPC;
-  external bots are the ones connected there, command bots are launched on
-  this machine. The log stays on the referee's host; its path is recorded.
+* :class:`RemoteExecutor` (``tournament run --referee HOST:PORT``,
+  ``referee ladder FILE --referee HOST:PORT``): every match on one running
+  referee (``referee serve``) through its admin RPC; external bots are the
+  ones connected there, command bots are launched on this machine. The log
+  is fetched into the log directory (``AdminService.MatchLog``); a referee
+  that cannot send it leaves it on its host, and its path there is recorded.
 """
 
 from __future__ import annotations
@@ -286,10 +288,12 @@ class RemoteExecutor:
         async with self._sem:
             seats = [RemoteSeat(token=s.token if s.external else None, command=None if s.external else s.command)
                      for s in job.seats]
-            out = await self.remote.play(job.spec, seats, self.log_dir, job.limits, job.connect_timeout_s)
+            out = await self.remote.play(job.spec, seats, self.log_dir, job.limits, job.connect_timeout_s,
+                                         base_dir=Path(job.base_dir))
+            fetched = Path(out.log_path) if out.log_fetched and out.log_path else None  # in log_dir already
             return FinishedMatch(job.index, str(out.status), out.to_json(), out.decisions, out.elapsed_s,
-                                 reason=str(out.result.get("reason", "")), remote_log=out.log_path,
-                                 worker="remote")
+                                 reason=str(out.result.get("reason", "")), log_file=fetched,
+                                 remote_log=None if fetched else out.log_path, worker="remote")
 
     async def stop(self) -> None:
         return None

@@ -39,6 +39,7 @@ import trueskill
 from referee.bots import BotProcess, Limits, check_command
 from referee.games import game_class
 from referee.play import SeatPlan, launch, play_match, private_log_dir
+from referee.remote import RemoteReferee, RemoteSeat
 from referee.runner import MatchSpec
 from referee.sandbox import Sandbox, SandboxError, prepare
 from referee.service import Referee, token_digest
@@ -602,6 +603,13 @@ class Ladder:
     writer of the store and the log directory, and still answers the admin
     calls. External entrants cannot play there (refused when added).
 
+    With ``remote`` (``referee ladder FILE --referee HOST:PORT``) every match
+    is played on that running ``referee serve`` through its AdminService
+    (:class:`referee.remote.RemoteReferee`): the bots are launched here and
+    connect there, the log is fetched into the ladder's log directory. The
+    ladder keeps its own referee for the admin calls. External and
+    persistent entrants cannot play there (refused at start and when added).
+
     One process per ladder: the ladder holds the lease of its tournament row
     (:meth:`tournaments.store.Store.acquire_lease`, renewed every
     :data:`~tournaments.store.LEASE_HEARTBEAT_S` s, released on stop), as a
@@ -609,8 +617,11 @@ class Ladder:
     :class:`LadderError` naming the holder."""
 
     def __init__(self, spec: LadderSpec, admin_token: str | None, say: Callable[[str], None] = print,
-                 max_matches: int | None = None, fresh: bool = False, tls: tuple[bytes, bytes] | None = None):
+                 max_matches: int | None = None, fresh: bool = False, tls: tuple[bytes, bytes] | None = None,
+                 remote: RemoteReferee | None = None):
         self.spec = spec
+        #: the running referee every match is played on (None: this process or the Dask cluster)
+        self.remote = remote
         self.tls = tls
         self.admin_token = admin_token
         self.say = say
@@ -810,6 +821,11 @@ class Ladder:
                     prepare(self.sandbox, [command], Path(self.spec.t.cwd))
                 except SandboxError as e:
                     raise LadderRefusal(grpc.StatusCode.INVALID_ARGUMENT, f"command {command!r}: {e}") from None
+            if (token or request.persistent) and self.remote is not None:
+                raise LadderRefusal(grpc.StatusCode.FAILED_PRECONDITION,
+                                    f"this ladder plays its matches on the referee at {self.remote.addr}; "
+                                    "external and persistent bots cannot play there: add a launched bot "
+                                    "(--command, not --persistent) instead")
             if token and self.executor is not None:
                 raise LadderRefusal(grpc.StatusCode.FAILED_PRECONDITION,
                                     "this ladder plays its matches on a Dask cluster "
@@ -853,7 +869,17 @@ class Ladder:
         :class:`~tournaments.store.StorageError` when the database fails;
         ``OSError`` when the address cannot be bound."""
         t = self.spec.t
-        if self.executor is None:
+        if self.remote is not None:
+            if self.executor is not None:
+                raise LadderError("--referee plays every match on that referee: it excludes the Dask executor")
+            if t.clock != "wall":
+                raise LadderError("--referee: the cpu clock needs the ladder's own referee (a remote referee "
+                                  "charges wall time); remove kind = \"cpu\" from [clock]")
+            odd = [b.name for b in t.bots if b.external or b.persistent]
+            if odd:
+                raise LadderError(f"--referee: external and persistent bots ({', '.join(odd)}) cannot play on "
+                                  "another referee; make them launched bots (command, not persistent)")
+        elif self.executor is None:
             try:  # the bots' isolation, as for a tournament (docs/sandbox.md): the file's [sandbox] table
                 self.sandbox = Sandbox(t.bot_uids, t.isolate_network)
                 prepare(self.sandbox, [b.command for b in t.bots if not b.external], Path(t.cwd))
@@ -900,7 +926,8 @@ class Ladder:
                     for b in self.spec.t.bots:
                         await self._add_version("add", b.name, b.command, b.token, b.external, b.persistent,
                                                 b.limits, b.resources)
-            where = (f"; matches on the Dask cluster at {t.scheduler}" if self.executor is not None else "")
+            where = (f"; matches on the Dask cluster at {t.scheduler}" if self.executor is not None
+                     else f"; matches on the referee at {self.remote.addr}" if self.remote is not None else "")
             self.say(f"ladder {self.spec.name}: {self.spec.t.game}, {len(self.state.entrants)} entrants, "
                      f"{self.state.finished} matches so far{f' ({self.restored})' if self.restored else ''}; "
                      f"listening on {self.spec.host}:{self.port}"
@@ -1035,8 +1062,8 @@ class Ladder:
         for v in self.state.entrants.values():
             if v.external and v.state == "active":
                 tok = self._token(v)
-                # on a Dask ladder an external bot never plays (it could not reach the workers)
-                now = bool(tok) and self.ref.connected(tok) and self.executor is None
+                # on a Dask ladder (or on another referee) an external bot never plays (it could not reach it)
+                now = bool(tok) and self.ref.connected(tok) and self.executor is None and self.remote is None
                 if now != v.online:
                     changes.append(Event(0, "online" if now else "offline", v.name, data={"label": v.label}))
         if changes:
@@ -1050,7 +1077,7 @@ class Ladder:
             vs = [self.state.versions[lbl] for lbl in m.seats]
             t = self.spec.t
             plans = []
-            for v in vs if self.executor is None else []:  # on Dask the worker launches the bots
+            for v in vs if self.executor is None and self.remote is None else []:  # else launched in _play_*
                 if v.external:  # a match cut short by the last stop may be played before its bot is back
                     plans.append(SeatPlan(token=await self._await_token(v, t.connect_timeout_ms / 1000)))
                 elif v.persistent:
@@ -1068,6 +1095,8 @@ class Ladder:
                 with self.running.playing(m.match_id):
                     if self.executor is not None:
                         done = await self._play_on_dask(m, vs, ms)
+                    elif self.remote is not None:
+                        done = await self._play_remote(vs, ms)
                     else:
                         outcome = await play_match(self.ref, ms, plans, self.log_dir, t.limits,
                                                    t.connect_timeout_ms / 1000, sandbox=self.sandbox,
@@ -1099,6 +1128,21 @@ class Ladder:
         finally:
             self.tasks.pop(m.sched, None)
             self.wake.set()
+
+    async def _play_remote(self, vs: list[Version], ms: MatchSpec) -> tuple:
+        """Play ``ms`` on the remote referee (:attr:`remote`), the bots launched
+        here; the log is fetched to ``<log_dir>/<match id>.jsonl``. Returns
+        (status, result, log path, decisions, seconds). Raises
+        :class:`~referee.remote.RemoteError` when the referee refuses or
+        cannot be reached."""
+        assert self.remote is not None
+        t = self.spec.t
+        # a persistent version of an earlier local run is launched for each match here
+        seats = [RemoteSeat(command=v.command, limits=v.limits) for v in vs]
+        out = await self.remote.play(ms, seats, self.log_dir, t.limits, t.connect_timeout_ms / 1000,
+                                     base_dir=Path(t.cwd))
+        result = dict(out.result, worker="remote")  # as a tournament run --referee records it
+        return out.status, result, out.log_path, out.decisions, out.elapsed_s
 
     async def _play_on_dask(self, m: Scheduled, vs: list[Version], ms: MatchSpec) -> tuple:
         """Play ``m`` as a task on the Dask cluster (a lost worker's task is run

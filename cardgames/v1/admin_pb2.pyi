@@ -8,7 +8,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class RunMatchRequest(_message.Message):
-    __slots__ = ("game", "players", "variant", "params", "seed", "seat_tokens", "decision_ms", "bank_ms", "fault_policy", "max_faults", "bot_connect_ms", "register_tokens", "seat_names")
+    __slots__ = ("game", "players", "variant", "params", "seed", "seat_tokens", "decision_ms", "bank_ms", "fault_policy", "max_faults", "bot_connect_ms", "register_tokens", "seat_names", "match_id", "seat_labels", "hello_names")
     GAME_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
@@ -22,6 +22,9 @@ class RunMatchRequest(_message.Message):
     BOT_CONNECT_MS_FIELD_NUMBER: _ClassVar[int]
     REGISTER_TOKENS_FIELD_NUMBER: _ClassVar[int]
     SEAT_NAMES_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_LABELS_FIELD_NUMBER: _ClassVar[int]
+    HELLO_NAMES_FIELD_NUMBER: _ClassVar[int]
     game: str
     players: int
     variant: _struct_pb2.Struct
@@ -35,7 +38,10 @@ class RunMatchRequest(_message.Message):
     bot_connect_ms: int
     register_tokens: _containers.RepeatedScalarFieldContainer[str]
     seat_names: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, game: _Optional[str] = ..., players: _Optional[int] = ..., variant: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., params: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seed: _Optional[int] = ..., seat_tokens: _Optional[_Iterable[str]] = ..., decision_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., fault_policy: _Optional[str] = ..., max_faults: _Optional[int] = ..., bot_connect_ms: _Optional[int] = ..., register_tokens: _Optional[_Iterable[str]] = ..., seat_names: _Optional[_Iterable[str]] = ...) -> None: ...
+    match_id: str
+    seat_labels: _containers.RepeatedScalarFieldContainer[str]
+    hello_names: bool
+    def __init__(self, game: _Optional[str] = ..., players: _Optional[int] = ..., variant: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., params: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seed: _Optional[int] = ..., seat_tokens: _Optional[_Iterable[str]] = ..., decision_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., fault_policy: _Optional[str] = ..., max_faults: _Optional[int] = ..., bot_connect_ms: _Optional[int] = ..., register_tokens: _Optional[_Iterable[str]] = ..., seat_names: _Optional[_Iterable[str]] = ..., match_id: _Optional[str] = ..., seat_labels: _Optional[_Iterable[str]] = ..., hello_names: _Optional[bool] = ...) -> None: ...
 
 class RegisterTokensRequest(_message.Message):
     __slots__ = ("tokens",)
@@ -48,16 +54,30 @@ class RegisterTokensResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class RunMatchResponse(_message.Message):
-    __slots__ = ("match_id", "status", "result", "log_path")
+    __slots__ = ("match_id", "status", "result", "log_path", "seat_names")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     RESULT_FIELD_NUMBER: _ClassVar[int]
     LOG_PATH_FIELD_NUMBER: _ClassVar[int]
+    SEAT_NAMES_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     status: str
     result: _struct_pb2.Struct
     log_path: str
-    def __init__(self, match_id: _Optional[str] = ..., status: _Optional[str] = ..., result: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., log_path: _Optional[str] = ...) -> None: ...
+    seat_names: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, match_id: _Optional[str] = ..., status: _Optional[str] = ..., result: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., log_path: _Optional[str] = ..., seat_names: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class MatchLogRequest(_message.Message):
+    __slots__ = ("match_id",)
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
+
+class MatchLogChunk(_message.Message):
+    __slots__ = ("data",)
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    data: bytes
+    def __init__(self, data: _Optional[bytes] = ...) -> None: ...
 
 class LadderAddRequest(_message.Message):
     __slots__ = ("name", "command", "token", "persistent")

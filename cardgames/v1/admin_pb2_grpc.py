@@ -45,6 +45,11 @@ class AdminServiceStub:
                 request_serializer=cardgames_dot_v1_dot_admin__pb2.RegisterTokensRequest.SerializeToString,
                 response_deserializer=cardgames_dot_v1_dot_admin__pb2.RegisterTokensResponse.FromString,
                 _registered_method=True)
+        self.MatchLog = channel.unary_stream(
+                '/cardgames.v1.AdminService/MatchLog',
+                request_serializer=cardgames_dot_v1_dot_admin__pb2.MatchLogRequest.SerializeToString,
+                response_deserializer=cardgames_dot_v1_dot_admin__pb2.MatchLogChunk.FromString,
+                _registered_method=True)
         self.LadderAdd = channel.unary_unary(
                 '/cardgames.v1.AdminService/LadderAdd',
                 request_serializer=cardgames_dot_v1_dot_admin__pb2.LadderAddRequest.SerializeToString,
@@ -82,6 +87,15 @@ class AdminServiceServicer:
     def RegisterTokens(self, request, context):
         """Registers tokens for bots the caller is about to launch, so that they can
         connect before the RunMatch call that seats them arrives.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def MatchLog(self, request, context):
+        """Streams the log of a match played on this referee (finished, or as far
+        as it got), in chunks of at most 1 MiB. NOT_FOUND if this referee has
+        no log of that match, INVALID_ARGUMENT for a malformed match_id.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -137,6 +151,11 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     servicer.RegisterTokens,
                     request_deserializer=cardgames_dot_v1_dot_admin__pb2.RegisterTokensRequest.FromString,
                     response_serializer=cardgames_dot_v1_dot_admin__pb2.RegisterTokensResponse.SerializeToString,
+            ),
+            'MatchLog': grpc.unary_stream_rpc_method_handler(
+                    servicer.MatchLog,
+                    request_deserializer=cardgames_dot_v1_dot_admin__pb2.MatchLogRequest.FromString,
+                    response_serializer=cardgames_dot_v1_dot_admin__pb2.MatchLogChunk.SerializeToString,
             ),
             'LadderAdd': grpc.unary_unary_rpc_method_handler(
                     servicer.LadderAdd,
@@ -214,6 +233,33 @@ class AdminService:
             '/cardgames.v1.AdminService/RegisterTokens',
             cardgames_dot_v1_dot_admin__pb2.RegisterTokensRequest.SerializeToString,
             cardgames_dot_v1_dot_admin__pb2.RegisterTokensResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def MatchLog(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/cardgames.v1.AdminService/MatchLog',
+            cardgames_dot_v1_dot_admin__pb2.MatchLogRequest.SerializeToString,
+            cardgames_dot_v1_dot_admin__pb2.MatchLogChunk.FromString,
             options,
             channel_credentials,
             insecure,
