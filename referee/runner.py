@@ -412,6 +412,14 @@ class MatchLog:
         except OSError as e:
             self.error = e
 
+    def close_quietly(self) -> None:
+        """:meth:`close` for a match stopped midway (no result line): what was
+        played is kept under the log's name; a write error is only kept in :attr:`error`."""
+        try:
+            self.close()
+        except OSError:
+            pass
+
     def close(self) -> None:
         """Write what is queued and close; raises the ``OSError`` of a failed write."""
         if self._f is not None:
@@ -536,6 +544,9 @@ class MatchRunner:
                 await self.decide(seat)
         except Exception as e:  # an engine bug: record it, do not take the referee down
             self.abort(f"{type(e).__name__}: {e}")
+        except asyncio.CancelledError:  # stopped (Ctrl-C, SIGTERM): the log so far, under its name
+            self.log.close_quietly()
+            raise
         return await self.finish()
 
     async def start(self) -> None:

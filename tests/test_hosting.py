@@ -888,3 +888,44 @@ def test_the_readme_hosting_recipe_works_command_by_command(tmp_path: Path) -> N
             p.wait(10)
         if serve is not None:
             _end(serve)
+
+
+def test_a_stopped_match_keeps_its_hidden_log_under_its_name(tmp_path: Path) -> None:
+    """A match whose log has no name while it is written (bots under the
+    referee's uid) and that is stopped midway (Ctrl-C, SIGTERM: its task
+    cancelled) keeps what was played under the log's name, header first."""
+    from referee.runner import BasicSeatLink, run_match
+
+    class Slow(BasicSeatLink):  # plays the first legal action; seat 2 never answers
+        def __init__(self, seat: int) -> None:
+            self.seat, self.name, self.connected = seat, f"s{seat}", True
+            self.asked = asyncio.Event()
+
+        async def send(self, msg: pb.RefereeMessage) -> None:
+            pass
+
+        async def ask(self, msg: pb.RefereeMessage, timeout_s: float) -> tuple[pb.ActionReply, float]:
+            req = msg.decision_request
+            if self.seat == 2:
+                self.asked.set()
+                await asyncio.Event().wait()  # until cancelled
+            return pb.ActionReply(match_id=req.match_id, request_id=req.request_id,
+                                  action=req.legal_actions[0]), 1.0
+
+    spec = MatchSpec(game="doudizhu", players=3, seed=4, seat_names=["s0", "s1", "s2"], match_id="stopped-1",
+                     decision_ms=60_000)
+    links = [Slow(s) for s in range(3)]
+    log_path = tmp_path / "stopped-1.jsonl"
+
+    async def stop_midway() -> None:
+        task = asyncio.ensure_future(run_match(spec, links, log_path, hide_log=True))
+        await asyncio.wait_for(links[2].asked.wait(), 60)
+        assert not log_path.exists()  # no name while it is written
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(stop_midway())
+    lines = [json.loads(ln) for ln in log_path.read_text().splitlines()]
+    assert lines[0]["type"] == "header" and not any(ln["type"] == "result" for ln in lines)
+    assert oct(log_path.stat().st_mode & 0o777) == "0o600"
