@@ -36,7 +36,8 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 import grpc
 import trueskill
 
-from referee.bots import BotProcess, Limits, check_command
+from referee.botcommand import check_command
+from referee.bots import BotProcess, Limits
 from referee.games import game_class
 from referee.play import SeatPlan, launch, play_match, private_log_dir
 from referee.runner import MatchSpec
