@@ -39,7 +39,7 @@ def bench(
         raise typer.Exit(2)
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
-    from bench.run import main
+    from bench.run import main  # bench/ is not installed: importable once its checkout is on sys.path
 
     argv = (["--quick"] if quick else []) + (["--reps", str(reps)] if reps else []) \
         + (["--only", only] if only else []) + (["--json", str(json_path)] if json_path else [])

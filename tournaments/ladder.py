@@ -43,11 +43,13 @@ from referee.play import SeatPlan, launch, play_match, private_log_dir
 from referee.runner import MatchSpec
 from referee.sandbox import Sandbox, SandboxError, prepare
 from referee.service import Referee, token_digest
+from sqlalchemy import delete
 from sqlalchemy.exc import IntegrityError
 
 from tournaments import matchmaking
 from tournaments.executor import DaskExecutor, ExecutorError, MatchJob, SeatEntry
-from tournaments.ladder_store import Event, FinishedMatch, LadderStore, stored_token
+from tournaments.ladder_store import (Event, FinishedMatch, LadderStore, ladder_events, ladder_snapshots,
+                                      ladder_versions, stored_token)
 from tournaments.rating import LiveRating
 from tournaments.run import keep_log
 from tournaments.running import RunningIndex
@@ -696,10 +698,6 @@ class Ladder:
         self.store.set_tournament_status(self.tid, "running")
 
     def _delete(self, tid: int) -> None:
-        from sqlalchemy import delete
-
-        from tournaments.ladder_store import ladder_events, ladder_snapshots, ladder_versions
-
         assert self.store is not None
         with self.store.engine.begin() as c:
             for table in (ladder_events, ladder_versions, ladder_snapshots):
