@@ -36,8 +36,8 @@ from referee.benchcli import bench
 from referee.botcommand import check_command
 from referee.botnew import bot_app
 from referee.bots import Limits
-from referee.clikit import (bot_label, bot_sandbox, console, fail, lease_held_line, load_tls, os_error_text, parse_kv,
-                            parse_tokens, read_ca, read_secret_file, secret_file_or_exit, why_not_running)
+from referee.clikit import (bot_label, bot_sandbox, console, fail, lease_held_line, open_store, os_error_text, parse_kv,
+                            parse_tokens, read_ca, read_secret_file, secret_file_or_exit, tls_or_exit, why_not_running)
 from referee.conformance import run as run_conformance
 from referee.games import GAME_IDS, UnknownGame, game_class
 from referee.laddercli import ladder_app
@@ -459,14 +459,7 @@ def serve(
                                                          "FILE, or set REFEREE_TOKENS"))
     if admin_token:
         fail(_ARGV_SECRET.format(opt="--admin-token", instead="use --admin-token-file FILE or REFEREE_ADMIN_TOKEN"))
-    if bool(tls_cert) != bool(tls_key):
-        fail("--tls-cert and --tls-key go together")
-    tls = None
-    if tls_cert and tls_key:
-        try:
-            tls = load_tls(tls_cert, tls_key)
-        except ValueError as e:
-            fail(str(e))
+    tls = tls_or_exit(tls_cert, tls_key)
     try:
         entries = token_entries(token_file)
     except ValueError as e:
@@ -745,19 +738,6 @@ def _reading_db(db: Optional[str], config: Optional[Path]) -> tuple[str, Optiona
     return db or os.environ.get("REFEREE_DB") or "runs/referee.sqlite", name
 
 
-def _open_store(db: str):
-    """The store for a reading command (never creates a database); errors are printed, not raised."""
-    from tournaments.store import StorageError, Store
-
-    try:
-        return Store(db, create=False)
-    except StorageError as e:
-        msg = str(e)
-        if msg.startswith("no results database"):
-            msg += " (run a tournament first, or pass --db PATH or --config FILE)"
-        fail(msg, 1)
-
-
 #: ``leaderboard --details``: the pair tables cover this many of the best bots by default
 DETAILS_TOP = 20
 #: bots whose faults ``tournament status`` lists (the leaderboard has every bot)
@@ -776,7 +756,7 @@ def tournament_status(
     from tournaments.store import StorageError
 
     db, cfg_name = _reading_db(db, config)
-    store = _open_store(db)
+    store = open_store(db, "--db PATH or --config FILE")
     name = name or cfg_name
     try:
         t = store.tournament(name) if name else store.latest_tournament()
@@ -839,7 +819,7 @@ def leaderboard(
     if show_details and fmt == "csv":
         fail("--details is shown as a table or JSON, not CSV")
     db, cfg_name = _reading_db(db, config)
-    store = _open_store(db)
+    store = open_store(db, "--db PATH or --config FILE")
     try:
         t, board = board_from_store(store, tournament or cfg_name, confidence)
         state, _ = store.run_state(t)
@@ -877,7 +857,7 @@ def tournament_list(
     if fmt not in ("table", "json"):
         fail("--format must be table or json")
     db, _ = _reading_db(db, None)
-    store = _open_store(db)
+    store = open_store(db, "--db PATH or --config FILE")
     try:
         rows = listing(store)
     except StorageError as e:
@@ -927,7 +907,7 @@ def results_export(
     if fmt not in EXPORT_FORMATS:
         fail(f"--format must be one of {', '.join(EXPORT_FORMATS)}")
     db, cfg_name = _reading_db(db, config)
-    store = _open_store(db)
+    store = open_store(db, "--db PATH or --config FILE")
     tournament = tournament or cfg_name
     try:
         t = store.tournament(tournament) if tournament else store.latest_tournament()

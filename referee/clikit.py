@@ -112,6 +112,19 @@ def load_tls(cert: Path, key: Path) -> tuple[bytes, bytes]:
     return data[0], data[1]
 
 
+def tls_or_exit(cert: Path | None, key: Path | None) -> tuple[bytes, bytes] | None:
+    """``--tls-cert`` and ``--tls-key`` read and checked (:func:`load_tls`);
+    ``None`` when neither is given; exits (2) when only one is, or on a bad file."""
+    if bool(cert) != bool(key):
+        fail("--tls-cert and --tls-key go together")
+    if not (cert and key):
+        return None
+    try:
+        return load_tls(cert, key)
+    except ValueError as e:
+        fail(str(e))
+
+
 def read_ca(tls_ca: Path) -> bytes:
     """The PEM of ``--tls-ca``, checked; exits (2) naming ``--tls-ca`` when the
     file is missing, unreadable or not a PEM certificate."""
@@ -151,6 +164,25 @@ def bot_sandbox(bot_uids: str, isolate_network: bool, commands: list[str], base:
     except (SandboxError, ValueError) as e:
         fail(str(e))
     return sb
+
+
+def open_store(db: str, choose: str = "--db PATH"):
+    """The results database ``db`` (path or URL) opened for reading, as a
+    :class:`tournaments.store.Store` (never creates one); exits (1) saying
+    why it cannot be opened. ``choose``: how the command picks another
+    database, named in the hint when there is none."""
+    # tournaments.store loads SQLAlchemy: +180 ms on every `referee` start-up if imported at the top
+    from tournaments.store import StorageError, Store, mask_url
+
+    try:
+        return Store(db, create=False)
+    except StorageError as e:
+        msg = str(e)
+        if msg.startswith("no results database"):
+            msg += f" (run a tournament first, or pass {choose})"
+        fail(msg, 1)
+    except Exception as e:  # a database the store cannot open: say so, no traceback
+        fail(f"cannot open the results database {mask_url(db)}: {e}", 1)
 
 
 def lease_held_line(lease: dict) -> str:

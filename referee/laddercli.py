@@ -28,7 +28,7 @@ from rich.table import Table
 from typer.core import TyperGroup
 
 from cardgames.v1 import admin_pb2, admin_pb2_grpc
-from referee.clikit import fail, lease_held_line, load_tls, os_error_text, read_ca, secret_file_or_exit, why_not_running
+from referee.clikit import fail, lease_held_line, os_error_text, read_ca, secret_file_or_exit, tls_or_exit, why_not_running
 
 
 class _LadderGroup(TyperGroup):
@@ -113,14 +113,7 @@ def ladder_run(
         fail("--executor dask needs --scheduler tcp://HOST:8786 (or scheduler = \"...\" in [execution])")
     if spec.t.executor == "dask" and any(b.external for b in spec.t.bots):
         fail("external bots connect to this machine's referee: they cannot play on a Dask cluster")
-    if bool(tls_cert) != bool(tls_key):
-        fail("--tls-cert and --tls-key go together")
-    tls = None
-    if tls_cert and tls_key:
-        try:
-            tls = load_tls(tls_cert, tls_key)
-        except ValueError as e:
-            fail(str(e))
+    tls = tls_or_exit(tls_cert, tls_key)
     adm = _admin_token(admin_token_file)
     shown = not adm
     adm = adm or secrets.token_hex(16)

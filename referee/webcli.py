@@ -21,24 +21,10 @@ import typer
 import uvicorn
 
 from referee.botcommand import check_command
-from referee.clikit import bot_sandbox, console, fail, parse_kv, parse_tokens, secret_file_or_exit
+from referee.clikit import bot_sandbox, console, fail, open_store, parse_kv, parse_tokens, secret_file_or_exit
 from referee.games import GAME_IDS, UnknownGame, game_class
 
 DEFAULT_DB = "runs/referee.sqlite"
-
-
-def _store(db: str):
-    from tournaments.store import StorageError, Store, mask_url
-
-    try:
-        return Store(db, create=False)
-    except StorageError as e:
-        msg = str(e)
-        if msg.startswith("no results database"):
-            msg += " (run a tournament first, or pass --db PATH)"
-        fail(msg, 1)
-    except Exception as e:  # a database the store cannot open: say so, no traceback
-        fail(f"cannot open the results database {mask_url(db)}: {e}", 1)
 
 
 def report(
@@ -61,7 +47,7 @@ def report(
     from tournaments.report import tournament_row
     from tournaments.store import StorageError
 
-    store = _store(db)
+    store = open_store(db)
     try:
         try:
             t = tournament_row(store, tournament)
@@ -109,7 +95,7 @@ def web(
     play`). Ctrl-C stops it (and every match of /play, with its bots)."""
     from referee.web.app import create_app
 
-    _store(db).close()
+    open_store(db).close()
     hall = _hall(bot or [], token_file, referee_port, play_log_dir, bot_uids)
     sock, shown = _listen(host, port)
     print(f"serving {db} on {shown}/ (Ctrl-C to stop); play: {shown}/play", flush=True)
