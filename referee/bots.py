@@ -632,21 +632,6 @@ def _killpg(pgid: int, sig: int) -> None:
         pass
 
 
-def wait_all_reaped(procs: list[BotProcess], timeout_s: float = 5.0) -> bool:
-    """True once no process of any of the given groups is alive (checks /proc)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if not any(_group_alive(p) for p in procs):
-            return True
-        time.sleep(0.05)
-    return False
-
-
-def _group_alive(p: BotProcess) -> bool:
-    """True while any process of the bot's group exists, zombies included."""
-    return p.pgid is not None and bool(group_members(p.pgid))
-
-
 _SUBREAPER = False
 
 

@@ -23,7 +23,7 @@ import importlib.util
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from cardgames.v1 import referee_pb2 as pb
 from referee.protocol import action_from_pb, action_to_pb

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import os
 import shutil
 import socket
 import tempfile
