@@ -31,6 +31,7 @@ from pathlib import Path
 import typer
 
 import cardgames
+from referee.clikit import fail
 
 #: a bot name: 1..64 characters, letters, digits, ``_``, ``.``, ``-``, not starting with ``.`` or ``-``
 NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$")
@@ -172,8 +173,7 @@ def new_command(
     try:
         written = new_bot(name, lang.value, directory)
     except (ValueError, FileExistsError, FileNotFoundError, OSError) as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(1)
+        fail(str(e), 1)
     folder = written[0].parent
     shown = _display(folder)
     for p in written:
@@ -205,7 +205,6 @@ def from_policy_command(
     for kv in with_:
         key, sep, value = kv.partition("=")
         if not sep or not key:
-            typer.echo(f"error: --with {kv!r}: expected KEY=VALUE", err=True)
-            raise typer.Exit(2)
+            fail(f"--with {kv!r}: expected KEY=VALUE")
         options[key] = value
     raise typer.Exit(run(policy, list(ctx.args), options))

@@ -87,13 +87,11 @@ def conformance(
     """
     unknown = sorted(set(game or ()) - set(GAME_IDS))
     if unknown:
-        console.print(f"[red]error:[/red] unknown game {', '.join(unknown)} for --game; games: {', '.join(GAME_IDS)}")
-        raise typer.Exit(2)
+        fail(f"unknown game {', '.join(unknown)} for --game; games: {', '.join(GAME_IDS)}")
     try:
         report = run_conformance(paths, set(game) if game else None)
     except (FileNotFoundError, ValueError) as e:
-        console.print(f"[red]error:[/red] {e}")
-        raise typer.Exit(2)
+        fail(str(e))
     for o in report.outcomes:
         if o.status == "failed":
             print(f"FAIL {o.id}: expected {json.dumps(o.expected)} got {json.dumps(o.actual)}"
