@@ -12,6 +12,8 @@ from typing import Optional
 
 import typer
 
+from referee.clikit import fail
+
 
 def bench(
     quick: bool = typer.Option(False, "--quick", help="Tiny time budgets: a smoke run, rough figures."),
@@ -35,11 +37,10 @@ def bench(
     explains every figure."""
     root = Path(__file__).resolve().parent.parent
     if not (root / "bench" / "run.py").is_file():
-        typer.echo(f"error: no bench/run.py beside {root / 'referee'}; run it from a source checkout", err=True)
-        raise typer.Exit(2)
+        fail(f"no bench/run.py beside {root / 'referee'}; run it from a source checkout")
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
-    from bench.run import main
+    from bench.run import main  # bench/ is not installed: importable once its checkout is on sys.path
 
     argv = (["--quick"] if quick else []) + (["--reps", str(reps)] if reps else []) \
         + (["--only", only] if only else []) + (["--json", str(json_path)] if json_path else [])

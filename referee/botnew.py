@@ -20,6 +20,7 @@ environments' observations as a bot (:mod:`referee.policybot`, docs/envs.md).
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -29,6 +30,8 @@ from pathlib import Path
 
 import typer
 
+import cardgames
+from referee.clikit import fail
 from referee.initcli import docs_dir
 
 #: a bot name: 1..64 characters, letters, digits, ``_``, ``.``, ``-``, not starting with ``.`` or ``-``
@@ -65,8 +68,6 @@ def protos_dir() -> Path:
     if env:
         candidates = [Path(env).expanduser().resolve()]
     else:
-        import cardgames
-
         candidates = [_REPO / "protos", Path(cardgames.__file__).resolve().parent.parent]
     for d in candidates:
         if (d / "cardgames" / "v1" / "referee.proto").is_file():
@@ -74,6 +75,20 @@ def protos_dir() -> Path:
     where = "$REFEREE_PROTOS" if env else "the referee installation"
     raise FileNotFoundError(f"no cardgames/v1/referee.proto under {' or '.join(map(str, candidates))} ({where}); "
                             "set REFEREE_PROTOS to the directory holding the referee's .proto files")
+
+
+def botlib_code() -> str:
+    """The code of ``sample_bots/botlib.py`` (the Python sample bots' connection
+    to the referee) without its docstring and ``from __future__`` line: what
+    the Python skeleton's ``__BOTLIB__`` stands for, so that a new bot is one
+    self-contained file running the same client code as the sample bots."""
+    source = resources.files("sample_bots").joinpath("botlib.py").read_text(encoding="utf-8")
+    lines = source.splitlines()
+    first = ast.parse(source).body[0]
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        lines = lines[first.end_lineno:]
+    lines = [ln for ln in lines if ln != "from __future__ import annotations"]
+    return "\n".join(lines).strip("\n")
 
 
 def _display(p: Path) -> str:
@@ -117,6 +132,8 @@ def new_bot(name: str, lang: str = "python", directory: Path | str = ".") -> lis
         # written inside a JS string literal: JSON escaping is valid JS escaping
         "__REFEREE_PROTOS__": json.dumps(str(protos))[1:-1] if protos else "",
     }
+    if lang == "python":
+        subs["__BOTLIB__"] = botlib_code()
     texts = []
     pkg = resources.files("referee.templates")
     for src, dst in TEMPLATES[lang]:
@@ -158,8 +175,7 @@ def new_command(
     try:
         written = new_bot(name, lang.value, directory)
     except (ValueError, FileExistsError, FileNotFoundError, OSError) as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(1)
+        fail(str(e), 1)
     folder = written[0].parent
     shown = _display(folder)
     for p in written:
@@ -184,13 +200,13 @@ def from_policy_command(
     own (`--referee ADDRESS`, `--name`, ...; the token from $REFEREE_TOKEN_FD or $REFEREE_TOKEN), so that
     `referee bot from-policy mymod:act` is a bot command for `referee match` and tournaments.
     """
+    # here, not at the top: referee.policybot loads numpy, +40-60 ms on every `referee` start-up
     from referee.policybot import run
 
     options = {}
     for kv in with_:
         key, sep, value = kv.partition("=")
         if not sep or not key:
-            typer.echo(f"error: --with {kv!r}: expected KEY=VALUE", err=True)
-            raise typer.Exit(2)
+            fail(f"--with {kv!r}: expected KEY=VALUE")
         options[key] = value
     raise typer.Exit(run(policy, list(ctx.args), options))

@@ -25,13 +25,12 @@ What it does NOT do is in docs/sandbox.md, section 2.
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import json
 import os
 import re
 import resource
-import shlex
-import shutil
 import signal
 import socket
 import subprocess
@@ -42,12 +41,10 @@ import time
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from referee.botcommand import readable_files, resolve_command, split_command
+from referee.sandbox import BotCgroup, Sandbox, private_dir
 from referee.unnamed import give_name, open_unnamed
-
-if TYPE_CHECKING:
-    from referee.sandbox import Sandbox
 
 
 @dataclass
@@ -199,8 +196,6 @@ def _not_dumpable() -> None:
         return
     _NOT_DUMPABLE = True
     try:
-        import ctypes
-
         ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, SUID_DUMP_DISABLE
     except (OSError, AttributeError):  # not Linux
         pass
@@ -209,78 +204,11 @@ def _not_dumpable() -> None:
 def _die_with_parent() -> None:
     """Linux: SIGKILL this process when the referee dies (even by kill -9)."""
     try:
-        import ctypes
-
         libc = ctypes.CDLL(None, use_errno=True)
         PR_SET_PDEATHSIG = 1
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     except (OSError, AttributeError):  # not Linux: rely on the stream closing
         pass
-
-
-def split_command(command: str) -> list[str]:
-    """Split a bot command line; a leading ``python``/``python3`` becomes this
-    interpreter, so sample bots run in the referee's environment. Raises
-    ``ValueError`` for an empty command."""
-    argv = shlex.split(command)
-    if not argv:
-        raise ValueError("empty bot command")
-    if argv[0] in ("python", "python3"):
-        argv[0] = sys.executable
-    return argv
-
-
-_INTERPRETERS = ("python", "python3", "node", "nodejs", "ruby", "perl", "bash", "sh", "java", "deno", "bun")
-_SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".rb", ".pl", ".sh", ".ts", ".jar")
-
-
-def resolve_command(command: str, base: Path | None = None) -> list[str]:
-    """The argv a bot command runs as: the program found on PATH or, for a
-    path (``./mybot``, ``../bin/mybot``, ``.venv/bin/python``), made absolute
-    against ``base`` (the directory the user ran the command from, default the
-    current one); every later argument naming an existing file relative to
-    ``base`` made absolute too. The bot's own working directory never plays a
-    part. Raises ``ValueError`` (empty command) or ``FileNotFoundError`` /
-    ``PermissionError`` naming the program."""
-    argv = split_command(command)
-    base = Path(base or os.getcwd()).resolve()
-    prog = argv[0]
-    if os.sep in prog:
-        path = Path(prog) if os.path.isabs(prog) else base / prog
-        if not path.is_file():
-            raise FileNotFoundError(errno.ENOENT, f"program {prog!r} not found (relative paths are taken "
-                                    f"from {base})", prog)
-        if not os.access(path, os.X_OK):
-            raise PermissionError(errno.EACCES, f"program {prog!r} is not executable", prog)
-        argv[0] = os.path.normpath(str(path))
-    else:
-        found = shutil.which(prog)
-        if found is None:
-            raise FileNotFoundError(errno.ENOENT, f"program {prog!r} not found on PATH", prog)
-        argv[0] = found
-    return [argv[0]] + [str(base / a) if (not os.path.isabs(a) and not a.startswith("-") and (base / a).is_file())
-                        else a for a in argv[1:]]
-
-
-def check_command(command: str, cwd: Path | None = None) -> str | None:
-    """A reason why ``command`` cannot start a bot, or ``None`` if it looks
-    runnable: the program must be found (on PATH, or as a path relative to
-    ``cwd``, see :func:`resolve_command`) and executable, and for an
-    interpreter (``python``, ``node``, ...) a script argument that looks like
-    a file (``*.py``, ``*.js``, ...) must exist, relative to ``cwd``."""
-    base = Path(cwd or os.getcwd())
-    try:
-        argv = resolve_command(command, base)
-    except ValueError as e:
-        return str(e)
-    except OSError as e:
-        return e.strerror
-    name = Path(argv[0]).name
-    if name in _INTERPRETERS or name.startswith(("python", "node")):
-        script = next((a for a in argv[1:] if not a.startswith("-")), None)
-        if script and Path(script).suffix in _SCRIPT_SUFFIXES and not Path(script).is_file():
-            return f"script {script!r} not found (relative paths are taken from {base.resolve()})"
-    return None
 
 
 #: environment variable of a bot that connects on its own (``--token``'s default in the
@@ -293,19 +221,6 @@ TOKEN_ENV = "REFEREE_TOKEN"
 TOKEN_FD_ENV = "REFEREE_TOKEN_FD"
 #: the referee's own secrets: never passed on to a bot's environment (nor any other REFEREE_* variable)
 SECRET_ENV = ("REFEREE_ADMIN_TOKEN", "REFEREE_TOKENS")
-
-
-def readable_files(argv: list[str]) -> list[str]:
-    """What a bot started as ``argv`` must be able to read besides its program:
-    its existing file arguments and, for this Python, the referee's protocol
-    package and gRPC (the sample bots import them)."""
-    files = [a for a in argv[1:] if os.path.isabs(a) and os.path.isfile(a)]
-    if os.path.realpath(argv[0]) == os.path.realpath(sys.executable):
-        import grpc
-
-        from cardgames.v1 import referee_pb2
-        files += [referee_pb2.__file__, grpc.__file__]
-    return files
 
 
 def token_channel(token: str) -> int:
@@ -367,10 +282,8 @@ class BotProcess:
 
     def __init__(self, command: str, label: str, referee_addr: str, token: str, log_dir: Path,
                  workdir: Path | None = None, limits: Limits | None = None, extra_args: list[str] | None = None,
-                 cwd_for_relative: Path | None = None, sandbox: "Sandbox | None" = None,
+                 cwd_for_relative: Path | None = None, sandbox: Sandbox | None = None,
                  unix_addr: str | None = None):
-        from referee.sandbox import Sandbox
-
         self.command = command
         self.sandbox = sandbox if sandbox is not None else Sandbox()
         self.base = Path(cwd_for_relative or os.getcwd())
@@ -443,8 +356,6 @@ class BotProcess:
         readable by the bot's uid: the message says which file and why),
         ``ValueError`` for an empty command, ``RuntimeError`` when no bot uid
         is free."""
-        from referee.sandbox import BotCgroup, private_dir
-
         if self._prepared:
             return self
         self.argv = resolve_command(self.command, self.base)
@@ -721,21 +632,6 @@ def _killpg(pgid: int, sig: int) -> None:
         pass
 
 
-def wait_all_reaped(procs: list[BotProcess], timeout_s: float = 5.0) -> bool:
-    """True once no process of any of the given groups is alive (checks /proc)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if not any(_group_alive(p) for p in procs):
-            return True
-        time.sleep(0.05)
-    return False
-
-
-def _group_alive(p: BotProcess) -> bool:
-    """True while any process of the bot's group exists, zombies included."""
-    return p.pgid is not None and bool(group_members(p.pgid))
-
-
 _SUBREAPER = False
 
 
@@ -747,8 +643,6 @@ def _become_subreaper() -> None:
         return
     _SUBREAPER = True
     try:
-        import ctypes
-
         PR_SET_CHILD_SUBREAPER = 36
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     except (OSError, AttributeError):  # not Linux
@@ -798,10 +692,3 @@ def _reap_group(pgid: int, timeout_s: float) -> bool:
         _killpg(pgid, signal.SIGKILL)  # a member forked after the first kill
         time.sleep(0.01)
 
-
-def _pgid_has_members(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-        return True
-    except (ProcessLookupError, PermissionError):
-        return False

@@ -1,16 +1,56 @@
-"""The ``referee`` command line (typer)."""
+"""The ``referee`` command line (typer).
+
+The commands of ``referee ladder`` are in :mod:`referee.laddercli`, those of
+``referee report``, ``web`` and ``play`` in :mod:`referee.webcli`, ``referee
+bot`` in :mod:`referee.botnew`, ``referee bench`` in :mod:`referee.benchcli`;
+what they share in :mod:`referee.clikit`.
+
+``tournaments.*`` and ``referee.web.*`` are imported inside the commands that
+use them: they load SQLAlchemy and Starlette, which would add about 250 ms to
+every ``referee`` start-up (``referee --help`` included)."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
+import random
+import secrets
+import shlex
+import signal
+import sys
+import tempfile
+import time
 from pathlib import Path
 from typing import Any, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
 from typer.core import TyperGroup
 
-from referee.games import GAME_IDS
+from referee import __version__
+from referee.benchcli import bench
+from referee.botcommand import check_command
+from referee.botnew import bot_app
+from referee.bots import Limits
+from referee.clikit import (bot_label, bot_sandbox, console, fail, lease_held_line, open_store, os_error_text, parse_kv,
+                            parse_tokens, read_ca, read_secret_file, secret_file_or_exit, tls_or_exit, why_not_running)
+from referee.conformance import run as run_conformance
+from referee.games import GAME_IDS, UnknownGame, game_class
+from referee.initcli import init
+from referee.laddercli import ladder_app
+from referee.oplog import stderr_log
+from referee.play import play_launched
+from referee.protocol import PROTOCOL_VERSION
+from referee.remote import RemoteError, RemoteReferee, RemoteSeat, new_match_id, play_and_fetch, seat_names_in_log
+from referee.runner import MatchSpec, replay_log
+from referee.sandbox import capabilities
+from referee.service import Referee, check_bounds
+from referee.summary import print_summary, round_lines
+from referee.webcli import DEFAULT_DB, play, report, web, write_match_replay
 
 app = typer.Typer(
     name="referee",
@@ -20,14 +60,10 @@ app = typer.Typer(
     add_completion=False,
     rich_markup_mode="markdown",
 )
-console = Console(stderr=True, soft_wrap=True)  # messages carry paths: never wrap them
 
 
 def _version(value: bool) -> None:
     if value:
-        from referee import __version__
-        from referee.protocol import PROTOCOL_VERSION
-
         print(f"referee {__version__} (protocol cardgames.v{PROTOCOL_VERSION})")
         raise typer.Exit()
 
@@ -50,21 +86,13 @@ def conformance(
     'N passed, N failed, N skipped'. Exit status 1 on any failure. Cases of
     a game the referee does not know are skipped, never passed.
     """
-    import json
-
-    from referee.conformance import run
-
-    from referee.games import GAME_IDS
-
     unknown = sorted(set(game or ()) - set(GAME_IDS))
     if unknown:
-        console.print(f"[red]error:[/red] unknown game {', '.join(unknown)} for --game; games: {', '.join(GAME_IDS)}")
-        raise typer.Exit(2)
+        fail(f"unknown game {', '.join(unknown)} for --game; games: {', '.join(GAME_IDS)}")
     try:
-        report = run(paths, set(game) if game else None)
+        report = run_conformance(paths, set(game) if game else None)
     except (FileNotFoundError, ValueError) as e:
-        console.print(f"[red]error:[/red] {e}")
-        raise typer.Exit(2)
+        fail(str(e))
     for o in report.outcomes:
         if o.status == "failed":
             print(f"FAIL {o.id}: expected {json.dumps(o.expected)} got {json.dumps(o.actual)}"
@@ -84,22 +112,6 @@ def main() -> None:  # pragma: no cover
 
 
 # --------------------------------------------------------------------------- match
-def _parse_kv(items: list[str] | None, what: str) -> dict:
-    """``["spring=true", "rounds=3"]`` -> ``{"spring": True, "rounds": 3}`` (JSON values, else strings)."""
-    import json
-
-    out: dict = {}
-    for it in items or []:
-        if "=" not in it:
-            raise typer.BadParameter(f"{what} must look like KEY=VALUE, got {it!r}")
-        k, v = it.split("=", 1)
-        try:
-            out[k] = json.loads(v)
-        except json.JSONDecodeError:
-            out[k] = v
-    return out
-
-
 @app.command()
 def match(
     game: str = typer.Argument(..., help=f"Game id: {', '.join(GAME_IDS)}."),
@@ -154,69 +166,57 @@ def match(
     launches one process per --bot, plays, prints the summary and the log
     path, and stops every process it started, also on Ctrl-C.
     """
-    import json
-
-    from referee.games import UnknownGame, game_class
-
     bot, seat = bot or [], seat or []
     if seat and not referee_addr:
-        _fail("--seat seats a bot connected to a running referee: give its address with --referee HOST:PORT")
+        fail("--seat seats a bot connected to a running referee: give its address with --referee HOST:PORT")
     if not bot and not seat:
-        _fail("give one --bot per seat (or, with --referee, --seat NAME for bots connected there)")
+        fail("give one --bot per seat (or, with --referee, --seat NAME for bots connected there)")
     n = players or len(seat) + len(bot)
-    from referee.bots import check_command
-
     for i, b in enumerate(bot):
         if (why := check_command(b)) is not None:
-            _fail(f"--bot #{i + 1} {b!r}: {why}")
+            fail(f"--bot #{i + 1} {b!r}: {why}")
     limits = _limits(limit)
     if len(seat) + len(bot) != n:
-        _fail(f"--players {n} but {len(seat) + len(bot)} seats given (one --bot or --seat per seat)")
+        fail(f"--players {n} but {len(seat) + len(bot)} seats given (one --bot or --seat per seat)")
     try:
         cls = game_class(game)
     except UnknownGame as e:
-        _fail(str(e))
-    params = _parse_kv(param, "--param")
+        fail(str(e))
+    params = parse_kv(param, "--param")
     if rounds is not None:
         key = next((k for k in ("rounds", "max_rounds") if k in cls.param_defaults), None)
         if key is None:
-            _fail(f"--rounds does not apply to {game}; its match parameters are: "
-                  f"{', '.join(sorted(cls.param_defaults))} (use --param KEY=VALUE)")
+            fail(f"--rounds does not apply to {game}; its match parameters are: "
+                 f"{', '.join(sorted(cls.param_defaults))} (use --param KEY=VALUE)")
         params[key] = rounds
-    from referee.runner import MatchSpec
-
     spec = MatchSpec(game=game, players=n, seed=seed,
-                     seat_names=list(seat) + [_bot_label(b, len(seat) + i) for i, b in enumerate(bot)],
-                     variant=_parse_kv(variant, "--variant"), params=params, decision_ms=decision_ms,
+                     seat_names=list(seat) + [bot_label(b, len(seat) + i) for i, b in enumerate(bot)],
+                     variant=parse_kv(variant, "--variant"), params=params, decision_ms=decision_ms,
                      bank_ms=bank_ms, fault_policy=fault_policy, max_faults=max_faults, clock=clock)
     try:
         spec.check()
-        cls(n, spec.variant, spec.params, __import__("random").Random(0))
+        cls(n, spec.variant, spec.params, random.Random(0))
     except ValueError as e:
-        _fail(str(e))
+        fail(str(e))
     try:  # the log directory must be writable before any bot is started
-        import tempfile
-
         log_dir.mkdir(parents=True, exist_ok=True)
         tempfile.TemporaryFile(dir=log_dir).close()
     except OSError as e:
-        _fail(os_error_text(e, "--log-dir: cannot write"))
+        fail(os_error_text(e, "--log-dir: cannot write"))
     if end_grace_ms < 0:
-        _fail("--end-grace-ms must be >= 0")
+        fail("--end-grace-ms must be >= 0")
     if tls_ca is not None and not referee_addr:
-        _fail("--tls-ca goes with --referee (a referee started here listens on 127.0.0.1 in plaintext)")
+        fail("--tls-ca goes with --referee (a referee started here listens on 127.0.0.1 in plaintext)")
     if admin_token_file is not None:
-        admin_token = _read_secret_file(admin_token_file, "--admin-token-file").strip()
+        admin_token = secret_file_or_exit(admin_token_file, "--admin-token-file").strip()
     if referee_addr:
         if clock != "wall" or limit:
-            _fail("--clock cpu and --limit need a referee started here (not with --referee)")
+            fail("--clock cpu and --limit need a referee started here (not with --referee)")
         out, outcome, no_log = _match_remote(spec, seat, bot, referee_addr, admin_token, log_dir, tls_ca,
                                              end_grace_ms / 1000)
         if json_out:
             print(json.dumps(out, indent=2))
         else:  # the same summary, log and replay as a local match: the log was fetched from the referee
-            from referee.summary import print_summary
-
             print_summary(outcome)
             if no_log:
                 console.print(f"the log stays on the referee's machine: {no_log}", markup=False)
@@ -225,7 +225,7 @@ def match(
         if outcome.status != "complete":
             raise typer.Exit(1)
         return
-    sandbox = _sandbox("off" if no_bot_uids else bot_uids, isolate_network, bot)
+    sandbox = bot_sandbox("off" if no_bot_uids else bot_uids, isolate_network, bot)
     try:
         outcome = run_until_signal(_match_local(spec, bot, log_dir, end_grace_ms / 1000, limits, sandbox))
     except Interrupted as e:
@@ -234,8 +234,6 @@ def match(
     if json_out:
         print(json.dumps(_ints(outcome.to_json()), indent=2))  # integer scores, as the text shows them
     else:
-        from referee.summary import print_summary
-
         print_summary(outcome)
         _print_replay(outcome.log_path)
     if outcome.status != "complete":
@@ -244,8 +242,6 @@ def match(
 
 def _print_replay(log_path: str | None) -> None:
     """Write the match's replay pages next to its log and say where they are."""
-    from referee.webcli import write_match_replay
-
     page = write_match_replay(log_path) if log_path else None
     if page is not None:
         print(f"replay: {page.resolve()}", flush=True)
@@ -253,11 +249,6 @@ def _print_replay(log_path: str | None) -> None:
 
 def _print_report_hint(name: str, database: str) -> None:
     """Say how to see the tournament in a browser (static report or live site)."""
-    import shlex
-
-    import os
-
-    from referee.webcli import DEFAULT_DB
     from tournaments.store import mask_url
 
     # report and web read $REFEREE_DB too: no --db when that (or the default) is the database
@@ -279,37 +270,6 @@ def _ints(v):
     return int(v) if isinstance(v, float) and v.is_integer() else v
 
 
-def _bot_label(cmd: str, seat: int) -> str:
-    """A seat's label from its bot command: the last argument that names a
-    file (a script, a jar), else the program's name; ``#seat`` appended.
-    ``python sample_bots/random_bot.py`` -> ``random_bot#0``, ``sleep 60`` -> ``sleep#0``."""
-    import shlex
-
-    try:
-        parts = shlex.split(cmd)
-    except ValueError:
-        parts = cmd.split()
-    if not parts:
-        return f"bot#{seat}"
-    files = [p for p in parts[1:] if not p.startswith("-") and (Path(p).suffix or Path(p).is_file())]
-    return f"{Path(files[-1] if files else parts[0]).stem}#{seat}"
-
-
-def os_error_text(e: OSError, doing: str) -> str:
-    """An ``OSError`` as a sentence without errno: ``cannot read /x: no such file or directory``."""
-    what = (e.strerror or str(e)).lower()
-    return f"{doing} {e.filename}: {what}" if e.filename else f"{doing}: {what}"
-
-
-def _fail(msg: str, code: int = 2) -> None:
-    """Print ``error: msg`` to stderr (the message shown as is, never read as rich
-    markup: ``[[bots]]`` stays) and exit with ``code``."""
-    from rich.markup import escape
-
-    console.print(f"[red]error:[/red] {escape(msg)}")
-    raise typer.Exit(code)
-
-
 class Interrupted(Exception):
     """Raised by :func:`run_until_signal` when SIGINT or SIGTERM stopped the run;
     ``signum`` is the signal's number (the exit status is 128 + signum)."""
@@ -327,9 +287,6 @@ def run_until_signal(coro):
     SIGKILL after their grace). The signal only sets a flag for the event
     loop, so it never lands inside library code the way an exception
     raised from a signal handler would."""
-    import asyncio
-    import signal
-
     got: list[int] = []
 
     async def main():
@@ -363,36 +320,14 @@ def run_until_signal(coro):
 
 def _limits(items: list[str] | None):
     """``--limit NAME=VALUE`` items as :class:`referee.bots.Limits` (error: exit 2)."""
-    from referee.bots import Limits
-
     try:
         return Limits.parse(items or [])
     except ValueError as e:
-        _fail(str(e))
-
-
-def _sandbox(bot_uids: str, isolate_network: bool, commands: list[str], base: Path | None = None):
-    """The bots' sandbox, checked before any match (an error says how to fix it, exit 2)."""
-    from referee.sandbox import Sandbox, SandboxError, parse_uid_range, prepare
-
-    try:
-        if bot_uids not in ("auto", "off"):
-            parse_uid_range(bot_uids)
-        sb = Sandbox(bot_uids, isolate_network)
-        for w in prepare(sb, commands, base):
-            console.print(w, style="yellow", markup=False)
-    except (SandboxError, ValueError) as e:
-        _fail(str(e))
-    return sb
+        fail(str(e))
 
 
 async def _match_local(spec, bots: list[str], log_dir: Path, end_grace_s: float, limits=None,
                        sandbox=None):
-    import asyncio
-
-    from referee.play import play_launched
-    from referee.service import Referee
-
     log_dir.mkdir(parents=True, exist_ok=True)
     ref = Referee(log_dir)
     await ref.start("127.0.0.1", 0)
@@ -413,8 +348,6 @@ async def _say_who_is_awaited(ref, names: list[str], log_path: Path, first_s: fl
                               every_s: float = 5.0) -> None:
     """While the match has not started (no log yet), say every few seconds which
     seats' bots have not connected, by name (a silent wait looks like a hang)."""
-    import asyncio
-
     await asyncio.sleep(first_s)
     while not log_path.exists():
         by_name = {slot.name: tok for tok, slot in ref.tokens.items()}
@@ -426,8 +359,6 @@ async def _say_who_is_awaited(ref, names: list[str], log_path: Path, first_s: fl
 
 def _print_interrupted(spec, log_dir: Path) -> None:
     """After Ctrl-C: what was played so far (from the log) and where the log is."""
-    from referee.summary import round_lines
-
     log_path = log_dir / f"{spec.match_id}.jsonl"
     if not log_path.exists():
         console.print("interrupted before the match started (no bot connected yet)", markup=False)
@@ -444,18 +375,17 @@ def _match_remote(spec, seats: list[str], bots: list[str], addr: str, admin_toke
                   log_dir: Path, tls_ca: Optional[Path], end_grace_s: float):
     """One match on the referee at ``addr``: ``seats`` by registered name, then ``bots`` launched here
     (:func:`referee.remote.play_and_fetch`). On Ctrl-C or SIGTERM: what was played, as for a local match."""
-    from referee.remote import RemoteError, RemoteReferee, RemoteSeat, new_match_id, play_and_fetch, seat_names_in_log
-
     if not admin_token:
-        _fail("--referee needs the referee's admin token: REFEREE_ADMIN_TOKEN or --admin-token-file")
-    _check_tls_ca(tls_ca)
+        fail("--referee needs the referee's admin token: REFEREE_ADMIN_TOKEN or --admin-token-file")
+    if tls_ca is not None:
+        read_ca(tls_ca)
     plan = [RemoteSeat(name=n) for n in seats] + [RemoteSeat(command=c) for c in bots]
     spec.match_id = new_match_id(spec.game)
     referee = RemoteReferee(addr, admin_token, tls_ca, end_grace_s)
     try:
         return run_until_signal(play_and_fetch(referee, spec, plan, log_dir))
     except RemoteError as e:
-        _fail(str(e))
+        fail(str(e))
     except Interrupted as e:
         try:  # the call was cancelled, so the referee stopped the match: its log as far as it got
             log = run_until_signal(referee.fetch_log(spec.match_id, log_dir / f"{spec.match_id}.jsonl"))
@@ -472,45 +402,9 @@ _ARGV_SECRET = ("{opt} would put a secret on the command line, where every proce
                 "can read it (/proc/<pid>/cmdline): {instead}")
 
 
-def parse_tokens(text: str, where: str) -> list[tuple[str, str]]:
-    """``NAME=TOKEN`` entries, one per line (or separated by commas or blanks);
-    ``#`` starts a comment. Raises ``ValueError`` naming ``where`` and the line."""
-    out = []
-    for n, line in enumerate(text.splitlines(), 1):
-        line = line.split("#", 1)[0]
-        for item in line.replace(",", " ").split():
-            name, sep, tok = item.partition("=")
-            if not sep or not name or not tok:
-                raise ValueError(f"{where} line {n}: expected NAME=TOKEN, got {item!r}")
-            out.append((name, tok))
-    return out
-
-
-def read_secret_file(path: Path, opt: str) -> str:
-    """The text of a secret file; ``ValueError`` naming ``opt`` and the file when it cannot be read."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ValueError(f"{opt} {path}: no such file") from None
-    except OSError as e:
-        raise ValueError(os_error_text(e, f"{opt}: cannot read")) from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{opt} {path}: not a text file (UTF-8)") from None
-
-
-def _read_secret_file(path: Path, opt: str) -> str:
-    try:
-        return read_secret_file(path, opt)
-    except ValueError as e:
-        _fail(str(e))
-    return ""
-
-
 def token_entries(token_file: Optional[Path]) -> list[tuple[str, str]]:
     """``referee serve``'s bot tokens: ``--token-file`` (if given), then
     ``REFEREE_TOKENS``; ``ValueError`` naming the file (or variable) and the line."""
-    import os
-
     entries: list[tuple[str, str]] = []
     if token_file is not None:
         entries += parse_tokens(read_secret_file(token_file, "--token-file"), f"--token-file {token_file}")
@@ -525,31 +419,6 @@ def _file_state(path: Optional[Path]) -> tuple[int, int, int] | None:
     except OSError:
         return None
     return (st.st_ino, st.st_size, st.st_mtime_ns) if st is not None else None
-
-
-def load_tls(cert: Path, key: Path) -> tuple[bytes, bytes]:
-    """(certificate PEM, key PEM) read and checked; ``ValueError`` naming the bad file."""
-    import ssl
-
-    data = []
-    for opt, f in (("--tls-cert", cert), ("--tls-key", key)):
-        try:
-            data.append(f.read_bytes())
-        except FileNotFoundError:
-            raise ValueError(f"{opt} {f}: no such file") from None
-        except OSError as e:
-            raise ValueError(os_error_text(e, f"{opt}: cannot read")) from None
-    if b"-----BEGIN CERTIFICATE-----" not in data[0]:
-        raise ValueError(f"--tls-cert {cert}: not a PEM certificate (no BEGIN CERTIFICATE block)")
-    if b"PRIVATE KEY-----" not in data[1]:
-        raise ValueError(f"--tls-key {key}: not a PEM private key (no BEGIN ... PRIVATE KEY block)")
-    try:
-        ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(str(cert), str(key))
-    except ssl.SSLError as e:
-        which = f"--tls-key {key} does not match --tls-cert {cert}" if "KEY_VALUES_MISMATCH" in str(e) \
-            else f"--tls-cert {cert} / --tls-key {key}: not a valid certificate and key"
-        raise ValueError(f"{which} ({e.reason or e})") from None
-    return data[0], data[1]
 
 
 @app.command()
@@ -591,36 +460,21 @@ def serve(
     keeps its seat); a file that cannot be read or parsed changes nothing
     (the operator's log says why). The operator's log goes to stderr (one
     escaped line per event) and, with --log-file, to a JSON Lines file."""
-    import asyncio
-    import os
-    import secrets
-    import signal
-
-    from referee.oplog import stderr_log
-    from referee.service import Referee, check_bounds
-
     if token:
-        _fail(_ARGV_SECRET.format(opt="--token", instead="list NAME=TOKEN lines in a file and pass --token-file "
+        fail(_ARGV_SECRET.format(opt="--token", instead="list NAME=TOKEN lines in a file and pass --token-file "
                                                          "FILE, or set REFEREE_TOKENS"))
     if admin_token:
-        _fail(_ARGV_SECRET.format(opt="--admin-token", instead="use --admin-token-file FILE or REFEREE_ADMIN_TOKEN"))
-    if bool(tls_cert) != bool(tls_key):
-        _fail("--tls-cert and --tls-key go together")
-    tls = None
-    if tls_cert and tls_key:
-        try:
-            tls = load_tls(tls_cert, tls_key)
-        except ValueError as e:
-            _fail(str(e))
+        fail(_ARGV_SECRET.format(opt="--admin-token", instead="use --admin-token-file FILE or REFEREE_ADMIN_TOKEN"))
+    tls = tls_or_exit(tls_cert, tls_key)
     try:
         entries = token_entries(token_file)
     except ValueError as e:
-        _fail(str(e))
+        fail(str(e))
     adm = ""
     if admin_token_file is not None:
-        adm = _read_secret_file(admin_token_file, "--admin-token-file").strip()
+        adm = secret_file_or_exit(admin_token_file, "--admin-token-file").strip()
         if not adm:
-            _fail(f"--admin-token-file {admin_token_file}: the file is empty")
+            fail(f"--admin-token-file {admin_token_file}: the file is empty")
     adm = adm or os.environ.get("REFEREE_ADMIN_TOKEN", "").strip()
     shown = "" if adm else "; admin token: "
     adm = adm or secrets.token_hex(16)
@@ -632,7 +486,7 @@ def serve(
         try:
             check_bounds(**{name: value})
         except ValueError as e:
-            _fail(f"--{name.replace('_', '-')}{str(e)[len(name):]}")
+            fail(f"--{name.replace('_', '-')}{str(e)[len(name):]}")
 
     async def main() -> None:
         ref = Referee(log_dir, admin_token=adm, max_message_bytes=max_message_bytes, oplog=stderr_log(log_file),
@@ -641,11 +495,9 @@ def serve(
         try:
             bound = await ref.start(host, port, tls)
         except OSError as e:
-            _fail(f"cannot listen on {host}:{port}: {e}")
+            fail(f"cannot listen on {host}:{port}: {e}")
         print(f"referee listening on {host}:{bound} ({'TLS' if tls else 'plaintext'}); "
               f"{len(entries)} bot token(s){shown}{adm if shown else ''}", flush=True)
-        from referee.sandbox import capabilities
-
         print(f"sandbox of launched bots: {capabilities().describe()}", flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -686,23 +538,19 @@ def serve(
 def replay(log: Path = typer.Argument(..., help="A match log (.jsonl) written by the referee.")) -> None:
     """Re-run a match from its log (seed + applied actions) and check that
     every event is reproduced exactly; prints the result."""
-    import json
-
-    from referee.runner import replay_log
-
     try:
         spec, events, result = replay_log(log)
     except json.JSONDecodeError:
-        _fail(f"{log}: not a match log (expected JSON Lines written by the referee)", 1)
+        fail(f"{log}: not a match log (expected JSON Lines written by the referee)", 1)
     except OSError as e:
-        _fail(os_error_text(e, "cannot read"), 1)
+        fail(os_error_text(e, "cannot read"), 1)
     except (ValueError, KeyError) as e:
-        _fail(str(e), 1)
+        fail(str(e), 1)
     print(f"replayed {len(events)} events of {spec.game} match {spec.match_id}: identical to the log")
     logged = next((d for d in map(json.loads, reversed(log.read_text().splitlines())) if d.get("type") == "result"),
                   None)
     if logged is not None and logged.get("scores") is not None and logged["scores"] != result.scores:
-        _fail(f"{log}: the logged scores {logged['scores']} differ from the replayed {result.scores}", 1)
+        fail(f"{log}: the logged scores {logged['scores']} differ from the replayed {result.scores}", 1)
     out = {"scores": _ints(result.scores), "ranks": result.ranks}  # whole points as integers, as `match` prints
     if logged is not None and logged.get("forfeited"):
         # forfeits are the runner's decision, not the engine's: take the ranks from the log
@@ -715,35 +563,20 @@ tournament_app = typer.Typer(help="Run tournaments and inspect them.", no_args_i
 app.add_typer(tournament_app, name="tournament")
 
 
-def _check_tls_ca(tls_ca: Optional[Path]) -> None:
-    """Exit (2) naming ``--tls-ca`` when the file is missing, unreadable or not a PEM certificate."""
-    if tls_ca is None:
-        return
-    try:
-        pem = tls_ca.read_bytes()
-    except FileNotFoundError:
-        _fail(f"--tls-ca {tls_ca}: no such file")
-    except OSError as e:
-        _fail(os_error_text(e, "--tls-ca: cannot read"))
-    if b"-----BEGIN CERTIFICATE-----" not in pem:
-        _fail(f"--tls-ca {tls_ca}: not a PEM certificate (no BEGIN CERTIFICATE block)")
-
-
 def _remote_for_tournament(spec, addr: Optional[str], admin_token: Optional[str], tls_ca: Optional[Path] = None):
     """The RemoteReferee of ``tournament run --referee`` (None without it); exits on a bad combination."""
     if addr is None:
         if tls_ca is not None:
-            _fail("--tls-ca goes with --referee (the trusted CA of a TLS referee)")
+            fail("--tls-ca goes with --referee (the trusted CA of a TLS referee)")
         return None
-    from referee.remote import RemoteReferee
-
-    _check_tls_ca(tls_ca)
+    if tls_ca is not None:
+        read_ca(tls_ca)
     if not admin_token:
-        _fail("--referee needs the referee's admin token: REFEREE_ADMIN_TOKEN or --admin-token-file")
+        fail("--referee needs the referee's admin token: REFEREE_ADMIN_TOKEN or --admin-token-file")
     persistent = [b.name for b in spec.bots if b.persistent]
     if persistent:
-        _fail(f"--referee: persistent bots ({', '.join(persistent)}) are not supported on a remote referee; "
-              "connect them to it and declare them external = true")
+        fail(f"--referee: persistent bots ({', '.join(persistent)}) are not supported on a remote referee; "
+             "connect them to it and declare them external = true")
     return RemoteReferee(addr, admin_token, tls_ca, end_grace_s=spec.end_grace_ms / 1000)
 
 
@@ -779,50 +612,46 @@ def tournament_run(
     most the matches in flight: finish it with --resume. While it runs the
     tournament holds a lease in the database: a second run of it is refused.
     """
-    from rich.markup import escape
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
     from tournaments import spec as tspec
     from tournaments.executor import ExecutorError
     from tournaments.report import FORMATS, render
-    from referee.remote import RemoteError
     from tournaments.adaptive import AdaptiveSchedule
     from tournaments.run import TournamentError, run_tournament
     from tournaments.store import StorageError, mask_url
 
     if fmt not in FORMATS:  # checked before any match is played
-        _fail(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+        fail(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     try:
         spec = tspec.load(file, remote=referee_addr is not None)
     except FileNotFoundError:
-        _fail(f"no such tournament file: {file}")
+        fail(f"no such tournament file: {file}")
     except tspec.SpecError as e:
-        _fail(str(e))
+        fail(str(e))
     if concurrency:
         spec.concurrency = concurrency
     if db:
         spec.database = db
     if executor is not None:
         if executor not in tspec.EXECUTORS:
-            _fail(f"--executor must be one of {', '.join(tspec.EXECUTORS)}, got {executor!r}")
+            fail(f"--executor must be one of {', '.join(tspec.EXECUTORS)}, got {executor!r}")
         spec.executor = executor
     if scheduler:
         if not tspec.is_scheduler_address(scheduler):
-            _fail(f"--scheduler must be a scheduler address like tcp://HOST:8786, got {scheduler!r}")
+            fail(f"--scheduler must be a scheduler address like tcp://HOST:8786, got {scheduler!r}")
         spec.scheduler = scheduler
         if executor is None:
             spec.executor = "dask"
     if spec.executor == "dask" and not spec.scheduler:
-        _fail("--executor dask needs --scheduler tcp://HOST:8786 (or scheduler = \"...\" in [execution])")
+        fail("--executor dask needs --scheduler tcp://HOST:8786 (or scheduler = \"...\" in [execution])")
     if spec.executor == "dask" and any(b.external for b in spec.bots):
-        _fail("external bots connect to this machine's referee: they cannot play on a Dask cluster")
+        fail("external bots connect to this machine's referee: they cannot play on a Dask cluster")
     if spec.executor == "dask" and referee_addr:
-        _fail("--referee plays every match on that referee: it excludes the Dask executor")
+        fail("--referee plays every match on that referee: it excludes the Dask executor")
     if admin_token_file is not None:
-        admin_token = _read_secret_file(admin_token_file, "--admin-token-file").strip()
+        admin_token = secret_file_or_exit(admin_token_file, "--admin-token-file").strip()
     remote = _remote_for_tournament(spec, referee_addr, admin_token, tls_ca)
     if resume and fresh:
-        _fail("--resume and --fresh exclude each other")
+        fail("--resume and --fresh exclude each other")
     # before any progress bar is drawn: a tournament another driver runs, or one that exists
     from tournaments.run import existing_problem
     from tournaments.store import Store
@@ -836,10 +665,10 @@ def tournament_run(
     except StorageError:  # an unusable database: the run itself reports it
         problem = None
     if problem:
-        _fail(problem)
+        fail(problem)
     sandbox = None  # on a Dask cluster each worker makes its own; a remote referee has its own
     if spec.executor == "local" and remote is None:
-        sandbox = _sandbox(spec.bot_uids, spec.isolate_network, [b.command for b in spec.bots if not b.external],
+        sandbox = bot_sandbox(spec.bot_uids, spec.isolate_network, [b.command for b in spec.bots if not b.external],
                            Path(spec.cwd))
     schedule = AdaptiveSchedule(spec)
     total = len(schedule.matches)
@@ -872,7 +701,7 @@ def tournament_run(
         finally:
             bar.stop()
     except (TournamentError, RemoteError, StorageError, ExecutorError) as e:
-        _fail(str(e), 1 if isinstance(e, (StorageError, ExecutorError)) else 2)
+        fail(str(e), 1 if isinstance(e, (StorageError, ExecutorError)) else 2)
     except Interrupted as e:
         console.print(f"[yellow]interrupted[/yellow]: finished matches are saved; continue with "
                       f"`referee tournament run {escape(str(file))} --resume`")
@@ -899,8 +728,6 @@ def _reading_db(db: Optional[str], config: Optional[Path]) -> tuple[str, Optiona
     """The database a reading command uses, and the tournament name the
     ``--config`` file gives: ``--db``, else the file's ``database``, else
     ``$REFEREE_DB``, else ``runs/referee.sqlite``."""
-    import os
-
     name = None
     if config is not None:
         from tournaments import spec as tspec
@@ -908,51 +735,13 @@ def _reading_db(db: Optional[str], config: Optional[Path]) -> tuple[str, Optiona
         try:
             s = tspec.load(config)
         except FileNotFoundError:
-            _fail(f"no such tournament file: {config}")
+            fail(f"no such tournament file: {config}")
         except tspec.SpecError as e:
-            _fail(str(e))
+            fail(str(e))
         name = s.name
         if not db:
             db = s.database
     return db or os.environ.get("REFEREE_DB") or "runs/referee.sqlite", name
-
-
-def _open_store(db: str):
-    """The store for a reading command (never creates a database); errors are printed, not raised."""
-    from tournaments.store import StorageError, Store
-
-    try:
-        return Store(db, create=False)
-    except StorageError as e:
-        msg = str(e)
-        if msg.startswith("no results database"):
-            msg += " (run a tournament first, or pass --db PATH or --config FILE)"
-        _fail(msg, 1)
-
-
-def lease_held_line(lease: dict) -> str:
-    """The status line of a tournament's (or ladder's) live lease: its pid, host
-    and the seconds since its last heartbeat."""
-    import socket
-    import time
-
-    host = "this host" if lease["host"] == socket.gethostname() else f"host {lease['host']}"
-    return f"  lease held by pid {lease['pid']} on {host} (heartbeat {time.time() - lease['heartbeat_at']:.0f} s ago)"
-
-
-def why_not_running(stale: dict | None, holder: str) -> str:
-    """Why an interrupted tournament (or ladder) runs nowhere, from the lease its
-    last ``holder`` ("driver", "process") left (``None``: none was left)."""
-    import time
-
-    from tournaments.store import LEASE_TTL_S
-
-    if stale is None:
-        return f"no {holder} holds its lease"
-    if time.time() - stale["heartbeat_at"] > LEASE_TTL_S:
-        return (f"the lease of its {holder} (pid {stale['pid']} on {stale['host']}) expired "
-                f"{time.time() - stale['heartbeat_at']:.0f} s after its last heartbeat")
-    return f"its {holder} (pid {stale['pid']} on {stale['host']}) is gone"
 
 
 #: ``leaderboard --details``: the pair tables cover this many of the best bots by default
@@ -973,21 +762,19 @@ def tournament_status(
     from tournaments.store import StorageError
 
     db, cfg_name = _reading_db(db, config)
-    store = _open_store(db)
+    store = open_store(db, "--db PATH or --config FILE")
     name = name or cfg_name
     try:
         t = store.tournament(name) if name else store.latest_tournament()
         if t is None:
-            _fail(f"no tournament {name or ''} in {store.display_url}".replace("  ", " "), 1)
+            fail(f"no tournament {name or ''} in {store.display_url}".replace("  ", " "), 1)
         counts = store.status_counts(t["id"])
         fc = store.fault_counts(t["id"])
         state, lease = store.run_state(t)
         stale = store.lease(t["id"]) if state == "interrupted" else None
     except StorageError as e:
-        _fail(str(e), 1)
+        fail(str(e), 1)
     aborted, void = counts.get("aborted", 0), counts.get("void", 0)
-    import json
-
     is_ladder = json.loads(t["spec_json"]).get("schedule") == "ladder"
     print(f"{t['name']}: {t['game']}, {sum(counts.values())}/{t['total_matches']} matches done, status {state}, "
           f"aborted {aborted}" + (f", void {void}" if void else ""))
@@ -1032,15 +819,13 @@ def leaderboard(
     from tournaments.store import StorageError
 
     if fmt not in FORMATS:
-        _fail(f"--format must be one of {', '.join(FORMATS)}")
+        fail(f"--format must be one of {', '.join(FORMATS)}")
     if confidence not in METHODS:
-        _fail(f"--confidence must be one of {', '.join(METHODS)}, got {confidence!r}")
+        fail(f"--confidence must be one of {', '.join(METHODS)}, got {confidence!r}")
     if show_details and fmt == "csv":
-        _fail("--details is shown as a table or JSON, not CSV")
+        fail("--details is shown as a table or JSON, not CSV")
     db, cfg_name = _reading_db(db, config)
-    store = _open_store(db)
-    import json
-
+    store = open_store(db, "--db PATH or --config FILE")
     try:
         t, board = board_from_store(store, tournament or cfg_name, confidence)
         state, _ = store.run_state(t)
@@ -1050,11 +835,11 @@ def leaderboard(
         else:
             extra = store_summaries(store, t, spec) if fmt == "table" else None
     except LookupError as e:
-        _fail(str(e), 1)
+        fail(str(e), 1)
     except TooLarge as e:
-        _fail(str(e), 1)
+        fail(str(e), 1)
     except StorageError as e:
-        _fail(str(e), 1)
+        fail(str(e), 1)
     out = render(board, fmt, title=f"{t['name']} ({t['game']}, {state})",
                  confidence=spec.get("confidence", 0.95), details=extra if show_details else None)
     if out is not None:
@@ -1072,28 +857,23 @@ def tournament_list(
 ) -> None:
     """List the tournaments in a results database: name, game, status (running,
     interrupted or complete), matches done/total, start time."""
-    import json
-    import time
-
     from tournaments.results import tournament_list as listing
     from tournaments.store import StorageError
 
     if fmt not in ("table", "json"):
-        _fail("--format must be table or json")
+        fail("--format must be table or json")
     db, _ = _reading_db(db, None)
-    store = _open_store(db)
+    store = open_store(db, "--db PATH or --config FILE")
     try:
         rows = listing(store)
     except StorageError as e:
-        _fail(str(e), 1)
+        fail(str(e), 1)
     if fmt == "json":
         print(json.dumps(rows, indent=2))
         return
     if not rows:
         print(f"no tournaments in {store.display_url}")
         return
-    from rich.table import Table
-
     t = Table("name", "game", "status", "matches", "started")
     for r in rows:
         started = time.strftime("%Y-%m-%d %H:%M", time.localtime(r["created_at"])) if r["created_at"] else "-"
@@ -1127,25 +907,23 @@ def results_export(
 ) -> None:
     """Export a tournament's per-match results, streamed: match index, seed,
     status, seats, scores, ranks (1 = best), forfeits, faults per seat and log path."""
-    import sys
-
     from tournaments.results import EXPORT_FORMATS, iter_results, write_results
     from tournaments.store import StorageError
 
     if fmt not in EXPORT_FORMATS:
-        _fail(f"--format must be one of {', '.join(EXPORT_FORMATS)}")
+        fail(f"--format must be one of {', '.join(EXPORT_FORMATS)}")
     db, cfg_name = _reading_db(db, config)
-    store = _open_store(db)
+    store = open_store(db, "--db PATH or --config FILE")
     tournament = tournament or cfg_name
     try:
         t = store.tournament(tournament) if tournament else store.latest_tournament()
         if t is None:
             known = ", ".join(x["name"] for x in store.list_tournaments()) or "none"
-            _fail(f"no tournament {tournament or ''} in {store.display_url} (known: {known})"
-                  .replace("  ", " "), 1)
+            fail(f"no tournament {tournament or ''} in {store.display_url} (known: {known})"
+                 .replace("  ", " "), 1)
         write_results(iter_results(store, t["id"], extras=fmt == "jsonl"), fmt, sys.stdout)
     except StorageError as e:
-        _fail(str(e), 1)
+        fail(str(e), 1)
     except BrokenPipeError:  # `referee results ... | head`: the reader went away
         sys.stderr.close()
 
@@ -1168,14 +946,12 @@ def results_import(
     write path as played matches: totals, live TrueSkill and the leaderboard come
     out as if the matches had been played here. Every line is checked first;
     any problem is reported with its line number and nothing is written."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from tournaments.importer import BadImport, import_results
     from tournaments.store import StorageError, Store
 
     db = db or os.environ.get("REFEREE_DB") or "runs/referee.sqlite"
     if not file.is_file():
-        _fail(f"no such file: {file}")
+        fail(f"no such file: {file}")
     bar = Progress(TextColumn("[bold]importing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                    console=console, disable=quiet, transient=True)
     task = bar.add_task("import", total=None)
@@ -1193,11 +969,11 @@ def results_import(
             bar.stop()
             store.close()
     except BadImport as e:
-        _fail(str(e), 2)
+        fail(str(e), 2)
     except StorageError as e:
-        _fail(str(e), 1)
+        fail(str(e), 1)
     except OSError as e:
-        _fail(os_error_text(e, "cannot read"), 1)
+        fail(os_error_text(e, "cannot read"), 1)
     console.print(f"imported {res.new:,} match{'' if res.new == 1 else 'es'} into "
                   f"{'new ' if res.created else ''}tournament {res.tournament!r}"
                   f"{f' ({res.skipped:,} already stored, skipped)' if res.skipped else ''}"
@@ -1205,25 +981,13 @@ def results_import(
                   f"`referee leaderboard -t {res.tournament} --db {db}` rates them", markup=False)
 
 
-# --------------------------------------------------------------------------- bot
-from referee.botnew import bot_app  # noqa: E402
-
+# --------------------------------------------------------------------------- commands of other modules
 app.add_typer(bot_app, name="bot")
-
-from referee.laddercli import ladder_app  # noqa: E402
-
 app.add_typer(ladder_app, name="ladder")
-
-from referee.benchcli import bench  # noqa: E402
-from referee.webcli import play, report, web  # noqa: E402
-
 app.command("report")(report)
 app.command("web")(web)
 app.command("play")(play)
-
 app.command("bench")(bench)
-from referee.initcli import init  # noqa: E402
-
 app.command("init")(init)
 if __name__ == "__main__":  # python -m referee.cli
     app()

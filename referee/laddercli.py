@@ -1,19 +1,35 @@
 """``referee ladder``: run a standing competition (``referee ladder FILE``)
 and change its entrants while it runs (``add``, ``replace``, ``retire``,
-``status``: AdminService calls to the running ladder). See docs/ladder.md."""
+``status``: AdminService calls to the running ladder). See docs/ladder.md.
+
+``tournaments.*`` is imported inside the commands that use it: it loads
+SQLAlchemy, which would add about 200 ms to every ``referee`` start-up."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
+import secrets
+import shlex
+import signal
+import time
 from pathlib import Path
 from typing import Any, Optional
 
+import grpc
 import typer
+from google.protobuf import json_format
+from google.protobuf.descriptor import FieldDescriptor as FD
+from rich import box
 from rich.console import Console
 from rich.markup import escape
+from rich.table import Table
 from typer.core import TyperGroup
 
-console = Console(stderr=True, soft_wrap=True)
+from cardgames.v1 import admin_pb2, admin_pb2_grpc
+from referee.clikit import fail, lease_held_line, os_error_text, read_ca, secret_file_or_exit, tls_or_exit, why_not_running
+from referee.remote import RemoteReferee
 
 
 class _LadderGroup(TyperGroup):
@@ -30,19 +46,12 @@ ladder_app = typer.Typer(cls=_LadderGroup, no_args_is_help=True, rich_markup_mod
                               "add, replace, retire and status change and show it while it runs.")
 
 
-def _fail(msg: str, code: int = 2) -> None:
-    console.print(f"[red]error:[/red] {escape(msg)}")
-    raise typer.Exit(code)
-
-
 def _admin_token(admin_token_file: Optional[Path]) -> str:
-    from referee.cli import _read_secret_file
-
     tok = ""
     if admin_token_file is not None:
-        tok = _read_secret_file(admin_token_file, "--admin-token-file").strip()
+        tok = secret_file_or_exit(admin_token_file, "--admin-token-file").strip()
         if not tok:
-            _fail(f"--admin-token-file {admin_token_file}: the file is empty")
+            fail(f"--admin-token-file {admin_token_file}: the file is empty")
     return tok or os.environ.get("REFEREE_ADMIN_TOKEN", "").strip()
 
 
@@ -83,10 +92,6 @@ def ladder_run(
     abandoned ones are played again when the ladder starts again. Starting it
     again continues where it stopped (also after kill -9). While it runs the
     ladder holds a lease in the database: a second start of it is refused."""
-    import asyncio
-    import secrets
-    import signal
-
     from tournaments.ladder import Ladder, LadderError, load
     from tournaments.spec import EXECUTORS, SpecError
     from tournaments.store import StorageError, mask_url
@@ -94,39 +99,30 @@ def ladder_run(
     try:
         spec = load(file)
     except FileNotFoundError:
-        _fail(f"no such ladder file: {file}")
+        fail(f"no such ladder file: {file}")
     except SpecError as e:
-        _fail(str(e))
+        fail(str(e))
     if db:
         spec.t.database = db
     if port is not None:
         if not 0 <= port <= 65535:
-            _fail("--port must be 0..65535")
+            fail("--port must be 0..65535")
         spec.t.port = port
     if max_matches is not None and max_matches < 0:
-        _fail("--max-matches must be >= 0 (0: open the ladder, restore its state and stop)")
+        fail("--max-matches must be >= 0 (0: open the ladder, restore its state and stop)")
     if executor is not None:
         if executor not in EXECUTORS:
-            _fail(f"--executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
+            fail(f"--executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
         spec.t.executor = executor
     if scheduler:
         spec.t.scheduler = scheduler
         if executor is None:
             spec.t.executor = "dask"
     if spec.t.executor == "dask" and not spec.t.scheduler:
-        _fail("--executor dask needs --scheduler tcp://HOST:8786 (or scheduler = \"...\" in [execution])")
+        fail("--executor dask needs --scheduler tcp://HOST:8786 (or scheduler = \"...\" in [execution])")
     if spec.t.executor == "dask" and any(b.external for b in spec.t.bots):
-        _fail("external bots connect to this machine's referee: they cannot play on a Dask cluster")
-    if bool(tls_cert) != bool(tls_key):
-        _fail("--tls-cert and --tls-key go together")
-    tls = None
-    if tls_cert and tls_key:
-        from referee.cli import load_tls
-
-        try:
-            tls = load_tls(tls_cert, tls_key)
-        except ValueError as e:
-            _fail(str(e))
+        fail("external bots connect to this machine's referee: they cannot play on a Dask cluster")
+    tls = tls_or_exit(tls_cert, tls_key)
     adm = _admin_token(admin_token_file)
     remote = _remote_referee(spec, referee_addr, _admin_token(referee_token_file) if referee_token_file else adm,
                              tls_ca)
@@ -158,11 +154,9 @@ def ladder_run(
     try:
         asyncio.run(main())
     except (LadderError, StorageError) as e:
-        _fail(str(e), 1)
+        fail(str(e), 1)
     except OSError as e:
-        from referee.cli import os_error_text
-
-        _fail(os_error_text(e, f"cannot listen on {spec.host}:{spec.t.port}"), 1)
+        fail(os_error_text(e, f"cannot listen on {spec.host}:{spec.t.port}"), 1)
     say("ladder stopped; `referee leaderboard -t {0} --db {1}` shows the ratings".format(
         spec.name, mask_url(spec.t.database)))
 
@@ -170,18 +164,16 @@ def ladder_run(
 def _remote_referee(spec: Any, addr: Optional[str], admin_token: str, tls_ca: Optional[Path]) -> Any:
     """The :class:`referee.remote.RemoteReferee` of ``ladder run --referee`` (None without it); exits on a bad
     combination."""
-    from referee.remote import RemoteReferee
-
     if addr is None:
         if tls_ca is not None:
-            _fail("--tls-ca goes with --referee (the trusted CA of a TLS referee)")
+            fail("--tls-ca goes with --referee (the trusted CA of a TLS referee)")
         return None
     if spec.t.executor == "dask":
-        _fail("--referee plays every match on that referee: it excludes the Dask executor")
+        fail("--referee plays every match on that referee: it excludes the Dask executor")
     if tls_ca is not None:
-        _read_ca(tls_ca)
+        read_ca(tls_ca)
     if not admin_token:
-        _fail("--referee needs that referee's admin token: --referee-admin-token-file, or the ladder's own "
+        fail("--referee needs that referee's admin token: --referee-admin-token-file, or the ladder's own "
               "(--admin-token-file or REFEREE_ADMIN_TOKEN) when it is the same")
     return RemoteReferee(addr, admin_token, tls_ca, end_grace_s=spec.t.end_grace_ms / 1000)
 
@@ -194,31 +186,12 @@ _TLS_CA_OPT = typer.Option(None, "--tls-ca", help="The ladder speaks TLS (`refer
                            "trust the CA (or self-signed certificate) in this PEM file.")
 
 
-def _read_ca(tls_ca: Path) -> bytes:
-    """The PEM of ``--tls-ca``, checked (a clear error for a missing or non-PEM file)."""
-    from referee.cli import os_error_text
-
-    try:
-        pem = tls_ca.read_bytes()
-    except FileNotFoundError:
-        _fail(f"--tls-ca {tls_ca}: no such file")
-    except OSError as e:
-        _fail(os_error_text(e, "--tls-ca: cannot read"))
-    if b"-----BEGIN CERTIFICATE-----" not in pem:
-        _fail(f"--tls-ca {tls_ca}: not a PEM certificate (no BEGIN CERTIFICATE block)")
-    return pem
-
-
 def _call(addr: str, admin_token_file: Optional[Path], method: str, request: Any,
           tls_ca: Optional[Path] = None) -> Any:
-    import grpc
-
-    from cardgames.v1 import admin_pb2_grpc
-
     tok = _admin_token(admin_token_file)
     if not tok:
-        _fail("the ladder's admin token is needed: REFEREE_ADMIN_TOKEN or --admin-token-file")
-    ch = (grpc.secure_channel(addr, grpc.ssl_channel_credentials(_read_ca(tls_ca))) if tls_ca is not None
+        fail("the ladder's admin token is needed: REFEREE_ADMIN_TOKEN or --admin-token-file")
+    ch = (grpc.secure_channel(addr, grpc.ssl_channel_credentials(read_ca(tls_ca))) if tls_ca is not None
           else grpc.insecure_channel(addr))
     with ch:
         stub = admin_pb2_grpc.AdminServiceStub(ch)
@@ -228,27 +201,24 @@ def _call(addr: str, admin_token_file: Optional[Path], method: str, request: Any
             if e.code() == grpc.StatusCode.UNAVAILABLE:
                 hint = "; if it speaks TLS, give --tls-ca" if tls_ca is None else \
                     f"; does its certificate match {addr} and --tls-ca?"
-                _fail(f"no ladder answers at {addr} ({e.details()}){hint}", 1)
-            _fail(f"the ladder at {addr} refused: {e.code().name}: {e.details()}", 1)
+                fail(f"no ladder answers at {addr} ({e.details()}){hint}", 1)
+            fail(f"the ladder at {addr} refused: {e.code().name}: {e.details()}", 1)
 
 
 def _entrant(kind: str, name: str, command: Optional[str], external: bool, token_file: Optional[Path],
              persistent: bool = False) -> Any:
-    from cardgames.v1 import admin_pb2
-    from referee.cli import _read_secret_file
-
     if bool(command) == external:
-        _fail("give --command CMD (a bot the ladder launches) or --external (a bot that connects with its token)")
+        fail("give --command CMD (a bot the ladder launches) or --external (a bot that connects with its token)")
     if persistent and external:
-        _fail("--persistent goes with --command (the ladder launches the bot once and keeps it)")
+        fail("--persistent goes with --command (the ladder launches the bot once and keeps it)")
     token = ""
     if external:
         if token_file is not None:
-            token = _read_secret_file(token_file, "--token-file").strip()
+            token = secret_file_or_exit(token_file, "--token-file").strip()
         token = token or os.environ.get("REFEREE_BOT_TOKEN", "").strip()
         if not token:
-            _fail("--external needs the bot's token: --token-file FILE or REFEREE_BOT_TOKEN "
-                  "(never on the command line)")
+            fail("--external needs the bot's token: --token-file FILE or REFEREE_BOT_TOKEN "
+                 "(never on the command line)")
     return getattr(admin_pb2, f"Ladder{kind}Request")(name=name, command=command or "", token=token,
                                                        persistent=persistent)
 
@@ -306,8 +276,6 @@ def ladder_retire(
     tls_ca: Optional[Path] = _TLS_CA_OPT,
 ) -> None:
     """Retire an entrant: no new matches (matches in progress finish and count)."""
-    from cardgames.v1 import admin_pb2
-
     res = _call(referee, admin_token_file, "LadderRetire",
                 admin_pb2.LadderRetireRequest(name=name, reason=reason), tls_ca).change
     print(f"retired {res.label} (event {res.event_seq})")
@@ -324,8 +292,6 @@ def ladder_verify(
     events after it) and the live ratings kept in the database are the ones the
     history gives. Exit status 1 if anything differs. Reads only; it can run
     beside the running ladder. O(events) time, bounded memory."""
-    import time
-
     from tournaments.ladder import RowsInOrder, load, replay_checked, restore, state_differences
     from tournaments.ladder_store import LadderStore
     from tournaments.spec import SpecError
@@ -334,16 +300,16 @@ def ladder_verify(
     try:
         spec = load(config)
     except FileNotFoundError:
-        _fail(f"no such ladder file: {config}")
+        fail(f"no such ladder file: {config}")
     except SpecError as e:
-        _fail(str(e))
+        fail(str(e))
     t0 = time.monotonic()
     try:
         store = Store(db or spec.t.database, create=False)
         try:
             t = store.tournament(spec.name)
             if t is None:
-                _fail(f"no ladder {spec.name!r} in {store.display_url}", 1)
+                fail(f"no ladder {spec.name!r} in {store.display_url}", 1)
             tid = int(t["id"])
             lstore = LadderStore(store, create=False)
             full, problems = replay_checked(spec, lstore.iter_events(tid), RowsInOrder(store, tid))
@@ -359,7 +325,7 @@ def ladder_verify(
         finally:
             store.close()
     except StorageError as e:
-        _fail(str(e), 1)
+        fail(str(e), 1)
     took = time.monotonic() - t0
     print(f"ladder {spec.name}: {full.last_seq} events, {full.finished} matches replayed in {took:.1f} s; "
           + (f"the snapshot (event {restarted.last_seq - tail}) and the {tail} events after it give the same state"
@@ -367,7 +333,7 @@ def ladder_verify(
     if problems:
         for p in problems[:50]:
             print(f"  {p}")
-        _fail(f"{len(problems)} difference(s) between the history and what was recorded", 1)
+        fail(f"{len(problems)} difference(s) between the history and what was recorded", 1)
     print("every recorded decision and rating is the one the history gives")
 
 
@@ -387,25 +353,16 @@ def ladder_status(
     With `--config FILE` (no admin token needed): from the database, whether
     the ladder is running (and which process holds its lease), stopped, or
     interrupted (killed), and its entrants' states."""
-    from cardgames.v1 import admin_pb2
-
     if (referee is None) == (config is None):
-        _fail("give --referee HOST:PORT (ask the running ladder) or --config FILE (read its database)")
+        fail("give --referee HOST:PORT (ask the running ladder) or --config FILE (read its database)")
     if config is not None:
         _stored_status(config, db, json_out)
         return
     res = _call(referee, admin_token_file, "LadderStatus", admin_pb2.LadderStatusRequest(), tls_ca)
     if json_out:
-        import json
-
-        from google.protobuf import json_format
-
         d = json_format.MessageToDict(res, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
         print(json.dumps(_int64_numbers(d, res.DESCRIPTOR), indent=2))
         return
-    from rich import box
-    from rich.table import Table
-
     t = Table(title=f"ladder {res.ladder} ({res.game}): {res.matches_finished} matches finished, "
                     f"{res.matches_running} running", box=box.SIMPLE_HEAD)
     for col in ("entrant", "state", "mu", "sigma", "matches", "reason"):
@@ -419,8 +376,6 @@ def ladder_status(
 def _int64_numbers(d: dict, descriptor) -> dict:
     """Protobuf JSON writes 64-bit integers as strings: numbers for a person's JSON
     (``d`` from ``MessageToDict`` of a message of ``descriptor``)."""
-    from google.protobuf.descriptor import FieldDescriptor as FD
-
     for f in descriptor.fields:
         if f.name not in d:
             continue
@@ -436,9 +391,6 @@ def _int64_numbers(d: dict, descriptor) -> dict:
 
 def _stored_status(config: Path, db: Optional[str], json_out: bool) -> None:
     """``referee ladder status --config FILE``: the ladder's state from its database."""
-    import json
-    import shlex
-
     from tournaments.ladder import load
     from tournaments.ladder_store import LadderStore
     from tournaments.spec import SpecError
@@ -447,23 +399,23 @@ def _stored_status(config: Path, db: Optional[str], json_out: bool) -> None:
     try:
         spec = load(config)
     except FileNotFoundError:
-        _fail(f"no such ladder file: {config}")
+        fail(f"no such ladder file: {config}")
     except SpecError as e:
-        _fail(str(e))
+        fail(str(e))
     try:
         store = Store(db or spec.t.database, create=False)
     except StorageError as e:
-        _fail(str(e), 1)
+        fail(str(e), 1)
     try:
         t = store.tournament(spec.name)
         if t is None:
-            _fail(f"no ladder {spec.name!r} in {store.display_url}: start it with `referee ladder {config}`", 1)
+            fail(f"no ladder {spec.name!r} in {store.display_url}: start it with `referee ladder {config}`", 1)
         state, lease = store.run_state(t)
         stale = store.lease(t["id"]) if state == "interrupted" else None
         entrants = LadderStore(store, create=False).entrants(t["id"])
         finished = store.match_count(t["id"])
     except StorageError as e:
-        _fail(str(e), 1)
+        fail(str(e), 1)
     finally:
         store.close()
     if json_out:
@@ -480,8 +432,6 @@ def _stored_status(config: Path, db: Optional[str], json_out: bool) -> None:
         again += f" --db {shlex.quote(mask_url(db))}" + (" (with your password in place of ***)"
                                                           if mask_url(db) != db else "")
     print(f"ladder {spec.name}: {t['game']}, {finished} matches finished, {len(entrants)} entrants, status {state}")
-    from referee.cli import lease_held_line, why_not_running
-
     if lease is not None:
         print(lease_held_line(lease))
     elif state == "interrupted":

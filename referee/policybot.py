@@ -23,10 +23,11 @@ import importlib.util
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from cardgames.v1 import referee_pb2 as pb
 from referee.protocol import action_from_pb, action_to_pb
+from sample_bots import botlib
 
 from .envs.actions import ActionLayout, IllegalIndex
 from .envs.encode import Encoder, with_selection
@@ -106,8 +107,6 @@ class PolicyChooser:
 def run(spec: str, argv: list[str], options: dict[str, str] | None = None) -> int:
     """Run the bot of policy ``spec`` with botlib's command line ``argv``
     (``--referee HOST:PORT`` ...). Returns the process exit code."""
-    from sample_bots import botlib
-
     args = botlib.parse_args(spec.rpartition(":")[2] or "policy", argv)
     chooser = PolicyChooser(load_policy(spec, options), args.name)
     return botlib.run(chooser, args)

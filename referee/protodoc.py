@@ -50,6 +50,7 @@ def descriptor_set() -> descriptor_pb2.FileDescriptorSet:
     """Every ``.proto`` file under ``protos/`` parsed with its source comments.
 
     Raises :class:`ProtoDocError` if protoc fails."""
+    # grpcio-tools is a development dependency (the [test] extra), not installed with the referee
     import grpc_tools
     from grpc_tools import protoc  # type: ignore[import-untyped]
 

@@ -30,6 +30,7 @@ def proto_files() -> list[Path]:
 
 def generate(out_dir: Path) -> None:
     """Run protoc (from grpcio-tools) into ``out_dir``; raises RuntimeError on failure."""
+    # grpcio-tools is a development dependency (the [test] extra), not installed with the referee
     from grpc_tools import protoc  # type: ignore[import-untyped]
     import grpc_tools
 

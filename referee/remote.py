@@ -21,6 +21,7 @@ the same summary, log and replay as a local one (:func:`outcome_of`).
 from __future__ import annotations
 
 import asyncio
+import json
 import secrets
 import time
 from dataclasses import asdict, dataclass, field
@@ -33,6 +34,7 @@ from google.protobuf import json_format
 from cardgames.v1 import admin_pb2, admin_pb2_grpc
 from referee.bots import BotProcess, Limits
 from referee.engine import MatchResult
+from referee.play import CRASH_GRACE_S
 from referee.runner import FaultRecord, MatchOutcome, MatchSpec, MatchStatus
 
 
@@ -161,8 +163,6 @@ class RemoteReferee:
     async def _crashes(procs: dict[int, BotProcess], faults: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """``crash`` faults (as dicts) of the launched bots that exited with a
         non-zero status during the match, worded as a local match's."""
-        from referee.play import CRASH_GRACE_S
-
         out = []
         for s, p in sorted(procs.items()):
             rc = p.poll()
@@ -224,8 +224,6 @@ class RemoteReferee:
 
 def append_crashes(log: Path, crashes: list[dict[str, Any]]) -> None:
     """Add the launched bots' crash faults to a fetched log, as a local match's log has them."""
-    import json
-
     if crashes:
         with log.open("a", encoding="utf-8") as f:
             for c in crashes:
@@ -267,8 +265,6 @@ async def play_and_fetch(referee: RemoteReferee, spec: MatchSpec, seats: list[Re
 
 def seat_names_in_log(log_path: Path) -> list[str] | None:
     """The seat names a match log's header records (None: no readable header)."""
-    import json
-
     try:
         with log_path.open(encoding="utf-8") as f:
             names = json.loads(f.readline())["spec"]["seat_names"]

@@ -41,8 +41,8 @@ import fcntl
 import itertools
 import os
 import pwd
+import shutil
 import signal
-import stat
 import subprocess
 import sys
 import tempfile
@@ -50,6 +50,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from referee.botcommand import readable_files, resolve_command
 
 CGROUP_MOUNT = Path("/sys/fs/cgroup")
 #: default uid range of bots launched by a root referee (inclusive; Debian leaves
@@ -502,13 +504,6 @@ def check_access(uid: int, program: str, files: list[str]) -> list[str]:
         [f"access check failed: {r.stderr.strip()[-300:]}"] if r.returncode != 0 else [])
 
 
-def mode_of(path: Path) -> str:
-    try:
-        return stat.filemode(path.stat().st_mode)
-    except OSError:
-        return "?"
-
-
 # --------------------------------------------------------------------------- the sandbox of a run
 class SandboxError(ValueError):
     """A sandbox setting this machine cannot honour, or bots that cannot run under it."""
@@ -606,16 +601,12 @@ class Sandbox:
     def close(self) -> None:
         """Remove the private root (bots' working directories) once the run is over."""
         if self._root is not None:
-            import shutil
-
             shutil.rmtree(self._root, ignore_errors=True)
             self._root = None
 
 
 def _remove_stale_roots() -> None:
     """Remove the bots' directories a referee that died (``kill -9``) left in the temp dir."""
-    import shutil
-
     for d in Path(tempfile.gettempdir()).glob("referee-bots-*-*"):
         pid = d.name.split("-")[2]
         if pid.isdigit() and int(pid) != os.getpid() and not Path(f"/proc/{pid}").exists():
@@ -631,8 +622,6 @@ def prepare(sandbox: Sandbox, commands: list[str], base: Path | None = None) -> 
     and says how to fix it (:data:`UIDS_FIX`): bots never fall back to the
     referee's uid unless that was asked for. Returns warnings to show (none
     today: kept for callers)."""
-    from referee.bots import readable_files, resolve_command
-
     if not sandbox.uids:
         return []
     problems: list[str] = []

@@ -59,6 +59,7 @@ import collections
 import hashlib
 import hmac
 import itertools
+import json
 import os
 import re
 import secrets
@@ -1301,8 +1302,6 @@ def _seat_tokens(ref: Referee, request: admin_pb2.RunMatchRequest) -> tuple[list
 
 
 def _jsonable(d: dict[str, Any]) -> dict[str, Any]:
-    import json
-
     return json.loads(json.dumps(d))
 
 

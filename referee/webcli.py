@@ -1,36 +1,30 @@
-"""``referee report`` and ``referee web``: see the games in a browser (:mod:`referee.web`)."""
+"""``referee report``, ``referee web`` and ``referee play``: see the games in a
+browser, and play in one (:mod:`referee.web`).
+
+``tournaments.*`` and ``referee.web.*`` are imported inside the commands
+that use them: they load SQLAlchemy and Starlette, which would add about 250 ms to every ``referee`` start-up."""
 
 from __future__ import annotations
 
+import os
+import random
+import shutil
+import socket
+import sys
+import tempfile
+import threading
+import webbrowser
 from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
+import uvicorn
 
-from referee.games import GAME_IDS
+from referee.botcommand import check_command
+from referee.clikit import bot_sandbox, console, fail, open_store, parse_kv, parse_tokens, secret_file_or_exit
+from referee.games import GAME_IDS, UnknownGame, game_class
 
-console = Console(stderr=True, soft_wrap=True)
 DEFAULT_DB = "runs/referee.sqlite"
-
-
-def _fail(msg: str, code: int = 1) -> None:
-    console.print(f"[red]error:[/red] {msg}")
-    raise typer.Exit(code)
-
-
-def _store(db: str):
-    from tournaments.store import StorageError, Store, mask_url
-
-    try:
-        return Store(db, create=False)
-    except StorageError as e:
-        msg = str(e)
-        if msg.startswith("no results database"):
-            msg += " (run a tournament first, or pass --db PATH)"
-        _fail(msg)
-    except Exception as e:  # a database the store cannot open: say so, no traceback
-        _fail(f"cannot open the results database {mask_url(db)}: {e}")
 
 
 def report(
@@ -53,19 +47,19 @@ def report(
     from tournaments.report import tournament_row
     from tournaments.store import StorageError
 
-    store = _store(db)
+    store = open_store(db)
     try:
         try:
             t = tournament_row(store, tournament)
         except LookupError as e:
-            _fail(str(e))
+            fail(str(e), 1)
         out = out or Path("runs/report") / t["name"]
         try:
             summary = write_report(store, t, out, max_matches=matches)
         except OSError as e:
-            _fail(f"cannot write the report to {out}: {e}")
+            fail(f"cannot write the report to {out}: {e}", 1)
         except StorageError as e:
-            _fail(str(e))
+            fail(str(e), 1)
     finally:
         store.close()
     for s in summary.skipped:
@@ -101,7 +95,7 @@ def web(
     play`). Ctrl-C stops it (and every match of /play, with its bots)."""
     from referee.web.app import create_app
 
-    _store(db).close()
+    open_store(db).close()
     hall = _hall(bot or [], token_file, referee_port, play_log_dir, bot_uids)
     sock, shown = _listen(host, port)
     print(f"serving {db} on {shown}/ (Ctrl-C to stop); play: {shown}/play", flush=True)
@@ -111,48 +105,41 @@ def web(
 def _hall(commands: list[str], token_file: Optional[Path], referee_port: int, log_dir: Path, bot_uids: str):
     """The :class:`referee.web.play.Hall` of the server's /play pages, its options checked (exit 2);
     its bots isolated as ``referee match`` isolates them (``bot_uids``)."""
-    import socket
-    import tempfile
-
-    from referee.bots import check_command
-    from referee.cli import _read_secret_file, _sandbox, parse_tokens
     from referee.web.play import SAMPLES, Hall, sample_command
 
     for i, c in enumerate(commands):
         if (why := check_command(c)) is not None:
-            _fail(f"--bot #{i + 1} {c!r}: {why}", 2)
+            fail(f"--bot #{i + 1} {c!r}: {why}", 2)
     external: list[tuple[str, str]] = []
     if token_file is not None:
         try:
-            external = parse_tokens(_read_secret_file(token_file, "--token-file"), f"--token-file {token_file}")
+            external = parse_tokens(secret_file_or_exit(token_file, "--token-file"), f"--token-file {token_file}")
         except ValueError as e:
-            _fail(str(e), 2)
+            fail(str(e), 2)
     if referee_port:
         with socket.socket() as probe:  # say so now, not from inside the server once it runs
             try:
                 probe.bind(("127.0.0.1", referee_port))
             except OSError as e:
-                _fail(f"--referee-port {referee_port}: cannot listen on 127.0.0.1:{referee_port}: {e.strerror or e}", 2)
+                fail(f"--referee-port {referee_port}: cannot listen on 127.0.0.1:{referee_port}: {e.strerror or e}", 2)
     try:
         log_dir.mkdir(parents=True, exist_ok=True)
         tempfile.TemporaryFile(dir=log_dir).close()
     except OSError as e:
-        _fail(f"cannot write the match logs in {log_dir}: {e.strerror or e}", 2)
-    sandbox = _sandbox(bot_uids, False, [*commands, *(sample_command(n) for n in SAMPLES)])
+        fail(f"cannot write the match logs in {log_dir}: {e.strerror or e}", 2)
+    sandbox = bot_sandbox(bot_uids, False, [*commands, *(sample_command(n) for n in SAMPLES)])
     return Hall(log_dir, commands=commands, external=external, referee_port=referee_port, sandbox=sandbox)
 
 
 def _listen(host: str, port: int):
     """A listening socket on ``host:port`` (exit 2 if it cannot be bound) and its base URL."""
-    import socket
-
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
     except OSError as e:
         sock.close()
-        _fail(f"cannot listen on {host}:{port}: {e.strerror or e}", 2 if port else 1)
+        fail(f"cannot listen on {host}:{port}: {e.strerror or e}", 2 if port else 1)
     sock.listen(128)  # connections wait in the backlog until the server runs
     bound = sock.getsockname()[1]
     return sock, f"http://{f'[{host}]' if ':' in host else host}:{bound}"
@@ -160,8 +147,6 @@ def _listen(host: str, port: int):
 
 def _serve(app, sock) -> None:
     """Serve ``app`` on ``sock`` until Ctrl-C or SIGTERM (the app's lifespan stops what it started)."""
-    import uvicorn
-
     # open event streams (a seat's page) are closed after 2 s of shutdown
     config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=2)
     server = uvicorn.Server(config)
@@ -175,9 +160,6 @@ def _serve(app, sock) -> None:
 
 def _has_display() -> bool:
     """Whether a graphical browser can be opened here (macOS, Windows, or an X11/Wayland display)."""
-    import os
-    import sys
-
     return sys.platform in ("darwin", "win32") or bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
@@ -222,32 +204,27 @@ def play(
     match is a normal match: same rules, clocks and log as `referee match`;
     the page shows your seat's view only. /play on the same server starts
     more matches. Ctrl-C stops the server and every bot."""
-    import threading
-    import webbrowser
-
-    from referee.cli import _parse_kv
-    from referee.games import UnknownGame, game_class
     from referee.web.play import FormError, MatchRequest, SeatChoice, rounds_param
     from referee.web.playapp import create_play_app
 
     try:
         cls = game_class(game)
     except UnknownGame as e:
-        _fail(str(e), 2)
+        fail(str(e), 2)
     humans = sorted(set(human_seat or [0]))
     bots = bot or []
     n = players or (len(humans) + len(bots) if len(bots) > 1 else cls.player_counts[0])
     if n not in cls.player_counts:
-        _fail(f"{game} is played by {' or '.join(map(str, cls.player_counts))} players, not {n}"
-              + ("" if players else " (give --players)"), 2)
+        fail(f"{game} is played by {' or '.join(map(str, cls.player_counts))} players, not {n}"
+             + ("" if players else " (give --players)"), 2)
     if any(not 0 <= s < n for s in humans):
-        _fail(f"--human-seat must be a seat 0..{n - 1}", 2)
+        fail(f"--human-seat must be a seat 0..{n - 1}", 2)
     bot_seats = [s for s in range(n) if s not in humans]
     if len(bots) > 1 and len(bots) != len(bot_seats):
-        _fail(f"{len(bot_seats)} bot seats but {len(bots)} --bot given (give one --bot for all, or one per bot seat)",
-              2)
+        fail(f"{len(bot_seats)} bot seats but {len(bots)} --bot given (give one --bot for all, or one per bot seat)",
+             2)
     hall = _hall(bots, token_file, referee_port, log_dir, bot_uids)
-    params = _parse_kv(param, "--param")
+    params = parse_kv(param, "--param")
     if rounds is not None:
         params.update(rounds_param(game, rounds, params))
     seats = []
@@ -258,19 +235,17 @@ def play(
             seats.append(SeatChoice("command", str(bot_seats.index(s) if len(bots) > 1 else 0)))
         else:
             seats.append(SeatChoice("sample", "heuristic"))
-    import random
-
     req = MatchRequest(game=game, players=n, seats=seats, seed=random.SystemRandom().randrange(1, 2**31)
-                       if seed is None else seed, params=params, variant=_parse_kv(variant, "--variant"),
+                       if seed is None else seed, params=params, variant=parse_kv(variant, "--variant"),
                        decision_ms=decision_ms, bank_ms=bank_ms, human_decision_ms=human_ms,
                        human_bank_ms=human_bank_ms, fault_policy=fault_policy, max_faults=max_faults,
                        spectator_delay_s=spectator_delay_s)
     try:
         hall.spec_of(req)
     except FormError as e:
-        _fail(str(e), 2)
+        fail(str(e), 2)
     if human_ms <= 0 or human_bank_ms < 0 or spectator_delay_s < 0:
-        _fail("--human-ms must be > 0, --human-bank-ms and --spectator-delay-s >= 0", 2)
+        fail("--human-ms must be > 0, --human-bank-ms and --spectator-delay-s >= 0", 2)
     sock, base = _listen(host, port)
 
     async def first_match(h) -> None:
@@ -294,8 +269,6 @@ def write_match_replay(log_path: str | Path) -> Path | None:
     (``<log without .jsonl>.replay/all.html``, public and seat views, the
     log and the static files). Returns the all-seeing page, or ``None`` when
     the log cannot be read."""
-    import shutil
-
     from referee.web.replay import NotAMatchLog, read_log, view_slug, views
     from referee.web.site import replay_page, static_files
 

@@ -111,10 +111,15 @@ def run(choose: Chooser, args: argparse.Namespace, version: str = "1") -> int:
                 action = choose(req, matches.get(req.match_id))
                 outbox.put(pb.BotMessage(action_reply=pb.ActionReply(
                     match_id=req.match_id, request_id=req.request_id, action=action)))
+            elif which == "action_result" and not msg.action_result.accepted:
+                r = msg.action_result
+                print(f"{args.name}: request {r.request_id} rejected: {r.fault} {r.rule} {r.message}",
+                      file=sys.stderr)
             elif which == "match_ended":
                 matches.pop(msg.match_ended.match_id, None)
             elif which == "goodbye":
                 break
+            # "welcome" and "event" need no answer
     except grpc.RpcError as e:
         code = e.code()
         if code not in (grpc.StatusCode.CANCELLED,):

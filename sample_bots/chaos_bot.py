@@ -34,10 +34,15 @@ token-thief       plays randomly while it scans /proc/*/cmdline, /proc/*/environ
 
 from __future__ import annotations
 
+import json
+import mmap
 import os
 import queue
 import random
+import re
+import socket
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -66,8 +71,6 @@ def illegal_action(req: pb.DecisionRequest) -> pb.Action:
 def garbage(args) -> int:
     """Send a valid Hello, then, once seated (its MatchStarted read; at most
     30 s), raw bytes that do not decode as a BotMessage."""
-    import threading
-
     channel = grpc.insecure_channel(args.referee, options=botlib.CHANNEL_OPTIONS)
     hello = pb.BotMessage(hello=pb.Hello(bot_name=args.name, token=args.token, protocol_version=1)).SerializeToString()
     seated = threading.Event()
@@ -108,8 +111,6 @@ def main() -> int:
         print("Could not allocate metaspace: 1073741824 bytes", flush=True)
         return 1
     if mode == "reserve-8g":
-        import mmap
-
         reserved = mmap.mmap(-1, 8 << 30, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | getattr(mmap, "MAP_NORESERVE", 0))
         print(f"chaos: reserved {len(reserved) >> 30} GiB of address space", file=sys.stderr, flush=True)
     if mode == "write-workdir":
@@ -120,8 +121,6 @@ def main() -> int:
             assert f.read() == data
         print(f"chaos: wrote and read back {os.path.abspath('scratch.bin')}", file=sys.stderr, flush=True)
     if mode == "connect-out":
-        import socket
-
         try:
             socket.create_connection(("127.0.0.1", args.target_port), timeout=5).close()
             print("chaos: connect-out got through", file=sys.stderr, flush=True)
@@ -199,9 +198,6 @@ def _steal_tokens(args) -> None:
     name beside its working directory or through /proc/*/fd, that holds its
     match id in a header line. Reports ``{"readable", "fds", "found",
     "tried", "welcomed", "seated", "tokens", "log_seen"}`` on stderr."""
-    import json
-    import re
-
     hexrun = re.compile(rb"(?<![0-9a-f])[0-9a-f]{32}(?![0-9a-f])")
     match_id = os.path.basename(os.getcwd()).split(".seat")[0].encode()
     found: set[str] = set()

@@ -29,6 +29,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from referee.envs import single_agent_env  # noqa: E402
+
 GAME, PLAYERS = "smear", 3
 
 
@@ -49,8 +51,6 @@ def probabilities(w: np.ndarray, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
 def train(seconds: float, seed: int = 0, lr: float = 0.01, log: Callable[[str], None] = print) -> np.ndarray:
     """REINFORCE with a running-mean baseline for ``seconds`` of wall time;
     returns the weights (actions x features)."""
-    from referee.envs import single_agent_env
-
     env = single_agent_env(GAME, PLAYERS, seat=0, opponents="heuristic", seed=seed, max_rounds=1)
     rng = np.random.default_rng(seed)
     obs, _ = env.reset(seed=seed)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import PY, ROOT
-from referee.cli import _bot_label
+from referee.clikit import bot_label
 
 HEUR = "python sample_bots/heuristic_bot.py"
 
@@ -55,10 +55,10 @@ def test_smear_line_names_bidder_bid_and_trump(tmp_path: Path) -> None:
 
 
 def test_seat_labels_come_from_the_program_or_script_not_the_last_argument() -> None:
-    assert _bot_label("python sample_bots/random_bot.py --seed 3", 0) == "random_bot#0"
-    assert _bot_label("sleep 60", 1) == "sleep#1"
-    assert _bot_label("java -Xmx1g -jar build/mybot.jar", 2) == "mybot#2"
-    assert _bot_label("./mybot --depth 3", 3) == "mybot#3"
+    assert bot_label("python sample_bots/random_bot.py --seed 3", 0) == "random_bot#0"
+    assert bot_label("sleep 60", 1) == "sleep#1"
+    assert bot_label("java -Xmx1g -jar build/mybot.jar", 2) == "mybot#2"
+    assert bot_label("./mybot --depth 3", 3) == "mybot#3"
 
 
 def test_match_json_scores_are_integers_and_ranks_one_based(tmp_path: Path) -> None:

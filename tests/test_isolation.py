@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from conftest import PY, ROOT, run
-from referee.bots import BotProcess, Limits, check_command, resolve_command
+from referee.botcommand import check_command, readable_files, resolve_command
+from referee.bots import BotProcess, Limits
 from referee.play import SeatPlan, play_launched, play_match
 from referee.runner import MatchSpec
 from referee.sandbox import Sandbox, SandboxError, capabilities, prepare
@@ -37,8 +38,6 @@ def _why_no_uids() -> str | None:
         return "per-bot uids need a referee running as root"
     sb = Sandbox("60000-60999")
     argv = resolve_command(RANDOM, ROOT)
-    from referee.bots import readable_files
-
     problems = sb.check(argv, readable_files(argv))
     return f"this checkout's Python is not usable by an unprivileged uid: {problems}" if problems else None
 

@@ -36,8 +36,8 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import os
 import shutil
+import socket
 import tempfile
 import threading
 import uuid
@@ -403,9 +403,7 @@ def remote_play(job: MatchJob) -> FinishedMatch:
 
 
 def _worker_name() -> str:
-    import socket
-
-    try:
+    try:  # dask.distributed is an optional extra ([dask]): imported only where a Dask run needs it
         from distributed import get_worker
 
         w = get_worker()
@@ -438,7 +436,7 @@ class DaskExecutor:
         self.persistent_launches: dict[str, dict[str, int]] = {}
 
     async def start(self, spec: TournamentSpec, log_dir: Path) -> None:
-        try:
+        try:  # dask.distributed is an optional extra ([dask])
             from distributed import Client
         except ModuleNotFoundError:
             raise ExecutorError("the Dask executor needs dask.distributed: "
@@ -464,7 +462,7 @@ class DaskExecutor:
                                 ) from None
 
     async def play(self, job: MatchJob) -> FinishedMatch:
-        from distributed import KilledWorker
+        from distributed import KilledWorker  # the optional [dask] extra, there when start() succeeded
 
         async with self._sem:
             fut = self.client.submit(remote_play, job, key=f"match-{job.spec.match_id}-{uuid.uuid4().hex[:8]}",

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import os
 import json
 import re
 import tomllib
@@ -36,18 +35,22 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 import grpc
 import trueskill
 
-from referee.bots import BotProcess, Limits, check_command
+from cardgames.v1 import admin_pb2
+from referee.botcommand import check_command
+from referee.bots import BotProcess, Limits
 from referee.games import game_class
 from referee.play import SeatPlan, launch, play_match, private_log_dir
 from referee.remote import RemoteReferee, RemoteSeat
 from referee.runner import MatchSpec
 from referee.sandbox import Sandbox, SandboxError, prepare
 from referee.service import Referee, token_digest
+from sqlalchemy import delete
 from sqlalchemy.exc import IntegrityError
 
 from tournaments import matchmaking
 from tournaments.executor import DaskExecutor, ExecutorError, MatchJob, SeatEntry
-from tournaments.ladder_store import Event, FinishedMatch, LadderStore, stored_token
+from tournaments.ladder_store import (Event, FinishedMatch, LadderStore, ladder_events, ladder_snapshots,
+                                      ladder_versions, stored_token)
 from tournaments.rating import LiveRating
 from tournaments.run import keep_log
 from tournaments.running import RunningIndex
@@ -706,10 +709,6 @@ class Ladder:
         self.store.set_tournament_status(self.tid, "running")
 
     def _delete(self, tid: int) -> None:
-        from sqlalchemy import delete
-
-        from tournaments.ladder_store import ladder_events, ladder_snapshots, ladder_versions
-
         assert self.store is not None
         with self.store.engine.begin() as c:
             for table in (ladder_events, ladder_versions, ladder_snapshots):
@@ -779,8 +778,6 @@ class Ladder:
 
     # -- the admin calls (AdminService.Ladder*, via referee.service)
     async def admin(self, method: str, request: Any) -> Any:
-        from cardgames.v1 import admin_pb2
-
         async with self.lock:
             if method == "LadderStatus":
                 return self.status_pb()
@@ -845,8 +842,6 @@ class Ladder:
             return admin_pb2.LadderReplaceResponse(change=change)
 
     def status_pb(self) -> Any:
-        from cardgames.v1 import admin_pb2
-
         res = admin_pb2.LadderStatusResponse(ladder=self.spec.name, game=self.spec.t.game,
                                              matches_finished=self.state.finished,
                                              matches_running=len(self.state.running),

@@ -57,6 +57,7 @@ from sqlalchemy import (
 )
 from sqlalchemy import exc as sa_exc
 
+from referee.service import token_digest
 from tournaments import record
 from tournaments.record import MatchRecord
 from tournaments.schema import MatchRow, bots, matches, tournaments
@@ -250,8 +251,6 @@ class LadderStore:
         stored in the clear by an older version of the ladder is replaced by
         its hash here (on SQLite the file is then vacuumed and its WAL
         truncated, so that no copy of it stays in free pages)."""
-        from referee.service import token_digest
-
         out: dict[str, str] = {}
         legacy: dict[str, str] = {}
         for v in self.versions(tid):

@@ -12,6 +12,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from tournaments.details import render_details
 from tournaments.rating import BoardRow, store_board
 from tournaments.store import Store
 
@@ -108,7 +109,5 @@ def render(board: list[BoardRow], fmt: str, title: str = "leaderboard", console:
         console = Console(width=TABLE_WIDTH) if not Console().is_terminal else Console()
     console.print(t)
     if details is not None:
-        from tournaments.details import render_details
-
         render_details(details, console)
     return None

@@ -4,7 +4,6 @@ and the tournament list (``referee tournament list``)."""
 from __future__ import annotations
 
 import csv
-import io
 import json
 from typing import Any, Iterable, Iterator, TextIO
 
@@ -80,13 +79,6 @@ def write_results(rows: Iterable[dict[str, Any]], fmt: str, out: TextIO) -> int:
         n += 1
     out.write("\n]\n" if n else "]\n")
     return n
-
-
-def render_results(rows: list[dict[str, Any]], fmt: str) -> str:
-    """:func:`write_results` into a string."""
-    buf = io.StringIO()
-    write_results(rows, fmt, buf)
-    return buf.getvalue()
 
 
 def tournament_list(store: Store) -> list[dict[str, Any]]:

@@ -44,15 +44,18 @@ import hashlib
 import json
 import math
 import os
+import random
 import re
 import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee.bots import Limits, check_command
+from referee.botcommand import check_command
+from referee.bots import Limits
 from referee.games import GAME_IDS, UnknownGame, game_class
 from referee.runner import FAULT_POLICIES
+from referee.sandbox import parse_uid_range
 from tournaments.dburl import mask_url
 from tournaments.sampled import group_count
 from tournaments.seatings import DESIGNS, block_size
@@ -396,8 +399,6 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
         if players in cls.player_counts:
             # each flag and parameter on its own, so every bad value is reported in one pass,
             # then all of them together (for rules that tie several values)
-            import random
-
             alone_ok = True
             for what, items in (("variant", variant), ("params", params)):
                 for k, v in items.items():
@@ -580,8 +581,6 @@ def is_scheduler_address(v: str) -> bool:
 def _uids_ok(v: str) -> bool:
     if v in ("auto", "off"):
         return True
-    from referee.sandbox import parse_uid_range
-
     try:
         parse_uid_range(v)
         return True

@@ -57,7 +57,7 @@ def aec_env(game: str, players: int | None = None, seed: int | None = None, *, r
     played instead). ``ValueError`` for an unknown game, player count or
     option; ``ImportError`` without the ``envs`` extra."""
     _need("pettingzoo")
-    from .aec import CardGameEnv
+    from .aec import CardGameEnv  # imported here: PettingZoo is an optional extra ([envs])
 
     if game not in GAMES:
         raise ValueError(f"unknown game {game!r} (known: {', '.join(GAMES)})")
@@ -69,7 +69,7 @@ def parallel_env(game: str, players: int | None = None, seed: int | None = None,
     """:func:`aec_env` as a PettingZoo ``ParallelEnv`` (PettingZoo's
     turn-based conversion: every agent gives an action each step; only the
     seat to act has a non-zero action mask, and only its action is taken)."""
-    from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+    from pettingzoo.utils.conversions import turn_based_aec_to_parallel  # an optional extra ([envs])
 
     return turn_based_aec_to_parallel(aec_env(game, players, seed, **kw))
 
@@ -79,7 +79,7 @@ def single_agent_env(game: str, players: int | None = None, seat: int = 0,
     """A Gymnasium ``Env`` for seat ``seat`` of ``game``; the other seats are
     played by ``opponents`` (see :class:`referee.envs.single.SingleAgentEnv`)."""
     _need("gymnasium")
-    from .single import SingleAgentEnv
+    from .single import SingleAgentEnv  # imported here: Gymnasium is an optional extra ([envs])
 
     return SingleAgentEnv(game, players, seat, opponents, seed, **kw)
 
@@ -87,7 +87,7 @@ def single_agent_env(game: str, players: int | None = None, seat: int = 0,
 def observation_policy(fn: Callable[[dict], int]):
     """Mark ``fn`` (observation dict -> action index) as a policy over these
     observations, for :func:`single_agent_env`'s ``opponents``."""
-    from .single import ObservationPolicy
+    from .single import ObservationPolicy  # imported here: .single needs Gymnasium, an optional extra
 
     return ObservationPolicy(fn)
 

@@ -12,6 +12,7 @@ from gymnasium import spaces
 
 from cardgames.v1 import referee_pb2 as pb
 from referee.local import random_policy
+from sample_bots.heuristics import chooser
 
 from .table import Table, new_seed, split_options
 
@@ -32,8 +33,6 @@ class ObservationPolicy:
 def heuristic(game: str) -> Callable[[pb.DecisionRequest], pb.Action]:
     """The sample heuristic bot's ``choose`` for ``game``
     (sample_bots/heuristics/<game>.py). ``LookupError`` if there is none."""
-    from sample_bots.heuristics import chooser
-
     fn = chooser(game)
     if fn is None:
         raise LookupError(f"no sample heuristic for {game}")

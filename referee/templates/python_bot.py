@@ -11,25 +11,20 @@ its own, ``unix:PATH``, or ``HOST:PORT``) and hands it its token on the
 inherited descriptor whose number is in ``REFEREE_TOKEN_FD`` (read once, then
 closed: see :func:`token_from_environment`); connecting on its own it takes
 ``REFEREE_TOKEN`` (run by hand: ``--token T``). It needs only ``grpcio`` and the generated ``cardgames.v1`` stubs that come
-with the referee package. Write your strategy in :func:`choose`.
+with the referee package. Write your strategy in :func:`choose`; the
+connection to the referee is the part in the middle (:func:`parse_args`,
+:func:`run`), the same code as the referee's own Python sample bots.
 """
 
 from __future__ import annotations
 
-import argparse
-import os
-import queue
 import random
-import sys
-from typing import Iterator
 
-import grpc
+# --------------------------------------------------------------------------- the connection to the referee
+__BOTLIB__
 
-# A 4-player Dou Dizhu lead can list ~100k legal actions (several MB): accept up to 64 MiB.
-CHANNEL_OPTIONS = [("grpc.max_receive_message_length", 64 * 1024 * 1024)]
 
-from cardgames.v1 import referee_pb2 as pb, referee_pb2_grpc
-
+# --------------------------------------------------------------------------- your bot
 BOT_NAME = "__BOT_NAME__"
 BOT_VERSION = "0.1.0"
 
@@ -51,85 +46,11 @@ def choose(req: pb.DecisionRequest, started: pb.MatchStarted | None, rng: random
     return rng.choice(list(req.legal_actions))
 
 
-def token_from_environment() -> str | None:
-    """The token the referee handed over: read from the descriptor named by
-    ``REFEREE_TOKEN_FD`` (a bot it launched: read to the end, then closed;
-    the token is never in the environment nor on a command line, where other
-    processes could read it), else ``REFEREE_TOKEN`` (a bot connecting on its own)."""
-    fd = os.environ.pop("REFEREE_TOKEN_FD", None)
-    if not fd:
-        return os.environ.get("REFEREE_TOKEN")
-    chunks = []
-    while chunk := os.read(int(fd), 4096):
-        chunks.append(chunk)
-    os.close(int(fd))
-    return b"".join(chunks).decode().strip()
-
-
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=f"{BOT_NAME}: a card-game bot for the referee")
-    ap.add_argument("--referee", required=True, help="referee address HOST:PORT or unix:PATH")
-    ap.add_argument("--token", default=None,
-                    help="token (default: from the descriptor $REFEREE_TOKEN_FD names, as the referee hands "
-                    "it to the bots it launches, else $REFEREE_TOKEN)")
-    ap.add_argument("--name", default=BOT_NAME, help="bot name shown on the leaderboard")
-    ap.add_argument("--seed", type=int, default=None, help="seed of the bot's own RNG")
-    ap.add_argument("--tls-ca", default=None, help="PEM file of the CA to trust (TLS referees)")
-    args = ap.parse_args(argv)
-    if args.token is None:
-        try:
-            args.token = token_from_environment()
-        except (ValueError, OSError) as e:
-            ap.error(f"cannot read the token from REFEREE_TOKEN_FD: {e}")
-    if not args.token:
-        ap.error("no token: set REFEREE_TOKEN or pass --token")
+    """Parse the command line, then play until the referee says Goodbye. Returns the exit code."""
+    args = parse_args(BOT_NAME, argv)
     rng = random.Random(args.seed)
-
-    # gRPC streams read requests from an iterator: feed it from a queue.
-    outbox: "queue.Queue[pb.BotMessage | None]" = queue.Queue()
-    outbox.put(pb.BotMessage(hello=pb.Hello(
-        bot_name=args.name, bot_version=BOT_VERSION, token=args.token, protocol_version=1,
-        games=[],  # [] = every game; or e.g. ["doudizhu"]
-        max_concurrent_matches=1)))
-
-    def outgoing() -> Iterator[pb.BotMessage]:
-        while (m := outbox.get()) is not None:
-            yield m
-
-    if args.tls_ca:
-        with open(args.tls_ca, "rb") as f:
-            channel = grpc.secure_channel(args.referee, grpc.ssl_channel_credentials(f.read()), options=CHANNEL_OPTIONS)
-    else:
-        channel = grpc.insecure_channel(args.referee, options=CHANNEL_OPTIONS)
-    stub = referee_pb2_grpc.RefereeServiceStub(channel)
-    matches: dict[str, pb.MatchStarted] = {}
-    try:
-        for msg in stub.Connect(outgoing()):
-            which = msg.WhichOneof("msg")
-            if which == "match_started":
-                matches[msg.match_started.match_id] = msg.match_started
-            elif which == "decision_request":
-                req = msg.decision_request
-                action = choose(req, matches.get(req.match_id), rng)
-                outbox.put(pb.BotMessage(action_reply=pb.ActionReply(
-                    match_id=req.match_id, request_id=req.request_id, action=action)))
-            elif which == "action_result" and not msg.action_result.accepted:
-                r = msg.action_result
-                print(f"{args.name}: request {r.request_id} rejected: {r.fault} {r.rule} {r.message}",
-                      file=sys.stderr)
-            elif which == "match_ended":
-                matches.pop(msg.match_ended.match_id, None)
-            elif which == "goodbye":
-                break
-            # "welcome" and "event" need no answer
-    except grpc.RpcError as e:
-        if e.code() != grpc.StatusCode.CANCELLED:
-            print(f"{args.name}: connection ended: {e.code().name}: {e.details()}", file=sys.stderr)
-            return 1
-    finally:
-        outbox.put(None)
-        channel.close()
-    return 0
+    return run(lambda req, started: choose(req, started, rng), args, BOT_VERSION)
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from tournaments.details import store_summaries
+from tournaments.ladder_store import LadderStore
 from tournaments.live import environment as trueskill_environment
 from tournaments.rating import BoardRow, FitSummary, assemble, store_fit, store_totals
 from tournaments.spec import TrueSkillParams
@@ -87,8 +88,6 @@ def snapshot_key(store: Store, t: dict[str, Any]) -> tuple[int, str, int]:
     spec_digest = hashlib.sha256(t["spec_json"].encode()).hexdigest()[:16]
     seq = 0
     if is_ladder(json.loads(t["spec_json"])):
-        from tournaments.ladder_store import LadderStore
-
         seq = LadderStore(store, create=False).last_seq(int(t["id"]))
     return int(t["results_version"]), spec_digest, seq
 
@@ -240,8 +239,6 @@ def compute_snapshot(store: Store, t: dict[str, Any], kept_fit: bool = False) ->
         pairs[(b, a)] = (behind, ahead, n)
     entrants = None
     if is_ladder(spec):
-        from tournaments.ladder_store import LadderStore
-
         entrants = LadderStore(store, create=False).entrants(tid)
     snap = Snapshot(key, dict(t), spec, board, bots, unique_slugs(names), store.status_counts(tid),
                     store_summaries(store, t, spec), top, pairs, entrants, fit_stale=stale)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import json
 import logging
 import random
 import secrets
@@ -37,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from referee.cli import _bot_label
+from referee.clikit import bot_label
 from referee.games import GAME_IDS, UnknownGame, game_class, game_meta
 from referee.sandbox import Sandbox
 from referee.play import SeatPlan, play_match
@@ -141,8 +142,6 @@ def _int(form: Mapping[str, str], key: str, default: int | None, lo: int, hi: in
 
 def _key_values(text: str, key: str) -> dict[str, Any]:
     """``"rounds=3 first_dealer=1"`` -> ``{"rounds": 3, "first_dealer": 1}`` (JSON values, else strings)."""
-    import json
-
     out: dict[str, Any] = {}
     for item in text.replace(",", " ").split():
         k, sep, v = item.partition("=")
@@ -334,7 +333,7 @@ class Hall:
     def bot_choices(self) -> list[tuple[str, str]]:
         """``(value, label)`` of every bot the form offers (see :func:`parse_form`)."""
         out = [(f"sample:{n}", f"sample bot: {n}") for n in SAMPLES]
-        out += [(f"command:{i}", f"command {i + 1}: {_bot_label(c, i).rsplit('#', 1)[0]}")
+        out += [(f"command:{i}", f"command {i + 1}: {bot_label(c, i).rsplit('#', 1)[0]}")
                 for i, c in enumerate(self.commands)]
         out += [(f"external:{n}", f"external bot: {n}") for n, _ in self.external]
         return out
@@ -376,7 +375,7 @@ class Hall:
             if c.kind == "command":
                 if not c.value.isdigit() or int(c.value) >= len(self.commands):
                     raise FormError(f"seat{s}", f"seat {s}: no bot command #{c.value} on this server")
-                names.append(_bot_label(self.commands[int(c.value)], s))
+                names.append(bot_label(self.commands[int(c.value)], s))
             elif c.kind == "external" and c.value not in dict(self.external):
                 raise FormError(f"seat{s}", f"seat {s}: no external bot named {c.value!r} on this server")
             elif c.kind == "sample" and c.value not in SAMPLES:

@@ -1,0 +1,93 @@
+"""What a bot command line means: its argv (:func:`split_command`), where its
+program and files are (:func:`resolve_command`), whether it can start at all
+(:func:`check_command`), and what it must be able to read
+(:func:`readable_files`). Used by :mod:`referee.bots` to launch bots and by
+:mod:`referee.sandbox` to check them before a match."""
+
+from __future__ import annotations
+
+import errno
+import os
+import shlex
+import shutil
+import sys
+from pathlib import Path
+
+import grpc
+
+from cardgames.v1 import referee_pb2
+
+
+def split_command(command: str) -> list[str]:
+    """Split a bot command line; a leading ``python``/``python3`` becomes this
+    interpreter, so sample bots run in the referee's environment. Raises
+    ``ValueError`` for an empty command."""
+    argv = shlex.split(command)
+    if not argv:
+        raise ValueError("empty bot command")
+    if argv[0] in ("python", "python3"):
+        argv[0] = sys.executable
+    return argv
+
+
+_INTERPRETERS = ("python", "python3", "node", "nodejs", "ruby", "perl", "bash", "sh", "java", "deno", "bun")
+_SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".rb", ".pl", ".sh", ".ts", ".jar")
+
+
+def resolve_command(command: str, base: Path | None = None) -> list[str]:
+    """The argv a bot command runs as: the program found on PATH or, for a
+    path (``./mybot``, ``../bin/mybot``, ``.venv/bin/python``), made absolute
+    against ``base`` (the directory the user ran the command from, default the
+    current one); every later argument naming an existing file relative to
+    ``base`` made absolute too. The bot's own working directory never plays a
+    part. Raises ``ValueError`` (empty command) or ``FileNotFoundError`` /
+    ``PermissionError`` naming the program."""
+    argv = split_command(command)
+    base = Path(base or os.getcwd()).resolve()
+    prog = argv[0]
+    if os.sep in prog:
+        path = Path(prog) if os.path.isabs(prog) else base / prog
+        if not path.is_file():
+            raise FileNotFoundError(errno.ENOENT, f"program {prog!r} not found (relative paths are taken "
+                                    f"from {base})", prog)
+        if not os.access(path, os.X_OK):
+            raise PermissionError(errno.EACCES, f"program {prog!r} is not executable", prog)
+        argv[0] = os.path.normpath(str(path))
+    else:
+        found = shutil.which(prog)
+        if found is None:
+            raise FileNotFoundError(errno.ENOENT, f"program {prog!r} not found on PATH", prog)
+        argv[0] = found
+    return [argv[0]] + [str(base / a) if (not os.path.isabs(a) and not a.startswith("-") and (base / a).is_file())
+                        else a for a in argv[1:]]
+
+
+def check_command(command: str, cwd: Path | None = None) -> str | None:
+    """A reason why ``command`` cannot start a bot, or ``None`` if it looks
+    runnable: the program must be found (on PATH, or as a path relative to
+    ``cwd``, see :func:`resolve_command`) and executable, and for an
+    interpreter (``python``, ``node``, ...) a script argument that looks like
+    a file (``*.py``, ``*.js``, ...) must exist, relative to ``cwd``."""
+    base = Path(cwd or os.getcwd())
+    try:
+        argv = resolve_command(command, base)
+    except ValueError as e:
+        return str(e)
+    except OSError as e:
+        return e.strerror
+    name = Path(argv[0]).name
+    if name in _INTERPRETERS or name.startswith(("python", "node")):
+        script = next((a for a in argv[1:] if not a.startswith("-")), None)
+        if script and Path(script).suffix in _SCRIPT_SUFFIXES and not Path(script).is_file():
+            return f"script {script!r} not found (relative paths are taken from {base.resolve()})"
+    return None
+
+
+def readable_files(argv: list[str]) -> list[str]:
+    """What a bot started as ``argv`` must be able to read besides its program:
+    its existing file arguments and, for this Python, the referee's protocol
+    package and gRPC (the sample bots import them)."""
+    files = [a for a in argv[1:] if os.path.isabs(a) and os.path.isfile(a)]
+    if os.path.realpath(argv[0]) == os.path.realpath(sys.executable):
+        files += [referee_pb2.__file__, grpc.__file__]
+    return files
