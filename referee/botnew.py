@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import re
 from enum import Enum
 from importlib import resources
@@ -30,9 +29,8 @@ from pathlib import Path
 
 import typer
 
-import cardgames
 from referee.clikit import fail
-from referee.initcli import docs_dir
+from referee.installed import docs_dir, protos_dir
 
 #: a bot name: 1..64 characters, letters, digits, ``_``, ``.``, ``-``, not starting with ``.`` or ``-``
 NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$")
@@ -52,29 +50,6 @@ class Lang(str, Enum):
 
     python = "python"
     node = "node"
-
-
-def protos_dir() -> Path:
-    """Absolute path of the directory holding ``cardgames/v1/*.proto``.
-
-    ``$REFEREE_PROTOS`` if set (and only it). Otherwise the first of: the
-    ``protos/`` directory beside the installed ``referee`` package (a source
-    checkout or editable install), or the directory above an installed
-    ``cardgames`` package if the ``.proto`` files are shipped inside
-    ``cardgames/v1/``. Raises ``FileNotFoundError`` if no candidate holds
-    ``cardgames/v1/referee.proto`` (then set ``REFEREE_PROTOS``).
-    """
-    env = os.environ.get("REFEREE_PROTOS")
-    if env:
-        candidates = [Path(env).expanduser().resolve()]
-    else:
-        candidates = [_REPO / "protos", Path(cardgames.__file__).resolve().parent.parent]
-    for d in candidates:
-        if (d / "cardgames" / "v1" / "referee.proto").is_file():
-            return d
-    where = "$REFEREE_PROTOS" if env else "the referee installation"
-    raise FileNotFoundError(f"no cardgames/v1/referee.proto under {' or '.join(map(str, candidates))} ({where}); "
-                            "set REFEREE_PROTOS to the directory holding the referee's .proto files")
 
 
 def botlib_code() -> str:
@@ -110,7 +85,7 @@ def new_bot(name: str, lang: str = "python", directory: Path | str = ".") -> lis
     Raises ``ValueError`` for a bad name or language, ``FileExistsError`` if
     ``directory/name`` already exists (nothing is overwritten),
     ``FileNotFoundError`` for ``node`` when the ``.proto`` files cannot be
-    found (see :func:`protos_dir`). On any error no folder is left behind.
+    found (see :func:`referee.installed.protos_dir`). On any error no folder is left behind.
     """
     if not NAME_RE.match(name):
         raise ValueError(f"bad bot name {name!r}: use 1..64 letters, digits, '_', '.', '-' "

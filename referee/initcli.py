@@ -24,35 +24,18 @@ from __future__ import annotations
 
 import shlex
 import shutil
-from importlib import metadata
 from pathlib import Path
 
 import typer
+
+import sample_bots
+import tournaments
+from referee.installed import docs_dir, protos_dir
 
 #: directories of build products, never copied out of ``sample_bots/``
 SKIPPED_DIRS = {"node_modules", "build", "__pycache__"}
 #: the example the printed next command runs
 FIRST_EXAMPLE = "tournaments/examples/doudizhu.toml"
-
-_REPO = Path(__file__).resolve().parent.parent
-
-
-def docs_dir() -> Path | None:
-    """The installed documentation's directory, or ``None`` if there is none.
-
-    From a wheel: ``<prefix>/share/doc/cardgame-referee/``, found through the
-    distribution's list of installed files (any install scheme). From a source
-    checkout: the repository's ``docs/``.
-    """
-    try:
-        files = metadata.distribution("cardgame-referee").files or []
-    except metadata.PackageNotFoundError:
-        files = []
-    for f in files:
-        if f.name == "protocol.md" and f.parent.parts[-2:] == ("doc", "cardgame-referee"):
-            return Path(f.locate()).resolve().parent
-    checkout = _REPO / "docs"
-    return checkout if (checkout / "protocol.md").is_file() else None
 
 
 def _tree(src: Path, dest: str) -> list[tuple[Path, str]]:
@@ -69,12 +52,8 @@ def example_files() -> list[tuple[Path, str]]:
     """What ``referee init`` copies: ``(source file, POSIX path relative to DIR)`` pairs.
 
     Raises ``FileNotFoundError`` if the installation lacks the ``.proto`` files
-    (see :func:`referee.botnew.protos_dir`).
+    (see :func:`referee.installed.protos_dir`).
     """
-    import sample_bots
-    import tournaments
-    from referee.botnew import protos_dir
-
     examples = Path(tournaments.__file__).resolve().parent / "examples"
     files = [(p, f"tournaments/examples/{p.relative_to(examples).as_posix()}")
              for p in sorted(examples.rglob("*.toml"))]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import PY, ROOT
-from referee.bots import check_command
+from referee.botcommand import check_command
 from referee.initcli import init_examples
 
 
