@@ -11,6 +11,7 @@ from rich.console import Console
 from typer.core import TyperGroup
 
 from referee.games import GAME_IDS
+from referee.outcomes import MatchStatus
 
 app = typer.Typer(
     name="referee",
@@ -239,7 +240,7 @@ def match(
 
         print_summary(outcome)
         _print_replay(outcome.log_path)
-    if outcome.status != "complete":
+    if outcome.status is not MatchStatus.COMPLETE:
         raise typer.Exit(1)
 
 
@@ -978,7 +979,7 @@ def tournament_status(
         stale = store.lease(t["id"]) if state == "interrupted" else None
     except StorageError as e:
         _fail(str(e), 1)
-    aborted, void = counts.get("aborted", 0), counts.get("void", 0)
+    aborted, void = counts.get(MatchStatus.ABORTED, 0), counts.get(MatchStatus.VOID, 0)
     import json
 
     is_ladder = json.loads(t["spec_json"]).get("schedule") == "ladder"

@@ -29,6 +29,7 @@ from google.protobuf import json_format
 
 from cardgames.v1 import admin_pb2, admin_pb2_grpc
 from referee.bots import BotProcess, Limits
+from referee.outcomes import MatchStatus
 from referee.runner import FaultRecord, MatchSpec
 
 
@@ -48,10 +49,10 @@ class RemoteSeat:
 @dataclass
 class RemoteOutcome:
     """A finished remote match, with the attributes the tournament runner reads
-    from a :class:`referee.runner.MatchOutcome` (``status`` is its value)."""
+    from a :class:`referee.runner.MatchOutcome`."""
 
     match_id: str
-    status: str
+    status: MatchStatus
     result: dict[str, Any]
     log_path: str | None
     decisions: int
@@ -138,7 +139,7 @@ class RemoteReferee:
         result = res.get("result", {})
         known = set(FaultRecord.__dataclass_fields__)
         faults = [FaultRecord(**{k: v for k, v in f.items() if k in known}) for f in result.get("faults", [])]
-        return RemoteOutcome(match_id=res.get("match_id", ""), status=result.get("status", "aborted"),
+        return RemoteOutcome(match_id=res.get("match_id", ""), status=MatchStatus(result.get("status", "aborted")),
                              result=result, log_path=res.get("log_path") or None,
                              decisions=int(result.get("decisions", 0)), elapsed_s=time.monotonic() - t0,
                              faults=faults)

@@ -78,6 +78,7 @@ from referee import __version__
 from referee.oplog import BOT_NAME_MAX, OperatorLog, valid_bot_name
 from referee.protocol import PROTOCOL_VERSION
 from referee.clocks import DEFAULT_STALL_THRESHOLD_MS, StallMonitor
+from referee.outcomes import FaultKind
 from referee.runner import BasicSeatLink, MatchOutcome, MatchSpec, StrayReporter, run_match
 
 DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024
@@ -148,7 +149,7 @@ class BotConnection:
         self.close_reason = ""
         #: a write to this bot did not complete in time: it does not read its stream
         self.not_reading = False
-        self.unattributed: list[tuple[str, str]] = []  # (kind, detail) not tied to a match
+        self.unattributed: list[tuple[FaultKind, str]] = []  # (kind, detail) not tied to a match
 
     @property
     def free(self) -> bool:
@@ -260,7 +261,7 @@ class BotConnection:
         now = time.monotonic()
         if not msg.HasField("action_reply"):
             which = msg.WhichOneof("msg")
-            self._stray(None, "unexpected_message", f"unexpected {which or 'empty'} message")
+            self._stray(None, FaultKind.UNEXPECTED_MESSAGE, f"unexpected {which or 'empty'} message")
             return False
         r = msg.action_reply
         p = self.pending.get(r.request_id)
@@ -271,14 +272,14 @@ class BotConnection:
                 self.answered.pop(next(iter(self.answered)))
             return True
         if self.expired.get(r.request_id) == r.match_id:
-            self._stray(r, "late_reply", f"request {r.request_id} had expired")
+            self._stray(r, FaultKind.LATE_REPLY, f"request {r.request_id} had expired")
         elif self.answered.get(r.request_id) == r.match_id:
-            self._stray(r, "unknown_request", f"request {r.request_id} was already answered")
+            self._stray(r, FaultKind.UNKNOWN_REQUEST, f"request {r.request_id} was already answered")
         else:
-            self._stray(r, "unknown_request", f"no pending request {r.request_id} in match {r.match_id!r}")
+            self._stray(r, FaultKind.UNKNOWN_REQUEST, f"no pending request {r.request_id} in match {r.match_id!r}")
         return False
 
-    def _stray(self, r: pb.ActionReply | None, kind: str, detail: str) -> None:
+    def _stray(self, r: pb.ActionReply | None, kind: FaultKind, detail: str) -> None:
         self.strays += 1
         seat = self.seats.get(r.match_id) if r is not None else None
         if seat is not None and seat.reporter is not None:

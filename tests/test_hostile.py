@@ -31,7 +31,7 @@ CONNECT = "/cardgames.v1.RefereeService/Connect"
 
 #: faults of a seat whose bot went away: treated as timing out on every later
 #: request, forfeited after max_faults (5)
-DISCONNECTED = ["disconnect"] + ["timeout"] * 4 + ["forfeit"]
+DISCONNECTED = ["disconnect"] + ["absent"] * 4 + ["forfeit"]
 
 
 def spec(match_id: str, seed: int, **kw: Any) -> MatchSpec:
@@ -125,7 +125,7 @@ def test_garbage_bytes_drop_the_connection_and_the_seat_plays_fallbacks(tmp_logs
 
     out, got, code, clean, conns = run(with_referee(tmp_logs, body))
     only_seat0(out)
-    assert [f.kind for f in out.faults] == DISCONNECTED  # later decisions time out at once, then forfeit
+    assert [f.kind for f in out.faults] == DISCONNECTED  # later decisions absent at once, then forfeit
     assert got.count("decision_request") == 1 and "match_ended" not in got  # nothing after the garbage
     assert code == grpc.StatusCode.INTERNAL  # told why, not a bare end of stream
     assert conns and conns[0].closed.is_set() and conns[0].close_reason.startswith("read failed")

@@ -47,6 +47,7 @@ from typing import Any, Protocol
 from referee.bots import BotProcess, Limits
 from referee.play import SeatPlan, launch, play_match, private_log_dir
 from referee.remote import RemoteReferee, RemoteSeat
+from referee.outcomes import MatchStatus
 from referee.runner import MatchSpec
 from referee.sandbox import Sandbox, SandboxError, prepare
 from referee.service import Referee
@@ -110,7 +111,7 @@ class FinishedMatch:
     :meth:`referee.runner.MatchOutcome.to_json`."""
 
     index: int
-    status: str  # complete | aborted (referee.runner.MatchStatus values)
+    status: MatchStatus
     result: dict[str, Any]
     decisions: int
     elapsed_s: float
@@ -207,7 +208,7 @@ async def _play(ref: Referee, job: MatchJob, log_dir: Path, log_path: Path, sand
 
 
 def _finished(job: MatchJob, outcome: Any, **kw: Any) -> FinishedMatch:
-    return FinishedMatch(job.index, str(outcome.status), outcome.to_json(), outcome.decisions, outcome.elapsed_s,
+    return FinishedMatch(job.index, outcome.status, outcome.to_json(), outcome.decisions, outcome.elapsed_s,
                          reason=outcome.reason, **kw)
 
 
@@ -287,7 +288,7 @@ class RemoteExecutor:
             seats = [RemoteSeat(token=s.token if s.external else None, command=None if s.external else s.command)
                      for s in job.seats]
             out = await self.remote.play(job.spec, seats, self.log_dir, job.limits, job.connect_timeout_s)
-            return FinishedMatch(job.index, str(out.status), out.to_json(), out.decisions, out.elapsed_s,
+            return FinishedMatch(job.index, out.status, out.to_json(), out.decisions, out.elapsed_s,
                                  reason=str(out.result.get("reason", "")), remote_log=out.log_path,
                                  worker="remote")
 
