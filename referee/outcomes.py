@@ -27,7 +27,7 @@ class MatchStatus(enum.StrEnum):
 
     #: played to the end: there is a result
     COMPLETE = "complete"
-    #: stopped by a referee-side failure (an engine error, the decision bound): no result
+    #: stopped by a referee-side failure (an engine error, the decision bound, its own I/O): no result
     ABORTED = "aborted"
     #: no seat's bot ever connected: not played, no result, never rated
     VOID = "void"

@@ -169,6 +169,9 @@ class MatchOutcome:
     #: decisions timed out by the referee's own stalls (``harness`` faults), and the
     #: referee's stall figures during the match (ms): loop lag and request write delay
     harness: dict[str, float] = field(default_factory=dict)
+    #: aborted because the referee's own I/O failed (engines do none): the error, which
+    #: callers treat as a storage failure, not as a bad match (``reason`` has its text)
+    storage_error: OSError | None = None
 
     @property
     def rating_weight(self) -> float:
@@ -500,6 +503,7 @@ class MatchRunner:
         self.decisions = 0
         self.status = MatchStatus.COMPLETE
         self.reason = ""
+        self.storage_error: OSError | None = None
         # per seat whose bot bundles events: its events until its next request
         # or MatchEnded; None for a seat that gets them one by one
         self.bundled: list[list[pb.Event] | None] = [[] if ln.bundle_events else None for ln in links]
@@ -523,8 +527,9 @@ class MatchRunner:
                     self.abort(f"more than {self.max_decisions} decisions")
                     break
                 await self.decide(seat)
-        except Exception as e:  # an engine bug: record it, do not take the referee down
-            self.abort(f"{type(e).__name__}: {e}")
+        except Exception as e:  # an engine bug or the referee's own I/O: record it, do not take the referee down
+            storage = isinstance(e, OSError) and not isinstance(e, (ConnectionError, TimeoutError))
+            self.abort(f"{type(e).__name__}: {e}", e if storage else None)
         return await self.finish()
 
     async def start(self) -> None:
@@ -714,10 +719,12 @@ class MatchRunner:
         self.fault(FaultRecord(seat, kind, message=f"reply to request {request_id}", request_id=request_id))
         self.log.write({"type": "stray", "seat": seat, "kind": kind, "request_id": request_id})
 
-    def abort(self, reason: str) -> None:
-        """End the match without a result (a referee-side failure)."""
+    def abort(self, reason: str, storage_error: OSError | None = None) -> None:
+        """End the match without a result (a referee-side failure); ``storage_error``:
+        the failure was the referee's own I/O (see :attr:`MatchOutcome.storage_error`)."""
         self.status = MatchStatus.ABORTED
         self.reason = reason
+        self.storage_error = storage_error
 
     async def flush_events(self) -> None:
         """Log and deliver the events the engine produced since the last call:
@@ -760,7 +767,7 @@ class MatchRunner:
                        "max_write_delay_ms": round(self.max_write_delay_ms, 1)}
         outcome = MatchOutcome(spec, self.status, result, self.faults, sorted(self.forfeited), self.decisions,
                                str(self.log_path) if self.log_path else None, time.monotonic() - self.t0,
-                               self.reason, harness)
+                               self.reason, harness, self.storage_error)
         self.log.write({"type": "result", **outcome.to_json()})
         self.log.close()
         results = [pb.SeatResult(seat=s, score=result.scores[s], rank=result.ranks[s],

@@ -116,6 +116,8 @@ class FinishedMatch:
     decisions: int
     elapsed_s: float
     reason: str = ""  # why it was aborted
+    #: aborted because the referee's own I/O failed (``MatchOutcome.storage_error``)
+    storage_error: OSError | None = None
     log_file: Path | None = None
     log: bytes | None = None
     files: dict[str, bytes] = field(default_factory=dict)
@@ -209,7 +211,7 @@ async def _play(ref: Referee, job: MatchJob, log_dir: Path, log_path: Path, sand
 
 def _finished(job: MatchJob, outcome: Any, **kw: Any) -> FinishedMatch:
     return FinishedMatch(job.index, outcome.status, outcome.to_json(), outcome.decisions, outcome.elapsed_s,
-                         reason=outcome.reason, **kw)
+                         reason=outcome.reason, storage_error=outcome.storage_error, **kw)
 
 
 class LocalExecutor:

@@ -383,8 +383,8 @@ async def _play_all(spec: TournamentSpec, store: Store, tid: int, me: LeaseHolde
                 fm = await ex.play(job)
         except OSError as e:  # the log could not even be created
             raise _log_error(part, e) from None
-        if fm.status is MatchStatus.ABORTED and fm.reason.startswith("OSError"):  # I/O in the referee: engines do none
-            raise StorageError(f"match log {part}: {fm.reason.split(': ', 1)[-1]} (log directory {log_dir}); "
+        if fm.storage_error is not None:  # the referee's own I/O failed (engines do none)
+            raise StorageError(f"match log {part}: {fm.storage_error} (log directory {log_dir}); "
                                "free space or fix the directory, then continue with --resume")
         result = fm.result
         if fm.worker != "local":
