@@ -36,7 +36,7 @@ one token in two seats of a match      needs two connections: one connection
                                        never holds two seats of a match
 disconnects                            the seat waits for a new connection of
                                        its token while its clock runs; not
-                                       back: fallback actions (timeouts)
+                                       back: fallback actions (``absent``)
 never connects                         no-show: forfeited; nobody: void match
 =====================================  =========================================
 
