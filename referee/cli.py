@@ -43,6 +43,7 @@ from referee.games import GAME_IDS, UnknownGame, game_class
 from referee.initcli import init
 from referee.laddercli import ladder_app
 from referee.oplog import stderr_log
+from referee.outcomes import MatchStatus
 from referee.play import play_launched
 from referee.protocol import PROTOCOL_VERSION
 from referee.remote import RemoteError, RemoteReferee, RemoteSeat, new_match_id, play_and_fetch, seat_names_in_log
@@ -236,7 +237,7 @@ def match(
     else:
         print_summary(outcome)
         _print_replay(outcome.log_path)
-    if outcome.status != "complete":
+    if outcome.status is not MatchStatus.COMPLETE:
         raise typer.Exit(1)
 
 
@@ -774,7 +775,7 @@ def tournament_status(
         stale = store.lease(t["id"]) if state == "interrupted" else None
     except StorageError as e:
         fail(str(e), 1)
-    aborted, void = counts.get("aborted", 0), counts.get("void", 0)
+    aborted, void = counts.get(MatchStatus.ABORTED, 0), counts.get(MatchStatus.VOID, 0)
     is_ladder = json.loads(t["spec_json"]).get("schedule") == "ladder"
     print(f"{t['name']}: {t['game']}, {sum(counts.values())}/{t['total_matches']} matches done, status {state}, "
           f"aborted {aborted}" + (f", void {void}" if void else ""))

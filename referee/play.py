@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from referee.bots import BotProcess, Limits
+from referee.outcomes import FaultKind
 from referee.sandbox import Sandbox
 from referee.runner import FaultRecord, MatchOutcome, MatchSpec
 from referee.service import Referee
@@ -97,11 +98,12 @@ async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_d
                                  hello_names=hello_names,
                                  close_tokens={tokens[s] for s in own}, gone=gone, cpu_meters=meters,
                                  hide_log=not sandbox.uids and (bool(own) or any(p.process for p in seats)))
-        crashes = [FaultRecord(s, "crash", message=why) for s, why in failed.items()]
+        crashes = [FaultRecord(s, FaultKind.CRASH, message=why) for s, why in failed.items()]
         for s, plan in enumerate(seats):
             proc = own.get(s) or plan.process
             rc = proc.poll() if proc is not None else None
-            if rc is None and proc is not None and any(f.seat == s and f.kind == "disconnect" for f in outcome.faults):
+            if rc is None and proc is not None and any(f.seat == s and f.kind == FaultKind.DISCONNECT
+                                                       for f in outcome.faults):
                 # its stream closed as it died: the rest of the match can take less time than
                 # the kernel needs to turn the dying process into an exit status
                 rc = await asyncio.to_thread(_exit_status_within, proc, CRASH_GRACE_S)
@@ -112,7 +114,7 @@ async def play_match(ref: Referee, spec: MatchSpec, seats: list[SeatPlan], log_d
                     if rc is None:
                         rc = -signal.SIGKILL  # the OOM killer's signal; the process is on its way out
             if rc not in (None, 0):
-                crashes.append(FaultRecord(s, "crash", message=proc.crash_message(rc)))
+                crashes.append(FaultRecord(s, FaultKind.CRASH, message=proc.crash_message(rc)))
         outcome.faults.extend(crashes)
         if log_path.exists():
             with log_path.open("a", encoding="utf-8") as f:  # the runner closed the log before exit codes existed

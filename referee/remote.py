@@ -34,8 +34,9 @@ from google.protobuf import json_format
 from cardgames.v1 import admin_pb2, admin_pb2_grpc
 from referee.bots import BotProcess, Limits
 from referee.engine import MatchResult
+from referee.outcomes import MatchStatus
 from referee.play import CRASH_GRACE_S
-from referee.runner import FaultRecord, MatchOutcome, MatchSpec, MatchStatus
+from referee.runner import FaultRecord, MatchOutcome, MatchSpec
 
 
 class RemoteError(RuntimeError):
@@ -56,10 +57,10 @@ class RemoteSeat:
 @dataclass
 class RemoteOutcome:
     """A finished remote match, with the attributes the tournament runner reads
-    from a :class:`referee.runner.MatchOutcome` (``status`` is its value)."""
+    from a :class:`referee.runner.MatchOutcome`."""
 
     match_id: str
-    status: str
+    status: MatchStatus
     result: dict[str, Any]
     log_path: str | None
     decisions: int
@@ -216,7 +217,7 @@ class RemoteReferee:
                 log_path, fetched = str(log), True
             except (RemoteError, OSError):
                 pass
-        return RemoteOutcome(match_id=res.get("match_id", ""), status=result.get("status", "aborted"),
+        return RemoteOutcome(match_id=res.get("match_id", ""), status=MatchStatus(result.get("status", "aborted")),
                              result=result, log_path=log_path,
                              decisions=int(result.get("decisions", 0)), elapsed_s=time.monotonic() - t0,
                              faults=faults, log_fetched=fetched)

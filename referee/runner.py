@@ -13,11 +13,13 @@ Per decision (``DecisionRequest``):
   announced like any other action; after ``max_faults`` faults the seat is
   forfeited. Policy ``forfeit``: the first fault forfeits the seat;
 * a forfeited or disconnected seat is no longer asked: the referee plays the
-  fallback action for it at once. A disconnected seat is treated as timing
-  out on every later request (a ``disconnect`` fault, then ``timeout``
-  faults, recorded without waiting the clock out), so the policy forfeits
-  it like any other; a forfeited seat is
+  fallback action for it at once. A disconnected seat gets a fault for
+  every later request it is not back for (a ``disconnect`` fault, then an
+  ``absent`` fault per decision), so the policy forfeits it like any other;
+  a forfeited seat is
   ranked last whatever its score, and its team loses in partnership games.
+
+Fault kinds and match statuses are the enums of :mod:`referee.outcomes`.
 
 Every match writes a JSON Lines log (see :class:`MatchLog`) from which the
 match can be replayed exactly (:func:`replay_log`).
@@ -26,7 +28,6 @@ match can be replayed exactly (:func:`replay_log`).
 from __future__ import annotations
 
 import asyncio
-import enum
 import json
 import os
 import time
@@ -41,6 +42,7 @@ from cardgames.v1 import referee_pb2 as pb
 from referee.clocks import CPU_WALL_CAP, StallMonitor, ask_on_cpu_clock
 from referee.engine import Action, Game, IllegalAction, MatchResult, RatingOutcome, seeded_rng
 from referee.games import game_class
+from referee.outcomes import IGNORED_FAULTS, FaultKind, MatchStatus
 from referee.protocol import (
     MalformedAction,
     action_from_pb,
@@ -121,12 +123,12 @@ class MatchSpec:
 
 @dataclass
 class FaultRecord:
-    """One fault: ``kind`` in timeout/illegal/late_reply/unknown_request/disconnect/
-    not_reading/no_show/crash/forfeit/harness (``harness``: no answer in time while
-    the referee itself stalled, see :class:`referee.clocks.StallMonitor`)."""
+    """One fault of ``seat``, of a :class:`~referee.outcomes.FaultKind`
+    (``harness``: no answer in time while the referee itself stalled, see
+    :class:`referee.clocks.StallMonitor`)."""
 
     seat: int
-    kind: str
+    kind: FaultKind
     rule: str = ""
     message: str = ""
     request_id: int = 0
@@ -137,19 +139,6 @@ class FaultRecord:
                         request_id=self.request_id)
 
 
-class MatchStatus(enum.StrEnum):
-    """How a match ended (stored and logged as its value)."""
-
-    #: played to the end: there is a result
-    COMPLETE = "complete"
-    #: stopped by a referee-side failure (an engine error, the decision bound): no result
-    ABORTED = "aborted"
-    #: no seat's bot ever connected: not played, no result, never rated
-    VOID = "void"
-
-
-#: fault kinds recorded but not counted towards forfeit
-IGNORED_FAULTS = frozenset({"late_reply", "unknown_request", "harness"})
 #: characters a fault keeps of what a bot sent: an illegal action's message (which may
 #: quote the action), the bot's reply in the match log's decision line
 FAULT_TEXT_CHARS = 2000
@@ -180,13 +169,16 @@ class MatchOutcome:
     #: decisions timed out by the referee's own stalls (``harness`` faults), and the
     #: referee's stall figures during the match (ms): loop lag and request write delay
     harness: dict[str, float] = field(default_factory=dict)
+    #: aborted because the referee's own I/O failed (engines do none): the error, which
+    #: callers treat as a storage failure, not as a bad match (``reason`` has its text)
+    storage_error: OSError | None = None
 
     @property
     def rating_weight(self) -> float:
         """1.0 for a match the referee played cleanly; less by the share of
         decisions that were decided by a fallback because the referee stalled
         (``harness`` faults): ratings weigh the match by it."""
-        n = sum(1 for f in self.faults if f.kind == "harness")
+        n = sum(1 for f in self.faults if f.kind == FaultKind.HARNESS)
         return round(max(0.0, 1.0 - n / self.decisions), 4) if n and self.decisions else 1.0
 
     @property
@@ -227,8 +219,8 @@ class StrayReporter:
         self._runner = runner
         self.seat = seat
 
-    def stray(self, kind: str, request_id: int) -> None:
-        """Record a stray reply of kind ``kind`` to request ``request_id``."""
+    def stray(self, kind: FaultKind, request_id: int) -> None:
+        """Record a stray reply of kind ``kind`` (``late_reply``, ``unknown_request``) to request ``request_id``."""
         self._runner.stray(self.seat, kind, request_id)
 
 
@@ -519,6 +511,7 @@ class MatchRunner:
         self.decisions = 0
         self.status = MatchStatus.COMPLETE
         self.reason = ""
+        self.storage_error: OSError | None = None
         # per seat whose bot bundles events: its events until its next request
         # or MatchEnded; None for a seat that gets them one by one
         self.bundled: list[list[pb.Event] | None] = [[] if ln.bundle_events else None for ln in links]
@@ -542,8 +535,9 @@ class MatchRunner:
                     self.abort(f"more than {self.max_decisions} decisions")
                     break
                 await self.decide(seat)
-        except Exception as e:  # an engine bug: record it, do not take the referee down
-            self.abort(f"{type(e).__name__}: {e}")
+        except Exception as e:  # an engine bug or the referee's own I/O: record it, do not take the referee down
+            storage = isinstance(e, OSError) and not isinstance(e, (ConnectionError, TimeoutError))
+            self.abort(f"{type(e).__name__}: {e}", e if storage else None)
         except asyncio.CancelledError:  # stopped (Ctrl-C, SIGTERM): the log so far, under its name
             self.log.close_quietly()
             raise
@@ -565,17 +559,18 @@ class MatchRunner:
                 fault_policy=spec.fault_policy)))
         for s, link in enumerate(self.links):
             if getattr(link, "no_show", False):  # never connected: forfeited before the first decision
-                self.faults.append(FaultRecord(s, "no_show", message=getattr(link, "why", "the bot never connected")))
+                why = getattr(link, "why", "the bot never connected")
+                self.faults.append(FaultRecord(s, FaultKind.NO_SHOW, message=why))
                 self.fault_count[s] += 1
                 self.forfeit(s)
-                self.log.write({"type": "fault", "seat": s, "kind": "no_show"})
+                self.log.write({"type": "fault", "seat": s, "kind": FaultKind.NO_SHOW})
 
     async def decide(self, seat: int) -> None:
         """One decision of ``seat``: asked (or its fallback played), applied, logged, events out.
 
         A disconnected seat's clock runs while the runner waits for its bot to
         come back (:meth:`SeatLink.wait_back`); back in time, it is asked with
-        what is left of its clock; not back, it gets a ``timeout`` fault (a
+        what is left of its clock; not back, it gets an ``absent`` fault (a
         ``disconnect`` fault the first time) and its fallback, so the fault
         policy forfeits it like any other."""
         game, link = self.game, self.links[seat]
@@ -585,14 +580,14 @@ class MatchRunner:
             first = seat not in self.disconnected_noted
             self.disconnected_noted.add(seat)
             if first:
-                self.fault(FaultRecord(seat, "disconnect", message="bot is not connected"))
+                self.fault(FaultRecord(seat, FaultKind.DISCONNECT, message="bot is not connected"))
             if seat not in self.forfeited:
                 away_ms = await link.wait_back((self.spec.clock_of(seat)[0] + self.bank[seat]) / 1000.0)
                 if not link.connected:
                     self.charge(seat, away_ms)
                     if not first:
-                        self.fault(FaultRecord(seat, "timeout", message=f"bot is not connected ({away_ms:.0f} ms)",
-                                               elapsed_ms=away_ms))
+                        self.fault(FaultRecord(seat, FaultKind.ABSENT,
+                                               message=f"bot is not connected ({away_ms:.0f} ms)", elapsed_ms=away_ms))
         if seat in self.forfeited or not link.connected:
             applied = game.fallback_action()
             game.apply(seat, applied)  # the fallback action is legal by construction
@@ -681,10 +676,10 @@ class MatchRunner:
                 game.apply(seat, sent)
                 return Ruling(sent, sent)
             except MalformedAction as e:
-                fault = FaultRecord(seat, "illegal", rule="PROTOCOL", message=capped(str(e)),
+                fault = FaultRecord(seat, FaultKind.ILLEGAL, rule="PROTOCOL", message=capped(str(e)),
                                     request_id=ask.request_id, elapsed_ms=ask.elapsed_ms)
             except IllegalAction as e:
-                fault = FaultRecord(seat, "illegal", rule=e.rule, message=capped(e.message),
+                fault = FaultRecord(seat, FaultKind.ILLEGAL, rule=e.rule, message=capped(e.message),
                                     request_id=ask.request_id, elapsed_ms=ask.elapsed_ms)
         fallback = game.fallback_action()
         game.apply(seat, fallback)  # legal by construction
@@ -698,20 +693,21 @@ class MatchRunner:
             if stalled > self.stalls.threshold_ms:
                 # the referee itself was not running for part of the bot's time: not the bot's fault
                 self.bank[seat] = ask.bank_before_ms
-                return FaultRecord(seat, "harness", message=f"no answer read in {elapsed:.0f} ms: the referee had "
+                return FaultRecord(seat, FaultKind.HARNESS,
+                                   message=f"no answer read in {elapsed:.0f} ms: the referee had "
                                    f"stalled for {stalled:.0f} ms at the deadline: not charged to the bot",
                                    request_id=rid, elapsed_ms=elapsed)
         if link.connected:
             cpu = self.spec.clock == "cpu" and self.cpu_meters[seat] is not None
-            return FaultRecord(seat, "timeout", message=f"no answer in {elapsed:.0f} ms"
+            return FaultRecord(seat, FaultKind.TIMEOUT, message=f"no answer in {elapsed:.0f} ms"
                                + (" CPU time" if cpu and ask.cpu_out else "")
                                + (f" (wall-clock cap of {CPU_WALL_CAP}x)" if cpu and not ask.cpu_out else ""),
                                request_id=rid, elapsed_ms=elapsed)
         self.disconnected_noted.add(seat)
         if getattr(link, "not_reading", False):
-            return FaultRecord(seat, "not_reading", message="the request could not be written in time: "
+            return FaultRecord(seat, FaultKind.NOT_READING, message="the request could not be written in time: "
                                "the bot does not read its stream", request_id=rid, elapsed_ms=elapsed)
-        return FaultRecord(seat, "disconnect", message="bot disconnected", request_id=rid, elapsed_ms=elapsed)
+        return FaultRecord(seat, FaultKind.DISCONNECT, message="bot disconnected", request_id=rid, elapsed_ms=elapsed)
 
     def fault(self, f: FaultRecord) -> None:
         """Record a fault; by the fault policy it may forfeit the seat."""
@@ -727,17 +723,19 @@ class MatchRunner:
         actions, and it ranks last (its team loses)."""
         if seat not in self.forfeited:
             self.forfeited.add(seat)
-            self.faults.append(FaultRecord(seat, "forfeit", message=f"after {self.fault_count[seat]} fault(s)"))
+            self.faults.append(FaultRecord(seat, FaultKind.FORFEIT, message=f"after {self.fault_count[seat]} fault(s)"))
 
-    def stray(self, seat: int, kind: str, request_id: int) -> None:
+    def stray(self, seat: int, kind: FaultKind, request_id: int) -> None:
         """A stray reply of ``seat`` (reported through its :class:`StrayReporter`)."""
         self.fault(FaultRecord(seat, kind, message=f"reply to request {request_id}", request_id=request_id))
         self.log.write({"type": "stray", "seat": seat, "kind": kind, "request_id": request_id})
 
-    def abort(self, reason: str) -> None:
-        """End the match without a result (a referee-side failure)."""
+    def abort(self, reason: str, storage_error: OSError | None = None) -> None:
+        """End the match without a result (a referee-side failure); ``storage_error``:
+        the failure was the referee's own I/O (see :attr:`MatchOutcome.storage_error`)."""
         self.status = MatchStatus.ABORTED
         self.reason = reason
+        self.storage_error = storage_error
 
     async def flush_events(self) -> None:
         """Log and deliver the events the engine produced since the last call:
@@ -774,13 +772,13 @@ class MatchRunner:
         harness: dict[str, float] = {}
         if self.stalls is not None:
             now = time.monotonic()
-            harness = {"timeouts": sum(1 for f in self.faults if f.kind == "harness"),
+            harness = {"timeouts": sum(1 for f in self.faults if f.kind == FaultKind.HARNESS),
                        "longest_stall_ms": round(self.stalls.stalled_ms(self.t0, now), 1),
                        "stalled_ms": round(self.stalls.total_stalled_ms(self.t0, now), 1),
                        "max_write_delay_ms": round(self.max_write_delay_ms, 1)}
         outcome = MatchOutcome(spec, self.status, result, self.faults, sorted(self.forfeited), self.decisions,
                                str(self.log_path) if self.log_path else None, time.monotonic() - self.t0,
-                               self.reason, harness)
+                               self.reason, harness, self.storage_error)
         self.log.write({"type": "result", **outcome.to_json()})
         self.log.close()
         results = [pb.SeatResult(seat=s, score=result.scores[s], rank=result.ranks[s],

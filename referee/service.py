@@ -36,7 +36,7 @@ one token in two seats of a match      needs two connections: one connection
                                        never holds two seats of a match
 disconnects                            the seat waits for a new connection of
                                        its token while its clock runs; not
-                                       back: fallback actions (timeouts)
+                                       back: fallback actions (``absent``)
 never connects                         no-show: forfeited; nobody: void match
 =====================================  =========================================
 
@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import enum
 import hashlib
 import hmac
 import itertools
@@ -80,6 +81,7 @@ from referee import __version__
 from referee.oplog import BOT_NAME_MAX, OperatorLog, valid_bot_name
 from referee.protocol import PROTOCOL_VERSION
 from referee.clocks import DEFAULT_STALL_THRESHOLD_MS, StallMonitor
+from referee.outcomes import FaultKind
 from referee.runner import BasicSeatLink, MatchOutcome, MatchSpec, StrayReporter, run_match
 
 DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024
@@ -105,6 +107,26 @@ KEEPALIVE_OPTIONS = [
     ("grpc.http2.max_pings_without_data", 0),
     ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
 ]
+
+
+class CloseKind(enum.StrEnum):
+    """Why a bot connection was closed, in one word: the operator log's
+    ``closed`` ``reason`` (:attr:`BotConnection.close_reason` says it in words)."""
+
+    #: a write did not complete in time, or too many messages waited: the bot does not read
+    NOT_READING = "not_reading"
+    #: too many stray messages
+    FLOOD = "flood"
+    #: the stream could not be read (undecodable bytes, a message too large)
+    READ_FAILED = "read_failed"
+    #: the stream could not be written (it is gone)
+    WRITE_FAILED = "write_failed"
+    #: the bot ended its stream (or gRPC ended the handler)
+    BOT_CLOSED = "bot_closed"
+    #: the referee closed it after the match it was launched for
+    MATCH_OVER = "match_over"
+    #: the referee is stopping
+    SHUTDOWN = "shutdown"
 
 
 class BotConnection:
@@ -148,9 +170,10 @@ class BotConnection:
         self.strays = 0
         self.max_strays = max_strays
         self.close_reason = ""
+        self.close_kind: CloseKind | None = None  # why it was closed (None: open)
         #: a write to this bot did not complete in time: it does not read its stream
         self.not_reading = False
-        self.unattributed: list[tuple[str, str]] = []  # (kind, detail) not tied to a match
+        self.unattributed: list[tuple[FaultKind, str]] = []  # (kind, detail) not tied to a match
 
     @property
     def free(self) -> bool:
@@ -187,14 +210,15 @@ class BotConnection:
         """``fut``'s message was not written within ``timeout_s``: close as not reading."""
         if not fut.done():
             self.not_reading = True
-            self.close(f"not reading: a message could not be written to the stream within {timeout_s * 1000:.0f} ms")
+            self.close(CloseKind.NOT_READING,
+                       f"not reading: a message could not be written to the stream within {timeout_s * 1000:.0f} ms")
 
     def _enqueue(self, msg: pb.RefereeMessage | bytes, fut: asyncio.Future | None) -> bool:
         if self.closed.is_set():
             return False
         if len(self._outbox) >= MAX_OUTBOX:
             self.not_reading = True
-            self.close(f"not reading: more than {MAX_OUTBOX} messages waiting to be written")
+            self.close(CloseKind.NOT_READING, f"not reading: more than {MAX_OUTBOX} messages waiting to be written")
             return False
         self._outbox.append((msg, fut))
         if self._writer is None:
@@ -219,18 +243,20 @@ class BotConnection:
                 # peer takes the data or the call ends; waiters bound their own wait
                 await self.ctx.write(msg)
             except Exception as e:  # stream gone
-                self.close(f"write failed: {type(e).__name__}")
+                self.close(CloseKind.WRITE_FAILED, f"write failed: {type(e).__name__}")
                 return
             finally:
                 self._writing = None
             if fut is not None and not fut.done():
                 fut.set_result(True)
 
-    def close(self, reason: str) -> None:
-        """Close the connection (once): pending requests get no answer, queued and
-        in-flight writes are reported as not written, the writer task ends."""
+    def close(self, kind: CloseKind, reason: str) -> None:
+        """Close the connection (once; the first ``kind`` and ``reason`` stand):
+        pending requests get no answer, queued and in-flight writes are
+        reported as not written, the writer task ends."""
         if self.closed.is_set():
             return
+        self.close_kind = kind
         self.close_reason = reason
         self.closed.set()
         for _, fut in self.pending.values():
@@ -245,24 +271,13 @@ class BotConnection:
         if self._wake is not None and not self._wake.done():
             self._wake.set_result(None)  # the writer task sees the close and ends
 
-    @property
-    def close_kind(self) -> str:
-        """The reason of the close as one word (operator log): ``not_reading``, ``flood``, ..."""
-        r = self.close_reason
-        for prefix, kind in (("not reading", "not_reading"), ("flood", "flood"), ("read failed", "read_failed"),
-                             ("write failed", "write_failed"), ("bot closed", "bot_closed"),
-                             ("match over", "match_over"), ("referee shutting down", "shutdown")):
-            if r.startswith(prefix):
-                return kind
-        return "other"
-
     def on_message(self, msg: pb.BotMessage) -> bool:
         """Route one message read from the stream (never raises); True if it
         answered a pending request (whose asker was woken)."""
         now = time.monotonic()
         if not msg.HasField("action_reply"):
             which = msg.WhichOneof("msg")
-            self._stray(None, "unexpected_message", f"unexpected {which or 'empty'} message")
+            self._stray(None, FaultKind.UNEXPECTED_MESSAGE, f"unexpected {which or 'empty'} message")
             return False
         r = msg.action_reply
         p = self.pending.get(r.request_id)
@@ -273,14 +288,14 @@ class BotConnection:
                 self.answered.pop(next(iter(self.answered)))
             return True
         if self.expired.get(r.request_id) == r.match_id:
-            self._stray(r, "late_reply", f"request {r.request_id} had expired")
+            self._stray(r, FaultKind.LATE_REPLY, f"request {r.request_id} had expired")
         elif self.answered.get(r.request_id) == r.match_id:
-            self._stray(r, "unknown_request", f"request {r.request_id} was already answered")
+            self._stray(r, FaultKind.UNKNOWN_REQUEST, f"request {r.request_id} was already answered")
         else:
-            self._stray(r, "unknown_request", f"no pending request {r.request_id} in match {r.match_id!r}")
+            self._stray(r, FaultKind.UNKNOWN_REQUEST, f"no pending request {r.request_id} in match {r.match_id!r}")
         return False
 
-    def _stray(self, r: pb.ActionReply | None, kind: str, detail: str) -> None:
+    def _stray(self, r: pb.ActionReply | None, kind: FaultKind, detail: str) -> None:
         self.strays += 1
         seat = self.seats.get(r.match_id) if r is not None else None
         if seat is not None and seat.reporter is not None:
@@ -293,7 +308,7 @@ class BotConnection:
                 match_id=r.match_id if seat is not None else "", request_id=r.request_id, accepted=False,
                 message=detail, fault=kind)))
         if self.strays > self.max_strays:
-            self.close(f"flood: more than {self.max_strays} stray messages")
+            self.close(CloseKind.FLOOD, f"flood: more than {self.max_strays} stray messages")
 
 
 class MatchSeat:
@@ -854,7 +869,7 @@ class Referee:
 
         async def bye(c: BotConnection) -> None:
             await c.write(pb.RefereeMessage(goodbye=pb.Goodbye(reason="referee shutting down")), self.end_write_s)
-            c.close("referee shutting down")
+            c.close(CloseKind.SHUTDOWN, "referee shutting down")
 
         await asyncio.gather(*(bye(c) for c in live))
         if self.server is not None:
@@ -947,7 +962,7 @@ class Referee:
                 c = seat.conn
                 # a multiplexed connection stays open while it sits in other matches
                 if (close_after or c.token in (close_tokens or ())) and not c.seats and not c.closed.is_set():
-                    ends.append(self._goodbye(c, "match over"))
+                    ends.append(self._goodbye(c))
             await asyncio.gather(*ends)  # MatchEnded (queued before) and Goodbye: bounded writes
             for c in conns:
                 if c is not None:
@@ -959,9 +974,10 @@ class Referee:
                         elapsed_s=round(outcome.elapsed_s, 3))
         return outcome
 
-    async def _goodbye(self, c: BotConnection, reason: str) -> None:
-        await c.write(pb.RefereeMessage(goodbye=pb.Goodbye(reason=reason)), self.end_write_s)
-        c.close(reason)
+    async def _goodbye(self, c: BotConnection) -> None:
+        """Goodbye after the match the connection's bot was launched for, then close it."""
+        await c.write(pb.RefereeMessage(goodbye=pb.Goodbye(reason="match over")), self.end_write_s)
+        c.close(CloseKind.MATCH_OVER, "match over")
 
     def _no_show_reason(self, token: str, game: str) -> str:
         slot = self.tokens.get(token)
@@ -1107,7 +1123,7 @@ class _BotServicer(referee_pb2_grpc.RefereeServiceServicer):
                     while not conn.closed.is_set():
                         msg = await context.read()
                         if msg is grpc.aio.EOF:
-                            conn.close("bot closed the stream")
+                            conn.close(CloseKind.BOT_CLOSED, "bot closed the stream")
                             return
                         if conn.on_message(msg):
                             # a reply woke the match waiting for it: let the match run up to
@@ -1115,7 +1131,7 @@ class _BotServicer(referee_pb2_grpc.RefereeServiceServicer):
                             # is then set up while the bot thinks, not between reply and request)
                             await asyncio.sleep(0)
                 except Exception as e:
-                    conn.close(f"read failed: {type(e).__name__}")
+                    conn.close(CloseKind.READ_FAILED, f"read failed: {type(e).__name__}")
 
             task = asyncio.get_running_loop().create_task(reader())
             await conn.closed.wait()
@@ -1123,7 +1139,7 @@ class _BotServicer(referee_pb2_grpc.RefereeServiceServicer):
             # also when gRPC cancels this handler (the peer went away mid-write)
             if task is not None:
                 task.cancel()
-            conn.close("bot closed the stream")  # no-op if closed already: the first reason stands
+            conn.close(CloseKind.BOT_CLOSED, "bot closed the stream")  # no-op if closed already: the first stands
             ref._release(conn)  # released at once: nothing keeps a closed connection
             for other in list(slot.conns):  # an idle connection of the token takes its seats back
                 for seat in ref.rebind(other):
@@ -1145,9 +1161,9 @@ class _BotServicer(referee_pb2_grpc.RefereeServiceServicer):
             await asyncio.wait({conn._writer}, timeout=ref.end_write_s)
             if not conn._writer.done():
                 return  # still stuck: as for not reading
-        if conn.close_reason.startswith("flood"):
+        if conn.close_kind is CloseKind.FLOOD:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, conn.close_reason)
-        if conn.close_reason.startswith("read failed"):
+        if conn.close_kind is CloseKind.READ_FAILED:
             await context.abort(grpc.StatusCode.INTERNAL, f"unreadable message ({conn.close_reason})")
 
 

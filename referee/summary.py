@@ -14,7 +14,11 @@ from rich.table import Table
 
 from referee.games import UnknownGame, game_meta
 from referee.oplog import escape
+from referee.outcomes import FaultKind
 from referee.runner import MatchOutcome
+
+#: fault kinds whose message the summary does not repeat (a clock figure; a consequence of other faults)
+_UNEXPLAINED = frozenset({FaultKind.TIMEOUT, FaultKind.ABSENT, FaultKind.FORFEIT})
 
 
 def _events(log_path: str | None) -> Iterator[dict[str, Any]]:
@@ -61,7 +65,7 @@ def print_summary(outcome: MatchOutcome, console: Console | None = None) -> None
     con.print(t)
     shown: set[tuple[int, str]] = set()
     for f in outcome.faults:  # the first reason of each kind of fault, per seat
-        if (f.seat, f.kind) not in shown and f.message and f.kind not in ("timeout", "forfeit"):
+        if (f.seat, f.kind) not in shown and f.message and f.kind not in _UNEXPLAINED:
             shown.add((f.seat, f.kind))
             con.print(f"  seat {f.seat} {f.kind}: {escape(f.message)}", soft_wrap=True)
     con.file.flush()

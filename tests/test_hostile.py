@@ -24,14 +24,14 @@ from cardgames.v1 import referee_pb2 as pb, referee_pb2_grpc
 from conftest import ROOT, aio_bot, run, with_referee
 from referee.bots import BotProcess
 from referee.runner import MatchOutcome, MatchSpec
-from referee.service import Referee
+from referee.service import CloseKind, Referee
 
 GAME = dict(game="doudizhu", players=3, params={"rounds": 1})
 CONNECT = "/cardgames.v1.RefereeService/Connect"
 
 #: faults of a seat whose bot went away: treated as timing out on every later
 #: request, forfeited after max_faults (5)
-DISCONNECTED = ["disconnect"] + ["timeout"] * 4 + ["forfeit"]
+DISCONNECTED = ["disconnect"] + ["absent"] * 4 + ["forfeit"]
 
 
 def spec(match_id: str, seed: int, **kw: Any) -> MatchSpec:
@@ -125,10 +125,11 @@ def test_garbage_bytes_drop_the_connection_and_the_seat_plays_fallbacks(tmp_logs
 
     out, got, code, clean, conns = run(with_referee(tmp_logs, body))
     only_seat0(out)
-    assert [f.kind for f in out.faults] == DISCONNECTED  # later decisions time out at once, then forfeit
+    assert [f.kind for f in out.faults] == DISCONNECTED  # later decisions absent at once, then forfeit
     assert got.count("decision_request") == 1 and "match_ended" not in got  # nothing after the garbage
     assert code == grpc.StatusCode.INTERNAL  # told why, not a bare end of stream
     assert conns and conns[0].closed.is_set() and conns[0].close_reason.startswith("read failed")
+    assert conns[0].close_kind is CloseKind.READ_FAILED
     # the seat's remaining decisions were played by the referee (fallbacks)
     assert all(d["reply"] is None for d in decisions(out) if d["seat"] == 0)
     assert_unaffected(clean, reference)
@@ -319,7 +320,7 @@ def test_a_flood_of_stray_messages_closes_the_connection(tmp_logs: Path, referen
     out, msgs, code, clean, conn = run(with_referee(tmp_logs, body, max_strays=20))
     only_seat0(out)
     assert code == grpc.StatusCode.RESOURCE_EXHAUSTED
-    assert conn.close_reason == "flood: more than 20 stray messages"
+    assert conn.close_reason == "flood: more than 20 stray messages" and conn.close_kind is CloseKind.FLOOD
     kinds = [f.kind for f in out.faults]
     assert kinds == ["unknown_request"] * 21 + DISCONNECTED
     mine = [d for d in decisions(out) if d["seat"] == 0]

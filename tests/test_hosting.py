@@ -32,8 +32,8 @@ from test_tls import cert  # noqa: F401  (fixture: a self-signed certificate for
 H2_BOT = str(ROOT / "tests" / "h2_bot.py")
 END_BOT = str(ROOT / "tests" / "end_bot.py")
 RANDOM_BOT = str(ROOT / "sample_bots" / "random_bot.py")
-#: faults of a seat whose bot left and did not come back: timeouts while away, then forfeit
-AWAY = ["timeout"] * 4 + ["forfeit"]
+#: faults of a seat whose bot left and did not come back: absent while away, then forfeit
+AWAY = ["absent"] * 4 + ["forfeit"]
 
 
 def spec(match_id: str, seed: int = 5, **kw: Any) -> MatchSpec:
@@ -125,7 +125,7 @@ def test_a_forfeited_bot_that_stops_reading_does_not_hold_run_match(tmp_logs: Pa
     res = run(with_referee(tmp_logs, body, admin_token="adm"))
     assert res.status == "complete"
     kinds = [f["kind"] for f in res.result["faults"] if f["seat"] == 0]
-    assert kinds[-1] == "forfeit" and set(kinds) <= {"timeout", "not_reading", "forfeit"}
+    assert kinds[-1] == "forfeit" and set(kinds) <= {"timeout", "not_reading", "absent", "forfeit"}
     assert all(f["seat"] == 0 for f in res.result["faults"])
 
 

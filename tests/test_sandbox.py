@@ -17,14 +17,20 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from starlette.testclient import TestClient
 
 
 from conftest import ROOT, run
 from referee.bots import BotProcess, Limits, group_members
+from referee.outcomes import FaultKind, MatchStatus
 from referee.play import play_launched
 from referee.runner import MatchSpec
 from referee.sandbox import Sandbox, capabilities
 from referee.service import Referee
+from referee.web.app import create_app
+from tournaments.rating import store_board
+from tournaments.results import iter_results
+from tournaments.store import Store
 
 CHAOS = "python sample_bots/chaos_bot.py"
 NOWHERE = "127.0.0.1:9"  # bots that never connect are still given a loopback address
@@ -192,11 +198,13 @@ def _state(pid: int) -> str | None:
 
 
 def test_crash_mid_match_is_recorded_as_a_crash_and_nothing_is_left_running(tmp_path: Path) -> None:
+    spec_names = ["crasher", "r1", "r2"]
+
     async def body() -> tuple:
         ref = Referee(tmp_path)
         await ref.start("127.0.0.1", 0)
         try:
-            spec = MatchSpec(game="doudizhu", players=3, seed=8, seat_names=["crasher", "r1", "r2"],
+            spec = MatchSpec(game="doudizhu", players=3, seed=8, seat_names=spec_names,
                              params={"rounds": 2}, match_id="crash")
             out = await play_launched(ref, spec, [f"{CHAOS} --mode crash-mid-match --seed 1",
                                                   "python sample_bots/random_bot.py --seed 1",
@@ -206,23 +214,43 @@ def test_crash_mid_match_is_recorded_as_a_crash_and_nothing_is_left_running(tmp_
             await ref.stop(0.2)
 
     out, tokens = run(body())
-    assert out.status == "complete"
+    assert out.status is MatchStatus.COMPLETE
     by_seat = defaultdict(list)
     for f in out.faults:
         by_seat[f.seat].append(f)
     kinds = [f.kind for f in by_seat[0]]
-    # gone: a disconnect, then a timeout for every later request up to forfeit; then the crash
-    assert kinds[0] == "disconnect" and kinds[-1] == "crash"
-    assert set(kinds[1:-1]) <= {"timeout", "forfeit"}
+    # gone: a disconnect, then absent (never timeout) at every later request up to forfeit; then the crash
+    assert kinds[0] is FaultKind.DISCONNECT and kinds[-1] is FaultKind.CRASH and kinds.count(FaultKind.CRASH) == 1
+    assert FaultKind.ABSENT in kinds and set(kinds[1:-1]) <= {FaultKind.ABSENT, FaultKind.FORFEIT}
+    assert all(f.message.startswith("bot is not connected") for f in by_seat[0] if f.kind is FaultKind.ABSENT)
     assert "status 4" in by_seat[0][-1].message and "crashing mid-match" in by_seat[0][-1].message
     assert not by_seat[1] and not by_seat[2]
     assert not tokens  # the launched bots' tokens were withdrawn
     assert not zombie_children()
 
+    # stored, the crash shows as a crash and its missed decisions as other faults, never as timeouts
+    store = Store(str(tmp_path / "r.sqlite"))
+    try:
+        tid = store.create_tournament("t", "doudizhu", {"name": "t", "game": "doudizhu", "players": 3}, "fp", 1,
+                                      [(n, "", True) for n in spec_names])
+        store.record_match(tid, 0, 8, spec_names, out.status, out.to_json(), out.log_path, out.decisions, 1.0)
+        row = next(r for r in store_board(store, store.tournament("t")) if r.bot == "crasher")
+        absent = kinds.count(FaultKind.ABSENT)
+        assert (row.timeouts, row.illegal, row.crashes) == (0, 0, 2)  # the crash and its disconnect
+        assert row.other_faults == absent + kinds.count(FaultKind.FORFEIT) and row.faults["absent"] == absent
+        exported = next(iter_results(store, tid, extras=True))  # what `referee results` writes
+        assert exported["fault_kinds"][0].get("timeout") is None and exported["fault_kinds"][0]["absent"] == absent
+    finally:
+        store.close()
+    with TestClient(create_app(str(tmp_path / "r.sqlite"))) as client:  # the pages name the kind
+        page = client.get("/t/t/bots/crasher.html").text
+        assert f"absent {absent}" in page and 'class="l fault">absent<' in page and ">timeout<" not in page
+        assert f"crasher absent×{absent}" in client.get("/t/t/matches.html").text
+
 
 # --------------------------------------------------------------------------- tournament of chaos
 #: mode -> (fault kinds that must appear on the chaos bot's seat in every match, kinds allowed)
-GONE = {"disconnect", "timeout", "forfeit"}  # a bot that went away times out on every later request
+GONE = {"disconnect", "absent", "forfeit"}  # a bot that went away is absent at every later request
 #: a seat whose bot never connected: forfeited before its first decision
 NO_SHOW = {"no_show", "forfeit"}
 EXPECTED: dict[str, tuple[set[str], set[str]]] = {
@@ -233,10 +261,11 @@ EXPECTED: dict[str, tuple[set[str], set[str]]] = {
     "illegal": ({"illegal", "forfeit"}, {"illegal", "forfeit"}),
     "garbage": ({"disconnect"}, GONE),
     "wrong-request-id": ({"unknown_request", "timeout", "forfeit"}, {"unknown_request", "timeout", "forfeit"}),
-    "flood": ({"unknown_request"}, {"unknown_request"} | GONE),
-    "memory-hog": ({"crash"}, {"crash"} | GONE | NO_SHOW),  # gone before or after its Hello
+    "flood": ({"unknown_request"}, {"unknown_request", "timeout"} | GONE),  # busy flooding: may be late
+    # gone before or after its Hello; a hog swapping may be late first
+    "memory-hog": ({"crash"}, {"crash", "timeout"} | GONE | NO_SHOW),
     "fork-bomb": (NO_SHOW, NO_SHOW),
-    "stdout-spam": ({"crash"}, {"crash"} | GONE | NO_SHOW),  # gone before or after its Hello
+    "stdout-spam": ({"crash"}, {"crash", "timeout"} | GONE | NO_SHOW),  # gone before or after its Hello
 }
 
 

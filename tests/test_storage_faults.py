@@ -9,18 +9,21 @@ and grown afterwards with ``mount -o remount,size=...``."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 import pytest
 
+from cardgames.v1 import referee_pb2 as pb
 from conftest import PY, ROOT
-from referee.runner import replay_log
+from referee.outcomes import MatchStatus
+from referee.runner import BasicSeatLink, MatchSpec, replay_log, run_match
 from tournaments.store import Store, StorageError
 
 BOTS4 = "\n".join(f'[[bots]]\nname = "b{i}"\ncommand = "python sample_bots/random_bot.py --seed {i}"\n'
@@ -214,3 +217,69 @@ def test_a_full_disk_under_the_logs_stops_cleanly_and_resume_finishes(tmp_path: 
             replay_log(Path(m.log_path))
         resize(64 * 1024)
         _finish_and_check(f, db, "l", kept)
+
+
+# --------------------------------------------------------------------------- a storage error is a type, not text
+class _Answering(BasicSeatLink):
+    """An in-process seat that answers every request with its first legal action."""
+
+    def __init__(self, name: str):
+        self.name, self.connected, self.asked = name, True, 0
+
+    async def send(self, msg: pb.RefereeMessage) -> None:
+        return None
+
+    async def ask(self, msg: pb.RefereeMessage, timeout_s: float) -> tuple[pb.ActionReply, float]:
+        self.asked += 1
+        req = msg.decision_request
+        req.request_id = self.asked
+        return pb.ActionReply(match_id=req.match_id, request_id=req.request_id, action=req.legal_actions[0]), 1.0
+
+
+@pytest.mark.parametrize("error, storage", [(OSError(28, "No space left on device"), True),
+                                            (FileNotFoundError(2, "No such file or directory"), True),
+                                            (ValueError("an engine bug"), False),
+                                            (ConnectionResetError(104, "Connection reset by peer"), False)])
+def test_the_runner_carries_its_own_io_failure_as_an_error_not_as_reason_text(error: Exception,
+                                                                              storage: bool) -> None:
+    spec = MatchSpec(game="doudizhu", players=3, seed=1, seat_names=["a", "b", "c"], params={"rounds": 1})
+    game = MatchSpec.new_game(spec)
+
+    def broken(seat: int, action: Any) -> None:
+        raise error
+
+    game.apply = broken  # type: ignore[method-assign]
+    spec.new_game = lambda: game  # type: ignore[method-assign]
+    out = asyncio.run(run_match(spec, [_Answering(n) for n in spec.seat_names]))
+    assert out.status is MatchStatus.ABORTED and out.result is None
+    assert out.reason == f"{type(error).__name__}: {error}"  # the text is unchanged, for people
+    assert out.storage_error is (error if storage else None)
+
+
+def test_a_storage_error_of_a_match_stops_the_tournament_naming_the_log(tmp_path: Path) -> None:
+    from tournaments import spec as tspec
+    from tournaments.executor import FinishedMatch, MatchJob
+    from tournaments.run import run_tournament
+
+    class FullDisk:
+        """An executor whose every match fails writing its log (as the runner reports it)."""
+
+        name = "local"
+
+        async def start(self, spec: Any, log_dir: Path) -> None:
+            return None
+
+        async def play(self, job: MatchJob) -> FinishedMatch:
+            err = OSError(28, "No space left on device")
+            return FinishedMatch(job.index, MatchStatus.ABORTED, {"status": "aborted", "faults": []}, 0, 0.0,
+                                 reason=f"OSError: {err}", storage_error=err)
+
+        async def stop(self) -> None:
+            return None
+
+    f = _write(tmp_path, "full", tmp_path / "full.sqlite", tmp_path / "logs")
+    spec = tspec.load(f)
+    with pytest.raises(StorageError, match=r"match log .*full-m\d+\.jsonl\.part: \[Errno 28\] No space left on "
+                                           r"device .*--resume"):
+        asyncio.run(run_tournament(spec, executor=FullDisk()))
+    assert _recorded(tmp_path / "full.sqlite", "full") == []  # nothing recorded for the failed match

@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,9 @@ from sqlalchemy import text
 
 from conftest import PY, ROOT
 from pgserver import pg_server  # noqa: F401  (session fixture)
+from referee.outcomes import FaultKind, MatchStatus
+from referee.runner import FaultRecord
+from tournaments.rating import store_board
 from tournaments.store import LeaseHeld, LeaseHolder, Store, StorageError
 
 BOTS4 = "\n".join(f'[[bots]]\nname = "b{i}"\ncommand = "python sample_bots/random_bot.py --seed {i}"\n'
@@ -76,6 +80,36 @@ def test_store_records_and_reads_back_on_both_backends(db_url: str) -> None:
     assert s.tournament("t") is None and s.list_tournaments() == []
     s.close()
     Store(db_url).close()  # reopening an existing database migrates nothing and fails nothing
+
+
+def test_match_statuses_and_fault_kinds_round_trip_through_both_backends(db_url: str) -> None:
+    """Stored as their strings, read back as the same members; a result stored
+    before ``absent`` existed (a disconnected seat's ``timeout`` faults) still reads."""
+    s = Store(db_url)
+    tid = s.create_tournament("e", "doudizhu", {"name": "e", "game": "doudizhu", "players": 3}, "fp", 3,
+                              [(b, "", True) for b in ("new", "old", "x")])
+    kinds = list(FaultKind)
+    new = {"scores": [2, -1, -1], "ranks": [1, 2, 2], "forfeited": [0],
+           "faults": [asdict(FaultRecord(0, k, message=f"m {k}")) for k in kinds]}
+    old = {"scores": [2, -1, -1], "ranks": [1, 2, 2], "forfeited": [], "faults": [
+        {"seat": 0, "kind": "disconnect", "rule": "", "message": "bot is not connected"},
+        {"seat": 0, "kind": "timeout", "rule": "", "message": "bot is not connected (1000 ms)"}]}
+    s.record_match(tid, 0, 1, ["new", "old", "x"], MatchStatus.COMPLETE, new, None, 9, 0.1)
+    s.record_match(tid, 1, 2, ["old", "new", "x"], MatchStatus.COMPLETE, old, None, 9, 0.1)
+    s.record_match(tid, 2, 3, ["x", "new", "old"], MatchStatus.ABORTED, {"scores": None, "faults": []}, None, 0, 0.1)
+    s.record_match(tid, 3, 4, ["x", "new", "old"], MatchStatus.VOID, {"scores": None, "faults": []}, None, 0, 0.1)
+    rows = s.matches(tid)
+    assert [r.status for r in rows] == [MatchStatus.COMPLETE, MatchStatus.COMPLETE, MatchStatus.ABORTED,
+                                        MatchStatus.VOID]
+    assert all(type(r.status) is MatchStatus for r in rows)
+    assert [FaultKind(f["kind"]) for f in rows[0].result["faults"]] == kinds
+    assert s.status_counts(tid) == {MatchStatus.COMPLETE: 2, MatchStatus.ABORTED: 1, MatchStatus.VOID: 1}
+    assert s.fault_counts(tid)["new"] == {k.value: 1 for k in kinds}
+    board = {r.bot: r for r in store_board(s, s.tournament("e"))}
+    assert (board["new"].timeouts, board["new"].illegal, board["new"].crashes) == (1, 1, 2)  # absent: other
+    assert board["new"].other_faults == len(kinds) - 4
+    assert (board["old"].timeouts, board["old"].crashes, board["old"].other_faults) == (1, 1, 0)  # as stored then
+    s.close()
 
 
 def test_matches_stored_at_once_by_many_threads_keep_their_totals_right(db_url: str) -> None:

@@ -27,6 +27,7 @@ from typing import Any, Sequence
 
 from referee.games import game_meta
 from referee.games.metakit import RoleEvent
+from referee.outcomes import FaultKind
 from tournaments.outcomes import match_outcome
 
 
@@ -79,7 +80,8 @@ def _zero(n: int) -> list[float]:
 #: columns of each total, in order (all are sums: adding two totals adds them column by column)
 SEAT_COLUMNS = ("matches", "wins", "score_sum", "forfeits", "broken_wins")
 #: fault kinds of a seat whose bot was broken in the match (not merely slow or wrong once)
-BROKEN_FAULTS = frozenset({"crash", "disconnect", "no_show", "not_reading", "forfeit"})
+BROKEN_FAULTS = frozenset({FaultKind.CRASH, FaultKind.DISCONNECT, FaultKind.ABSENT, FaultKind.NO_SHOW,
+                           FaultKind.NOT_READING, FaultKind.FORFEIT})
 PAIR_COLUMNS = ("matches", "a_ahead", "b_ahead", "tied", "partners", "partners_won", "partners_lost",
                 "partners_drawn")
 ROLE_COLUMNS = ("rounds", "won", "won_known", "value_sum", "value_known")

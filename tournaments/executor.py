@@ -49,6 +49,7 @@ from typing import Any, Protocol
 from referee.bots import BotProcess, Limits
 from referee.play import SeatPlan, launch, play_match, private_log_dir
 from referee.remote import RemoteReferee, RemoteSeat
+from referee.outcomes import MatchStatus
 from referee.runner import MatchSpec
 from referee.sandbox import Sandbox, SandboxError, prepare
 from referee.service import Referee
@@ -112,11 +113,13 @@ class FinishedMatch:
     :meth:`referee.runner.MatchOutcome.to_json`."""
 
     index: int
-    status: str  # complete | aborted (referee.runner.MatchStatus values)
+    status: MatchStatus
     result: dict[str, Any]
     decisions: int
     elapsed_s: float
     reason: str = ""  # why it was aborted
+    #: aborted because the referee's own I/O failed (``MatchOutcome.storage_error``)
+    storage_error: OSError | None = None
     log_file: Path | None = None
     log: bytes | None = None
     files: dict[str, bytes] = field(default_factory=dict)
@@ -209,8 +212,8 @@ async def _play(ref: Referee, job: MatchJob, log_dir: Path, log_path: Path, sand
 
 
 def _finished(job: MatchJob, outcome: Any, **kw: Any) -> FinishedMatch:
-    return FinishedMatch(job.index, str(outcome.status), outcome.to_json(), outcome.decisions, outcome.elapsed_s,
-                         reason=outcome.reason, **kw)
+    return FinishedMatch(job.index, outcome.status, outcome.to_json(), outcome.decisions, outcome.elapsed_s,
+                         reason=outcome.reason, storage_error=outcome.storage_error, **kw)
 
 
 class LocalExecutor:
@@ -291,7 +294,7 @@ class RemoteExecutor:
             out = await self.remote.play(job.spec, seats, self.log_dir, job.limits, job.connect_timeout_s,
                                          base_dir=Path(job.base_dir))
             fetched = Path(out.log_path) if out.log_fetched and out.log_path else None  # in log_dir already
-            return FinishedMatch(job.index, str(out.status), out.to_json(), out.decisions, out.elapsed_s,
+            return FinishedMatch(job.index, out.status, out.to_json(), out.decisions, out.elapsed_s,
                                  reason=str(out.result.get("reason", "")), log_file=fetched,
                                  remote_log=None if fetched else out.log_path, worker="remote")
 

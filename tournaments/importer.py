@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from referee.games import GAME_IDS, game_class
+from referee.outcomes import MatchStatus
 from tournaments.record import MatchRecord
 from tournaments.spec import TrueSkillParams
 from tournaments.store import LeaseHeld, LeaseHolder, Store
@@ -41,7 +42,7 @@ from tournaments.store import LeaseHeld, LeaseHolder, Store
 BATCH = 2_000
 #: problems reported before the check stops reading
 MAX_PROBLEMS = 20
-STATUSES = ("complete", "aborted", "void")
+STATUSES = tuple(MatchStatus)
 
 
 class BadImport(ValueError):
@@ -180,7 +181,7 @@ def to_record(d: dict[str, Any], idx: int, tournament: str) -> MatchRecord:
         "scores": d.get("scores"), "ranks": d.get("ranks"), "outcomes": [], "summary": d.get("summary") or {},
         "faults": faults, "forfeited": list(d.get("forfeited") or []), "decisions": int(d.get("decisions") or 0),
         "log_path": d.get("log_path"), "rating_weight": float(d.get("rating_weight", 1.0))}
-    return MatchRecord(idx, int(d["seed"]), list(d["seats"]), d["status"], result, d.get("log_path"),
+    return MatchRecord(idx, int(d["seed"]), list(d["seats"]), MatchStatus(d["status"]), result, d.get("log_path"),
                        int(d.get("decisions") or 0), float(d.get("elapsed_s") or 0.0))
 
 

@@ -39,6 +39,7 @@ from cardgames.v1 import admin_pb2
 from referee.botcommand import check_command
 from referee.bots import BotProcess, Limits
 from referee.games import game_class
+from referee.outcomes import FaultKind
 from referee.play import SeatPlan, launch, play_match, private_log_dir
 from referee.remote import RemoteReferee, RemoteSeat
 from referee.runner import MatchSpec
@@ -64,7 +65,7 @@ SNAPSHOT_FORMAT = 2
 #: the state is stored as a snapshot after this many events (and when the ladder stops)
 SNAPSHOT_EVERY = 1000
 #: fault kinds that do not make a match faulty for its bot (the bot's reply came, only late or twice)
-HARMLESS_FAULTS = ("late_reply", "unknown_request")
+HARMLESS_FAULTS = (FaultKind.LATE_REPLY, FaultKind.UNKNOWN_REQUEST)
 ENTRANT_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,55}$")
 
 
@@ -330,7 +331,7 @@ class LadderState:
         """seat -> first fault text, for the seats of a match whose bot faulted (or was forfeited)."""
         out: dict[int, str] = {}
         # a crash says most (exit status, stderr): it wins over the no-show or disconnect it caused
-        for f in sorted(result.get("faults") or [], key=lambda f: f.get("kind") != "crash"):
+        for f in sorted(result.get("faults") or [], key=lambda f: f.get("kind") != FaultKind.CRASH):
             if f.get("kind") not in HARMLESS_FAULTS and f.get("seat") is not None and f["seat"] not in out:
                 msg = _short(f.get("message") or f.get("rule") or "")
                 out[f["seat"]] = f"{f['kind']}" + (f": {msg}" if msg else "")
@@ -1096,7 +1097,7 @@ class Ladder:
                         outcome = await play_match(self.ref, ms, plans, self.log_dir, t.limits,
                                                    t.connect_timeout_ms / 1000, sandbox=self.sandbox,
                                                    base_dir=Path(t.cwd), end_grace_s=t.end_grace_ms / 1000)
-                        done = (str(outcome.status), outcome.to_json(), outcome.log_path, outcome.decisions,
+                        done = (outcome.status, outcome.to_json(), outcome.log_path, outcome.decisions,
                                 outcome.elapsed_s)
             except Exception as e:  # noqa: BLE001 - a harness failure (not a bot's): record it, free the seats
                 why = f"the referee failed: {type(e).__name__}: {e}"[:300]

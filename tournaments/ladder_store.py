@@ -57,6 +57,7 @@ from sqlalchemy import (
 )
 from sqlalchemy import exc as sa_exc
 
+from referee.outcomes import MatchStatus
 from referee.service import token_digest
 from tournaments import record
 from tournaments.record import MatchRecord
@@ -133,7 +134,7 @@ class FinishedMatch:
     idx: int
     seed: int
     seats: list[str]
-    status: str
+    status: MatchStatus
     result: dict[str, Any]
     log_path: str | None
     decisions: int
@@ -280,8 +281,8 @@ class LadderStore:
             for k in range(0, len(idxs), 500):
                 q = select(matches).where((matches.c.tournament_id == tid) & matches.c.idx.in_(idxs[k:k + 500]))
                 for r in c.execute(q).mappings():
-                    out[r["idx"]] = MatchRow(r["idx"], int(r["seed"]), json.loads(r["seats_json"]), r["status"],
-                                             json.loads(r["result_json"]), r["log_path"])
+                    out[r["idx"]] = MatchRow(r["idx"], int(r["seed"]), json.loads(r["seats_json"]),
+                                             MatchStatus(r["status"]), json.loads(r["result_json"]), r["log_path"])
         return out
 
     def snapshot(self, tid: int) -> tuple[int, dict[str, Any]] | None:

@@ -23,12 +23,14 @@ change, O(bots) after. Aborted and void matches are not rated.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 import numpy as np
 import trueskill
 
+from referee.outcomes import board_column
 from tournaments.aggregates import Totals, rated
 from tournaments.batch import BatchFit, Comparisons, batch_fit
 from tournaments.live import LiveRating as _Live
@@ -219,10 +221,11 @@ def assemble(fit: FitSummary, totals: dict[str, BotTotals], prior: trueskill.Rat
                        mean_score=t.score_sum / t.matches if t.matches else 0.0)
         fc = t.faults
         row.faults = dict(fc)
-        row.timeouts = fc.get("timeout", 0)
-        row.illegal = fc.get("illegal", 0)
-        row.crashes = fc.get("crash", 0) + fc.get("disconnect", 0)
-        row.other_faults = sum(v for k, v in fc.items() if k not in ("timeout", "illegal", "crash", "disconnect"))
+        cols: Counter[str] = Counter()
+        for kind, n in fc.items():
+            cols[board_column(kind)] += n
+        row.timeouts, row.illegal = cols["timeouts"], cols["illegal"]
+        row.crashes, row.other_faults = cols["crashes"], cols["other_faults"]
         if b in fit.p_next:
             row.p_next = fit.p_next[b]
             row.separated = row.p_next >= confidence

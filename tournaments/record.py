@@ -39,6 +39,7 @@ from sqlalchemy import and_, bindparam, delete, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
+from referee.outcomes import MatchStatus
 from referee.runner import FAULT_TEXT_CHARS, capped
 from tournaments.aggregates import PAIR_COLUMNS, ROLE_COLUMNS, SEAT_COLUMNS, Totals, rated
 from tournaments.live import LiveRating
@@ -74,7 +75,7 @@ class MatchRecord:
     idx: int
     seed: int
     seats: list[str]
-    status: str
+    status: MatchStatus
     result: dict[str, Any]
     log_path: str | None = None
     decisions: int = 0

@@ -44,7 +44,7 @@ from typing import Any, Callable
 from sqlalchemy.exc import IntegrityError
 
 from referee.remote import RemoteReferee
-from referee.runner import IGNORED_FAULTS
+from referee.outcomes import IGNORED_FAULTS, MatchStatus
 from referee.sandbox import Sandbox
 from tournaments.adaptive import AdaptiveSchedule, Stop
 from tournaments.executor import Executor, ExecutorError, FinishedMatch, make_executor, match_job, sandbox_for
@@ -305,11 +305,11 @@ def _record_from_log(path: Path, m: ScheduledMatch) -> MatchRecord | None:
                     crashes.append({k: v for k, v in d.items() if k != "type"})
     except (OSError, ValueError):
         return None
-    if result is None or result.get("status") not in ("complete", "aborted", "void"):
+    if result is None or result.get("status") not in tuple(MatchStatus):
         return None
     result["faults"] = list(result.get("faults") or []) + crashes
     result["log_path"] = str(path)
-    return MatchRecord(m.index, m.seed, list(m.seats), result["status"], result, str(path),
+    return MatchRecord(m.index, m.seed, list(m.seats), MatchStatus(result["status"]), result, str(path),
                        int(result.get("decisions") or 0))
 
 
@@ -383,8 +383,8 @@ async def _play_all(spec: TournamentSpec, store: Store, tid: int, me: LeaseHolde
                 fm = await ex.play(job)
         except OSError as e:  # the log could not even be created
             raise _log_error(part, e) from None
-        if fm.status == "aborted" and fm.reason.startswith("OSError"):  # I/O in the referee: engines do none
-            raise StorageError(f"match log {part}: {fm.reason.split(': ', 1)[-1]} (log directory {log_dir}); "
+        if fm.storage_error is not None:  # the referee's own I/O failed (engines do none)
+            raise StorageError(f"match log {part}: {fm.storage_error} (log directory {log_dir}); "
                                "free space or fix the directory, then continue with --resume")
         result = fm.result
         if fm.worker != "local":
@@ -394,8 +394,8 @@ async def _play_all(spec: TournamentSpec, store: Store, tid: int, me: LeaseHolde
                                 result, result["log_path"], fm.decisions, fm.elapsed_s)
         prog.done += 1
         prog.faults += sum(1 for f in result.get("faults", []) if f["kind"] not in IGNORED_FAULTS)
-        prog.aborted += fm.status == "aborted"
-        prog.void += fm.status == "void"
+        prog.aborted += fm.status is MatchStatus.ABORTED
+        prog.void += fm.status is MatchStatus.VOID
         prog.last = f"match {m.index}: {' / '.join(m.seats)} -> {fm.status}"
         if on_progress:
             on_progress(prog)

@@ -55,6 +55,8 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
+from referee.outcomes import MatchStatus
+
 SCHEMA_VERSION = 3
 
 metadata = MetaData()
@@ -237,6 +239,6 @@ class MatchRow:
     idx: int
     seed: int
     seats: list[str]
-    status: str
+    status: MatchStatus
     result: dict[str, Any]
     log_path: str | None

@@ -40,6 +40,7 @@ from sqlalchemy import inspect as sa_inspect
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, Engine
 
+from referee.outcomes import MatchStatus
 from tournaments import record
 from tournaments.batch import Comparisons
 from tournaments.dburl import mask_url, sqlite_path, url_for  # noqa: F401  (re-exported)
@@ -316,8 +317,8 @@ class Store:
         lost = 0
 
         def record_of(r: tuple) -> MatchRecord:
-            return MatchRecord(int(r[0]), int(r[1]), json.loads(r[2]), r[3], json.loads(r[4]), r[5], int(r[6] or 0),
-                               float(r[7] or 0.0), r[8])
+            return MatchRecord(int(r[0]), int(r[1]), json.loads(r[2]), MatchStatus(r[3]), json.loads(r[4]), r[5],
+                               int(r[6] or 0), float(r[7] or 0.0), r[8])
 
         try:
             con = sqlite3.connect(str(self.file), timeout=SQLITE_BUSY_TIMEOUT_MS / 1000)
@@ -507,7 +508,7 @@ class Store:
         with self.engine.connect() as c:
             return set(c.execute(select(matches.c.idx).where(matches.c.tournament_id == tid)).scalars())
 
-    def record_match(self, tid: int, idx: int, seed: int, seats: list[str], status: str, result: dict[str, Any],
+    def record_match(self, tid: int, idx: int, seed: int, seats: list[str], status: MatchStatus, result: dict[str, Any],
                      log_path: str | None, decisions: int, elapsed_s: float) -> None:
         """Store one finished match (see :meth:`record_matches`)."""
         self.record_matches(tid, [MatchRecord(idx, seed, seats, status, result, log_path, decisions, elapsed_s)])
@@ -584,11 +585,11 @@ class Store:
                        .scalar_one())
 
     @_guarded
-    def status_counts(self, tid: int) -> dict[str, int]:
+    def status_counts(self, tid: int) -> dict[MatchStatus, int]:
         """Stored matches per status (``complete``, ``aborted``, ``void``)."""
         with self.engine.connect() as c:
             q = select(matches.c.status, func.count()).where(matches.c.tournament_id == tid).group_by(matches.c.status)
-            return {st: int(n) for st, n in c.execute(q)}
+            return {MatchStatus(st): int(n) for st, n in c.execute(q)}
 
     @_guarded
     def match_page(self, tid: int, offset: int = 0, limit: int = 100, bot: str | None = None,
@@ -820,5 +821,5 @@ class Store:
 
 
 def _row(r: dict[str, Any]) -> MatchRow:
-    return MatchRow(r["idx"], int(r["seed"]), json.loads(r["seats_json"]), r["status"], json.loads(r["result_json"]),
-                    r["log_path"])
+    return MatchRow(r["idx"], int(r["seed"]), json.loads(r["seats_json"]), MatchStatus(r["status"]),
+                    json.loads(r["result_json"]), r["log_path"])

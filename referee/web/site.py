@@ -45,6 +45,7 @@ from urllib.parse import urlencode
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from referee.games import UnknownGame, game_meta
+from referee.outcomes import FaultKind
 from referee.web import svg
 from referee.web.data import (
     CHART_BOTS,
@@ -83,7 +84,8 @@ BOARD_LABELS = {
     "timeouts": ("t/o", "timeouts"),
     "illegal": ("ill", "illegal actions"),
     "crashes": ("crash", "crashes and disconnects"),
-    "other_faults": ("oth", "other faults"),
+    "other_faults": ("oth", "other faults: absent (decisions missed after a crash or disconnect), forfeits, "
+                     "no-shows, not reading, late or stray replies"),
 }
 #: fields of ``BoardRow.to_json()`` shown inside another column rather than as one of their own
 FOLDED = ("wins_while_broken",)
@@ -269,7 +271,7 @@ def _result_text(seats: list[str], result: dict[str, Any]) -> str:
 def _faults_text(seats: list[str], faults: list[dict[str, Any]]) -> str:
     counts: dict[tuple[str, str], int] = {}
     for f in faults:
-        if f.get("kind") in ("late_reply", "unknown_request"):
+        if f.get("kind") in (FaultKind.LATE_REPLY, FaultKind.UNKNOWN_REQUEST):
             continue
         key = (seats[f["seat"]] if 0 <= f.get("seat", -1) < len(seats) else "?", f.get("kind", "?"))
         counts[key] = counts.get(key, 0) + 1
