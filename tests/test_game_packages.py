@@ -107,6 +107,7 @@ ALLOWED: dict[str, tuple[frozenset[str], str]] = {
     "referee/cli.py": (frozenset({"doudizhu"}), "an example tournament file in a --help text"),
     "referee/laddercli.py": (frozenset({"doudizhu"}), "an example ladder file in a --help text"),
     "referee/botnew.py": (frozenset({"doudizhu"}), "the example command printed for a new bot"),
+    "referee/initcli.py": (frozenset({"doudizhu"}), "the example tournament file `referee init` tells to run"),
     "referee/templates/python_bot.py": (frozenset({"doudizhu"}), "the template of a new bot: a sample bot"),
     "tournaments/spec.py": (frozenset({"doudizhu"}), "the example tournament file of its docstring"),
     "bench/": (ALL, "benchmarks: the games they measure, at which length and against which peer "
