@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
+import signal
 import shutil
 import sys
 import tempfile
@@ -112,3 +114,18 @@ def shared_tmp() -> Iterator[Path]:
         yield d
     finally:
         shutil.rmtree(d, ignore_errors=True)
+
+
+def stop_server(p: subprocess.Popen, group: bool = False) -> None:
+    """Stop a server process started by a test (``referee serve``, ``referee web``):
+    SIGINT (to its process group when ``group``), then SIGKILL to the group after 20 s."""
+    if p.poll() is None:
+        if group:
+            os.killpg(p.pid, signal.SIGINT)
+        else:
+            os.kill(p.pid, signal.SIGINT)
+    try:
+        p.wait(20)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait(5)

@@ -23,7 +23,7 @@ import grpc
 import pytest
 
 from cardgames.v1 import admin_pb2, admin_pb2_grpc, referee_pb2 as pb, referee_pb2_grpc
-from conftest import PY, ROOT, aio_bot, run, with_referee
+from conftest import PY, ROOT, aio_bot, run, stop_server, with_referee
 from referee.play import play_launched
 from referee.runner import MatchOutcome, MatchRunner, MatchSpec, MatchStatus
 from referee.service import BotConnection, Referee
@@ -263,13 +263,7 @@ def _serve(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> tup
 
 
 def _end(p: subprocess.Popen) -> str:
-    if p.poll() is None:
-        os.kill(p.pid, signal.SIGINT)
-    try:
-        p.wait(20)
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        p.wait(5)
+    stop_server(p)
     return p.stderr.read()
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PY, ROOT
+from conftest import PY, ROOT, stop_server
 
 RANDOM = "python sample_bots/random_bot.py"
 HEUR = "python sample_bots/heuristic_bot.py"
@@ -169,12 +169,7 @@ def test_match_on_a_running_referee_through_the_admin_service(tmp_path: Path) ->
         bad = _match(tmp_path, *common, "--admin-token", "wrong")
         assert bad.returncode == 2 and "PERMISSION_DENIED" in bad.stderr
     finally:
-        os.killpg(serve.pid, signal.SIGINT)
-        try:
-            serve.wait(10)
-        except subprocess.TimeoutExpired:
-            os.killpg(serve.pid, signal.SIGKILL)
-            serve.wait(5)
+        stop_server(serve, group=True)
 
 
 def test_a_crash_names_the_error_line_above_a_long_stack_trace(tmp_path: Path, shared_tmp: Path) -> None:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PY, ROOT
+from conftest import PY, ROOT, stop_server
 
 ADMIN = "remote-matches-admin-token"
 
@@ -59,13 +59,7 @@ def served(tmp_path: Path):
         assert m, oplog.read_text()
         yield f"127.0.0.1:{m.group(1)}", served_dir, oplog
     finally:
-        if p.poll() is None:
-            os.kill(p.pid, signal.SIGINT)
-        try:
-            p.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait(5)
+        stop_server(p)
 
 
 def _rounds(out: str) -> list[str]:
