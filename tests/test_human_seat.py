@@ -24,6 +24,7 @@ import random
 import re
 import signal
 import subprocess
+import tempfile
 import sys
 import threading
 import time
@@ -609,3 +610,27 @@ def test_a_hall_plays_a_bounded_number_of_matches():
 
     with tempfile.TemporaryDirectory() as d:
         asyncio.run(main(Path(d)))
+
+
+def test_ctrl_c_stops_the_match_reaps_its_bots_and_says_what_was_cut_off(tmp_path):
+    """SIGINT (Ctrl-C) in the middle of a match: the server exits, the bot is reaped, the bots' private
+    directories are gone, one line names the cut-off match and its log; the command bot's seat is named
+    after its Hello, as `referee match` names it."""
+    srv = PlayServer(tmp_path, "smear", "--players", "2", "--rounds", "3", "--human-ms", "60000",
+                     "--bot", f"{sys.executable} sample_bots/random_bot.py --name mybot")
+    mid = srv.seats[0].split("/play/")[1].split("/")[0]
+    try:
+        states(srv.seats[0], lambda s: s["request"] is not None)  # the match is being played
+        assert bot_processes(srv.proc.pid)
+        code, page, _ = get(srv.seats[0])
+        assert code == 200 and "mybot#1" in page and "random_bot#1" not in page
+        srv.proc.send_signal(signal.SIGINT)
+        assert srv.proc.wait(timeout=30) == 0
+    finally:
+        srv.stop()
+    out = srv.proc.stdout.read()
+    log_path = srv.log_dir / f"{mid}.jsonl"
+    assert f"smear match {mid}: stopped with the server; log (incomplete): {log_path}" in out, out
+    assert "Traceback" not in out
+    assert bot_processes(srv.proc.pid) == []
+    assert not list(Path(tempfile.gettempdir()).glob(f"referee-bots-{srv.proc.pid}-*"))
