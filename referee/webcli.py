@@ -179,8 +179,9 @@ def play(
     game: str = typer.Argument(..., help=f"Game id: {', '.join(GAME_IDS)}."),
     bot: Optional[list[str]] = typer.Option(None, "--bot", "-b", help="Bot command of the other seats, in seat "
                                             "order (one --bot: every bot seat); default: the heuristic sample bot. "
-                                            "The referee appends --referee HOST:PORT and hands the bot its token "
-                                            "in REFEREE_TOKEN."),
+                                            "The referee appends --referee ADDRESS (a Unix socket of the bot's "
+                                            "own) and hands the bot its token on the descriptor named by "
+                                            "REFEREE_TOKEN_FD."),
     players: Optional[int] = typer.Option(None, "--players", "-p", help="Seats (default: the game's smallest "
                                           "table, or the humans and --bots given)."),
     human_seat: Optional[list[int]] = typer.Option(None, "--human-seat", help="A seat played by a person "

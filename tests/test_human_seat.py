@@ -516,6 +516,14 @@ def test_referee_play_refuses_bad_arguments_before_starting(tmp_path):
         assert "Traceback" not in r.stderr
 
 
+def test_referee_play_help_says_how_a_launched_bot_gets_its_address_and_token():
+    r = subprocess.run([*REFEREE, "play", "--help"], cwd=ROOT, env={**env(), "COLUMNS": "300"}, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "appends --referee ADDRESS (a Unix socket of the bot's own)" in r.stdout
+    assert "REFEREE_TOKEN_FD" in r.stdout and "HOST:PORT" not in r.stdout
+
+
 def test_referee_web_serves_play_beside_the_tournaments(tmp_path):
     """`referee web` over a results database also runs /play (its referee started and
     stopped with it): the home page links to it, a match made with its form waits for
