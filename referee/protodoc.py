@@ -136,7 +136,7 @@ def render(fds: descriptor_pb2.FileDescriptorSet | None = None) -> str:
             raise ProtoDocError(f"no cardgames/v1/{game}.proto")
         c = _Comments.of(fd)
         out += [f"### {title}", "",
-                f"From [`{fd.name}`](../protos/{fd.name}); rules: `shared/rules/{game}.md`; "
+                f"From [`{fd.name}`](../protos/{fd.name}); rules: [`docs/rules/{game}.md`](rules/{game}.md); "
                 f"guide: [`docs/games/{game}.md`](games/{game}.md).", ""]
         items = [(c.line.get((_ENUM, i), 0), "enum", i) for i in range(len(fd.enum_type))]
         items += [(c.line.get((_MESSAGE, i), 0), "message", i) for i in range(len(fd.message_type))]

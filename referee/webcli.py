@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import random
 import shutil
+import signal
 import socket
 import sys
 import tempfile
@@ -99,7 +100,7 @@ def web(
     hall = _hall(bot or [], token_file, referee_port, play_log_dir, bot_uids)
     sock, shown = _listen(host, port)
     print(f"serving {db} on {shown}/ (Ctrl-C to stop); play: {shown}/play", flush=True)
-    _serve(create_app(db, hall=hall), sock)
+    _serve(create_app(db, hall=hall), sock, hall)
 
 
 def _hall(commands: list[str], token_file: Optional[Path], referee_port: int, log_dir: Path, bot_uids: str):
@@ -145,17 +146,28 @@ def _listen(host: str, port: int):
     return sock, f"http://{f'[{host}]' if ':' in host else host}:{bound}"
 
 
-def _serve(app, sock) -> None:
-    """Serve ``app`` on ``sock`` until Ctrl-C or SIGTERM (the app's lifespan stops what it started)."""
+def _serve(app, sock, hall) -> None:
+    """Serve ``app`` on ``sock`` until Ctrl-C or SIGTERM (the app's lifespan stops what it started:
+    every match of ``hall``, its bots reaped and their private directories removed), then print one
+    line per match that was cut off. After a SIGTERM the process then dies of it, as a service manager
+    expects (uvicorn raises the signal again once it has shut down)."""
     # open event streams (a seat's page) are closed after 2 s of shutdown
     config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=2)
     server = uvicorn.Server(config)
+    terminated: list[int] = []  # uvicorn restores this handler, then raises the SIGTERM it caught again
+    previous = signal.signal(signal.SIGTERM, lambda signum, _frame: terminated.append(signum))
     try:
         server.run(sockets=[sock])
     except KeyboardInterrupt:
         pass
     finally:
         sock.close()
+        signal.signal(signal.SIGTERM, previous)
+    for m in hall.cut_off:
+        where = f"log (incomplete): {m.log_path}" if m.log_path.exists() else "no log (it had not started)"
+        print(f"{m.spec.game} match {m.match_id}: stopped with the server; {where}", flush=True)
+    if terminated:
+        signal.raise_signal(signal.SIGTERM)
 
 
 def _has_display() -> bool:
@@ -167,8 +179,9 @@ def play(
     game: str = typer.Argument(..., help=f"Game id: {', '.join(GAME_IDS)}."),
     bot: Optional[list[str]] = typer.Option(None, "--bot", "-b", help="Bot command of the other seats, in seat "
                                             "order (one --bot: every bot seat); default: the heuristic sample bot. "
-                                            "The referee appends --referee HOST:PORT and hands the bot its token "
-                                            "in REFEREE_TOKEN."),
+                                            "The referee appends --referee ADDRESS (a Unix socket of the bot's "
+                                            "own) and hands the bot its token on the descriptor named by "
+                                            "REFEREE_TOKEN_FD."),
     players: Optional[int] = typer.Option(None, "--players", "-p", help="Seats (default: the game's smallest "
                                           "table, or the humans and --bots given)."),
     human_seat: Optional[list[int]] = typer.Option(None, "--human-seat", help="A seat played by a person "
@@ -261,7 +274,7 @@ def play(
             # in a thread: a console browser (lynx...) would hold the server until it exits
             threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
 
-    _serve(create_play_app(hall, first_match), sock)
+    _serve(create_play_app(hall, first_match), sock, hall)
 
 
 def write_match_replay(log_path: str | Path) -> Path | None:

@@ -18,7 +18,10 @@ import pytest
 from cardgames.v1 import referee_pb2 as pb, referee_pb2_grpc
 
 ROOT = Path(__file__).resolve().parent.parent
-VECTORS = Path(os.environ.get("REFEREE_VECTORS", ROOT.parent / "shared" / "rules" / "vectors"))
+# The authoritative rules live beside the repository in ../shared/rules; docs/rules is the repository's copy
+# (tests/test_rules_copy.py keeps it identical), used when ../shared is absent (a clone on its own).
+SHARED_RULES = ROOT.parent / "shared" / "rules"
+VECTORS = Path(os.environ.get("REFEREE_VECTORS", (SHARED_RULES if SHARED_RULES.is_dir() else ROOT / "docs" / "rules") / "vectors"))
 PY = sys.executable
 
 

@@ -24,6 +24,7 @@ import random
 import re
 import signal
 import subprocess
+import tempfile
 import sys
 import threading
 import time
@@ -515,6 +516,14 @@ def test_referee_play_refuses_bad_arguments_before_starting(tmp_path):
         assert "Traceback" not in r.stderr
 
 
+def test_referee_play_help_says_how_a_launched_bot_gets_its_address_and_token():
+    r = subprocess.run([*REFEREE, "play", "--help"], cwd=ROOT, env={**env(), "COLUMNS": "300"}, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "appends --referee ADDRESS (a Unix socket of the bot's own)" in r.stdout
+    assert "REFEREE_TOKEN_FD" in r.stdout and "HOST:PORT" not in r.stdout
+
+
 def test_referee_web_serves_play_beside_the_tournaments(tmp_path):
     """`referee web` over a results database also runs /play (its referee started and
     stopped with it): the home page links to it, a match made with its form waits for
@@ -609,3 +618,27 @@ def test_a_hall_plays_a_bounded_number_of_matches():
 
     with tempfile.TemporaryDirectory() as d:
         asyncio.run(main(Path(d)))
+
+
+def test_ctrl_c_stops_the_match_reaps_its_bots_and_says_what_was_cut_off(tmp_path):
+    """SIGINT (Ctrl-C) in the middle of a match: the server exits, the bot is reaped, the bots' private
+    directories are gone, one line names the cut-off match and its log; the command bot's seat is named
+    after its Hello, as `referee match` names it."""
+    srv = PlayServer(tmp_path, "smear", "--players", "2", "--rounds", "3", "--human-ms", "60000",
+                     "--bot", f"{sys.executable} sample_bots/random_bot.py --name mybot")
+    mid = srv.seats[0].split("/play/")[1].split("/")[0]
+    try:
+        states(srv.seats[0], lambda s: s["request"] is not None)  # the match is being played
+        assert bot_processes(srv.proc.pid)
+        code, page, _ = get(srv.seats[0])
+        assert code == 200 and "mybot#1" in page and "random_bot#1" not in page
+        srv.proc.send_signal(signal.SIGINT)
+        assert srv.proc.wait(timeout=30) == 0
+    finally:
+        srv.stop()
+    out = srv.proc.stdout.read()
+    log_path = srv.log_dir / f"{mid}.jsonl"
+    assert f"smear match {mid}: stopped with the server; log (incomplete): {log_path}" in out, out
+    assert "Traceback" not in out
+    assert bot_processes(srv.proc.pid) == []
+    assert not list(Path(tempfile.gettempdir()).glob(f"referee-bots-{srv.proc.pid}-*"))

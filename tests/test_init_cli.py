@@ -26,7 +26,10 @@ def test_init_copies_every_example_with_the_files_its_bots_need(tmp_path: Path) 
     for f in ("sample_bots/cpp/bot.cc", "sample_bots/cpp/Makefile", "sample_bots/node/bot.js",
               "sample_bots/node/package.json", "sample_bots/node/package-lock.json",
               "sample_bots/heuristics/tractor.py", "protos/cardgames/v1/referee.proto",
-              "protos/cardgames/v1/doudizhu.proto", "docs/protocol.md", "docs/games/smear.md"):
+              "protos/cardgames/v1/doudizhu.proto", "docs/protocol.md", "docs/games/smear.md",
+              "sample_bots/cpp/README.md", "sample_bots/node/README.md",  # the set-up referee init points to
+              "docs/rules/README.md", "docs/rules/CONVENTIONS.md", "docs/rules/smear.md",
+              "docs/rules/vectors/smear.json"):
         assert f in written, f"{f} not copied"
     assert not [f for f in written if {"node_modules", "build", "__pycache__"} & set(f.split("/"))]
     for p in examples:  # every bot of every example starts from the copy, with its paths relative to it

@@ -101,14 +101,15 @@ def test_wheel_ships_complete_samples_examples_and_docs(installed: dict) -> None
     names = set(zipfile.ZipFile(installed["wheel"]).namelist())
     for f in ("sample_bots/cpp/bot.cc", "sample_bots/cpp/Makefile", "sample_bots/cpp/README.md",
               "sample_bots/node/bot.js", "sample_bots/node/package.json", "sample_bots/node/package-lock.json",
-              "sample_bots/random_bot.py", "sample_bots/heuristic_bot.py", "sample_bots/heuristics/doudizhu.py",
+              "sample_bots/node/README.md", "sample_bots/random_bot.py", "sample_bots/heuristic_bot.py", "sample_bots/heuristics/doudizhu.py",
               "cardgames/v1/referee.proto", "tournaments/examples/doudizhu.toml",
               "tournaments/examples/ladder/doudizhu.toml"):
         assert f in names, f"{f} missing from the wheel"
     examples = {p.name for p in (ROOT / "tournaments" / "examples").glob("*.toml")}
     assert examples <= {Path(n).name for n in names if n.startswith("tournaments/examples/")}
     docs = {n.split("/share/doc/cardgame-referee/", 1)[1] for n in names if "/share/doc/cardgame-referee/" in n}
-    assert {p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").rglob("*.md")} <= docs
+    assert {p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").rglob("*")
+            if p.suffix in (".md", ".json")} <= docs  # the guides, and the rules specs with their vectors
     assert not [n for n in names if "node_modules" in n or "/build/" in n]
 
 
@@ -119,9 +120,11 @@ def test_init_writes_from_the_installation(installed: dict) -> None:
     assert all(Path(p).is_relative_to(venv) for p in where), where
     for f in ("tournaments/examples/doudizhu.toml", "sample_bots/random_bot.py", "sample_bots/cpp/bot.cc",
               "sample_bots/node/package-lock.json", "protos/cardgames/v1/referee.proto", "docs/protocol.md",
-              "docs/games/doudizhu.md"):
+              "docs/games/doudizhu.md", "docs/rules/doudizhu.md", "docs/rules/vectors/doudizhu.json"):
         assert (work / f).is_file(), f"referee init did not write {f}"
     assert not (work / "sample_bots" / "node" / "node_modules").exists()
+    conformance = _run(["referee", "conformance", "docs/rules/vectors"], cwd=work, env=installed["env"])
+    assert " passed, 0 failed" in conformance.stdout  # the README's command, on the copied specs
     assert "referee tournament run tournaments/examples/doudizhu.toml" in installed["init"]
     again = subprocess.run(["referee", "init"], cwd=work, env=installed["env"], capture_output=True, text=True,
                            timeout=120)

@@ -322,6 +322,8 @@ class Hall:
         self.form_key = secrets.token_urlsafe(24)
         self.matches: dict[str, LiveMatch] = {}
         self.referee: Referee | None = None
+        #: the matches :meth:`stop` cut off (not over when it was called), in creation order
+        self.cut_off: list[LiveMatch] = []
 
     @property
     def referee_addr(self) -> str:
@@ -347,7 +349,9 @@ class Hall:
             self.referee.register_token(token, name)
 
     async def stop(self) -> None:
-        """Stop every match (its bots are stopped and reaped), every human client and the referee."""
+        """Stop every match (its bots are stopped and reaped, their private directories removed), every
+        human client and the referee; the matches that were not over are then in :attr:`cut_off`."""
+        self.cut_off = [m for m in self.matches.values() if not m.over]
         tasks = [m.task for m in self.matches.values() if m.task is not None and not m.task.done()]
         for t in tasks:
             t.cancel()
@@ -358,6 +362,8 @@ class Hall:
         if self.referee is not None:
             await self.referee.stop(0.5)
             self.referee = None
+        if self.sandbox is not None:
+            self.sandbox.close()
 
     def external_connected(self, name: str) -> bool:
         tok = dict(self.external).get(name)
@@ -448,7 +454,8 @@ class Hall:
                 return
             m.status = "playing"
             watch = asyncio.get_running_loop().create_task(self._watch_log(m))
-            outcome = await play_match(self.referee, m.spec, plans, self.log_dir,
+            # seats named as `referee match` names them: "<Hello.bot_name>#<seat>" once the bots connect
+            outcome = await play_match(self.referee, m.spec, plans, self.log_dir, hello_names=True,
                                        connect_timeout_s=self.connect_timeout_s, end_grace_s=self.end_grace_s,
                                        base_dir=self.base_dir, log_path=m.log_path, sandbox=self.sandbox)
             # each client ends its stream by itself once it has read MatchEnded (queued before play_match returned)
