@@ -46,7 +46,8 @@ from referee.oplog import stderr_log
 from referee.outcomes import MatchStatus
 from referee.play import play_launched
 from referee.protocol import PROTOCOL_VERSION
-from referee.remote import RemoteError, RemoteReferee, RemoteSeat, new_match_id, play_and_fetch, seat_names_in_log
+from referee.remote import (RemoteError, RemoteReferee, RemoteSeat, new_match_id, outcome_of, play_and_fetch,
+                            seat_names_in_log)
 from referee.runner import MatchSpec, replay_log
 from referee.sandbox import capabilities
 from referee.service import Referee, check_bounds
@@ -227,11 +228,15 @@ def match(
             raise typer.Exit(1)
         return
     sandbox = bot_sandbox("off" if no_bot_uids else bot_uids, isolate_network, bot)
+    started = time.time()
     try:
         outcome = run_until_signal(_match_local(spec, bot, log_dir, end_grace_ms / 1000, limits, sandbox))
     except Interrupted as e:
-        _print_interrupted(spec, log_dir)
-        raise typer.Exit(128 + e.signum)
+        # Ctrl-C while the bots were exiting after the match: the match is over, its log says how it ended
+        outcome = _finished_outcome(spec, log_dir / f"{spec.match_id}.jsonl", started)
+        if outcome is None:
+            _print_interrupted(spec, log_dir)
+            raise typer.Exit(128 + e.signum)
     if json_out:
         print(json.dumps(_ints(outcome.to_json()), indent=2))  # integer scores, as the text shows them
     else:
@@ -370,6 +375,25 @@ def _print_interrupted(spec, log_dir: Path) -> None:
     for line in round_lines(spec.game, str(log_path), spec.seat_names):
         print("  " + line)
     print(f"log (incomplete): {log_path}", flush=True)
+
+
+def _finished_outcome(spec, log_path: Path, started: float):
+    """The :class:`~referee.runner.MatchOutcome` of a match whose log has its
+    ``result`` line (the match ended; the run was stopped afterwards, while its
+    bots were exiting), else ``None``. Crash faults appended after the result
+    line are included; ``started``: the run's start (``time.time()``), the
+    elapsed time runs from it to the log's last write."""
+    try:
+        lines = [json.loads(ln) for ln in log_path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+        elapsed = max(0.0, log_path.stat().st_mtime - started)
+    except (OSError, ValueError):
+        return None
+    at = next((i for i, d in enumerate(lines) if d.get("type") == "result"), None)
+    if at is None:
+        return None
+    result = dict(lines[at])
+    result["faults"] = list(result.get("faults") or []) + [d for d in lines[at + 1:] if d.get("type") == "fault"]
+    return outcome_of(spec, {"result": result}, str(log_path), elapsed)
 
 
 def _match_remote(spec, seats: list[str], bots: list[str], addr: str, admin_token: Optional[str],
