@@ -36,8 +36,9 @@ from referee.benchcli import bench
 from referee.botcommand import check_command
 from referee.botnew import bot_app
 from referee.bots import Limits
-from referee.clikit import (bot_label, bot_sandbox, console, fail, lease_held_line, open_store, os_error_text, parse_kv,
-                            parse_tokens, read_ca, read_secret_file, secret_file_or_exit, tls_or_exit, why_not_running)
+from referee.clikit import (bot_label, bot_sandbox, console, db_flag, fail, lease_held_line, open_store, os_error_text,
+                            parse_kv, parse_tokens, read_ca, read_secret_file, secret_file_or_exit, tls_or_exit,
+                            why_not_running)
 from referee.conformance import run as run_conformance
 from referee.games import GAME_IDS, UnknownGame, game_class
 from referee.initcli import init
@@ -728,8 +729,9 @@ def tournament_run(
     except (TournamentError, RemoteError, StorageError, ExecutorError) as e:
         fail(str(e), 1 if isinstance(e, (StorageError, ExecutorError)) else 2)
     except Interrupted as e:
+        flag, note = db_flag(db)
         console.print(f"[yellow]interrupted[/yellow]: finished matches are saved; continue with "
-                      f"`referee tournament run {escape(str(file))} --resume`")
+                      f"`referee tournament run {escape(shlex.quote(str(file)))} --resume{escape(flag)}`{note}")
         raise typer.Exit(128 + e.signum)
     out = render(res.board, fmt, title=f"{res.name} — {res.progress.done}/{res.progress.total} matches",
                  confidence=spec.confidence)
@@ -786,6 +788,8 @@ def tournament_status(
     interrupted or complete, and who holds the lease), faults."""
     from tournaments.store import StorageError
 
+    # the database a printed follow-up command must name: the --config file names its own
+    given_db = db or (os.environ.get("REFEREE_DB") if config is None else None)
     db, cfg_name = _reading_db(db, config)
     store = open_store(db, "--db PATH or --config FILE")
     name = name or cfg_name
@@ -805,12 +809,15 @@ def tournament_status(
           f"aborted {aborted}" + (f", void {void}" if void else ""))
     if lease is not None:
         print(lease_held_line(lease))
-    elif state == "interrupted":
-        how = ("continue it with `referee ladder FILE`" if is_ladder
-               else "finish it with `referee tournament run FILE --resume`")
-        print(f"  not running: {why_not_running(stale, 'driver')}; {how}")
-    elif state == "stopped":
-        print("  not running (stopped); continue it with `referee ladder FILE`")
+    elif state in ("interrupted", "stopped"):
+        flag, note = db_flag(given_db)
+        file = shlex.quote(str(config)) if config is not None else "FILE"
+        how = (f"continue it with `referee ladder {file}{flag}`{note}" if is_ladder or state == "stopped"
+               else f"finish it with `referee tournament run {file} --resume{flag}`{note}")
+        if state == "interrupted":
+            print(f"  not running: {why_not_running(stale, 'driver')}; {how}")
+        else:
+            print(f"  not running (stopped); {how}")
     faulty = sorted(fc.items())
     for bot, kinds in faulty[:STATUS_FAULT_LINES]:
         print(f"  faults of {bot}: " + ", ".join(f"{k}×{v}" for k, v in sorted(kinds.items())))

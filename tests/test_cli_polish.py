@@ -294,3 +294,28 @@ def test_a_run_that_cannot_start_draws_no_bar_and_leaves_no_tournament(tmp_path:
     assert _cli("tournament", "list", "--db", str(db), "-f", "json").stdout.strip() == "[]"
     r = _cli("tournament", "run", str(f), "-q")  # a plain rerun just works
     assert r.returncode == 0, r.stderr
+
+
+def test_resume_hints_name_the_database_given_with_db(tmp_path: Path) -> None:
+    import os
+
+    db = tmp_path / "my results.sqlite"  # not runs/referee.sqlite: a hint without --db would resume another
+    f = tmp_path / "t.toml"
+    bots = "".join(f'[[bots]]\nname = "h{i}"\ncommand = "python {ROOT}/sample_bots/chaos_bot.py --mode hang"\n'
+                   for i in range(3))
+    f.write_text(f'name = "hinted"\ngame = "doudizhu"\nplayers = 3\nseed = 5\nlog_dir = "{tmp_path / "logs"}"\n'
+                 f'params = {{ rounds = 1 }}\n[clock]\ndecision_ms = 60000\n{bots}')
+    p = subprocess.Popen([PY, "-m", "referee.cli", "tournament", "run", str(f), "--fresh", "-q", "--db", str(db)],
+                         cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    _, err = _interrupt_when(p, lambda: any((tmp_path / "logs").rglob("*.jsonl*")))
+    assert p.returncode == 130, err
+    quoted = f"'{db}'"
+    assert f"`referee tournament run {f} --resume --db {quoted}`" in " ".join(err.split()), err
+    env = {k: v for k, v in os.environ.items() if k != "REFEREE_DB"}
+    st = subprocess.run([PY, "-m", "referee.cli", "tournament", "status", "hinted", "--db", str(db)], cwd=ROOT,
+                        capture_output=True, text=True, env=env)
+    assert "status interrupted" in st.stdout and f"`referee tournament run FILE --resume --db {quoted}`" in st.stdout
+    from referee.clikit import db_flag
+
+    assert db_flag("postgresql://me:s3cret@127.0.0.1:5432/x") == (
+        " --db 'postgresql://me:***@127.0.0.1:5432/x'", " (with your password in place of ***)")
