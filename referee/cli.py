@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
@@ -889,6 +888,7 @@ def tournament_list(
 ) -> None:
     """List the tournaments in a results database: name, game, status (running,
     interrupted or complete), matches done/total, start time."""
+    from tournaments.report import table_console
     from tournaments.results import tournament_list as listing
     from tournaments.store import StorageError
 
@@ -910,7 +910,7 @@ def tournament_list(
     for r in rows:
         started = time.strftime("%Y-%m-%d %H:%M", time.localtime(r["created_at"])) if r["created_at"] else "-"
         t.add_row(r["name"], r["game"], r["status"], f"{r['matches']}/{r['total']}", started)
-    Console(soft_wrap=True).print(t)
+    table_console().print(t)
 
 
 class _ResultsGroup(TyperGroup):

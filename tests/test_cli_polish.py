@@ -319,3 +319,36 @@ def test_resume_hints_name_the_database_given_with_db(tmp_path: Path) -> None:
 
     assert db_flag("postgresql://me:s3cret@127.0.0.1:5432/x") == (
         " --db 'postgresql://me:***@127.0.0.1:5432/x'", " (with your password in place of ***)")
+
+
+def test_leaderboard_tables_piped_keep_whole_names_and_intervals_and_a_legend_per_column(tmp_path: Path) -> None:
+    import os
+    import re
+
+    db = tmp_path / "w.sqlite"
+    f = tmp_path / "w.toml"
+    names = [f"random-player-with-a-long-name-{i}" for i in range(3)]
+    bots = "".join(f'[[bots]]\nname = "{n}"\ncommand = "python {ROOT}/sample_bots/random_bot.py --seed {i}"\n'
+                   for i, n in enumerate(names))
+    f.write_text(f'name = "wide"\ngame = "doudizhu"\nplayers = 3\nseed = 5\nschedule = "duplicate"\ngames = 2\n'
+                 f'database = "{db}"\nlog_dir = "{tmp_path / "logs"}"\nparams = {{ rounds = 1 }}\n{bots}')
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    r = subprocess.run([PY, "-m", "referee.cli", "tournament", "run", str(f), "-q"], cwd=ROOT, capture_output=True,
+                       text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert all(n in r.stdout for n in names) and "…" not in r.stdout, r.stdout  # the final board, piped
+    for columns in (None, "140"):
+        run_env = env if columns is None else {**env, "COLUMNS": columns}
+        out = subprocess.run([PY, "-m", "referee.cli", "leaderboard", "--details", "--db", str(db)], cwd=ROOT,
+                             capture_output=True, text=True, env=run_env).stdout  # stdout is a pipe
+        assert "…" not in out, out
+        board = out.split("elo: ")[0]
+        assert all(n in board for n in names), out
+        assert re.search(r"-?\d+\.\d\d\.\.-?\d+\.\d\d", out), out  # the duplicate table's whole intervals
+        assert all(n in line for n in names for line in out.splitlines() if line.startswith(n))
+        if columns:
+            assert max(len(line) for line in out.splitlines()) <= 140
+    legend = out.split("t/i/c/o", 1)[1]  # below the table's header line: one line per column
+    for item in ("elo:", "95%:", "P>next:", "mu, σ:", "matches:", "wins:", "score:", "t/i/c/o:"):
+        assert any(line.startswith(item) for line in legend.splitlines()), (item, legend)
+    assert "*" not in legend  # no wins* in this board: nothing to explain
