@@ -246,6 +246,16 @@ def test_ctrl_c_mid_match_prints_what_was_played_and_the_log(tmp_path: Path) -> 
     assert "interrupted after" in out and "decisions" in out and "log (incomplete): " in out
     log = out.split("log (incomplete): ")[1].split()[0]
     assert Path(log).exists() and "Traceback" not in err
+    r = _cli("replay", log)  # an incomplete log is no error: it reproduces as far as it goes
+    assert r.returncode == 0, r.stderr
+    assert "decision" in r.stdout and "replay" in r.stdout and "identically" in r.stdout, r.stdout
+    assert "the match was not finished (no result line: interrupted)" in r.stdout and "error" not in r.stderr
+    lines = Path(log).read_text().splitlines()
+    first = next(i for i, ln in enumerate(lines) if '"round_start"' in ln)
+    lines[first] = lines[first].replace('"round":1', '"round":7')  # an edited log: a real mismatch
+    Path(log).write_text("\n".join(lines) + "\n")
+    r = _cli("replay", log)
+    assert r.returncode == 1 and "replay differs at event seq" in r.stderr, r.stderr
 
 
 def test_void_matches_are_counted_as_void_and_end_grace_is_a_clock_key(tmp_path: Path) -> None:
