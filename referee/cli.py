@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
@@ -36,8 +35,9 @@ from referee.benchcli import bench
 from referee.botcommand import check_command
 from referee.botnew import bot_app
 from referee.bots import Limits
-from referee.clikit import (bot_label, bot_sandbox, console, fail, lease_held_line, open_store, os_error_text, parse_kv,
-                            parse_tokens, read_ca, read_secret_file, secret_file_or_exit, tls_or_exit, why_not_running)
+from referee.clikit import (bot_label, bot_sandbox, console, db_flag, fail, lease_held_line, open_store, os_error_text,
+                            parse_kv, parse_tokens, read_ca, read_secret_file, secret_file_or_exit, tls_or_exit,
+                            why_not_running)
 from referee.conformance import run as run_conformance
 from referee.games import GAME_IDS, UnknownGame, game_class
 from referee.initcli import init
@@ -46,8 +46,9 @@ from referee.oplog import stderr_log
 from referee.outcomes import MatchStatus
 from referee.play import play_launched
 from referee.protocol import PROTOCOL_VERSION
-from referee.remote import RemoteError, RemoteReferee, RemoteSeat, new_match_id, play_and_fetch, seat_names_in_log
-from referee.runner import MatchSpec, replay_log
+from referee.remote import (RemoteError, RemoteReferee, RemoteSeat, new_match_id, outcome_of, play_and_fetch,
+                            seat_names_in_log)
+from referee.runner import MatchSpec, UnfinishedLog, replay_log
 from referee.sandbox import capabilities
 from referee.service import Referee, check_bounds
 from referee.summary import print_summary, round_lines
@@ -227,11 +228,15 @@ def match(
             raise typer.Exit(1)
         return
     sandbox = bot_sandbox("off" if no_bot_uids else bot_uids, isolate_network, bot)
+    started = time.time()
     try:
         outcome = run_until_signal(_match_local(spec, bot, log_dir, end_grace_ms / 1000, limits, sandbox))
     except Interrupted as e:
-        _print_interrupted(spec, log_dir)
-        raise typer.Exit(128 + e.signum)
+        # Ctrl-C while the bots were exiting after the match: the match is over, its log says how it ended
+        outcome = _finished_outcome(spec, log_dir / f"{spec.match_id}.jsonl", started)
+        if outcome is None:
+            _print_interrupted(spec, log_dir)
+            raise typer.Exit(128 + e.signum)
     if json_out:
         print(json.dumps(_ints(outcome.to_json()), indent=2))  # integer scores, as the text shows them
     else:
@@ -370,6 +375,25 @@ def _print_interrupted(spec, log_dir: Path) -> None:
     for line in round_lines(spec.game, str(log_path), spec.seat_names):
         print("  " + line)
     print(f"log (incomplete): {log_path}", flush=True)
+
+
+def _finished_outcome(spec, log_path: Path, started: float):
+    """The :class:`~referee.runner.MatchOutcome` of a match whose log has its
+    ``result`` line (the match ended; the run was stopped afterwards, while its
+    bots were exiting), else ``None``. Crash faults appended after the result
+    line are included; ``started``: the run's start (``time.time()``), the
+    elapsed time runs from it to the log's last write."""
+    try:
+        lines = [json.loads(ln) for ln in log_path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+        elapsed = max(0.0, log_path.stat().st_mtime - started)
+    except (OSError, ValueError):
+        return None
+    at = next((i for i, d in enumerate(lines) if d.get("type") == "result"), None)
+    if at is None:
+        return None
+    result = dict(lines[at])
+    result["faults"] = list(result.get("faults") or []) + [d for d in lines[at + 1:] if d.get("type") == "fault"]
+    return outcome_of(spec, {"result": result}, str(log_path), elapsed)
 
 
 def _match_remote(spec, seats: list[str], bots: list[str], addr: str, admin_token: Optional[str],
@@ -538,13 +562,18 @@ def serve(
 @app.command()
 def replay(log: Path = typer.Argument(..., help="A match log (.jsonl) written by the referee.")) -> None:
     """Re-run a match from its log (seed + applied actions) and check that
-    every event is reproduced exactly; prints the result."""
+    every event is reproduced exactly; prints the result. A match that did not
+    finish (interrupted, aborted) is reproduced as far as its log goes and
+    said so (exit 0); exit 1 when the replay differs from the log."""
     try:
         spec, events, result = replay_log(log)
     except json.JSONDecodeError:
         fail(f"{log}: not a match log (expected JSON Lines written by the referee)", 1)
     except OSError as e:
         fail(os_error_text(e, "cannot read"), 1)
+    except UnfinishedLog as e:  # an unfinished match, reproduced as far as it went: not an error
+        print(str(e), flush=True)
+        return
     except (ValueError, KeyError) as e:
         fail(str(e), 1)
     print(f"replayed {len(events)} events of {spec.game} match {spec.match_id}: identical to the log")
@@ -704,8 +733,9 @@ def tournament_run(
     except (TournamentError, RemoteError, StorageError, ExecutorError) as e:
         fail(str(e), 1 if isinstance(e, (StorageError, ExecutorError)) else 2)
     except Interrupted as e:
+        flag, note = db_flag(db)
         console.print(f"[yellow]interrupted[/yellow]: finished matches are saved; continue with "
-                      f"`referee tournament run {escape(str(file))} --resume`")
+                      f"`referee tournament run {escape(shlex.quote(str(file)))} --resume{escape(flag)}`{note}")
         raise typer.Exit(128 + e.signum)
     out = render(res.board, fmt, title=f"{res.name} — {res.progress.done}/{res.progress.total} matches",
                  confidence=spec.confidence)
@@ -762,6 +792,8 @@ def tournament_status(
     interrupted or complete, and who holds the lease), faults."""
     from tournaments.store import StorageError
 
+    # the database a printed follow-up command must name: the --config file names its own
+    given_db = db or (os.environ.get("REFEREE_DB") if config is None else None)
     db, cfg_name = _reading_db(db, config)
     store = open_store(db, "--db PATH or --config FILE")
     name = name or cfg_name
@@ -781,12 +813,15 @@ def tournament_status(
           f"aborted {aborted}" + (f", void {void}" if void else ""))
     if lease is not None:
         print(lease_held_line(lease))
-    elif state == "interrupted":
-        how = ("continue it with `referee ladder FILE`" if is_ladder
-               else "finish it with `referee tournament run FILE --resume`")
-        print(f"  not running: {why_not_running(stale, 'driver')}; {how}")
-    elif state == "stopped":
-        print("  not running (stopped); continue it with `referee ladder FILE`")
+    elif state in ("interrupted", "stopped"):
+        flag, note = db_flag(given_db)
+        file = shlex.quote(str(config)) if config is not None else "FILE"
+        how = (f"continue it with `referee ladder {file}{flag}`{note}" if is_ladder or state == "stopped"
+               else f"finish it with `referee tournament run {file} --resume{flag}`{note}")
+        if state == "interrupted":
+            print(f"  not running: {why_not_running(stale, 'driver')}; {how}")
+        else:
+            print(f"  not running (stopped); {how}")
     faulty = sorted(fc.items())
     for bot, kinds in faulty[:STATUS_FAULT_LINES]:
         print(f"  faults of {bot}: " + ", ".join(f"{k}×{v}" for k, v in sorted(kinds.items())))
@@ -858,6 +893,7 @@ def tournament_list(
 ) -> None:
     """List the tournaments in a results database: name, game, status (running,
     interrupted or complete), matches done/total, start time."""
+    from tournaments.report import table_console
     from tournaments.results import tournament_list as listing
     from tournaments.store import StorageError
 
@@ -879,7 +915,7 @@ def tournament_list(
     for r in rows:
         started = time.strftime("%Y-%m-%d %H:%M", time.localtime(r["created_at"])) if r["created_at"] else "-"
         t.add_row(r["name"], r["game"], r["status"], f"{r['matches']}/{r['total']}", started)
-    Console(soft_wrap=True).print(t)
+    table_console().print(t)
 
 
 class _ResultsGroup(TyperGroup):

@@ -2,7 +2,8 @@
 :mod:`referee.laddercli`, :mod:`referee.webcli`, and the bot labels of
 :mod:`referee.web.play`): the error console and :func:`fail`, ``KEY=VALUE``
 and ``NAME=TOKEN`` parsing, secret, TLS and CA files, a seat's label from its
-bot command, the bots' sandbox, and the lines that say who holds a run's lease.
+bot command, the bots' sandbox, the lines that say who holds a run's lease,
+and the ``--db`` of a printed follow-up command.
 
 Exit statuses: 2 for a usage error (a bad option, a missing or unreadable
 file), 1 when the work itself failed (a database that cannot be opened, a
@@ -183,6 +184,21 @@ def open_store(db: str, choose: str = "--db PATH"):
         fail(msg, 1)
     except Exception as e:  # a database the store cannot open: say so, no traceback
         fail(f"cannot open the results database {mask_url(db)}: {e}", 1)
+
+
+def db_flag(db: str | None) -> tuple[str, str]:
+    """What a printed follow-up command carries for the database ``db`` the
+    user chose (``None``: none, the command finds it as this one did): the
+    option, `` --db DB`` shell-quoted with a URL's password shown as ``***``,
+    and the note to add after the command when the password was masked
+    (``""`` if not)."""
+    if not db:
+        return "", ""
+    # tournaments.store loads SQLAlchemy: +180 ms on every `referee` start-up if imported at the top
+    from tournaments.store import mask_url
+
+    shown = mask_url(db)
+    return f" --db {shlex.quote(shown)}", " (with your password in place of ***)" if shown != db else ""
 
 
 def lease_held_line(lease: dict) -> str:

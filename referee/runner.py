@@ -812,12 +812,29 @@ def seat_teams(teams: tuple[tuple[int, ...], ...], players: int) -> list[int]:
     return team
 
 
+class UnfinishedLog(ValueError):
+    """Raised by :func:`replay_log` when every logged decision and event
+    replays identically but the match did not finish: its log has no result
+    line (the match was interrupted) or one of a match that did not complete.
+    ``decisions``: how many decisions the log holds; ``ended``: the result
+    line's status and reason (``"aborted: ..."``), ``None`` without one."""
+
+    def __init__(self, path: Path, decisions: int, ended: str | None):
+        how = f"it ended {ended}" if ended else "no result line: interrupted"
+        which = "the logged decision replays" if decisions == 1 else f"the {decisions} logged decisions replay"
+        super().__init__(f"{path}: {which} identically; the match was not finished ({how})")
+        self.decisions = decisions
+        self.ended = ended
+
+
 def replay_log(path: Path) -> tuple[MatchSpec, list[dict[str, Any]], MatchResult]:
     """Re-run a match from its log: same seed, the applied actions in order.
 
     Returns ``(spec, events, result)`` where ``events`` are the replayed event
     lines. Raises ``ValueError`` naming the first line where the replay
-    differs from the log (an engine changed, or the log was edited).
+    differs from the log (an engine changed, or the log was edited), and
+    :class:`UnfinishedLog` (a ``ValueError``) when the log replays identically
+    as far as it goes but the match did not finish.
     """
     lines = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
     if not lines or lines[0].get("type") != "header":
@@ -851,8 +868,14 @@ def replay_log(path: Path) -> tuple[MatchSpec, list[dict[str, Any]], MatchResult
                 pass
         if a != b:
             raise ValueError(f"{path}: replay differs at event seq {a.get('seq')}: logged {a} replayed {b}")
-    if len(logged) != len(replayed):
+    end = next((ln for ln in lines if ln["type"] == "result"), None)
+    finished = end is not None and end.get("status") == "complete"
+    # an interrupted log can stop between a decision and the events it caused: the log is a prefix of the replay
+    if len(logged) > len(replayed) or (len(logged) < len(replayed) and (finished or game.over)):
         raise ValueError(f"{path}: log has {len(logged)} events, replay produced {len(replayed)}")
     if not game.over:
-        raise ValueError(f"{path}: the logged actions do not finish the match")
+        if finished:
+            raise ValueError(f"{path}: the logged actions do not finish the match")
+        ended = None if end is None else f"{end.get('status')}" + (f": {end['reason']}" if end.get("reason") else "")
+        raise UnfinishedLog(path, sum(1 for ln in lines if ln["type"] == "decision"), ended)
     return spec, replayed, game.result()

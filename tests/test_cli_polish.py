@@ -246,6 +246,16 @@ def test_ctrl_c_mid_match_prints_what_was_played_and_the_log(tmp_path: Path) -> 
     assert "interrupted after" in out and "decisions" in out and "log (incomplete): " in out
     log = out.split("log (incomplete): ")[1].split()[0]
     assert Path(log).exists() and "Traceback" not in err
+    r = _cli("replay", log)  # an incomplete log is no error: it reproduces as far as it goes
+    assert r.returncode == 0, r.stderr
+    assert "decision" in r.stdout and "replay" in r.stdout and "identically" in r.stdout, r.stdout
+    assert "the match was not finished (no result line: interrupted)" in r.stdout and "error" not in r.stderr
+    lines = Path(log).read_text().splitlines()
+    first = next(i for i, ln in enumerate(lines) if '"round_start"' in ln)
+    lines[first] = lines[first].replace('"round":1', '"round":7')  # an edited log: a real mismatch
+    Path(log).write_text("\n".join(lines) + "\n")
+    r = _cli("replay", log)
+    assert r.returncode == 1 and "replay differs at event seq" in r.stderr, r.stderr
 
 
 def test_void_matches_are_counted_as_void_and_end_grace_is_a_clock_key(tmp_path: Path) -> None:
@@ -294,3 +304,61 @@ def test_a_run_that_cannot_start_draws_no_bar_and_leaves_no_tournament(tmp_path:
     assert _cli("tournament", "list", "--db", str(db), "-f", "json").stdout.strip() == "[]"
     r = _cli("tournament", "run", str(f), "-q")  # a plain rerun just works
     assert r.returncode == 0, r.stderr
+
+
+def test_resume_hints_name_the_database_given_with_db(tmp_path: Path) -> None:
+    import os
+
+    db = tmp_path / "my results.sqlite"  # not runs/referee.sqlite: a hint without --db would resume another
+    f = tmp_path / "t.toml"
+    bots = "".join(f'[[bots]]\nname = "h{i}"\ncommand = "python {ROOT}/sample_bots/chaos_bot.py --mode hang"\n'
+                   for i in range(3))
+    f.write_text(f'name = "hinted"\ngame = "doudizhu"\nplayers = 3\nseed = 5\nlog_dir = "{tmp_path / "logs"}"\n'
+                 f'params = {{ rounds = 1 }}\n[clock]\ndecision_ms = 60000\n{bots}')
+    p = subprocess.Popen([PY, "-m", "referee.cli", "tournament", "run", str(f), "--fresh", "-q", "--db", str(db)],
+                         cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    _, err = _interrupt_when(p, lambda: any((tmp_path / "logs").rglob("*.jsonl*")))
+    assert p.returncode == 130, err
+    quoted = f"'{db}'"
+    assert f"`referee tournament run {f} --resume --db {quoted}`" in " ".join(err.split()), err
+    env = {k: v for k, v in os.environ.items() if k != "REFEREE_DB"}
+    st = subprocess.run([PY, "-m", "referee.cli", "tournament", "status", "hinted", "--db", str(db)], cwd=ROOT,
+                        capture_output=True, text=True, env=env)
+    assert "status interrupted" in st.stdout and f"`referee tournament run FILE --resume --db {quoted}`" in st.stdout
+    from referee.clikit import db_flag
+
+    assert db_flag("postgresql://me:s3cret@127.0.0.1:5432/x") == (
+        " --db 'postgresql://me:***@127.0.0.1:5432/x'", " (with your password in place of ***)")
+
+
+def test_leaderboard_tables_piped_keep_whole_names_and_intervals_and_a_legend_per_column(tmp_path: Path) -> None:
+    import os
+    import re
+
+    db = tmp_path / "w.sqlite"
+    f = tmp_path / "w.toml"
+    names = [f"random-player-with-a-long-name-{i}" for i in range(3)]
+    bots = "".join(f'[[bots]]\nname = "{n}"\ncommand = "python {ROOT}/sample_bots/random_bot.py --seed {i}"\n'
+                   for i, n in enumerate(names))
+    f.write_text(f'name = "wide"\ngame = "doudizhu"\nplayers = 3\nseed = 5\nschedule = "duplicate"\ngames = 2\n'
+                 f'database = "{db}"\nlog_dir = "{tmp_path / "logs"}"\nparams = {{ rounds = 1 }}\n{bots}')
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    r = subprocess.run([PY, "-m", "referee.cli", "tournament", "run", str(f), "-q"], cwd=ROOT, capture_output=True,
+                       text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert all(n in r.stdout for n in names) and "…" not in r.stdout, r.stdout  # the final board, piped
+    for columns in (None, "140"):
+        run_env = env if columns is None else {**env, "COLUMNS": columns}
+        out = subprocess.run([PY, "-m", "referee.cli", "leaderboard", "--details", "--db", str(db)], cwd=ROOT,
+                             capture_output=True, text=True, env=run_env).stdout  # stdout is a pipe
+        assert "…" not in out, out
+        board = out.split("elo: ")[0]
+        assert all(n in board for n in names), out
+        assert re.search(r"-?\d+\.\d\d\.\.-?\d+\.\d\d", out), out  # the duplicate table's whole intervals
+        assert all(n in line for n in names for line in out.splitlines() if line.startswith(n))
+        if columns:
+            assert max(len(line) for line in out.splitlines()) <= 140
+    legend = out.split("t/i/c/o", 1)[1]  # below the table's header line: one line per column
+    for item in ("elo:", "95%:", "P>next:", "mu, σ:", "matches:", "wins:", "score:", "t/i/c/o:"):
+        assert any(line.startswith(item) for line in legend.splitlines()), (item, legend)
+    assert "*" not in legend  # no wins* in this board: nothing to explain

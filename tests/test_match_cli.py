@@ -86,6 +86,34 @@ def test_ctrl_c_or_sigterm_reaps_every_bot_process(tmp_path: Path, sig: int) -> 
     assert not _pids(marker)
 
 
+def test_ctrl_c_while_the_bots_exit_after_the_match_still_reports_the_finished_match(tmp_path: Path) -> None:
+    linger = f"60.{uuid.uuid4().int % 10**9:09d}"  # keeps running long after Goodbye; finds this test's bot
+    lingering, bot_pids = f"python tests/end_bot.py --linger {linger}", lambda: _pids(f"end_bot.py --linger {linger} --referee")
+    p = subprocess.Popen([PY, "-m", "referee.cli", "match", "doudizhu", "--rounds", "2", "--log-dir", str(tmp_path),
+                          "--bot", RANDOM, "--bot", RANDOM, "--bot", lingering, "--end-grace-ms", "60000"],
+                         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 90
+        # the sandbox line follows the result: the match is over, the bots are being given their end grace
+        while time.monotonic() < deadline and not any('"type":"sandbox"' in f.read_text()
+                                                      for f in tmp_path.glob("*.jsonl")):
+            time.sleep(0.1)
+        assert bot_pids()
+        os.kill(p.pid, signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+    assert p.returncode == 0, err
+    assert "interrupted" not in out and "incomplete" not in out and "Traceback" not in err
+    assert "— complete" in out and "round 2:" in out and "end-bot#2" in out and "log: " in out
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and bot_pids():
+        time.sleep(0.1)
+    assert not bot_pids()  # reaped
+
+
 def _pids(pattern: str, under: Path | None = None) -> list[str]:
     """Pids matching ``pattern`` whose working directory is below ``under`` (bots run in the log dir)."""
     r = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True)

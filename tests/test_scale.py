@@ -164,8 +164,10 @@ def test_wins_a_broken_bot_shares_are_counted_and_marked() -> None:
 
     con = Console(width=80, record=True, color_system=None)
     render(list(board.values()), "table", console=con)
-    line = next(x for x in con.export_text().splitlines() if " crasher " in x)
+    text = con.export_text().splitlines()
+    line = next(x for x in text if " crasher " in x)
     assert " 1* " in line
+    assert any(x.startswith("  *: ") for x in text)  # the legend explains the *
 
 
 def test_a_bootstrap_too_large_is_refused_with_the_alternative(monkeypatch) -> None:

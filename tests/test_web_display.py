@@ -147,3 +147,15 @@ def test_last_bot_shows_a_dash_for_the_figures_about_the_next_bot(logs, tmp_path
     assert "P(&gt; next) <span" in last and "separated <span" in last
     first = (site / "bots" / f"{rows[0][0]}.html").read_text()
     assert "no bot below" not in first
+
+
+def test_p_better_than_next_is_rounded_down_as_in_the_cli() -> None:
+    from referee.web.site import _cell
+    from tournaments.rating import BoardRow
+    from tournaments.report import _p_next
+
+    for p, shown in ((0.9996, "0.99"), (0.9496, "0.94"), (1.0, "1.00"), (0.5, "0.50"), (0.0, "0.00")):
+        assert _cell("p_better_than_next", p) == shown
+        row = BoardRow(**{k: 0 for k in BoardRow.__dataclass_fields__} | {"bot": "a", "p_next": p, "separated": True})
+        assert _p_next(row) == shown  # the terminal's board
+    assert _cell("mean_score", 0.9996) == "1.00"  # other figures keep their rounding

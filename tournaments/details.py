@@ -191,8 +191,9 @@ def duplicate_pairs(rows: Iterable[MatchRow], bots: list[str]) -> list[dict[str,
 def _table(title: str, headers: list[str], rows: list[list[str]], console: Console) -> None:
     t = Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 1), title_justify="left")
     for k, h in enumerate(headers):
-        t.add_column(h, justify="left" if k < 2 and not h.startswith("seat") else "right",
-                     overflow="ellipsis", max_width=16 if k < 2 else None)
+        # on a narrow console the names fold onto more lines: every other cell stays whole
+        names = k < 2 and not h.startswith("seat")
+        t.add_column(h, justify="left" if names else "right", overflow="fold", no_wrap=not names)
     for r in rows:
         t.add_row(*r)
     console.print(t)
@@ -221,7 +222,7 @@ def summary_lines(d: dict[str, Any]) -> list[str]:
 
 
 def render_details(d: dict[str, Any], console: Console) -> None:
-    """Print the details tables (each fits 80 columns)."""
+    """Print the details tables on ``console`` (as wide as it is: names fold on a narrow one)."""
     if d.get("seat_summary"):
         _table("per seat, every bot", ["seat", "matches", "mean score", "win rate"],
                [[str(x["seat"]), str(x["matches"]), f"{x['mean_score']:.2f}", f"{x['win_rate']:.0%}"]

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import math
+import os
 from typing import Any
 
 from rich import box
@@ -17,8 +18,8 @@ from tournaments.rating import BoardRow, store_board
 from tournaments.store import Store
 
 FORMATS = ("table", "json", "csv")
-TABLE_WIDTH = 80  # the leaderboard fits an 80-column terminal
-BOT_WIDTH = 16    # longer bot names are cut with an ellipsis in the table (never in JSON/CSV)
+#: the width of tables written to a pipe or a file without $COLUMNS: wide enough that no cell is ever cut
+UNCROPPED_WIDTH = 10_000
 
 
 def board_from_store(store: Store, name: str | None, method: str = "sandwich"
@@ -52,12 +53,29 @@ def _half(r: BoardRow) -> str:
     return f"±{round((r.high - r.low) / 2)}" if r.matches else "-"
 
 
+def table_console() -> Console:
+    """Where the leaderboard and details tables are printed (stdout): a
+    terminal's width; ``$COLUMNS`` when set; written to a pipe or a file
+    without ``$COLUMNS``, wide enough that no cell is cut (every table is only
+    as wide as its cells)."""
+    con = Console()
+    if con.is_terminal or os.environ.get("COLUMNS", "").strip().isdigit():
+        return con  # rich takes $COLUMNS when set
+    return Console(width=UNCROPPED_WIDTH)
+
+
+def p_next_text(p: float) -> str:
+    """A probability such as P>next with two decimals, rounded down, so that a
+    probability below 1 never shows as ``1.00`` and a pair not separated never
+    shows the confidence itself (0.9496 is ``0.94``, not ``0.95``)."""
+    return f"{math.floor(p * 100) / 100:.2f}"
+
+
 def _p_next(r: BoardRow) -> str:
-    """P>next with two decimals, rounded down, so that a pair not separated
-    never shows the confidence itself (0.9496 is ``0.94~``, not ``0.95~``)."""
+    """P>next as :func:`p_next_text`, ``~`` appended when not separated."""
     if r.p_next is None:
         return ""
-    return f"{math.floor(r.p_next * 100) / 100:.2f}" + ("" if r.separated else "~")
+    return p_next_text(r.p_next) + ("" if r.separated else "~")
 
 
 def _faults(r: BoardRow) -> str:
@@ -68,10 +86,28 @@ def board_json(board: list[BoardRow]) -> list[dict[str, Any]]:
     return [{"rank": i + 1, **r.to_json()} for i, r in enumerate(board)]
 
 
+def legend(confidence: float = 0.95, starred: bool = False) -> list[str]:
+    """What each column of the leaderboard table means, one line each (as the
+    README's column table says it); the ``*`` of wins only when ``starred``
+    (some row has one)."""
+    return ["elo: rating fitted over all results at once, 0 = the average bot",
+            "95%: the rating ± this is its 95% interval",
+            "P>next: probability of really being better than the next bot down",
+            f"  ~: not separated from the next bot at {confidence:.0%}",
+            "mu, σ: live TrueSkill (updated match by match)",
+            "matches: matches played",
+            "wins: matches finished in first place (a shared first place counts)"] \
+        + (["  *: some are first places shared in matches the bot crashed in or forfeited"]
+           if starred else []) \
+        + ["score: mean final score, in the game's unit",
+           "t/i/c/o: faults: timeouts / illegal actions / crashes and disconnects / other"]
+
+
 def render(board: list[BoardRow], fmt: str, title: str = "leaderboard", console: Console | None = None,
            confidence: float = 0.95, details: dict[str, Any] | None = None) -> str | None:
-    """Render the board: ``table`` prints with rich (80 columns wide at
-    most) and returns None; ``json`` and ``csv`` return the text.
+    """Render the board: ``table`` prints with rich on ``console`` (default:
+    :func:`table_console`; the bot column takes what the console's width leaves)
+    followed by the :func:`legend`, and returns None; ``json`` and ``csv`` return the text.
     ``details`` (see :mod:`tournaments.details`) is added to the JSON as
     ``{"leaderboard": [...], "details": {...}}`` and printed after the table.
     ``ValueError`` for another format."""
@@ -91,23 +127,21 @@ def render(board: list[BoardRow], fmt: str, title: str = "leaderboard", console:
     cells = [[str(i), r.bot, _whole(r.elo), _half(r), _p_next(r), f"{r.mu:.1f}", f"{r.sigma:.2f}", str(r.matches),
               f"{r.wins}*" if r.broken_wins else str(r.wins), f"{r.mean_score + 0.0:.2f}", _faults(r)]
              for i, r in enumerate(board, 1)]
+    if console is None:
+        console = table_console()
     widths = [max([len(h)] + [len(c[k]) for c in cells]) for k, h in enumerate(headers)]
     # one space between columns (the box's divider): the numbers never shrink, the bot column takes what is
-    # left of 80
-    widths[1] = max(3, min(widths[1], BOT_WIDTH, TABLE_WIDTH - (sum(widths) - widths[1]) - (len(headers) - 1)))
-    t = Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, padding=0,
-              caption=f"elo: batch fit, 0 = average bot, ± its 95% interval; P>next: probability of being "
-                      f"better than the next bot, ~ = not separated at {confidence:.0%}; mu, σ: live TrueSkill; "
-                      "wins* include first places shared in matches the bot crashed in or was forfeited; faults: "
-                      "timeouts/illegal/crashes and disconnects/other")
+    # left of the console's width (names longer than that are cut with an ellipsis, never in JSON/CSV)
+    widths[1] = max(3, min(widths[1], console.width - (sum(widths) - widths[1]) - (len(headers) - 1)))
+    t = Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, padding=0)
     for k, h in enumerate(headers):
         t.add_column(h, justify="left" if k == 1 else "right", no_wrap=True, min_width=widths[k],
                      max_width=widths[k], overflow="ellipsis")
     for c in cells:
         t.add_row(*c)
-    if console is None:
-        console = Console(width=TABLE_WIDTH) if not Console().is_terminal else Console()
     console.print(t)
+    for line in legend(confidence, any(r.broken_wins for r in board)):
+        console.print(line, markup=False, highlight=False)
     if details is not None:
         render_details(details, console)
     return None

@@ -59,6 +59,7 @@ from referee.web.data import (
 )
 from referee.web.replay import ParsedLog, View, build_replay, read_log, replay_json, view_slug
 from tournaments.outcomes import teams_of
+from tournaments.report import p_next_text
 from tournaments.running import read_running
 from tournaments.store import Store
 
@@ -148,9 +149,13 @@ NO_NEXT = ("—", "last place: no bot below")
 
 
 def _cell(key: str, v: Any) -> str:
-    """A leaderboard figure as the page shows it: Elo points whole (never "-0"), others by :func:`_fmt`."""
+    """A leaderboard figure as the page shows it: Elo points whole (never "-0"),
+    P(> next) rounded down as the CLI shows it (0.999 is "0.99", never "1.00"),
+    others by :func:`_fmt`."""
     if key in WHOLE and isinstance(v, (int, float)) and not isinstance(v, bool):
         return str(round(v) + 0)
+    if key == "p_better_than_next" and isinstance(v, float):
+        return p_next_text(v)
     return _fmt(v)
 
 
