@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 import numpy as np
-from sqlalchemy import create_engine, delete, event, func, insert, select, text, update
+from sqlalchemy import create_engine, delete, event, func, insert, select, text, union_all, update
 from sqlalchemy import inspect as sa_inspect
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, Engine
@@ -664,8 +664,8 @@ class Store:
         q = select(pair_stats).where(pair_stats.c.tournament_id == tid)
         if among is not None:
             q = q.where(pair_stats.c.bot_a.in_(among) & pair_stats.c.bot_b.in_(among))
-        if bot_id is not None:
-            q = q.where((pair_stats.c.bot_a == bot_id) | (pair_stats.c.bot_b == bot_id))
+        if bot_id is not None:  # one query per side, each on its index (an OR of the two scans the table)
+            q = union_all(q.where(pair_stats.c.bot_a == bot_id), q.where(pair_stats.c.bot_b == bot_id))
         with self.engine.connect() as c:
             return [dict(r) for r in c.execute(q).mappings()]
 
