@@ -407,6 +407,7 @@ def _match_remote(spec, seats: list[str], bots: list[str], addr: str, admin_toke
     plan = [RemoteSeat(name=n) for n in seats] + [RemoteSeat(command=c) for c in bots]
     spec.match_id = new_match_id(spec.game)
     referee = RemoteReferee(addr, admin_token, tls_ca, end_grace_s)
+    started = time.time()
     try:
         return run_until_signal(play_and_fetch(referee, spec, plan, log_dir))
     except RemoteError as e:
@@ -417,6 +418,11 @@ def _match_remote(spec, seats: list[str], bots: list[str], addr: str, admin_toke
             spec.seat_names = seat_names_in_log(log) or spec.seat_names
         except (RemoteError, OSError, Interrupted):
             pass
+        outcome = _finished_outcome(spec, log_dir / f"{spec.match_id}.jsonl", started)
+        if outcome is not None:  # stopped while the bots were exiting: the match is over, as locally
+            print_summary(outcome)
+            _print_replay(outcome.log_path)
+            raise typer.Exit(0 if outcome.status is MatchStatus.COMPLETE else 1)
         _print_interrupted(spec, log_dir)
         raise typer.Exit(128 + e.signum)
 

@@ -200,6 +200,41 @@ def test_match_on_a_running_referee_through_the_admin_service(tmp_path: Path) ->
         stop_server(serve, group=True)
 
 
+def test_ctrl_c_while_the_bots_exit_after_a_remote_match_still_reports_the_finished_match(tmp_path: Path) -> None:
+    """As for a local match: the match on the referee is over, its log fetched here says how it ended."""
+    import re
+
+    linger = f"60.{uuid.uuid4().int % 10**9:09d}"
+    lingering = f"python tests/end_bot.py --linger {linger}"
+    serve = subprocess.Popen([PY, "-m", "referee.cli", "serve", "--port", "0", "--log-dir", str(tmp_path / "srv")],
+                             cwd=ROOT, stdout=subprocess.PIPE, env={**os.environ, "REFEREE_ADMIN_TOKEN": "adm"},
+                             stderr=subprocess.PIPE, text=True, start_new_session=True)
+    p = None
+    try:
+        m = re.search(r"listening on 127\.0\.0\.1:(\d+)", serve.stdout.readline())
+        assert m, serve.stderr.read() if serve.poll() is not None else "no listening line"
+        p = subprocess.Popen([PY, "-m", "referee.cli", "match", "doudizhu", "--rounds", "2", "--log-dir",
+                              str(tmp_path / "here"), "--referee", f"127.0.0.1:{m.group(1)}", "--bot", RANDOM,
+                              "--bot", RANDOM, "--bot", lingering, "--end-grace-ms", "60000"],
+                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env={**os.environ, "REFEREE_ADMIN_TOKEN": "adm"}, start_new_session=True)
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and not any('"type":"result"' in f.read_text()
+                                                      for f in (tmp_path / "srv").glob("*.jsonl")):
+            time.sleep(0.1)
+        assert _pids(f"end_bot.py --linger {linger}")  # the match is over, the bots have their end grace
+        os.kill(p.pid, signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p is not None and p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+        stop_server(serve, group=True)
+    assert p.returncode == 0, err
+    assert "interrupted" not in out and "incomplete" not in out and "Traceback" not in err
+    assert "— complete" in out and "round 2:" in out and "log: " in out
+
+
 def test_a_crash_names_the_error_line_above_a_long_stack_trace(tmp_path: Path, shared_tmp: Path) -> None:
     # as Node.js reports a missing module: the error, then many lines of stack
     # (in a directory the bot's own uid can read)
