@@ -796,6 +796,7 @@ def tournament_status(
 ) -> None:
     """Show a tournament's progress: matches done/total, state (running,
     interrupted or complete, and who holds the lease), faults."""
+    from tournaments.report import tournament_row
     from tournaments.store import StorageError
 
     # the database a printed follow-up command must name: the --config file names its own
@@ -804,9 +805,10 @@ def tournament_status(
     store = open_store(db, "--db PATH or --config FILE")
     name = name or cfg_name
     try:
-        t = store.tournament(name) if name else store.latest_tournament()
-        if t is None:
-            fail(f"no tournament {name or ''} in {store.display_url}".replace("  ", " "), 1)
+        try:
+            t = tournament_row(store, name)
+        except LookupError as e:
+            fail(str(e), 1)
         counts = store.status_counts(t["id"])
         fc = store.fault_counts(t["id"])
         state, lease = store.run_state(t)
@@ -950,6 +952,7 @@ def results_export(
 ) -> None:
     """Export a tournament's per-match results, streamed: match index, seed,
     status, seats, scores, ranks (1 = best), forfeits, faults per seat and log path."""
+    from tournaments.report import tournament_row
     from tournaments.results import EXPORT_FORMATS, iter_results, write_results
     from tournaments.store import StorageError
 
@@ -959,11 +962,10 @@ def results_export(
     store = open_store(db, "--db PATH or --config FILE")
     tournament = tournament or cfg_name
     try:
-        t = store.tournament(tournament) if tournament else store.latest_tournament()
-        if t is None:
-            known = ", ".join(x["name"] for x in store.list_tournaments()) or "none"
-            fail(f"no tournament {tournament or ''} in {store.display_url} (known: {known})"
-                 .replace("  ", " "), 1)
+        try:
+            t = tournament_row(store, tournament)
+        except LookupError as e:
+            fail(str(e), 1)
         write_results(iter_results(store, t["id"], extras=fmt == "jsonl"), fmt, sys.stdout)
     except StorageError as e:
         fail(str(e), 1)

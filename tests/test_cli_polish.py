@@ -191,8 +191,9 @@ def test_tournament_list_and_results_export(tmp_path: Path) -> None:
     csv_text = _cli("results", "--db", str(db)).stdout  # the latest tournament, CSV by default
     lines = csv_text.split("\n")
     assert lines[0].startswith("match,seed,status,seats,scores") and lines[-1] == "" and len(lines) == 8
-    r = _cli("results", "nope", "--db", str(db))
-    assert r.returncode == 1 and "known: tiny" in r.stderr
+    for cmd in (["results", "nope"], ["tournament", "status", "nope"], ["leaderboard", "-t", "nope"]):
+        r = _cli(*cmd, "--db", str(db))  # one wording for an unknown name
+        assert r.returncode == 1 and "no tournament 'nope'" in r.stderr and "known: tiny" in r.stderr, (cmd, r.stderr)
 
 
 def _interrupt_when(p: subprocess.Popen, ready, timeout_s: float = 90) -> tuple[str, str]:
