@@ -159,3 +159,6 @@ def test_p_better_than_next_is_rounded_down_as_in_the_cli() -> None:
         row = BoardRow(**{k: 0 for k in BoardRow.__dataclass_fields__} | {"bot": "a", "p_next": p, "separated": True})
         assert _p_next(row) == shown  # the terminal's board
     assert _cell("mean_score", 0.9996) == "1.00"  # other figures keep their rounding
+    row = BoardRow(**{k: 0 for k in BoardRow.__dataclass_fields__} | {"bot": "a", "p_next": 0.99996, "separated": True})
+    assert row.to_json()["p_better_than_next"] == 0.9999  # the JSON the pages are built from: never 1.0 below 1
+    assert _cell("p_better_than_next", row.to_json()["p_better_than_next"]) == _p_next(row) == "0.99"

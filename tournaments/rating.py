@@ -23,6 +23,7 @@ change, O(bots) after. Aborted and void matches are not rated.
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable
@@ -148,7 +149,8 @@ class BoardRow:
     def to_json(self) -> dict[str, Any]:
         return {"bot": self.bot, "elo": round(self.elo, 1), "elo_low": round(self.low, 1),
                 "elo_high": round(self.high, 1),
-                "p_better_than_next": None if self.p_next is None else round(self.p_next, 4),
+                # rounded down: a probability below 1 never becomes 1.0 (nor 1.00 on a page built from it)
+                "p_better_than_next": None if self.p_next is None else math.floor(self.p_next * 1e4) / 1e4,
                 "separated_from_next": self.separated,
                 "mu": round(self.mu, 4), "sigma": round(self.sigma, 4),
                 "conservative": round(self.conservative, 4), "matches": self.matches, "wins": self.wins,
