@@ -67,6 +67,7 @@ def print_summary(outcome: MatchOutcome, console: Console | None = None) -> None
     for f in outcome.faults:  # the first reason of each kind of fault, per seat
         if (f.seat, f.kind) not in shown and f.message and f.kind not in _UNEXPLAINED:
             shown.add((f.seat, f.kind))
-            con.print(f"  seat {f.seat} {f.kind}: {escape(f.message)}", soft_wrap=True)
+            rule = f" (rule {f.rule}: docs/rules/{spec.game}.md)" if f.rule else ""
+            con.print(f"  seat {f.seat} {f.kind}: {escape(f.message)}{rule}", soft_wrap=True)
     con.file.flush()
     print(f"log: {outcome.log_path}", flush=True)  # plain print: a path must never be wrapped

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -33,6 +34,14 @@ def test_match_prints_summary_and_log_that_replays(tmp_path: Path) -> None:
     log = out.split("log:")[1].split()[0]
     rp = subprocess.run([PY, "-m", "referee.cli", "replay", log], cwd=ROOT, capture_output=True, text=True)
     assert rp.returncode == 0 and "identical to the log" in rp.stdout, rp.stderr
+
+
+def test_an_illegal_action_is_explained_with_its_rule_and_where_to_read_it(tmp_path: Path) -> None:
+    r = _match(tmp_path, "--rounds", "1", "--seed", "3",
+               bots=("python sample_bots/chaos_bot.py --mode illegal", RANDOM, RANDOM))
+    assert "Traceback" not in r.stderr, r.stderr
+    line = next(ln for ln in r.stdout.splitlines() if ln.strip().startswith("seat 0 illegal:"))
+    assert re.search(r"\(rule [A-Z]+-\d+: docs/rules/doudizhu\.md\)$", line), line
 
 
 def test_match_json_is_zero_sum_and_seeded_matches_repeat(tmp_path: Path) -> None:
