@@ -279,3 +279,14 @@ def test_report_command_says_what_it_left_out(scale, tmp_path):
     assert "300 of 30,000 matches listed" in p.stderr and "left out: matches older than the newest 300" in p.stderr
     assert f"report: {(out / 'index.html').resolve()}" in p.stdout
     assert (out / "matches-3.html").is_file() and not (out / "matches-4.html").exists()
+
+
+def test_the_live_dot_shows_only_while_the_tournament_is_played(scale, monkeypatch):
+    """A finished (or stopped) tournament's live pages say they update live, without the red dot
+    of a tournament being played."""
+    with TestClient(create_app(str(scale["db"]))) as client:
+        html = client.get("/t/scale/index.html").text
+        assert "updates live" in html and "live-dot" not in html
+        monkeypatch.setattr(Store, "run_state", lambda self, t: ("running", None))
+        html = client.get("/t/scale/matches.html").text
+        assert 'class="live-dot"' in html and "updates live" not in html

@@ -418,13 +418,21 @@ class Pages:
                   # a ladder has no fixed number of matches: the pages say how many were played
                   "total": None if snap.ladder else row.get("total_matches"), "live_count": 0}
         self._live: list[MatchInfo] | None = None
+        self._running: bool | None = None
         #: the report: the match ids whose replay was written (other rows link none); ``None``: every log
         self.replayed: set[str] | None = None
 
     # -- helpers ------------------------------------------------------------------------------
     def _render(self, template: str, root: str, **ctx: Any) -> str:
         return environment().get_template(template).render(t=self.t, root=root, live=self.live,
-                                                           live_ms=self.live_ms, links=self.links, **ctx)
+                                                           live_ms=self.live_ms, links=self.links,
+                                                           running=self.running(), **ctx)
+
+    def running(self) -> bool:
+        """Live site only: a driver (or the ladder) is playing this tournament now (its lease is live)."""
+        if self._running is None:
+            self._running = self.live and self.store.run_state(self.row)[0] == "running"
+        return self._running
 
     def bot_slug(self, name: str) -> str:
         return self.snap.slugs.get(name) or slug(name)
@@ -434,7 +442,7 @@ class Pages:
         runs the tournament: its lease is live), newest first. See :func:`live_matches`."""
         if self._live is None:
             self._live = []
-            if self.live and self.store.run_state(self.row)[0] == "running":
+            if self.running():
                 tid = self.snap.tid
                 self._live = live_matches(self.snap.log_dir, self.snap.name,
                                           lambda mid: self.store.match_by_id(tid, mid) is not None)
