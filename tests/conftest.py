@@ -9,6 +9,7 @@ import signal
 import shutil
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Iterator
 
@@ -132,3 +133,19 @@ def stop_server(p: subprocess.Popen, group: bool = False) -> None:
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, signal.SIGKILL)
         p.wait(5)
+
+
+def interrupt_when(p: subprocess.Popen, ready: Callable[[], Any], timeout_s: float = 90) -> tuple[str, str]:
+    """Send Ctrl-C (SIGINT) to ``p`` once ``ready()`` holds (or after ``timeout_s``);
+    its (stdout, stderr). The process group is killed if it has not ended 60 s later."""
+    try:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline and not ready():
+            time.sleep(0.1)
+        os.kill(p.pid, signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+    return out, err

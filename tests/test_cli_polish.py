@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PY, ROOT
+from conftest import PY, ROOT, interrupt_when
 from referee.clikit import bot_label
 
 HEUR = "python sample_bots/heuristic_bot.py"
@@ -196,25 +196,6 @@ def test_tournament_list_and_results_export(tmp_path: Path) -> None:
         assert r.returncode == 1 and "no tournament 'nope'" in r.stderr and "known: tiny" in r.stderr, (cmd, r.stderr)
 
 
-def _interrupt_when(p: subprocess.Popen, ready, timeout_s: float = 90) -> tuple[str, str]:
-    """Send Ctrl-C (SIGINT) to ``p`` once ``ready()`` holds; its (stdout, stderr)."""
-    import os
-    import signal
-    import time
-
-    try:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline and not ready():
-            time.sleep(0.2)
-        os.kill(p.pid, signal.SIGINT)
-        out, err = p.communicate(timeout=60)
-    finally:
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.communicate()
-    return out, err
-
-
 def test_a_bot_that_never_connects_is_named_and_ctrl_c_before_the_start_says_so(tmp_path: Path,
                                                                                  shared_tmp: Path) -> None:
     import tempfile
@@ -230,7 +211,7 @@ def test_a_bot_that_never_connects_is_named_and_ctrl_c_before_the_start_says_so(
         err_file.seek(0)
         return "seat 2 (sleeper#2) to connect" in err_file.read()
 
-    out, _ = _interrupt_when(p, waiting)
+    out, _ = interrupt_when(p, waiting)
     err_file.seek(0)
     err = err_file.read()
     assert "waiting for " in err and "seat 2 (sleeper#2) to connect" in err
@@ -242,7 +223,7 @@ def test_ctrl_c_mid_match_prints_what_was_played_and_the_log(tmp_path: Path) -> 
                           "--bot", HEUR, "--bot", HEUR, "--bot", "python sample_bots/chaos_bot.py --mode hang",
                           "--decision-ms", "60000"], cwd=ROOT, text=True, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, start_new_session=True)
-    out, err = _interrupt_when(p, lambda: any(tmp_path.glob("*.jsonl")))
+    out, err = interrupt_when(p, lambda: any(tmp_path.glob("*.jsonl")))
     assert p.returncode == 130, err
     assert "interrupted after" in out and "decisions" in out and "log (incomplete): " in out
     log = out.split("log (incomplete): ")[1].split()[0]
@@ -318,7 +299,7 @@ def test_resume_hints_name_the_database_given_with_db(tmp_path: Path) -> None:
                  f'params = {{ rounds = 1 }}\n[clock]\ndecision_ms = 60000\n{bots}')
     p = subprocess.Popen([PY, "-m", "referee.cli", "tournament", "run", str(f), "--fresh", "-q", "--db", str(db)],
                          cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-    _, err = _interrupt_when(p, lambda: any((tmp_path / "logs").rglob("*.jsonl*")))
+    _, err = interrupt_when(p, lambda: any((tmp_path / "logs").rglob("*.jsonl*")))
     assert p.returncode == 130, err
     quoted = f"'{db}'"
     assert f"`referee tournament run {f} --resume --db {quoted}`" in " ".join(err.split()), err

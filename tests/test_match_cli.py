@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PY, ROOT, stop_server
+from conftest import PY, ROOT, interrupt_when, stop_server
 
 RANDOM = "python sample_bots/random_bot.py"
 HEUR = "python sample_bots/heuristic_bot.py"
@@ -101,19 +101,9 @@ def test_ctrl_c_while_the_bots_exit_after_the_match_still_reports_the_finished_m
     p = subprocess.Popen([PY, "-m", "referee.cli", "match", "doudizhu", "--rounds", "2", "--log-dir", str(tmp_path),
                           "--bot", RANDOM, "--bot", RANDOM, "--bot", lingering, "--end-grace-ms", "60000"],
                          cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 90
-        # the sandbox line follows the result: the match is over, the bots are being given their end grace
-        while time.monotonic() < deadline and not any('"type":"sandbox"' in f.read_text()
-                                                      for f in tmp_path.glob("*.jsonl")):
-            time.sleep(0.1)
-        assert bot_pids()
-        os.kill(p.pid, signal.SIGINT)
-        out, err = p.communicate(timeout=60)
-    finally:
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.communicate()
+    # the sandbox line follows the result: the match is over, the bots are being given their end grace
+    out, err = interrupt_when(p, lambda: any('"type":"sandbox"' in f.read_text() for f in tmp_path.glob("*.jsonl"))
+                              and bot_pids())
     assert p.returncode == 0, err
     assert "interrupted" not in out and "incomplete" not in out and "Traceback" not in err
     assert "— complete" in out and "round 2:" in out and "end-bot#2" in out and "log: " in out
