@@ -110,3 +110,27 @@ def test_tournament_runs_external_bots_on_the_running_referee(hosted, tmp_path: 
     assert {b: row["matches"] for b, row in board.items()} == {"alice": 6, "bob": 6, "carol": 6}
     assert all(row["timeouts"] == row["illegal"] == row["crashes"] == 0 for row in board.values())
     assert all(p.poll() is None for p in bots.values())
+
+
+def test_a_token_the_referee_does_not_know_names_its_bot_and_leaves_no_tournament(hosted, tmp_path: Path) -> None:
+    """The referee refuses the first match (one external bot's token is wrong): the error says which
+    bot sits in the refused seat, and nothing played means no tournament left behind, so the
+    corrected file runs with a plain re-run (no --resume)."""
+    addr, _bots = hosted
+    f = tmp_path / "remote.toml"
+
+    def write(tokens: dict[str, str]) -> None:
+        entries = "".join(f'[[bots]]\nname = "{n}"\nexternal = true\ntoken = "{t}"\n\n' for n, t in tokens.items())
+        f.write_text(f'name = "remote"\ngame = "doudizhu"\nplayers = 3\nseed = 3\nconcurrency = 1\n'
+                     f'database = "{tmp_path / "t.sqlite"}"\nlog_dir = "{tmp_path / "logs"}"\n'
+                     f'params = {{ rounds = 1 }}\n\n{entries}')
+
+    write({**BOTS, "carol": "not-carols-token"})
+    r = _cli("tournament", "run", str(f), "--referee", addr, "--quiet")
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    seat = re.search(r"seat (\d): seat token not registered", r.stderr)
+    assert seat and re.search(rf"seat {seat.group(1)}: carol \(external: its token\)", r.stderr), r.stderr
+    write(BOTS)
+    r = _cli("tournament", "run", str(f), "--referee", addr, "--quiet", "--format", "json")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert {row["bot"]: row["matches"] for row in json.loads(r.stdout)} == {"alice": 6, "bob": 6, "carol": 6}

@@ -48,7 +48,7 @@ from typing import Any, Protocol
 
 from referee.bots import BotProcess, Limits
 from referee.play import SeatPlan, launch, play_match, private_log_dir
-from referee.remote import RemoteReferee, RemoteSeat
+from referee.remote import RemoteError, RemoteReferee, RemoteSeat
 from referee.outcomes import MatchStatus
 from referee.runner import MatchSpec
 from referee.sandbox import Sandbox, SandboxError, prepare
@@ -291,8 +291,13 @@ class RemoteExecutor:
         async with self._sem:
             seats = [RemoteSeat(token=s.token if s.external else None, command=None if s.external else s.command)
                      for s in job.seats]
-            out = await self.remote.play(job.spec, seats, self.log_dir, job.limits, job.connect_timeout_s,
-                                         base_dir=Path(job.base_dir))
+            try:
+                out = await self.remote.play(job.spec, seats, self.log_dir, job.limits, job.connect_timeout_s,
+                                             base_dir=Path(job.base_dir))
+            except RemoteError as e:  # the referee names seats by number: say whose they are
+                who = ", ".join(f"seat {i}: {s.name}" + (" (external: its token)" if s.external else "")
+                                for i, s in enumerate(job.seats))
+                raise RemoteError(f"{e} (match {job.index}; {who})") from None
             fetched = Path(out.log_path) if out.log_fetched and out.log_path else None  # in log_dir already
             return FinishedMatch(job.index, out.status, out.to_json(), out.decisions, out.elapsed_s,
                                  reason=str(out.result.get("reason", "")), log_file=fetched,

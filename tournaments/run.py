@@ -43,7 +43,7 @@ from typing import Any, Callable
 
 from sqlalchemy.exc import IntegrityError
 
-from referee.remote import RemoteReferee
+from referee.remote import RemoteError, RemoteReferee
 from referee.outcomes import IGNORED_FAULTS, MatchStatus
 from referee.sandbox import Sandbox
 from tournaments.adaptive import AdaptiveSchedule, Stop
@@ -262,6 +262,10 @@ async def _run(spec: TournamentSpec, store: Store, t0: float, resume: bool, fres
         try:
             stop = await _play_all(spec, store, tid, me, ex, schedule, log_dir, prog, on_progress, stop_after,
                                    running)
+        except RemoteError:
+            if new and not store.finished_indices(tid):  # refused before anything was played: as never run
+                store.delete_tournament(spec.name, me)
+            raise
         except StorageError as e:
             if store.file is not None and "is corrupt" in str(e):
                 raise await asyncio.to_thread(_corrupt, spec, store, tid, list(schedule.matches), log_dir, str(e),
