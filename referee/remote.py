@@ -197,6 +197,24 @@ class RemoteReferee:
         part.replace(dest)
         return dest
 
+    async def fetch_into(self, res: dict[str, Any], dest: Path) -> tuple[str | None, str]:
+        """The log of a finished :meth:`run_match` (``res``) fetched to ``dest``,
+        with the launched bots' crash faults appended: ``(where the log is, why
+        it is not here)``, that is ``(dest, "")``, or its path on the referee's
+        machine and the reason it could not be fetched (``(None, "")``: the
+        referee kept no log)."""
+        log_path = res.get("log_path") or None
+        if not log_path:
+            return None, ""
+        try:
+            log = await self.fetch_log(res["match_id"], dest)
+            append_crashes(log, res.get("crashes", []))
+            return str(log), ""
+        except RemoteError as e:
+            return log_path, str(e)
+        except OSError as e:
+            return log_path, f"cannot write {e.filename}: {(e.strerror or str(e)).lower()}"
+
     async def play(self, spec: MatchSpec, seats: list[RemoteSeat], log_dir: Path,
                    limits: Limits | None = None, connect_timeout_s: float = 15.0,
                    base_dir: Path | None = None) -> RemoteOutcome:
@@ -207,20 +225,17 @@ class RemoteReferee:
         t0 = time.monotonic()
         res = await self.run_match(spec, seats, log_dir, limits, connect_timeout_s, base_dir=base_dir)
         result = res.get("result", {})
-        known = set(FaultRecord.__dataclass_fields__)
-        faults = [FaultRecord(**{k: v for k, v in f.items() if k in known}) for f in result.get("faults", [])]
-        log_path, fetched = res.get("log_path") or None, False
-        if log_path:
-            try:
-                log = await self.fetch_log(res["match_id"], log_dir / f"{spec.match_id or res['match_id']}.jsonl")
-                append_crashes(log, res.get("crashes", []))
-                log_path, fetched = str(log), True
-            except (RemoteError, OSError):
-                pass
+        log_path, why = await self.fetch_into(res, log_dir / f"{spec.match_id or res['match_id']}.jsonl")
         return RemoteOutcome(match_id=res.get("match_id", ""), status=MatchStatus(result.get("status", "aborted")),
                              result=result, log_path=log_path,
                              decisions=int(result.get("decisions", 0)), elapsed_s=time.monotonic() - t0,
-                             faults=faults, log_fetched=fetched)
+                             faults=fault_records(result), log_fetched=log_path is not None and not why)
+
+
+def fault_records(result: dict[str, Any]) -> list[FaultRecord]:
+    """The faults of a ``RunMatchResponse.result`` (as JSON) as :class:`FaultRecord` s (unknown keys dropped)."""
+    known = set(FaultRecord.__dataclass_fields__)
+    return [FaultRecord(**{k: v for k, v in f.items() if k in known}) for f in result.get("faults", [])]
 
 
 def append_crashes(log: Path, crashes: list[dict[str, Any]]) -> None:
@@ -251,16 +266,7 @@ async def play_and_fetch(referee: RemoteReferee, spec: MatchSpec, seats: list[Re
     t0 = time.monotonic()
     res = await referee.run_match(spec, seats, log_dir, own_id=True, hello_names=True)
     elapsed = time.monotonic() - t0
-    log_path, why = res.get("log_path") or None, ""
-    if log_path:
-        try:
-            log = await referee.fetch_log(res["match_id"], log_dir / f"{res['match_id']}.jsonl")
-            append_crashes(log, res.get("crashes", []))
-            log_path = str(log)
-        except RemoteError as e:
-            why = str(e)
-        except OSError as e:
-            why = f"cannot write {e.filename}: {(e.strerror or str(e)).lower()}"
+    log_path, why = await referee.fetch_into(res, log_dir / f"{res['match_id']}.jsonl")
     return res, outcome_of(spec, res, log_path, elapsed), why
 
 
@@ -283,12 +289,11 @@ def outcome_of(spec: MatchSpec, res: dict[str, Any], log_path: str | None, elaps
     spec.match_id = res.get("match_id") or spec.match_id
     if len(res.get("seat_names") or []) == spec.players:
         spec.seat_names = list(res["seat_names"])
-    known = set(FaultRecord.__dataclass_fields__)
     scores, ranks = r.get("scores"), r.get("ranks")
     result = MatchResult(scores=scores, ranks=ranks, outcomes=[], summary=r.get("summary") or {}) \
         if scores is not None and ranks is not None else None
     return MatchOutcome(spec=spec, status=MatchStatus(r.get("status", "aborted")), result=result,
-                        faults=[FaultRecord(**{k: v for k, v in f.items() if k in known}) for f in r.get("faults", [])],
+                        faults=fault_records(r),
                         forfeited=list(r.get("forfeited") or []), decisions=int(r.get("decisions", 0)),
                         log_path=log_path, elapsed_s=elapsed_s, reason=str(r.get("reason", "")),
                         harness=dict(r.get("harness") or {}))
