@@ -218,14 +218,7 @@ def match(
                                              end_grace_ms / 1000)
         if json_out:
             print(json.dumps(out, indent=2))
-        else:  # the same summary, log and replay as a local match: the log was fetched from the referee
-            print_summary(outcome)
-            if no_log:
-                console.print(f"the log stays on the referee's machine: {no_log}", markup=False)
-            else:
-                _print_replay(outcome.log_path)
-        if outcome.status != "complete":
-            raise typer.Exit(1)
+        _end_of_match(outcome, text=not json_out, no_log=no_log)  # the log was fetched from the referee
         return
     sandbox = bot_sandbox("off" if no_bot_uids else bot_uids, isolate_network, bot)
     started = time.time()
@@ -239,9 +232,19 @@ def match(
             raise typer.Exit(128 + e.signum)
     if json_out:
         print(json.dumps(_ints(outcome.to_json()), indent=2))  # integer scores, as the text shows them
-    else:
+    _end_of_match(outcome, text=not json_out)
+
+
+def _end_of_match(outcome, text: bool = True, no_log: str = "") -> None:
+    """A match's end, local or remote: with ``text``, the summary and the replay
+    pages (or, ``no_log``, why its log stayed on the referee's machine); exits
+    1 unless the match is complete."""
+    if text:
         print_summary(outcome)
-        _print_replay(outcome.log_path)
+        if no_log:
+            console.print(f"the log stays on the referee's machine: {no_log}", markup=False)
+        else:
+            _print_replay(outcome.log_path)
     if outcome.status is not MatchStatus.COMPLETE:
         raise typer.Exit(1)
 
@@ -420,9 +423,8 @@ def _match_remote(spec, seats: list[str], bots: list[str], addr: str, admin_toke
             pass
         outcome = _finished_outcome(spec, log_dir / f"{spec.match_id}.jsonl", started)
         if outcome is not None:  # stopped while the bots were exiting: the match is over, as locally
-            print_summary(outcome)
-            _print_replay(outcome.log_path)
-            raise typer.Exit(0 if outcome.status is MatchStatus.COMPLETE else 1)
+            _end_of_match(outcome)
+            raise typer.Exit(0)
         _print_interrupted(spec, log_dir)
         raise typer.Exit(128 + e.signum)
 
