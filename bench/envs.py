@@ -12,6 +12,7 @@ second of this single-threaded process.
 
 from __future__ import annotations
 
+import random
 import time
 import warnings
 from typing import Any
@@ -35,7 +36,7 @@ def env_run(game: str, seconds: float, seed: int) -> tuple[int, int, float]:
 
     players, options = CONFIGS[game]
     env = aec_env(game, players, seed=seed, **options)
-    rng = np.random.default_rng(seed)
+    rng = random.Random(seed)
     steps = games = 0
     c0, t0 = time.process_time(), time.perf_counter()
     while games < 1 or time.perf_counter() - t0 < seconds:
@@ -46,7 +47,7 @@ def env_run(game: str, seconds: float, seed: int) -> tuple[int, int, float]:
                 env.step(None)
                 continue
             allowed = np.flatnonzero(obs["action_mask"])
-            env.step(int(allowed[rng.integers(len(allowed))]))
+            env.step(int(allowed[rng.randrange(len(allowed))]))
             steps += 1
         games += 1
     return steps, games, max(1e-9, time.process_time() - c0)

@@ -19,7 +19,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from referee.engine import IllegalAction, seeded_rng
 from referee.envs import aec_env, parallel_env, single_agent_env, observation_policy
 from referee.envs.actions import CARD_CODES, ActionLayout, IllegalIndex
-from referee.envs.table import Table, match_scores
+from referee import protocol
+from referee.envs.encode import with_selection
+from referee.envs.table import Table, decision_for, match_scores
 from referee.games import game_class
 
 #: short matches: a few rounds each
@@ -141,6 +143,43 @@ def test_masks_reach_every_legal_action_and_send_no_illegal_one(game: str, playe
         legal = table.game.legal_actions().actions
         table.apply(table.to_act, rng.choice(legal))
     assert checked >= decisions
+
+
+@pytest.mark.parametrize("game,players", CONFIGS, ids=IDS)
+def test_arrays_and_masks_read_from_the_engine_equal_those_of_the_protocol_messages(game: str, players: int) -> None:
+    """Every seat's array at every index step of random matches (kept by the
+    game's ``update`` from events, or read by its ``encode_state``) is the
+    array of the seat's observation message, and the acting seat's mask
+    (from the game's ``state_decision`` where it has one) is the mask of the
+    engine's legal list, as a bot's request gives them."""
+    rng = random.Random(players)
+    table = Table(game, players, {}, OPTIONS[game])
+    enc, layout = table.encoder, table.layout
+    steps = 0
+    for seed in range(20):  # whole matches until 300 steps
+        if steps >= 300:
+            break
+        table.reset(seed)
+        pushed: list[int] = []  # the index steps of the pending decision so far
+        while table.to_act is not None and steps < 3000:
+            g = table.game
+            for s in range(players):
+                kind = g.decision_kind() if s == g.to_act else None
+                want = enc.encode(protocol.game_observation(g, s), s, kind)
+                got = table.observe(s)["observation"]
+                if s == g.to_act:
+                    want = with_selection(want, enc.selection, table.decision.selection)
+                assert got.tobytes() == want.tobytes(), (game, s, np.flatnonzero(got != want))
+            legal, complete = g.legal_actions()
+            ref = decision_for(layout, game, protocol.game_observation(g, g.to_act), g.decision_kind(), legal, complete)
+            for i in pushed:
+                assert ref.push(i) is None
+            mask = table.observe(g.to_act)["action_mask"]
+            assert mask.tobytes() == ref.mask().tobytes(), (game, [layout.describe(int(i)) for i in np.flatnonzero(mask != ref.mask())])
+            index = int(rng.choice(np.flatnonzero(mask)))
+            pushed = [] if table.step(index) is not None else pushed + [index]
+            steps += 1
+    assert steps >= 300
 
 
 def tractor_states(seed: int, want: str) -> list[Table]:

@@ -51,7 +51,7 @@ from cardgames.v1 import referee_pb2 as pb
 from referee import protocol
 from referee.cards import ALL_CODES
 from referee.engine import Action, Event, Game, IllegalAction, seeded_rng
-from referee.games import game_class, implemented, view_module
+from referee.games import envs_module, game_class, implemented, view_module
 from referee.runner import BasicSeatLink, MatchSpec, run_match
 from referee.service import _serialize_referee_message
 
@@ -583,9 +583,29 @@ def test_negative_control_a_leak_planted_in_the_environment_is_detected(monkeypa
     assert any("environment's arrays depend on hidden cards" in p for p in st.problems), st.problems[:3]
 
 
+def _leaky_state_encoder(real: Any) -> Any:
+    """A game's ``encode_state`` that also counts the first card of another
+    seat's hidden zone in the seat's hand segment."""
+    from referee.envs.actions import CARD_INDEX
+    from referee.envs.encode import Encoder
+
+    def encode_state(w: Any, game: Game, kind: Any) -> None:
+        real(w, game, kind)
+        other = [c for k, cards in sorted(game.hidden_zones(w.me).items()) for c in cards]
+        if other:
+            w.mark(Encoder(game.name, game.players).offsets["hand"] + CARD_INDEX[other[0]])
+    return encode_state
+
+
 @pytest.mark.parametrize("game_name", implemented())
-def test_negative_control_a_hidden_card_in_the_view_reaches_the_environment_and_is_detected(
+def test_negative_control_a_hidden_card_in_what_the_environment_reads_is_detected(
         game_name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    patch_observation(monkeypatch, game_name, _leaky_observation)
+    """The card slipped into the view, or, for a game whose environment reads
+    the engine's state (``encode_state``), into that encoder's hand."""
+    envs = envs_module(game_name)
+    if hasattr(envs, "encode_state"):
+        monkeypatch.setattr(envs, "encode_state", _leaky_state_encoder(envs.encode_state))
+    else:
+        patch_observation(monkeypatch, game_name, _leaky_observation)
     st = env_differential(game_name, game_class(game_name).player_counts[0], 3, 6)
     assert any("environment's arrays depend on hidden cards" in p for p in st.problems), st.problems[:3]

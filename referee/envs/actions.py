@@ -19,7 +19,8 @@ The masks are exact: a CARD index is allowed exactly when the selection
 with that card added is part of some legal action, SUBMIT exactly when the
 selection is a legal action. So every legal action is reachable and no
 illegal one can be sent. Where the engine lists every legal action
-(``Legal.complete``), the masks come from that list (:class:`ListOracle`);
+(``Legal.complete``), the masks come from that list (:class:`ListOracle`;
+when every legal card action is one card, each CARD index is that whole action);
 Tractor's three cases whose legal actions are too many to list (the kitty
 burial, large leads, large follows) have their own oracles built from the
 rules (the game's ``oracle``, in ``referee/games/<game>/envs.py``).
@@ -175,7 +176,7 @@ class Decision:
     def __init__(self, layout: ActionLayout, kind: str, legal: Sequence[Action], oracle: Oracle | None = None):
         self.layout = layout
         self.kind = kind
-        self.whole: dict[int, Action] = {}  # PASS / BID index -> its action
+        self.whole: dict[int, Action] = {}  # index -> the action it sends at once (PASS, BID, a lone card)
         cards: list[Action] = []
         card_kind = None
         for a in legal:
@@ -189,7 +190,11 @@ class Decision:
             else:
                 raise ValueError(f"{layout.game}: a {a.kind} action without cards has no index")
         self.card_kind = card_kind if card_kind is not None else kind
-        self.oracle: Oracle | None = oracle if oracle is not None else (ListOracle(cards) if cards else None)
+        if oracle is None and cards and all(len(a.cards) == 1 for a in cards):
+            for a in cards:  # one card is a whole action: its CARD index sends it (no selection, no oracle)
+                self.whole[layout.card_index(a.cards[0])] = a
+            cards = []
+        self.oracle: Oracle | None = oracle if oracle is not None or not cards else ListOracle(cards)
         self.selection: dict[str, int] = {}
         self.size = 0
         self._mask: np.ndarray | None = None
@@ -207,22 +212,21 @@ class Decision:
         """The allowed indices now (int8, 1 = allowed; a fresh copy)."""
         if self._mask is None:
             lay = self.layout
-            m = np.zeros(lay.size, dtype=np.int8)
-            if self.size == 0:
-                for i in self.whole:
-                    m[i] = 1
+            allowed = list(self.whole) if self.size == 0 else []
             if self.oracle is not None:
                 base = lay.card_base
-                for c in self.oracle.addable(self.selection, self.size):
-                    m[base + CARD_INDEX[c]] = 1
+                allowed += [base + CARD_INDEX[c] for c in self.oracle.addable(self.selection, self.size)]
                 if self.oracle.submittable(self.selection, self.size):
-                    m[lay.submit_index] = 1
+                    allowed.append(lay.submit_index)
+            m = np.zeros(lay.size, dtype=np.int8)
+            m[allowed] = 1
             self._mask = m
         return self._mask.copy()
 
     def selection_cards(self) -> tuple[str, ...]:
         """The cards selected so far, in card-code order."""
-        return tuple(c for c in CARD_CODES for _ in range(self.selection.get(c, 0)))
+        sel = self.selection
+        return tuple(c for c in sorted(sel, key=CARD_INDEX.__getitem__) for _ in range(sel[c]))
 
     def push(self, index: int) -> Action | None:
         """Take step ``index``: returns the action to send once the decision

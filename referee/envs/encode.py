@@ -34,6 +34,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from cardgames.v1 import referee_pb2 as pb
+from referee import protocol
 from referee.engine import DECISION_KINDS
 from referee.games import envs_module
 
@@ -41,7 +42,7 @@ from .actions import CARD_INDEX, N_CARDS
 
 BIG = 1e6  # the bound of a score-like number
 RANKS = "23456789TJQKA"  # the rank letters of the card codes, low to high
-SUITS = "CDHS"  # the suit letters, in card-vector order
+SUITS = ("C", "D", "H", "S")  # the suit letters, in card-vector order (a tuple: "" is none of them)
 
 
 @dataclass(frozen=True)
@@ -58,28 +59,44 @@ class Segment:
 
 
 class Writer:
-    """Writes one observation array segment by segment; the first run (with
-    ``specs``) records the layout. Every method writes a fixed number of
-    entries, whatever the message holds."""
+    """Writes one observation array of ``size`` entries segment by segment,
+    for seat ``me`` of ``n``; the first run (with ``specs``) records the
+    layout. Every method takes a fixed number of entries, whatever the
+    observation holds. Entries are gathered in plain lists (``hits``: entries
+    to add 1 to, ``idx``/``val``: entries to set) and written in two numpy
+    operations by :meth:`done`."""
 
-    __slots__ = ("buf", "pos", "me", "n", "specs", "hits")
+    __slots__ = ("size", "pos", "me", "n", "specs", "hits", "idx", "val")
 
-    def __init__(self, buf: np.ndarray, me: int, n: int, specs: list[Segment] | None = None):
-        self.buf, self.pos, self.me, self.n, self.specs = buf, 0, me, n, specs
-        self.hits: list[int] = []  # card-vector entries to add 1 to, in one go at the end (:meth:`done`)
+    def __init__(self, size: int, me: int, n: int, specs: list[Segment] | None = None):
+        self.size, self.pos, self.me, self.n, self.specs = size, 0, me, n, specs
+        self.hits: list[int] = []
+        self.idx: list[int] = []
+        self.val: list[float] = []
 
     def done(self) -> np.ndarray:
-        """Add the card counts gathered by :meth:`cards` and :meth:`seat_cards`; returns the array."""
-        if self.hits:
-            self.buf += np.bincount(self.hits, minlength=self.buf.size).astype(np.float32)
-        return self.buf
+        """The float32 array: the counts of :attr:`hits`, then the entries set by :meth:`put`."""
+        buf = np.bincount(self.hits, minlength=self.size).astype(np.float32)
+        if self.idx:
+            buf[self.idx] = self.val
+        return buf
 
     def seg(self, name: str, size: int, low: float, high: float, doc: str) -> int:
+        """Take the next ``size`` entries as segment ``name``; returns its offset."""
         off = self.pos
         self.pos += size
         if self.specs is not None:
             self.specs.append(Segment(name, off, size, low, high, doc))
         return off
+
+    def mark(self, i: int) -> None:
+        """Entry ``i`` (of a one-hot or a flag) is 1."""
+        self.hits.append(i)
+
+    def put(self, i: int, v: float) -> None:
+        """Entry ``i`` is ``v``."""
+        self.idx.append(i)
+        self.val.append(v)
 
     def cards(self, name: str, codes: Iterable[str], doc: str) -> None:
         off = self.seg(name, N_CARDS, 0, 2, doc)
@@ -89,14 +106,14 @@ class Writer:
         """A seat as a relative one-hot (``s < 0``: none)."""
         off = self.seg(name, self.n, 0, 1, doc)
         if 0 <= s < self.n:
-            self.buf[off + (s - self.me) % self.n] = 1
+            self.hits.append(off + (s - self.me) % self.n)
 
     def per_seat(self, name: str, values: Sequence[float], doc: str, low: float = -BIG, high: float = BIG) -> None:
         """One number per seat (``values`` in absolute seat order), relative order."""
         off = self.seg(name, self.n, low, high, doc)
-        n, me, b = self.n, self.me, self.buf
-        for s, v in enumerate(values[:n]):
-            b[off + (s - me) % n] = v
+        n, me = self.n, self.me
+        self.idx.extend([off + (s - me) % n for s in range(min(n, len(values)))])
+        self.val.extend(values[:n])
 
     def seat_cards(self, name: str, plays: Iterable[tuple[int, Iterable[str]]], doc: str) -> None:
         """Cards per seat: ``plays`` as (seat, codes); ``n`` card vectors, relative order."""
@@ -109,25 +126,22 @@ class Writer:
     def onehot(self, name: str, k: int, i: int | None, doc: str) -> None:
         off = self.seg(name, k, 0, 1, doc)
         if i is not None and 0 <= i < k:
-            self.buf[off + i] = 1
+            self.hits.append(off + i)
 
     def choice(self, name: str, values: Sequence[Any], v: Any, doc: str) -> None:
         """A one-hot over ``values`` (``v`` not among them: all zeros)."""
         off = self.seg(name, len(values), 0, 1, doc)
-        try:
-            self.buf[off + values.index(v)] = 1
-        except ValueError:
-            pass
+        if v in values:
+            self.hits.append(off + values.index(v))
 
     def scalar(self, name: str, v: float, doc: str, low: float = -BIG, high: float = BIG) -> None:
         off = self.seg(name, 1, low, high, doc)
-        self.buf[off] = v
+        self.idx.append(off)
+        self.val.append(v)
 
     def flags(self, name: str, values: Sequence[bool], doc: str) -> None:
         off = self.seg(name, len(values), 0, 1, doc)
-        for i, v in enumerate(values):
-            if v:
-                self.buf[off + i] = 1
+        self.hits.extend([off + i for i, v in enumerate(values) if v])
 
 
 def common(w: Writer, kind: str | None, hand: Iterable[str]) -> None:
@@ -170,10 +184,11 @@ class Encoder:
 
     def __init__(self, game: str, players: int):
         self.game, self.players = game, players
-        self._fn: Callable[[Writer, Any, str | None], None] = envs_module(game).encode
+        module = envs_module(game)
+        self._fn: Callable[[Writer, Any, str | None], None] = module.encode
+        self._state_fn: Callable[[Writer, Any, str | None], None] | None = getattr(module, "encode_state", None)
         specs: list[Segment] = []
-        scratch = np.zeros(1 << 16, dtype=np.float32)
-        w = Writer(scratch, 0, players, specs)
+        w = Writer(0, 0, players, specs)
         self._fn(w, MESSAGE_TYPES[game](), None)
         self.segments: tuple[Segment, ...] = tuple(s for s in specs if s.size)
         self.size = w.pos
@@ -182,14 +197,35 @@ class Encoder:
         for s in self.segments:
             self.low[s.offset:s.offset + s.size] = s.low
             self.high[s.offset:s.offset + s.size] = s.high
-        self.selection = next(s for s in self.segments if s.name == "selection").offset
+        #: segment name -> its offset
+        self.offsets: dict[str, int] = {s.name: s.offset for s in self.segments}
+        self.selection = self.offsets["selection"]
+        self.decision = self.offsets.get("decision", 0)
 
     def encode(self, obs: Any, seat: int, kind: str | None) -> np.ndarray:
         """The float32 array of ``seat`` from its game observation message
         ``obs`` (e.g. a ``SmearObservation``); ``kind``: its pending decision
         kind, or ``None``. The selection segment is left at zero."""
-        w = Writer(np.zeros(self.size, dtype=np.float32), seat, self.players)
+        w = Writer(self.size, seat, self.players)
         self._fn(w, obs, kind)
+        return w.done()
+
+    @property
+    def reads_state(self) -> bool:
+        """True if the game has an ``encode_state``: :meth:`encode_state`
+        reads the engine directly instead of the observation message."""
+        return self._state_fn is not None
+
+    def encode_state(self, game: Any, seat: int, kind: str | None) -> np.ndarray:
+        """The array :meth:`encode` gives for ``seat``'s observation message,
+        read from the engine ``game`` itself by the game's ``encode_state``
+        (faster: no message is built); :meth:`encode` of the message when the
+        game has none. ``tests/test_envs.py`` checks both give the same bytes
+        at every step."""
+        if self._state_fn is None:
+            return self.encode(protocol.game_observation(game, seat), seat, kind)
+        w = Writer(self.size, seat, self.players)
+        self._state_fn(w, game, kind)
         return w.done()
 
     def segment(self, name: str) -> Segment:

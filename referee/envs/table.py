@@ -19,7 +19,7 @@ import numpy as np
 
 from cardgames.v1 import referee_pb2 as pb
 from referee import protocol
-from referee.engine import Action, Game, IllegalAction, seeded_rng
+from referee.engine import DECISION_KINDS, Action, Game, IllegalAction, seeded_rng
 from referee.games import envs_module, game_class
 
 from .actions import ActionLayout, Decision, IllegalIndex, Oracle
@@ -91,6 +91,13 @@ class Table:
         self.illegal = illegal
         self.layout = ActionLayout(game)
         self.encoder = Encoder(game, self.players)
+        #: the game's ``state_decision(game)`` (``referee/games/<game>/envs.py``), if it has one: the
+        #: actions without cards and the card oracle, read from the engine instead of its legal list
+        self._state_decision = getattr(envs_module(game), "state_decision", None)
+        #: the game's ``update(arrays, offsets, game, records)``, if it has one: brings every seat's
+        #: array up to date from one action's event records, instead of encoding it again
+        self._update = getattr(envs_module(game), "update", None)
+        self._arrays: list[np.ndarray | None] = [None] * self.players  # per seat, kept by _update
         self.game: Game = self.cls(self.players, self.variant, self.params, seeded_rng(0))  # checks the options
         self.decision: Decision | None = None
         self._base: np.ndarray | None = None  # the acting seat's array without its selection
@@ -104,6 +111,7 @@ class Table:
         self.game = self.cls(self.players, self.variant, self.params, seeded_rng(seed))
         self.game.pop_events()
         self.decision, self._base = None, None
+        self._arrays = [None] * self.players
         self.scores = match_scores(self.game)
         self.last_illegal = False
         self.events = []
@@ -116,6 +124,7 @@ class Table:
             raise ValueError(f"a {game.name} match of {game.players} players, not {self.name} of {self.players}")
         self.game = game
         self.decision, self._base = None, None
+        self._arrays = [None] * self.players
         self.scores = match_scores(game)
         self.last_illegal = False
         self.events = []
@@ -132,11 +141,29 @@ class Table:
             seat = g.to_act
             assert seat is not None
             kind = g.decision_kind()
-            legal, complete = g.legal_actions()
-            obs = protocol.game_observation(g, seat)
-            d = self.decision = decision_for(self.layout, self.name, obs, kind, legal, complete)
-            self._base = self.encoder.encode(obs, seat, kind)
+            fast = self._state_decision(g) if self._state_decision is not None else None
+            if fast is not None:
+                d = Decision(self.layout, kind, *fast)
+            else:
+                legal, complete = g.legal_actions()
+                obs = None if complete else protocol.game_observation(g, seat)
+                d = decision_for(self.layout, self.name, obs, kind, legal, complete)
+            self.decision = d
+            self._base = self._array(seat).copy()
+            self._base[DECISION_KINDS.index(kind)] = 1  # the decision segment (offset 0), as encode writes it
         return d
+
+    def _array(self, seat: int) -> np.ndarray:
+        """``seat``'s array with no pending decision (the table's own: copy it
+        before changing it). Kept up to date by the game's ``update`` where
+        there is one; encoded from the engine's state when ``update`` cannot
+        follow an action's events (a new deal...) or the game has none."""
+        if self._update is None:
+            return self.encoder.encode_state(self.game, seat, None)
+        a = self._arrays[seat]
+        if a is None:
+            a = self._arrays[seat] = self.encoder.encode_state(self.game, seat, None)
+        return a
 
     def observe(self, seat: int) -> dict[str, np.ndarray]:
         """``{"observation": float32 array, "action_mask": int8 array}`` of
@@ -147,8 +174,7 @@ class Table:
             assert self._base is not None
             return {"observation": with_selection(self._base, self.encoder.selection, d.selection),
                     "action_mask": d.mask()}
-        obs = protocol.game_observation(g, seat)
-        return {"observation": self.encoder.encode(obs, seat, None),
+        return {"observation": self._array(seat).copy(),
                 "action_mask": np.zeros(self.layout.size, dtype=np.int8)}
 
     def step(self, index: int) -> list[float] | None:
@@ -181,6 +207,9 @@ class Table:
         g.apply(seat, action)
         self.events = g.pop_events()
         self.decision, self._base = None, None
+        if self._update is not None and not self._update(self._arrays, self.encoder.offsets, g,
+                                                          [e.record for e in self.events]):
+            self._arrays = [None] * self.players
         new = match_scores(g)
         old, self.scores = self.scores, new
         return [a - b for a, b in zip(new, old)]

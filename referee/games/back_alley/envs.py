@@ -45,13 +45,15 @@ def encode(w: Writer, o: Any, kind: str | None) -> None:
                 "(a number bid) or board level")
     for b in o.bids:
         base = off + ((b.seat - w.me) % n) * 5
-        w.buf[base + min(b.kind, 3)] = 1
-        w.buf[base + 4] = b.board_level if b.kind == 3 else b.tricks
+        w.mark(base + min(b.kind, 3))
+        w.put(base + 4, b.board_level if b.kind == 3 else b.tricks)
     off = w.seg("contracts", 6, 0, BIG, "the contracts, 3 for this seat's team then 3 for the other: board, "
                 "board level, tricks (zeros before the end of bidding)")
     for c in o.contracts:
         base = off + (0 if c.team == me_team else 3)
-        w.buf[base], w.buf[base + 1], w.buf[base + 2] = c.board, c.board_level, c.tricks
+        w.put(base, c.board)
+        w.put(base + 1, c.board_level)
+        w.put(base + 2, c.tricks)
     w.seat("opening_leader", o.opening_leader, "who leads the first trick")
     t = o.current_trick
     w.seat("trick_leader", t.leader if o.phase == 2 else -1, "who led the current trick")

@@ -43,7 +43,7 @@ def encode(w: Writer, o: Any, kind: str | None) -> None:
                 + ", ".join(ROLES) + " (none in round 1)")
     for s, role in enumerate(o.roles[:n]):
         if role in ROLES:
-            w.buf[off + ((s - w.me) % n) * len(ROLES) + ROLES.index(role)] = 1
+            w.mark(off + ((s - w.me) % n) * len(ROLES) + ROLES.index(role))
     w.per_seat("totals", o.totals, "each seat's role points")
     w.per_seat("last_order", [0] * n if not o.last_order else _places(o.last_order, n),
                "each seat's finishing place in the previous round (1 = first out; 0 = none)", 0, 7)
@@ -63,7 +63,7 @@ def encode(w: Writer, o: Any, kind: str | None) -> None:
     w.flags("revolution", [o.revolution], "a revolution is in force")
     off = w.seg("passed", n, 0, 1, "seats that passed since the top was played")
     for s in o.passed:
-        w.buf[off + (s - w.me) % n] = 1
+        w.mark(off + (s - w.me) % n)
     w.seat_cards("trick", ((p.seat, p.cards) for p in o.trick), "the current trick: cards each seat played in it")
     w.cards("played", o.played, "every card played this round")
     w.per_seat("finished", _places(o.finished, n), "each seat's place among those gone out this round (0: still in)",
