@@ -85,23 +85,24 @@ class CardGameEnv(AECEnv):
             return
         t = self.table
         self._cumulative_rewards[agent] = 0.0
-        for a in self.rewards:
-            self.rewards[a] = 0.0
         rewards = t.step(int(action))
         if t.last_illegal:
             self.infos[agent] = {"illegal_index": int(action)}
         elif self.infos[agent]:
             self.infos[agent] = {}
-        if rewards is not None:
-            for s, r in enumerate(rewards):
-                self.rewards[self.possible_agents[s]] = r
+        if rewards is None:  # a card selected: no reward, the same agent acts again
+            for a in self.rewards:
+                self.rewards[a] = 0.0
+        else:
+            for a, r in zip(self.possible_agents, rewards):
+                self.rewards[a] = r
+            self._accumulate_rewards()
             seat = t.to_act
             if seat is None:
                 for a in self.agents:
                     self.terminations[a] = True
                 seat = (self._seat[agent] + 1) % t.players
             self.agent_selection = self.possible_agents[seat]
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 

@@ -109,53 +109,57 @@ class RankOracle:
     it; the masks equal those of the list of every code multiset
     (``tests/test_envs.py``). ``groups``: the hand's codes by rank
     (:func:`rules.by_rank`); ``moves``: :func:`rules.legal_moves`. Cost per
-    step: linear in the moves still consistent with the selection."""
+    step: linear in the moves still consistent with the selection.
+    ``ValueError`` if a selection shrinks (a decision only adds cards)."""
 
-    __slots__ = ("_groups", "_cands", "_sel", "_size")
+    __slots__ = ("_groups", "_moves", "_cands", "_sel", "_size")
 
     def __init__(self, groups: Sequence[tuple[str, ...]], moves: list[tuple[tuple[int, int], ...]]):
         self._groups = groups
-        self._cands = moves
-        self._sel = [0] * 15  # the selection's rank counts
+        self._moves = moves
+        #: (rank counts, cards) of the moves holding the selection; made at the first card
+        self._cands: list[tuple[dict[int, int], int]] | None = None
+        self._sel: dict[int, int] = {}  # the selection's rank counts
         self._size = 0
 
-    def _narrow(self, selection: dict[str, int], size: int) -> list[int]:
-        if size != self._size:
-            sel = [0] * 15
-            for c, k in selection.items():
-                sel[R.RANK_OF[c]] += k
-            changed = [r for r in range(15) if sel[r] != self._sel[r]]
-            if size < self._size or any(sel[r] < self._sel[r] for r in changed):
-                raise ValueError("a RankOracle's selection only grows")
-            self._cands = [m for m in self._cands if all(_count(m, r) >= sel[r] for r in changed)]
-            self._sel, self._size = sel, size
-        return self._sel
+    def _narrow(self, selection: dict[str, int], size: int) -> None:
+        if size == self._size:
+            return
+        if size < self._size:
+            raise ValueError("a RankOracle's selection only grows")
+        sel: dict[int, int] = {}
+        for c, k in selection.items():
+            r = R.RANK_OF[c]
+            sel[r] = sel.get(r, 0) + k
+        changed = [(r, k) for r, k in sel.items() if self._sel.get(r, 0) != k]
+        cands = self._cands
+        if cands is None:
+            cands = [(d, sum(d.values())) for d in map(dict, self._moves)]
+        self._cands = [(d, t) for d, t in cands if all(d.get(r, 0) >= k for r, k in changed)]
+        self._sel, self._size = sel, size
 
     def addable(self, selection: dict[str, int], size: int) -> set[str]:
-        sel = self._narrow(selection, size)
-        ranks = {r for m in self._cands for r, k in m if k > sel[r]}
+        self._narrow(selection, size)
+        if self._cands is None:  # nothing selected: the ranks of every legal move
+            ranks = {r for m in self._moves for r, _ in m}
+        else:
+            sel = self._sel
+            ranks = {r for d, _ in self._cands for r, k in d.items() if k > sel.get(r, 0)}
         out = set()
         for r in ranks:
-            for c in self._groups[r]:
-                if selection.get(c, 0) < self._groups[r].count(c):
+            group = self._groups[r]
+            for c in group:
+                if selection.get(c, 0) < group.count(c):
                     out.add(c)
         return out
 
     def submittable(self, selection: dict[str, int], size: int) -> bool:
         self._narrow(selection, size)
-        return size > 0 and any(sum(k for _, k in m) == size for m in self._cands)
+        return size > 0 and self._cands is not None and any(t == size for _, t in self._cands)
 
     def closed(self, selection: dict[str, int], size: int) -> bool:
         self._narrow(selection, size)
-        return all(sum(k for _, k in m) == size for m in self._cands)
-
-
-def _count(move: tuple[tuple[int, int], ...], rank: int) -> int:
-    """Cards of ``rank`` in a rank-level move."""
-    for r, k in move:
-        if r == rank:
-            return k
-    return 0
+        return self._cands is not None and all(t == size for _, t in self._cands)
 
 
 def update(arrays: list[Any], off: dict[str, int], g: Any, records: Sequence[Any]) -> bool:
