@@ -4,7 +4,8 @@
 Each game's PettingZoo AEC environment is driven the way a training loop
 drives it: ``agent_iter()``, ``last()`` (the observation array and action
 mask of the agent to act), a uniformly random allowed index, ``step()``.
-A *step* is one index step (a card of a multi-card play is a step of its
+A no-op environment driven by the same loop shows what the loop itself
+costs. A *step* is one index step (a card of a multi-card play is a step of its
 own, see docs/envs.md); a *game* is one round (the environments are made
 with one-round matches, like RLCard's Dou Dizhu game). Figures are per CPU
 second of this single-threaded process.
@@ -53,6 +54,63 @@ def env_run(game: str, seconds: float, seed: int) -> tuple[int, int, float]:
     return steps, games, max(1e-9, time.process_time() - c0)
 
 
+def loop_run(seconds: float, seed: int) -> tuple[int, float]:
+    """The same loop over an environment that does nothing (Dou Dizhu's
+    observation and mask sizes, four allowed indices, 80-step episodes): what
+    PettingZoo's loop and the random pick cost alone. (steps, CPU seconds)."""
+    from pettingzoo import AECEnv
+
+    class Idle(AECEnv):
+        metadata = {"name": "idle"}
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.possible_agents = ["seat_0", "seat_1", "seat_2"]
+            self._obs = np.zeros(643, dtype=np.float32)
+            self._mask = np.zeros(59, dtype=np.int8)
+            self._mask[[0, 10, 20, 30]] = 1
+
+        def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+            self.agents = list(self.possible_agents)
+            self.rewards = {a: 0.0 for a in self.agents}
+            self._cumulative_rewards = {a: 0.0 for a in self.agents}
+            self.terminations = {a: False for a in self.agents}
+            self.truncations = {a: False for a in self.agents}
+            self.infos = {a: {} for a in self.agents}
+            self.agent_selection, self._n = "seat_0", 0
+
+        def observe(self, agent: str) -> dict[str, np.ndarray]:
+            return {"observation": self._obs.copy(), "action_mask": self._mask.copy()}
+
+        def step(self, action: Any) -> None:
+            agent = self.agent_selection
+            if self.terminations[agent]:
+                self._was_dead_step(action)
+                return
+            self._cumulative_rewards[agent] = 0.0
+            self._n += 1
+            if self._n == 80:
+                for a in self.agents:
+                    self.terminations[a] = True
+            self.agent_selection = self.possible_agents[self._n % 3]
+
+    env = Idle()
+    rng = random.Random(seed)
+    steps = 0
+    c0, t0 = time.process_time(), time.perf_counter()
+    while steps < 1 or time.perf_counter() - t0 < seconds:
+        env.reset()
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            allowed = np.flatnonzero(obs["action_mask"])
+            env.step(int(allowed[rng.randrange(len(allowed))]))
+            steps += 1
+    return steps, max(1e-9, time.process_time() - c0)
+
+
 def run(quick: bool, reps: int) -> dict[str, Any]:
     """Steps and games per CPU second per game (medians of ``reps``), and
     RLCard's Dou Dizhu environment (``env.run`` with random agents) when
@@ -65,12 +123,15 @@ def run(quick: bool, reps: int) -> dict[str, Any]:
     per: dict[str, list[tuple[float, float]]] = {g: [] for g in CONFIGS}
     rl_runs: list[float] = []
     ratios: list[float] = []
+    idle: list[float] = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for rep in range(reps):
             for g in CONFIGS:
                 steps, games, cpu = env_run(g, slice_s, 1000 + rep)
                 per[g].append((steps / cpu, games / cpu))
+            steps, cpu = loop_run(slice_s / 2, rep)
+            idle.append(steps / cpu)
             if not isinstance(rl, str):
                 n, cpu = rl[1](slice_s)
                 rl_runs.append(n / cpu)
@@ -80,6 +141,7 @@ def run(quick: bool, reps: int) -> dict[str, Any]:
         xs_games = sorted(x[1] for x in xs)
         out["games"][g] = {"players": CONFIGS[g][0], "steps_per_s": xs_steps[len(xs) // 2],
                            "games_per_s": xs_games[len(xs) // 2]}
+    out["loop_steps_per_s"] = sorted(idle)[len(idle) // 2]
     if rl_runs:
         out["rlcard"] = {"label": rl[0], "games_per_s": sorted(rl_runs)[len(rl_runs) // 2],
                          "ours_over_theirs": sorted(ratios)[len(ratios) // 2]}
@@ -98,6 +160,10 @@ def report(r: dict[str, Any], say: Any, fmt: Any) -> None:
             f"{fmt(x['ours_over_theirs'], 2)}x")
     elif r["note"]:
         say(f"   {r['note']}")
+    x = r["games"]["doudizhu"]
+    per_game = x["steps_per_s"] / x["games_per_s"]
+    say(f"{'the same loop, environment doing nothing':<42} {fmt(r['loop_steps_per_s'], 0):>12} steps/s: at "
+        f"{per_game:.0f} steps a Dou Dizhu game, at most {fmt(r['loop_steps_per_s'] / per_game)} games/s")
     say("   step = one index step (each card of a multi-card play is one); game = one round")
 
 

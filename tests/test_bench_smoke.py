@@ -42,6 +42,7 @@ def test_bench_quick_reports_every_section(tmp_path: Path) -> None:
     assert set(e["games"]) == {"doudizhu", "smear", "president", "tractor", "back_alley"}
     for x in e["games"].values():
         assert x["steps_per_s"] > 0 and x["games_per_s"] > 0
+    assert e["loop_steps_per_s"] > 0  # the same loop over an environment doing nothing
     if e["rlcard"] is not None:
         assert e["rlcard"]["games_per_s"] > 0 and e["rlcard"]["ours_over_theirs"] > 0
     so = rep["scaleout"]
