@@ -179,6 +179,10 @@ def test_arrays_and_masks_read_from_the_engine_equal_those_of_the_protocol_messa
             index = int(rng.choice(np.flatnonzero(mask)))
             pushed = [] if table.step(index) is not None else pushed + [index]
             steps += 1
+        if table.to_act is None:  # the arrays the seats see at the end
+            for s in range(players):
+                want = enc.encode(protocol.game_observation(table.game, s), s, None)
+                assert table.observe(s)["observation"].tobytes() == want.tobytes(), (game, s, "end")
     assert steps >= 300
 
 
