@@ -109,11 +109,11 @@ def update(arrays: list[Any], off: dict[str, int], g: Any, records: Sequence[Any
     """Bring each seat's array (``arrays[s]``, ``None``: not made yet) up to
     date with one action's event records (``g`` is the state after the
     action): a bid (spec section 4.2), the end of bidding with contracts
-    (4.4-4.6), a play (5) and a trick's end that does not end the round (6)
-    change the entries they name. Returns False for any other record (a
-    deal, a pass-out, a round's or the match's end): the arrays are then
-    encoded again from the state. ``tests/test_envs.py`` checks the arrays
-    equal :func:`encode_state` of every seat at every step."""
+    (4.4-4.6), a play (5), a trick's end (6), and the totals and the end of
+    the match after the last round (7, 8) change the entries they name.
+    Returns False for any other record (a new deal, a pass-out): the arrays
+    are then encoded again from the state. ``tests/test_envs.py`` checks the
+    arrays equal :func:`encode_state` of every seat at every step."""
     trick, leader = off["trick"], off["trick_leader"]
     for r in records:
         t = type(r)
@@ -128,7 +128,7 @@ def update(arrays: list[Any], off: dict[str, int], g: Any, records: Sequence[Any
             if arrays[r.seat] is not None:
                 arrays[r.seat][off["hand"] + c] = 0
         elif t is E.TrickEnd:
-            if g.phase != "play":  # the trick ended the round: a new deal (or the end) follows
+            if g.phase == "bidding":  # the trick ended the round and a new one is dealt
                 return False
             done = g.tricks[-1]
             for me, a in enumerate(arrays):
@@ -158,6 +158,19 @@ def update(arrays: list[Any], off: dict[str, int], g: Any, records: Sequence[Any
                         a[base:base + 3] = c.board, c.board_level, c.tricks
                     a[off["opening_leader"] + ((r.opening_leader - me) & 3)] = 1
                     a[leader + ((r.opening_leader - me) & 3)] = 1
+        elif t is E.RoundEnd:  # a new deal follows (not followed here) unless the match ends
+            for me, a in enumerate(arrays):
+                if a is not None:
+                    a[off["my_total"]] = r.totals[me & 1]
+                    a[off["their_total"]] = r.totals[1 - (me & 1)]
+                    a[off["passed_out_in_row"]] = g.passed_out_in_row
+        elif t is E.MatchEnd:  # after the last trick (a pass-out ends no match here: its BiddingEnd re-encodes)
+            phase = off["phase"]
+            for a in arrays:
+                if a is not None:
+                    a[phase:phase + len(_PHASES)] = 0
+                    a[phase + 2] = 1
+                    a[leader:leader + 4] = 0
         else:
             return False
     return True
