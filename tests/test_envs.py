@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from referee.engine import IllegalAction, seeded_rng
+from referee.engine import PASS, Action, IllegalAction, seeded_rng
 from referee.envs import aec_env, parallel_env, single_agent_env, observation_policy
 from referee.envs.actions import CARD_CODES, ActionLayout, IllegalIndex
 from referee import protocol
@@ -179,7 +179,37 @@ def test_arrays_and_masks_read_from_the_engine_equal_those_of_the_protocol_messa
             index = int(rng.choice(np.flatnonzero(mask)))
             pushed = [] if table.step(index) is not None else pushed + [index]
             steps += 1
+        if table.to_act is None:  # the arrays the seats see at the end
+            for s in range(players):
+                want = enc.encode(protocol.game_observation(table.game, s), s, None)
+                assert table.observe(s)["observation"].tobytes() == want.tobytes(), (game, s, "end")
     assert steps >= 300
+
+
+def test_back_alley_arrays_kept_by_events_through_a_pass_out_and_the_end_of_the_match() -> None:
+    """A one-round Back Alley match (hand size 1) passed out once, redealt,
+    bid and played to its end: every seat's array, kept by the game's
+    ``update``, equals its message-made one at every action and at the end
+    (when pass-outs in a row go back to 0)."""
+    table = Table("back_alley", 4, {}, {"first_round": 13, "last_round": 13})
+    table.reset(0)
+    g = table.game
+
+    def check() -> None:
+        for s in range(4):
+            kind = g.decision_kind() if s == g.to_act else None
+            want = table.encoder.encode(protocol.game_observation(g, s), s, kind)
+            assert table.observe(s)["observation"].tobytes() == want.tobytes(), s
+
+    for _ in range(4):  # everybody passes: passed out (spec 4.5), the same index is dealt again
+        check()
+        table.apply(g.to_act, Action(PASS))
+    assert g.passed_out_in_row == 1 and g.phase == "bidding"
+    while g.to_act is not None:  # board bids (the last legal bid), then the one trick
+        check()
+        table.apply(g.to_act, g.legal_actions().actions[-1])
+    assert g.over and g.passed_out_in_row == 0
+    check()
 
 
 def tractor_states(seed: int, want: str) -> list[Table]:

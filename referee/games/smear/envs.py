@@ -145,10 +145,13 @@ def update(arrays: list[Any], off: dict[str, int], g: Any, records: Sequence[Any
                 if a is not None:
                     for s, x in enumerate(r.scores):
                         a[off["scores"] + (s - me) % n] = x
-        elif t is E.MatchEnd:
-            for a in arrays:
+        elif t is E.MatchEnd:  # the leader stays the last trick's (TrickEnd set its winner)
+            for me, a in enumerate(arrays):
                 if a is not None:
                     _set_phase(a, off, 2)
+                    a[leader:leader + n] = 0
+                    if g.leader is not None:
+                        a[leader + (g.leader - me) % n] = 1
         else:
             return False
     return True
