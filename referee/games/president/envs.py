@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from referee.engine import Game
-from referee.envs.actions import CARD_INDEX, N_CARDS
+from referee.engine import PASS, Action, Game
+from referee.envs.actions import CARD_INDEX, N_CARDS, Oracle
 from referee.envs.encode import BIG, RANKS, Writer, common
 
 from . import events as E
-from .rules import VARIANT_FLAGS
+from .rules import RANK_OF, VARIANT_FLAGS
 
 #: the player count of an environment made without one
 PLAYERS = 4
@@ -51,12 +51,13 @@ def encode_state(w: Writer, g: Any, kind: str | None) -> None:
         returner, receiver, k, opt = g.duties[g.duty_idx]
         if returner == me:
             return_to, return_count, optional = receiver, k, opt
+    # a return chosen but not yet delivered (spec 5.2) is still held
+    sizes = [len(h) + len(pending.get(s, ())) for s, h in enumerate(g.hands)]
     play = g.play
     playing = play is not None and g.phase == "play"
     top = play.top if playing else None
-    _write(w, kind, g.hands[me], _PHASES.index(g.phase), [v[f] for f in VARIANT_FLAGS], g.params["target_score"], g.round,
-           g.dealer, g.first_leader, g.roles_held, g.totals, g.prev_order or (),
-           [len(h) + len(pending.get(s, ())) for s, h in enumerate(g.hands)] if pending else [len(h) for h in g.hands],
+    _write(w, kind, g.hands[me], _PHASES.index(g.phase), [v[f] for f in VARIANT_FLAGS], g.params["target_score"],
+           g.round, g.dealer, g.first_leader, g.roles_held, g.totals, g.prev_order or (), sizes,
            [c for t in g.exchange_log if t.from_seat == me for c in t.cards],
            [c for t in g.exchange_log if t.to_seat == me for c in t.cards], return_to, return_count, optional,
            play.leader if playing else -1, 0 if top is None else top[0], "" if top is None else top[1],
@@ -119,12 +120,68 @@ def _places(order: Sequence[int], n: int) -> list[int]:
     return out
 
 
+def state_decision(g: Any) -> tuple[tuple[Action, ...], Oracle] | None:
+    """The decision of the seat to act, read from the engine for a play (a
+    return: ``None``, the engine's list): the actions without cards (PASS
+    when there is a top, spec 6.2 step 1) and a :class:`RankOracle`, instead
+    of the engine's list of every legal set."""
+    if g.phase != "play":
+        return None
+    p = g.play
+    allowed = p.rules.allowed_counts(p.top, p.revolution)
+    return ((_PASS,) if p.top is not None else ()), RankOracle(p.hands[p.to_act], allowed)
+
+
+_PASS = Action(PASS)
+
+
+class RankOracle:
+    """The card oracle of a President play at rank level: a play is ``c``
+    cards of one rank ``r`` from the hand (spec 6.1), legal exactly when ``c``
+    is among the counts of ``r`` that beat the top (``allowed``:
+    :meth:`.rules.Rules.allowed_counts`, spec 6.2 steps 3-7), whichever
+    cards of that rank are chosen. So a code is addable exactly when its rank
+    is the selection's (any playable rank for an empty selection) and some
+    allowed count of that rank the hand can make exceeds the selection's
+    size; the masks equal those of the engine's complete list
+    (``tests/test_envs.py``). ``hand``: the seat's codes."""
+
+    __slots__ = ("_ranks",)
+
+    def __init__(self, hand: Sequence[str], allowed: dict[str, tuple[int, ...]]):
+        by_rank: dict[str, list[str]] = {}
+        for c in hand:
+            by_rank.setdefault(RANK_OF[c], []).append(c)
+        #: playable rank -> (the hand's codes of it, the allowed counts it can make, ascending)
+        self._ranks: dict[str, tuple[list[str], list[int]]] = {}
+        for r, cards in by_rank.items():
+            counts = [k for k in allowed[r] if k <= len(cards)]
+            if counts:
+                self._ranks[r] = (cards, counts)
+
+    def _counts(self, selection: dict[str, int]) -> list[int]:
+        """The allowed counts of the (non-empty) selection's rank."""
+        return self._ranks[RANK_OF[next(iter(selection))]][1]
+
+    def addable(self, selection: dict[str, int], size: int) -> set[str]:
+        if not size:
+            return {c for cards, _ in self._ranks.values() for c in cards}
+        cards, counts = self._ranks[RANK_OF[next(iter(selection))]]
+        return {c for c in cards if c not in selection} if counts[-1] > size else set()
+
+    def submittable(self, selection: dict[str, int], size: int) -> bool:
+        return size > 0 and size in self._counts(selection)
+
+    def closed(self, selection: dict[str, int], size: int) -> bool:
+        return self._counts(selection)[-1] <= size
+
+
 def update(arrays: list[Any], off: dict[str, int], g: Any, records: Sequence[Any]) -> bool:
     """Bring each seat's array (``arrays[s]``, ``None``: not made yet) up to
     date with one play-phase action's event records (``g`` is the state after
-    the action): each play or pass (an automatic one too, spec 6.5) and a
-    trick's end (spec 6.6) change the entries they name; the trick's leader,
-    top, passes and revolution are then read from ``g``. Returns False for an
+    the action): a play (spec 6.3: its cards, the top and revolution after
+    it, the seat going out), a pass (an automatic one too, spec 6.5) and a
+    trick's end (spec 6.6) change the entries they name. Returns False for an
     action without records (a return that others still have to decide, spec
     5.2) and any other record (the exchange's transfers, a round's or the
     match's end): the arrays are then encoded again from the state.
@@ -134,12 +191,20 @@ def update(arrays: list[Any], off: dict[str, int], g: Any, records: Sequence[Any
         return False
     n = g.players
     hand, trick, played, passed = off["hand"], off["trick"], off["played"], off["passed"]
+    sizes, finished, revolution = off["hand_sizes"], off["finished"], off["revolution"]
+    top_count, top_rank, top_seat = off["top_count"], off["top_rank"], off["top_seat"]
+    ranks_end = top_rank + len(PRESIDENT_RANKS)
     for r in records:
         t = type(r)
         if t is E.Play:
-            if not r.cards:  # a pass: shown by the passed segment, set from the state below
+            if not r.cards:  # a pass
+                for me, a in enumerate(arrays):
+                    if a is not None:
+                        a[passed + (r.seat - me) % n] = 1
                 continue
             codes = [CARD_INDEX[c] for c in r.cards]
+            count, rank = r.top  # the top after a play: its count and effective rank
+            rank_index = top_rank + PRESIDENT_RANKS.index(rank)
             for me, a in enumerate(arrays):
                 if a is not None:
                     k = (r.seat - me) % n
@@ -148,32 +213,27 @@ def update(arrays: list[Any], off: dict[str, int], g: Any, records: Sequence[Any
                         a[played + c] = 1
                         if k == 0:
                             a[hand + c] = 0
-                    a[off["hand_sizes"] + k] = r.hand_size
+                    a[sizes + k] = r.hand_size
                     if r.place:
-                        a[off["finished"] + k] = r.place
-        elif t is E.TrickEnd:
-            for a in arrays:
+                        a[finished + k] = r.place
+                    a[passed:passed + n] = 0
+                    a[top_count] = count
+                    a[top_rank:ranks_end] = 0
+                    a[rank_index] = 1
+                    a[top_seat:top_seat + n] = 0
+                    a[top_seat + k] = 1
+                    a[revolution] = r.revolution
+        elif t is E.TrickEnd:  # a new trick, led by r.leader, with no top
+            leader = off["trick_leader"]
+            for me, a in enumerate(arrays):
                 if a is not None:
                     a[trick:trick + n * N_CARDS] = 0
+                    a[passed:passed + n] = 0
+                    a[top_count] = 0
+                    a[top_rank:ranks_end] = 0
+                    a[top_seat:top_seat + n] = 0
+                    a[leader:leader + n] = 0
+                    a[leader + (r.leader - me) % n] = 1
         else:
             return False
-    p = g.play
-    top = p.top
-    leader, top_count, top_rank, top_seat = off["trick_leader"], off["top_count"], off["top_rank"], off["top_seat"]
-    for me, a in enumerate(arrays):
-        if a is not None:
-            a[leader:leader + n] = 0
-            a[leader + (p.leader - me) % n] = 1
-            a[top_rank:top_rank + len(PRESIDENT_RANKS)] = 0
-            a[top_seat:top_seat + n] = 0
-            if top is None:
-                a[top_count] = 0
-            else:
-                a[top_count] = top[0]
-                a[top_rank + PRESIDENT_RANKS.index(top[1])] = 1
-                a[top_seat + (p.last - me) % n] = 1
-            a[off["revolution"]] = p.revolution
-            a[passed:passed + n] = 0
-            for s in p.passed:
-                a[passed + (s - me) % n] = 1
     return True
