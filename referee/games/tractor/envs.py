@@ -2,9 +2,9 @@
 by default, its BID indices (none), its match scores, its observation array
 (written with :mod:`referee.envs.encode`, from the observation message or
 from the engine's state, and kept up to date from the events between
-deals: :func:`update`) and the exact oracles of the
-decisions whose legal actions the engine does not list in full
-(``Legal.complete`` false; shared/rules/tractor.md):
+deals: :func:`update`) and the exact oracles of the decisions whose legal
+actions the engine does not list in full (``Legal.complete`` false;
+shared/rules/tractor.md):
 
 * the kitty burial (section 3): any 8 cards of the starter's 33;
 * a lead (section 6.3): any non-empty set of cards of one play-suit (a
@@ -16,9 +16,11 @@ decisions whose legal actions the engine does not list in full
 Each oracle answers the questions of :class:`referee.envs.actions.Oracle`
 exactly, from the seat's observation alone (its hand, the trump, the
 effective lead of the trick; :func:`state_decision` reads the same from
-the engine). Variant ``must_follow_tractor`` only matters
-when the follower holds a tractor of the lead's length; its legal follows
-are then few and the engine lists them all, so the list oracle serves.
+the engine and, the oracles being exact, uses them for every burial, lead
+and follow, listed in full or not). Variant ``must_follow_tractor`` only
+matters when the follower holds a tractor of the lead's length; its legal
+follows are then few and the engine lists them all, so the list oracle
+serves.
 
 Imported only by :mod:`referee.envs`, through :func:`referee.games.envs_module`.
 """
@@ -177,12 +179,11 @@ class LeadOracle:
         self.hand, self.ctx = hand, ctx
 
     def addable(self, selection: dict[str, int], size: int) -> set[str]:
-        room = _room(self.hand, selection)
         if not size:
-            return set(room)
-        suit = self.ctx.suit_of[next(iter(selection))]
+            return {c for c, k in self.hand.items() if k > 0}
         so = self.ctx.suit_of
-        return {c for c in room if so[c] == suit}
+        suit = so[next(iter(selection))]  # the play-suit of the cards selected
+        return {c for c, k in self.hand.items() if so[c] == suit and k > selection.get(c, 0)}
 
     def submittable(self, selection: dict[str, int], size: int) -> bool:
         return size > 0
@@ -212,6 +213,8 @@ class FollowOracle:
         if self.nhs >= n:  # every card of the led suit; the pairs rule
             if any(so[c] != suit for c in sel):
                 return False
+            if not self.need:  # no pair to play (a single lead, or none held in the suit)
+                return True
             pairs = completions = fresh = 0
             for c, k in self.hs.items():
                 s = sel.get(c, 0)
@@ -228,7 +231,10 @@ class FollowOracle:
 
     def addable(self, selection: dict[str, int], size: int) -> set[str]:
         out = set()
+        suit_only = self.nhs >= self.lead.n  # rule 1: then only cards of the led suit can be added
         for c in _room(self.hand, selection):
+            if suit_only and c not in self.hs:
+                continue
             selection[c] = selection.get(c, 0) + 1
             if self._feasible(selection, size + 1):
                 out.add(c)
@@ -269,20 +275,26 @@ def oracle(obs: Any, kind: str, legal: Sequence[Action], complete: bool) -> Orac
 
 def state_decision(g: Any) -> tuple[tuple[Action, ...], Oracle | None]:
     """The (legal actions, card oracle) of the seat to act, read from the
-    engine: its legal list and, when the list is incomplete, the kitty, lead
-    or follow oracle :func:`oracle` makes from the observation message, here
-    made from the same state (the seat's hand, the round's card context,
-    the effective lead); the oracle is ``None`` (the list serves) when the
-    list is complete."""
-    legal, complete = g.legal_actions()
-    if complete:
-        return legal, None
+    engine. A declaration prompt: the engine's list (complete). The kitty
+    burial, a lead and a follow: no action without cards and the kitty,
+    lead or follow oracle made from what :func:`oracle` reads in the message
+    (the seat's hand, the round's card context, the effective lead), without
+    the engine's list: the oracles are exact, so their masks equal those of
+    a complete list (``tests/test_envs.py``). A follow under
+    ``must_follow_tractor``: the engine's list when it is complete (see the
+    module's docstring)."""
+    if g.phase == "declare":  # PASS and every legal declaration (section 2.4)
+        return g.legal_actions()[0], None
     hand = dict(g.hands[g.to_act])
     if g.phase == "bury":
-        return legal, KittyOracle(hand)
+        return (), KittyOracle(hand)
     if not g.trick_plays:
-        return legal, LeadOracle(hand, g.ctx)
-    return legal, FollowOracle(hand, g.trick_lead, g.ctx)
+        return (), LeadOracle(hand, g.ctx)
+    if g.must_follow_tractor:
+        legal, complete = g.legal_actions()
+        if complete:
+            return legal, None
+    return (), FollowOracle(hand, g.trick_lead, g.ctx)
 
 
 # ----------------------------------------------------------------------------- kept by events
