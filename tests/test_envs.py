@@ -145,23 +145,34 @@ def test_masks_reach_every_legal_action_and_send_no_illegal_one(game: str, playe
     assert checked >= decisions
 
 
+#: matches of at least two rounds, for the arrays kept across a new deal
+MULTI_ROUND = dict(OPTIONS, tractor={"max_rounds": 2})
+
+
+@pytest.mark.parametrize("flags", ["default", "flipped"])
 @pytest.mark.parametrize("game,players", CONFIGS, ids=IDS)
-def test_arrays_and_masks_read_from_the_engine_equal_those_of_the_protocol_messages(game: str, players: int) -> None:
+def test_arrays_and_masks_read_from_the_engine_equal_those_of_the_protocol_messages(game: str, players: int,
+                                                                                   flags: str) -> None:
     """Every seat's array at every index step of random matches (kept by the
     game's ``update`` from events, or read by its ``encode_state``) is the
     array of the seat's observation message, and the acting seat's mask
     (from the game's ``state_decision`` where it has one) is the mask of the
-    engine's legal list, as a bot's request gives them."""
+    engine's legal list, as a bot's request gives them; with the default
+    variant flags and with every flag flipped, for at least 300 steps (and
+    past a new deal: Tractor's rounds are longer)."""
     rng = random.Random(players)
-    table = Table(game, players, {}, OPTIONS[game])
+    defaults = game_class(game).variant_defaults
+    variant = {k: not v for k, v in defaults.items()} if flags == "flipped" else {}
+    table = Table(game, players, variant, MULTI_ROUND[game])
     enc, layout = table.encoder, table.layout
+    least = 700 if game == "tractor" else 300
     steps = 0
-    for seed in range(20):  # whole matches until 300 steps
-        if steps >= 300:
+    for seed in range(20):  # whole matches until `least` steps
+        if steps >= least:
             break
         table.reset(seed)
         pushed: list[int] = []  # the index steps of the pending decision so far
-        while table.to_act is not None and steps < 3000:
+        while table.to_act is not None and steps < 2000:
             g = table.game
             for s in range(players):
                 kind = g.decision_kind() if s == g.to_act else None
@@ -183,7 +194,7 @@ def test_arrays_and_masks_read_from_the_engine_equal_those_of_the_protocol_messa
             for s in range(players):
                 want = enc.encode(protocol.game_observation(table.game, s), s, None)
                 assert table.observe(s)["observation"].tobytes() == want.tobytes(), (game, s, "end")
-    assert steps >= 300
+    assert steps >= least
 
 
 def test_back_alley_arrays_kept_by_events_through_a_pass_out_and_the_end_of_the_match() -> None:
