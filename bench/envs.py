@@ -36,7 +36,13 @@ def env_run(game: str, seconds: float, seed: int) -> tuple[int, int, float]:
     from referee.envs import aec_env
 
     players, options = CONFIGS[game]
-    env = aec_env(game, players, seed=seed, **options)
+    return drive(aec_env(game, players, seed=seed, **options), seconds, seed)
+
+
+def drive(env: Any, seconds: float, seed: int) -> tuple[int, int, float]:
+    """Random masked play of the AEC environment ``env``, one episode after
+    another, for ``seconds`` of wall time (at least one episode): (index
+    steps, episodes, CPU seconds)."""
     rng = random.Random(seed)
     steps = games = 0
     c0, t0 = time.process_time(), time.perf_counter()
@@ -71,12 +77,10 @@ def loop_run(seconds: float, seed: int) -> tuple[int, float]:
             self._mask[[0, 10, 20, 30]] = 1
 
         def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-            self.agents = list(self.possible_agents)
-            self.rewards = {a: 0.0 for a in self.agents}
-            self._cumulative_rewards = {a: 0.0 for a in self.agents}
-            self.terminations = {a: False for a in self.agents}
-            self.truncations = {a: False for a in self.agents}
-            self.infos = {a: {} for a in self.agents}
+            agents = self.agents = list(self.possible_agents)
+            self.rewards, self._cumulative_rewards = dict.fromkeys(agents, 0.0), dict.fromkeys(agents, 0.0)
+            self.terminations, self.truncations = dict.fromkeys(agents, False), dict.fromkeys(agents, False)
+            self.infos = {a: {} for a in agents}
             self.agent_selection, self._n = "seat_0", 0
 
         def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -94,21 +98,8 @@ def loop_run(seconds: float, seed: int) -> tuple[int, float]:
                     self.terminations[a] = True
             self.agent_selection = self.possible_agents[self._n % 3]
 
-    env = Idle()
-    rng = random.Random(seed)
-    steps = 0
-    c0, t0 = time.process_time(), time.perf_counter()
-    while steps < 1 or time.perf_counter() - t0 < seconds:
-        env.reset()
-        for agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            allowed = np.flatnonzero(obs["action_mask"])
-            env.step(int(allowed[rng.randrange(len(allowed))]))
-            steps += 1
-    return steps, max(1e-9, time.process_time() - c0)
+    steps, _, cpu = drive(Idle(), seconds, seed)
+    return steps, cpu
 
 
 def run(quick: bool, reps: int) -> dict[str, Any]:

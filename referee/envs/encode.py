@@ -164,6 +164,26 @@ def with_selection(base: np.ndarray, offset: int, selection: dict[str, int]) -> 
     return vec
 
 
+def one_card_played(arrays: list[np.ndarray | None], off: dict[str, int], seat: int, code: str, left: int,
+                    sizes: str = "hand_sizes") -> None:
+    """For a game's ``update`` (one deck, one card per play): ``seat``
+    played ``code`` and holds ``left`` cards. In every array made so far
+    (``arrays[s]``, ``None``: not made) the card joins the seat's vector of
+    the ``trick`` segment and the seat's entry of segment ``sizes`` is
+    ``left``; the card leaves the seat's own ``hand``."""
+    n = len(arrays)
+    c = CARD_INDEX[code]
+    trick, count = off["trick"], off[sizes]
+    for me, a in enumerate(arrays):
+        if a is not None:
+            k = (seat - me) % n
+            a[trick + k * N_CARDS + c] = 1
+            a[count + k] = left
+    own = arrays[seat]
+    if own is not None:
+        own[off["hand"] + c] = 0
+
+
 def phase(w: Writer, value: int, names: Sequence[str]) -> None:
     """The ``phase`` segment: a protocol phase enum ``value`` (1-based, 0
     unspecified) as a one-hot over ``names``."""

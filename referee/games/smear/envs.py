@@ -9,7 +9,7 @@ from typing import Any, Sequence
 
 from referee.engine import Game
 from referee.envs.actions import CARD_INDEX, N_CARDS
-from referee.envs.encode import BIG, SUITS, Writer, common
+from referee.envs.encode import BIG, SUITS, Writer, common, one_card_played
 
 from . import events as E
 from . import rules as R
@@ -104,15 +104,7 @@ def update(arrays: list[Any], off: dict[str, int], g: Any, records: Sequence[Any
     for r in records:
         t = type(r)
         if t is E.Play:
-            c = CARD_INDEX[r.card]
-            left = len(g.hands[r.seat])
-            for me, a in enumerate(arrays):
-                if a is not None:
-                    k = (r.seat - me) % n
-                    a[trick + k * N_CARDS + c] = 1  # one deck: each card once
-                    a[off["hand_sizes"] + k] = left
-            if arrays[r.seat] is not None:
-                arrays[r.seat][off["hand"] + c] = 0
+            one_card_played(arrays, off, r.seat, r.card, len(g.hands[r.seat]))
         elif t is E.Trump:
             if r.suit in SUITS:
                 for a in arrays:
