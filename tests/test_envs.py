@@ -16,12 +16,12 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from referee.engine import PASS, Action, IllegalAction, seeded_rng
+from referee.engine import PASS, Action, IllegalAction
 from referee.envs import aec_env, parallel_env, single_agent_env, observation_policy
 from referee.envs.actions import CARD_CODES, ActionLayout, IllegalIndex
 from referee import protocol
 from referee.envs.encode import with_selection
-from referee.envs.table import Table, decision_for, match_scores
+from referee.envs.table import Table, decision_for
 from referee.games import game_class
 
 #: short matches: a few rounds each

@@ -1,16 +1,20 @@
-"""Fixed-size observation arrays, made from the seat's protocol observation.
+"""Fixed-size observation arrays holding what a seat's protocol observation holds.
 
-A seat's array is computed from the very observation message the referee
-sends that seat (``DecisionRequest.observation``, built by the game's
-``view.observation``), so it holds nothing the seat may not see, and a bot
-computes the same array from the request it receives
-(:mod:`referee.policybot`).
+A seat's array holds what the observation message the referee sends that
+seat holds (``DecisionRequest.observation``, built by the game's
+``view.observation``), so nothing the seat may not see. A bot computes it
+from the request it receives (:mod:`referee.policybot`), with the game's
+``encode(writer, observation, kind)``; the environments compute the same
+array from the engine's state with the game's ``encode_state(writer, game,
+kind)`` where it has one (no message built) and keep it up to date from
+each action's events with its ``update`` (:mod:`referee.envs.table`);
+``tests/test_envs.py`` checks the three agree at every step.
 
 Every array is float32 and flat, a concatenation of named *segments*
-(:class:`Segment`: name, offset, size, bounds, meaning), written by the
-game's ``encode(writer, observation, kind)`` (``referee/games/<game>/envs.py``)
-with a :class:`Writer`; docs/envs.md lists them per game, and
-:attr:`Encoder.segments` holds them. Conventions:
+(:class:`Segment`: name, offset, size, bounds, meaning), written by those
+functions (``referee/games/<game>/envs.py``) with a :class:`Writer`;
+docs/envs.md lists them per game, and :attr:`Encoder.segments` holds them.
+Conventions:
 
 * a card vector has 54 entries, one per code of
   :data:`referee.envs.actions.CARD_CODES` (2C..AC, 2D..AD, 2H..AH,
@@ -34,7 +38,6 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from cardgames.v1 import referee_pb2 as pb
-from referee import protocol
 from referee.engine import DECISION_KINDS
 from referee.games import envs_module
 
@@ -206,7 +209,7 @@ class Encoder:
         self.game, self.players = game, players
         module = envs_module(game)
         self._fn: Callable[[Writer, Any, str | None], None] = module.encode
-        self._state_fn: Callable[[Writer, Any, str | None], None] | None = getattr(module, "encode_state", None)
+        self._state_fn: Callable[[Writer, Any, str | None], None] = module.encode_state
         specs: list[Segment] = []
         w = Writer(0, 0, players, specs)
         self._fn(w, MESSAGE_TYPES[game](), None)
@@ -230,20 +233,11 @@ class Encoder:
         self._fn(w, obs, kind)
         return w.done()
 
-    @property
-    def reads_state(self) -> bool:
-        """True if the game has an ``encode_state``: :meth:`encode_state`
-        reads the engine directly instead of the observation message."""
-        return self._state_fn is not None
-
     def encode_state(self, game: Any, seat: int, kind: str | None) -> np.ndarray:
         """The array :meth:`encode` gives for ``seat``'s observation message,
         read from the engine ``game`` itself by the game's ``encode_state``
-        (faster: no message is built); :meth:`encode` of the message when the
-        game has none. ``tests/test_envs.py`` checks both give the same bytes
-        at every step."""
-        if self._state_fn is None:
-            return self.encode(protocol.game_observation(game, seat), seat, kind)
+        (no message is built). ``tests/test_envs.py`` checks both give the
+        same bytes at every step."""
         w = Writer(self.size, seat, self.players)
         self._state_fn(w, game, kind)
         return w.done()

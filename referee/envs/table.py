@@ -94,9 +94,9 @@ class Table:
         #: the game's ``state_decision(game)`` (``referee/games/<game>/envs.py``), if it has one: the
         #: actions without cards and the card oracle, read from the engine instead of its legal list
         self._state_decision = getattr(envs_module(game), "state_decision", None)
-        #: the game's ``update(arrays, offsets, game, records)``, if it has one: brings every seat's
-        #: array up to date from one action's event records, instead of encoding it again
-        self._update = getattr(envs_module(game), "update", None)
+        #: the game's ``update(arrays, offsets, game, records)``: brings every seat's array up to
+        #: date from one action's event records, instead of encoding it again
+        self._update = envs_module(game).update
         self._arrays: list[np.ndarray | None] = [None] * self.players  # per seat, kept by _update
         self.game: Game = self.cls(self.players, self.variant, self.params, seeded_rng(0))  # checks the options
         self.decision: Decision | None = None
@@ -155,11 +155,9 @@ class Table:
 
     def _array(self, seat: int) -> np.ndarray:
         """``seat``'s array with no pending decision (the table's own: copy it
-        before changing it). Kept up to date by the game's ``update`` where
-        there is one; encoded from the engine's state when ``update`` cannot
-        follow an action's events (a new deal...) or the game has none."""
-        if self._update is None:
-            return self.encoder.encode_state(self.game, seat, None)
+        before changing it). Kept up to date by the game's ``update``;
+        encoded from the engine's state when ``update`` cannot follow an
+        action's events (a new deal...)."""
         a = self._arrays[seat]
         if a is None:
             a = self._arrays[seat] = self.encoder.encode_state(self.game, seat, None)
@@ -207,8 +205,7 @@ class Table:
         g.apply(seat, action)
         self.events = g.pop_events()
         self.decision, self._base = None, None
-        if self._update is not None and not self._update(self._arrays, self.encoder.offsets, g,
-                                                          [e.record for e in self.events]):
+        if not self._update(self._arrays, self.encoder.offsets, g, [e.record for e in self.events]):
             self._arrays = [None] * self.players
         new = match_scores(g)
         old, self.scores = self.scores, new

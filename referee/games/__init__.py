@@ -113,9 +113,14 @@ def replay_module(game: str) -> ModuleType:
 def envs_module(game: str) -> ModuleType:
     """The game's module of the training environments
     (``referee.games.<game>.envs``: ``PLAYERS``, ``BID_AMOUNTS``,
-    ``match_scores(game)``, ``encode(writer, observation, kind)`` and, for a
-    game whose legal lists may be incomplete, ``oracle(observation, kind,
-    legal, complete)``; see :mod:`referee.envs`). It imports numpy: only
+    ``match_scores(game)``, ``encode(writer, observation, kind)`` (the
+    array from the observation message), ``encode_state(writer, game,
+    kind)`` (the same array from the engine), ``update(arrays, offsets,
+    game, records) -> bool`` (the arrays kept from an action's events);
+    optional: ``state_decision(game)`` (the actions without cards and the
+    card oracle, from the engine) and, for a game whose legal lists may be
+    incomplete, ``oracle(observation, kind, legal, complete)``; see
+    :mod:`referee.envs`). It imports numpy: only
     :mod:`referee.envs` asks for it. :class:`UnknownGame` if the game is
     unknown or not implemented; ``ModuleNotFoundError`` if it has no such module."""
     return _part(game, "envs")
