@@ -39,8 +39,8 @@ def resolve_command(command: str, base: Path | None = None) -> list[str]:
     path (``./mybot``, ``../bin/mybot``, ``.venv/bin/python``), made absolute
     against ``base`` (the directory the user ran the command from, default the
     current one); every later argument naming an existing file relative to
-    ``base`` made absolute too. The bot's own working directory never plays a
-    part. Raises ``ValueError`` (empty command) or ``FileNotFoundError`` /
+    ``base`` made absolute too, also as the file of a ``FILE.py:NAME``
+    reference. The bot's own working directory never plays a part. Raises ``ValueError`` (empty command) or ``FileNotFoundError`` /
     ``PermissionError`` naming the program."""
     argv = split_command(command)
     base = Path(base or os.getcwd()).resolve()
@@ -58,8 +58,21 @@ def resolve_command(command: str, base: Path | None = None) -> list[str]:
         if found is None:
             raise FileNotFoundError(errno.ENOENT, f"program {prog!r} not found on PATH", prog)
         argv[0] = found
-    return [argv[0]] + [str(base / a) if (not os.path.isabs(a) and not a.startswith("-") and (base / a).is_file())
-                        else a for a in argv[1:]]
+    return [argv[0]] + [_absolute_arg(a, base) for a in argv[1:]]
+
+
+def _absolute_arg(arg: str, base: Path) -> str:
+    """``arg`` with a relative path to an existing file made absolute against
+    ``base``: the whole argument (``bot.py``), or the file of a Python
+    ``FILE.py:NAME`` reference (``referee bot from-policy ./policy.py:act``)."""
+    if arg.startswith("-") or os.path.isabs(arg):
+        return arg
+    if (base / arg).is_file():
+        return str(base / arg)
+    file, sep, name = arg.rpartition(":")
+    if sep and name and file.endswith(".py") and not os.path.isabs(file) and (base / file).is_file():
+        return f"{base / file}:{name}"
+    return arg
 
 
 def check_command(command: str, cwd: Path | None = None) -> str | None:
@@ -88,6 +101,8 @@ def readable_files(argv: list[str]) -> list[str]:
     its existing file arguments and, for this Python, the referee's protocol
     package and gRPC (the sample bots import them)."""
     files = [a for a in argv[1:] if os.path.isabs(a) and os.path.isfile(a)]
+    files += [f for f, sep, _ in (a.rpartition(":") for a in argv[1:])
+              if sep and f.endswith(".py") and os.path.isabs(f) and os.path.isfile(f)]
     if os.path.realpath(argv[0]) == os.path.realpath(sys.executable):
         files += [referee_pb2.__file__, grpc.__file__]
     return files

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -109,7 +110,7 @@ decision_ms = 2000
 
 [[bots]]
 name = "policy"
-command = "python -m referee bot from-policy sample_bots.smear_policy:load --with weights={weights}"
+command = "python -m referee bot from-policy sample_bots.smear_policy:load --with {shlex.quote(f'weights={weights}')}"
 
 [[bots]]
 name = "heuristic"

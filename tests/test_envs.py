@@ -9,6 +9,7 @@ import copy
 import math
 import random
 import warnings
+from typing import Any
 from collections import Counter
 from itertools import combinations
 
@@ -55,14 +56,32 @@ def test_parallel_env_passes_pettingzoo_parallel_api_test(game: str) -> None:
     parallel_api_test(parallel_env(game, seed=3, **OPTIONS[game]), num_cycles=300)
 
 
+@pytest.mark.parametrize("opponents", ["heuristic", "random"])
 @pytest.mark.parametrize("game,players", [("smear", 3), ("doudizhu", 3), ("president", 4), ("tractor", 4),
                                           ("back_alley", 4)])
-def test_gymnasium_env_checker_passes_the_single_agent_wrapper(game: str, players: int) -> None:
+def test_gymnasium_env_checker_passes_the_single_agent_wrapper(game: str, players: int, opponents: str) -> None:
     from gymnasium.utils.env_checker import check_env
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "not able to test alternative render modes" (no registered spec)
-        check_env(single_agent_env(game, players, seed=2, **OPTIONS[game]))
+        check_env(single_agent_env(game, players, opponents=opponents, seed=2, **OPTIONS[game]))
+
+
+def test_single_agent_env_with_random_opponents_replays_a_seed() -> None:
+    """The same reset seed and the same actions give the same match, random
+    opponents included (they are seeded from the match's seed)."""
+    def play(env: Any) -> list[bytes]:
+        obs, _ = env.reset(seed=7)
+        seen, done = [obs["observation"].tobytes()], False
+        while not done:
+            obs, _, done, _, _ = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+            seen.append(obs["observation"].tobytes())
+        return seen
+
+    env = single_agent_env("smear", 3, opponents="random", seed=1, max_rounds=2)
+    first = play(env)
+    play(single_agent_env("smear", 3, opponents="random", seed=99, max_rounds=2))  # another env in between
+    assert play(env) == first and len(first) > 5
 
 
 # ----------------------------------------------------------------------------- exact masks

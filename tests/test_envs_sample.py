@@ -5,6 +5,7 @@ heuristic bot) runs end to end, shortened to seconds."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import re
@@ -85,3 +86,23 @@ def run_sample(tmp_path: Path) -> None:
     assert row.split()[-1] == "0/0/0/0", row  # no timeout, illegal action, crash or other fault
     w = np.load(tmp_path / "w.npz")["w"]
     assert w.shape[0] == 1 + 3 + 54 + 1 and np.any(w != 0)  # trained: the weights moved
+
+
+def test_a_policy_file_named_relative_to_where_the_match_is_run_plays_its_seat() -> None:
+    """``referee bot from-policy ./mypolicy.py:act`` inside ``referee match``:
+    the file is found from the directory the match was started in, though
+    the bot runs in a private directory of its own (under its own uid when
+    the referee runs as root: the folder is readable by all)."""
+    with tempfile.TemporaryDirectory() as d:
+        here = Path(d)
+        os.chmod(here, 0o755)
+        policy = here / "mypolicy.py"
+        policy.write_text("import numpy as np\n\n\ndef act(obs):\n    return int(np.flatnonzero(obs['action_mask'])[0])\n")
+        policy.chmod(0o644)
+        r = subprocess.run([PY, "-m", "referee", "match", "smear", "--rounds", "1", "--json", "--log-dir",
+                            str(here / "logs"), "--bot", f"{PY} -m referee bot from-policy ./mypolicy.py:act",
+                            "--bot", f"{PY} {ROOT / 'sample_bots' / 'random_bot.py'}",
+                            "--bot", f"{PY} {ROOT / 'sample_bots' / 'random_bot.py'}"],
+                           cwd=here, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["faults"] == [], r.stdout

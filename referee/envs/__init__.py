@@ -9,9 +9,13 @@ What is particular to a game is in its package, ``referee/games/<game>/envs.py``
 (found through :func:`referee.games.envs_module`): ``PLAYERS`` (the player
 count by default), ``BID_AMOUNTS`` (the bids with an index of their own),
 ``match_scores(game)`` (each seat's match score so far, the rewards' unit),
-``encode(writer, observation, kind)`` (the observation array, with
-:class:`.encode.Writer`) and, for a game whose engine does not list every
-legal action, ``oracle(observation, kind, legal, complete)`` (:mod:`.actions`).
+``encode(writer, observation, kind)`` (the observation array from the
+observation message, with :class:`.encode.Writer`), ``encode_state(writer,
+game, kind)`` (the same array from the engine), ``update(arrays, offsets,
+game, records)`` (every seat's array kept from an action's events) and,
+optionally, ``state_decision(game)`` (masks from the engine's rules) and,
+for a game whose engine does not list every legal action,
+``oracle(observation, kind, legal, complete)`` (:mod:`.actions`).
 
 * :func:`aec_env` -- a PettingZoo ``AECEnv``, one agent per seat;
 * :func:`parallel_env` -- the same as a PettingZoo ``ParallelEnv`` (turn

@@ -75,7 +75,7 @@ class SingleAgentEnv(gymnasium.Env):
         if opponents == "heuristic":
             self.opponents = {s: heuristic(game) for s in others}
         elif opponents == "random":
-            self.opponents = {s: random_policy(1000 + s) for s in others}
+            self.opponents = {}  # seeded per match by reset(), so that a seed gives the same match
         else:
             opponents = list(opponents)
             if len(opponents) != n - 1:
@@ -91,6 +91,8 @@ class SingleAgentEnv(gymnasium.Env):
         })
         self.action_space = spaces.Discrete(size)
         self._seeds = random.Random(seed)
+        self._random_opponents = opponents == "random"
+        self._others = others
         self._request_id = 0
 
     def _others_act(self) -> float:
@@ -118,7 +120,10 @@ class SingleAgentEnv(gymnasium.Env):
         super().reset(seed=seed)
         if seed is not None:
             self._seeds = random.Random(seed)
-        self.table.reset(new_seed(self._seeds))
+        match_seed = new_seed(self._seeds)
+        self.table.reset(match_seed)
+        if self._random_opponents:
+            self.opponents = {s: random_policy(match_seed + s) for s in self._others}
         self._others_act()  # rewards before the seat's first decision: none (scores change at round ends)
         return self._obs(), {}
 
