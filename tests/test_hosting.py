@@ -12,9 +12,7 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -22,7 +20,7 @@ from typing import Any, Callable
 import grpc
 import pytest
 
-from cardgames.v1 import admin_pb2, admin_pb2_grpc, referee_pb2 as pb, referee_pb2_grpc
+from cardgames.v1 import admin_pb2, admin_pb2_grpc, referee_pb2 as pb
 from conftest import PY, ROOT, aio_bot, run, stop_server, with_referee
 from referee.play import play_launched
 from referee.runner import MatchOutcome, MatchRunner, MatchSpec, MatchStatus

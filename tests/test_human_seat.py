@@ -19,7 +19,6 @@ import copy
 import dataclasses
 import http.client
 import json
-import os
 import random
 import re
 import signal

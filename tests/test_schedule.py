@@ -27,7 +27,6 @@ from tournaments.adaptive import AdaptiveSchedule, nearest
 from tournaments.ladder import LadderState, load as load_ladder, rebuild, verify_history
 from tournaments.ladder_store import Event
 from tournaments.rating import fit_rows, leaderboard
-from tournaments.sampled import draw_rounds, group_count
 from tournaments.schedule import ScheduledMatch, balance, build, derive_seed
 from tournaments.seatings import (DESIGNS, adjacencies, block, block_size, double_cover, least_used,
                                   undirected_cycles, walecki)

@@ -202,7 +202,8 @@ class Encoder:
     game's ``encode`` (``referee/games/<game>/envs.py``).
 
     ``segments`` (:class:`Segment`), ``size``; ``low``/``high``: the bounds
-    per entry (float32 arrays). :meth:`encode` makes the array of one seat.
+    per entry (float32 arrays); ``offsets``: segment name -> offset.
+    :meth:`encode` and :meth:`encode_state` make the array of one seat.
     :class:`referee.games.UnknownGame` for a game that is not implemented."""
 
     def __init__(self, game: str, players: int):
@@ -222,8 +223,8 @@ class Encoder:
             self.high[s.offset:s.offset + s.size] = s.high
         #: segment name -> its offset
         self.offsets: dict[str, int] = {s.name: s.offset for s in self.segments}
-        self.selection = self.offsets["selection"]
-        self.decision = self.offsets.get("decision", 0)
+        self.selection = self.offsets["selection"]  # the offsets of the two segments the environments
+        self.decision = self.offsets["decision"]  # write themselves (a seat's selection, its decision)
 
     def encode(self, obs: Any, seat: int, kind: str | None) -> np.ndarray:
         """The float32 array of ``seat`` from its game observation message

@@ -150,7 +150,7 @@ class Table:
                 d = decision_for(self.layout, self.name, obs, kind, legal, complete)
             self.decision = d
             self._base = self._array(seat).copy()
-            self._base[DECISION_KINDS.index(kind)] = 1  # the decision segment (offset 0), as encode writes it
+            self._base[self.encoder.decision + DECISION_KINDS.index(kind)] = 1  # as encode writes it
         return d
 
     def _array(self, seat: int) -> np.ndarray:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
-from referee.cards import JOKERS, RANKS, STANDARD_DECK, SUITS
+from referee.cards import JOKERS, RANKS, STANDARD_DECK
 
 #: the 54-card deck (spec section 1), in a fixed canonical order
 DECK: tuple[str, ...] = STANDARD_DECK + JOKERS
