@@ -60,8 +60,8 @@ def make_rlcard_game(seed: int = 1) -> tuple[str, Runner] | str:
             import numpy as np
             import rlcard
             from rlcard.games.doudizhu.game import DoudizhuGame
-    except Exception as e:
-        return f"RLCard not available ({type(e).__name__}: {e})"
+    except Exception as e:  # the same words as make_rlcard_env's: the report says them once
+        return f"RLCard not available ({type(e).__name__}: {e}); pip install rlcard  (or -e '.[bench]')"
     try:
         game = DoudizhuGame(np.random.RandomState(seed))
     except Exception as e:
