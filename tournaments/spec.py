@@ -238,7 +238,9 @@ def _key_lines(text: str) -> dict[str, int]:
     ``"bots[1].command"``, tables ``"clock"`` / ``"bots[1]"`` to their header
     line. Every TOML form of a key counts: bare, quoted and dotted keys
     (``clock.decision_ms = 5``, ``"name" = ...``), table headers with them,
-    and the keys of inline tables (``clock = { decision_ms = 5 }``)."""
+    and the keys of inline tables (``clock = { decision_ms = 5 }``); a
+    table under an array's element (``[bots.limits]`` after ``[[bots]]``) is
+    ``"bots[N].limits"``."""
     out: dict[str, int] = {}
     prefix = ""
     arrays: dict[str, int] = {}
@@ -258,7 +260,9 @@ def _key_lines(text: str) -> dict[str, int]:
         if line.startswith("["):
             k = _parse_key(line, 1)
             if k:
-                prefix = ".".join(k[0])
+                # [bots.limits] after [[bots]]: a table of the array's last element, bots[N].limits
+                head = f"{k[0][0]}[{arrays[k[0][0]]}]" if k[0][0] in arrays else k[0][0]
+                prefix = ".".join([head, *k[0][1:]])
                 out.setdefault(prefix, i)
             continue
         k = _parse_key(line)
@@ -505,10 +509,11 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
         own_limits = None
         if "limits" in b:
             lb = get(b, "limits", f"{key}.limits", dict, {})
-            try:
+            lim_problems = Limits.problems(lb)
+            for k, msg in lim_problems:
+                bad(f"{key}.limits.{k}", msg)
+            if not lim_problems:
                 own_limits = limits.override(lb)
-            except ValueError as e:
-                bad(f"{key}.limits", str(e))
             if external and lb:
                 bad(f"{key}.limits", "an external bot is not launched by the referee: limits do not apply")
         if external:
