@@ -79,15 +79,26 @@ class Limits:
         """The limit names, as in a tournament file's ``[limits]`` and ``--limit``."""
         return list(cls.__dataclass_fields__)
 
+    @classmethod
+    def problems(cls, values: dict[str, object]) -> list[tuple[str, str]]:
+        """Every problem of ``values`` (name -> whole number >= 0) as ``(name,
+        message)``, in their order: unknown names and bad values. Empty when
+        :meth:`override` accepts them."""
+        out: list[tuple[str, str]] = []
+        for k, v in values.items():
+            if k not in cls.names():
+                out.append((k, f"unknown limit {k!r} (known: {', '.join(cls.names())})"))
+            elif isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                out.append((k, f"limit {k} must be a whole number >= 0 (0 = unlimited), got {v!r}"))
+        return out
+
     def override(self, values: dict[str, object]) -> "Limits":
         """A copy with ``values`` (name -> whole number >= 0) replaced; raises
-        ``ValueError`` naming an unknown limit or a bad value."""
+        ``ValueError`` naming every unknown limit and bad value (:meth:`problems`)."""
+        if problems := self.problems(values):
+            raise ValueError("; ".join(msg for _, msg in problems))
         out = Limits(**{k: getattr(self, k) for k in self.names()})
         for k, v in values.items():
-            if k not in self.names():
-                raise ValueError(f"unknown limit {k!r} (known: {', '.join(self.names())})")
-            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-                raise ValueError(f"limit {k} must be a whole number >= 0 (0 = unlimited), got {v!r}")
             setattr(out, k, v)
         return out
 

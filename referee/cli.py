@@ -643,9 +643,10 @@ def tournament_run(
     tls_ca: Optional[Path] = typer.Option(None, "--tls-ca", help="With --referee: the referee speaks TLS; trust "
                                           "the CA in this PEM file (also passed to the bots launched here)."),
 ) -> None:
-    """Run a tournament of bots over gRPC and print its TrueSkill leaderboard.
+    """Run a tournament of bots over gRPC and print its leaderboard (ranked by the batch-fit Elo).
 
-    Validates the whole file first (every problem with its key and line).
+    Validates the whole file first, and the files its include names (every
+    problem with its file, key and line).
     Results go to the database as each match ends, so a killed run loses at
     most the matches in flight: finish it with --resume. While it runs the
     tournament holds a lease in the database: a second run of it is refused.

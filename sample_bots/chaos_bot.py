@@ -13,7 +13,7 @@ illegal           answers every request with an action that is not legal
 garbage           connects, and once seated sends bytes that are not a protobuf message
 wrong-request-id  answers with a request id it was never sent
 flood             answers each request once correctly plus 50 bogus replies
-memory-hog        allocates memory until the address-space limit stops it
+memory-hog        allocates memory before it connects, until its memory limit stops it
 fork-bomb         forks up to 200 sleeping children, then hangs
 stdout-spam       writes up to 1 GiB to stdout (the file-size limit stops it)
 wrong-match       answers with another match id

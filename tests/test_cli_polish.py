@@ -138,6 +138,16 @@ def test_help_shows_no_bool_metavar_and_joins_lines() -> None:
     assert "<bool>" not in r.stdout and "--json" in r.stdout
 
 
+def test_help_and_docs_say_the_leaderboard_is_ranked_by_the_batch_fit() -> None:
+    """The board's order is the batch-fit Elo's (README "Reading the leaderboard"); TrueSkill is a column."""
+    for args in (["tournament", "--help"], ["tournament", "run", "--help"], ["leaderboard", "--help"]):
+        r = _cli(*args)
+        words = " ".join(r.stdout.replace("│", " ").split())
+        assert r.returncode == 0 and "batch-fit" in words and "TrueSkill leaderboard" not in words, (args, words)
+    for doc in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]:
+        assert "TrueSkill leaderboard" not in " ".join(doc.read_text().split()), doc
+
+
 def test_python_dash_m_referee_works() -> None:
     r = subprocess.run([PY, "-m", "referee", "--version"], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and r.stdout.startswith("referee ")

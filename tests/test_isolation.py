@@ -138,7 +138,17 @@ def test_tournament_bots_have_their_own_limits(tmp_path: Path) -> None:
     f.write_text(f.read_text().replace("memory_mb = 4096", "memory = 4096"))
     with pytest.raises(tspec.SpecError) as e:
         tspec.load(f)
-    assert ":9: bots[0].limits: unknown limit 'memory'" in str(e.value)
+    assert ":9: bots[0].limits.memory: unknown limit 'memory'" in str(e.value)
+    # every problem of a bot's limits at once, inline or in a [bots.limits] table, each with its line
+    f.write_text(f.read_text().replace("memory = 4096", "memory_mb = -5, cpus = 2")
+                 .replace("processes = 8", "processes = 8\nopen_files = true\nthreads = 4"))
+    with pytest.raises(tspec.SpecError) as e:
+        tspec.load(f)
+    assert {(k, ln) for k, ln, _ in e.value.problems} == {
+        ("bots[0].limits.memory_mb", 9), ("bots[0].limits.cpus", 9),
+        ("bots[2].limits.open_files", 18), ("bots[2].limits.threads", 19)}
+    assert ":9: bots[0].limits.memory_mb: limit memory_mb must be a whole number >= 0" in str(e.value)
+    assert ":9: bots[0].limits.cpus: unknown limit 'cpus'" in str(e.value)
 
 
 # --------------------------------------------------------------------------- 3. commands resolve one way

@@ -262,8 +262,8 @@ EXPECTED: dict[str, tuple[set[str], set[str]]] = {
     "garbage": ({"disconnect"}, GONE),
     "wrong-request-id": ({"unknown_request", "timeout", "forfeit"}, {"unknown_request", "timeout", "forfeit"}),
     "flood": ({"unknown_request"}, {"unknown_request", "timeout"} | GONE),  # busy flooding: may be late
-    # gone before or after its Hello; a hog swapping may be late first
-    "memory-hog": ({"crash"}, {"crash", "timeout"} | GONE | NO_SHOW),
+    # fills its memory before it connects: killed by its memory limit before its Hello, never seated
+    "memory-hog": ({"crash", "no_show"}, {"crash"} | NO_SHOW),
     "fork-bomb": (NO_SHOW, NO_SHOW),
     "stdout-spam": ({"crash"}, {"crash", "timeout"} | GONE | NO_SHOW),  # gone before or after its Hello
 }
@@ -358,6 +358,9 @@ def test_tournament_with_one_chaos_bot_per_mode(tmp_path: Path) -> None:
             assert not others, (mode, r.idx, others)  # the sample bots never pay for the chaos bot
             if "forfeit" in kinds:
                 assert r.result["forfeited"] == [seat]
+            if mode == "memory-hog":  # the crash names the limit that stopped it
+                crashes = [f["message"] for f in r.result["faults"] if f["seat"] == seat and f["kind"] == "crash"]
+                assert crashes and all(m.startswith("memory limit (memory_mb = ") for m in crashes), crashes
         assert chaos_seats == {0, 1, 2}, mode  # every seat, against both sample bots
         board = {row.bot: row for row in res.board}
         assert board["random"].matches == board["heuristic"].matches == board["chaos"].matches == 6

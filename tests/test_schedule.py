@@ -23,7 +23,7 @@ from referee.games import game_class
 from referee.local import play_local, random_policy
 from sample_bots.heuristics import chooser
 from tournaments import matchmaking, spec as tspec
-from tournaments.adaptive import AdaptiveSchedule, nearest
+from tournaments.adaptive import STOP_PAIRS, AdaptiveSchedule, describe_pairs, nearest
 from tournaments.ladder import LadderState, load as load_ladder, rebuild, verify_history
 from tournaments.ladder_store import Event
 from tournaments.rating import fit_rows, leaderboard
@@ -439,6 +439,19 @@ def test_sampled_until_separated_adds_groups_for_open_pairs_only_and_resumes_exa
     for kill in (fixed - 1, len(rows) - 2):
         resumed, rows2 = _strength_rows(AdaptiveSchedule(spec), strengths, kill_after=kill)
         assert resumed.matches == sched.matches and sorted(r.idx for r in rows2) == sorted(r.idx for r in rows)
+
+
+def test_a_budget_stop_line_names_the_first_open_pairs_by_place_and_counts_the_rest() -> None:
+    names = _names(30)  # equal bots: hardly a pair separates, the budget is the fixed schedule
+    spec = _spec("smear", 3, names, kind="sampled", matches_per_bot=6, until="separated", max_matches=60)
+    sched, rows = _strength_rows(AdaptiveSchedule(spec), dict.fromkeys(names, 0.0))
+    assert sched.stop is not None and sched.stop.kind == "budget" and len(rows) == 60
+    board = leaderboard(rows, names, TrueSkillParams(), {}, "smear", 3, spec.seed)
+    open_pairs = [f"{u.bot} > {lo.bot} (P {u.p_next:.2f})" for u, lo in zip(board, board[1:]) if not u.separated]
+    assert len(open_pairs) > STOP_PAIRS
+    assert sched.stop.text.endswith(f"not separated at 95%: {', '.join(open_pairs[:STOP_PAIRS])} and "
+                                    f"{len(open_pairs) - STOP_PAIRS} more (every one marked ~ on the leaderboard)")
+    assert describe_pairs(board, limit=len(board)) == ", ".join(open_pairs)  # a short list is written whole
 
 
 def test_nearest_takes_the_neighbours_above_and_below_in_turn() -> None:

@@ -109,6 +109,47 @@ def test_unknown_variant_and_param_are_reported(tmp_path: Path) -> None:
     assert ("variant.sprung", 3) in probs and ("params.rondes", 4) in probs
 
 
+def test_included_files_add_their_bots_and_their_problems_name_file_key_and_line(tmp_path: Path) -> None:
+    comp = tmp_path / "comp"
+    (comp / "entries" / "late").mkdir(parents=True)
+    main = comp / "t.toml"
+    main.write_text('name = "comp"\ngame = "doudizhu"\nplayers = 3\ninclude = ["entries/*.toml", "entries/**/*.toml"]\n'
+                    '[[bots]]\nname = "house"\ncommand = "python sample_bots/heuristic_bot.py"\n')
+    for who in ("carol", "alice", "bob"):
+        (comp / "entries" / f"{who}.toml").write_text(
+            f'# {who}\'s entry\n[[bots]]\nname = "{who}"\ncommand = "python sample_bots/random_bot.py"\n')
+    (comp / "entries" / "late" / "dave.toml").write_text(
+        '[[bots]]\nname = "dave-1"\ncommand = "python sample_bots/random_bot.py"\n'
+        '[[bots]]\nname = "dave-2"\ncommand = "python sample_bots/random_bot.py"\nlimits = { memory_mb = 512 }\n')
+    s = tspec.load(main)  # each file once, in pattern order, each pattern's matches sorted; commands from the cwd
+    assert [b.name for b in s.bots] == ["house", "alice", "bob", "carol", "dave-1", "dave-2"]
+    assert s.bots[5].limits is not None and s.bots[5].limits.memory_mb == 512 and len(build(s)) == 20 * 6
+
+    (comp / "entries" / "bob.toml").write_text(
+        '[[bots]]\nname = "bob"\ncommand = "python sample_bots/random_bot.py"\nlimits = { memory_mb = -1, cpus = 3 }\n'
+        '[[bots]]\nname = "house"\ncommand = "python sample_bots/nope.py"\n')
+    (comp / "entries" / "carol.toml").write_text('players = 4\n[[bots]]\nname = "carol"\ncomand = "x"\n')
+    (comp / "entries" / "late" / "dave.toml").write_text('[[bots]\nname = "dave"\n')
+    main.write_text(main.read_text().replace('"entries/**/*.toml"', '"entries/**/*.toml",\n  "nobody/*.toml"'))
+    with pytest.raises(tspec.SpecError) as ei:
+        tspec.load(main)
+    e = ei.value
+    got = {(Path(f).relative_to(comp).as_posix(), k, ln) for f, (k, ln, _) in zip(e.files, e.problems)}
+    assert got == {("t.toml", "include", 4),  # the pattern matching nothing
+                   ("entries/bob.toml", "bots[0].limits.memory_mb", 4), ("entries/bob.toml", "bots[0].limits.cpus", 4),
+                   ("entries/bob.toml", "bots[1].name", 6), ("entries/bob.toml", "bots[1].command", 7),
+                   ("entries/carol.toml", "players", 1), ("entries/carol.toml", "bots[0].comand", 4),
+                   ("entries/carol.toml", "bots[0].command", 2), ("entries/late/dave.toml", "(syntax)", 1)}, got
+    text = str(e)
+    assert f"{main}:4: include: 'nobody/*.toml' matches no file" in text
+    assert f"{comp / 'entries' / 'bob.toml'}:6: bots[1].name: duplicate bot name 'house' (also at {main}:7)" in text
+    assert text.index(f"{main}:4") < text.index("bob.toml:4") < text.index("carol.toml:1")  # the main file first
+    main.write_text(main.read_text().replace('include = [', 'include = "entries/*.toml"\nx = ['))
+    with pytest.raises(tspec.SpecError) as ei:
+        tspec.load(main)
+    assert f"{main}:4: include: must be a list of glob patterns" in str(ei.value)
+
+
 def test_every_example_file_is_valid() -> None:
     examples = sorted((ROOT / "tournaments" / "examples").glob("*.toml"))
     assert examples

@@ -1,1 +1,1 @@
-"""Tournaments: tournament files, schedules, execution, TrueSkill ratings, results store."""
+"""Tournaments: tournament files, schedules, execution, ratings (batch fit, live TrueSkill), results store."""

@@ -52,10 +52,19 @@ class Stop:
     text: str
 
 
-def describe_pairs(board: list[BoardRow]) -> str:
-    """``"a > b (P 0.81), c > d (P 0.62)"`` for the non-separated adjacent pairs."""
-    return ", ".join(f"{u.bot} > {lo.bot} (P {u.p_next:.2f})"
-                     for u, lo in zip(board, board[1:]) if not u.separated)
+#: the most non-separated pairs a stop line names (the leaderboard marks every one with ~)
+STOP_PAIRS = 5
+
+
+def describe_pairs(board: list[BoardRow], limit: int = STOP_PAIRS) -> str:
+    """``"a > b (P 0.81), c > d (P 0.62)"`` for the first ``limit``
+    non-separated adjacent pairs by place, then ``"and N more (...)"`` for
+    the rest, so a large field's line stays short."""
+    pairs = [f"{u.bot} > {lo.bot} (P {u.p_next:.2f})" for u, lo in zip(board, board[1:]) if not u.separated]
+    text = ", ".join(pairs[:limit])
+    if len(pairs) > limit:
+        text += f" and {len(pairs) - limit} more (every one marked ~ on the leaderboard)"
+    return text
 
 
 @dataclass

@@ -19,6 +19,7 @@ Every problem is reported with its key and line before any match starts;
     port = 0                       # referee port (0 = any; set it for external bots)
     variant = { spring = false }   # the game's variant flags
     params = { rounds = 4 }        # the game's match parameters
+    include = ["entries/*.toml"]   # files of more [[bots]] tables (glob patterns from this file's directory)
     [clock]     decision_ms = 1000, bank_ms = 0, connect_timeout_ms = 15000,
                 end_grace_ms = 2000  (how long bots may take to exit after a match),
                 kind = "wall" | "cpu"  (or top-level clock = "cpu" without a [clock] table)
@@ -40,6 +41,7 @@ loaded, before any match (on a Dask cluster: from each worker's directory).
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 import math
@@ -74,13 +76,38 @@ _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 
 
 class SpecError(ValueError):
-    """A tournament file with problems; ``problems`` lists ``(key, line, message)``."""
+    """A tournament file with problems; ``problems`` lists ``(key, line, message)``
+    and ``files`` the file each one is in: ``path``, or a file it includes
+    (then the key and line are that file's, e.g. its own ``bots[0].command``)."""
 
-    def __init__(self, path: str, problems: list[tuple[str, int | None, str]]):
+    def __init__(self, path: str, problems: list[tuple[str, int | None, str]], files: list[str] | None = None):
         self.path = path
         self.problems = problems
-        lines = [f"{path}:{ln or '?'}: {key}: {msg}" for key, ln, msg in problems]
-        super().__init__(f"{len(problems)} problem(s) in {path}:\n" + "\n".join(lines))
+        self.files = files or [path] * len(problems)
+        lines = [f"{f}:{ln or '?'}: {key}: {msg}" for f, (key, ln, msg) in zip(self.files, problems)]
+        where = path if set(self.files) <= {path} else f"{path} and the files it includes"
+        super().__init__(f"{len(problems)} problem(s) in {where}:\n" + "\n".join(lines))
+
+
+#: one problem found: ``(file, key, line, message)``
+Problem = tuple[str, str, int | None, str]
+
+
+def _spec_error(path: str, found: list[Problem]) -> SpecError:
+    """The :class:`SpecError` of ``found``: the tournament file's problems
+    first, then each included file's, each file's by line."""
+    found = sorted(found, key=lambda p: (p[0] != path, p[0], p[2] is None, p[2] or 0))
+    return SpecError(path, [(k, ln, msg) for _, k, ln, msg in found], [f for f, *_ in found])
+
+
+@dataclass
+class _Origin:
+    """Where a bot of an included file was written: the file, its index
+    there (its ``bots[N]``), and that file's key lines."""
+
+    path: str
+    index: int
+    lines: dict[str, int]
 
 
 @dataclass
@@ -238,7 +265,9 @@ def _key_lines(text: str) -> dict[str, int]:
     ``"bots[1].command"``, tables ``"clock"`` / ``"bots[1]"`` to their header
     line. Every TOML form of a key counts: bare, quoted and dotted keys
     (``clock.decision_ms = 5``, ``"name" = ...``), table headers with them,
-    and the keys of inline tables (``clock = { decision_ms = 5 }``)."""
+    and the keys of inline tables (``clock = { decision_ms = 5 }``); a
+    table under an array's element (``[bots.limits]`` after ``[[bots]]``) is
+    ``"bots[N].limits"``."""
     out: dict[str, int] = {}
     prefix = ""
     arrays: dict[str, int] = {}
@@ -258,7 +287,9 @@ def _key_lines(text: str) -> dict[str, int]:
         if line.startswith("["):
             k = _parse_key(line, 1)
             if k:
-                prefix = ".".join(k[0])
+                # [bots.limits] after [[bots]]: a table of the array's last element, bots[N].limits
+                head = f"{k[0][0]}[{arrays[k[0][0]]}]" if k[0][0] in arrays else k[0][0]
+                prefix = ".".join([head, *k[0][1:]])
                 out.setdefault(prefix, i)
             continue
         k = _parse_key(line)
@@ -274,32 +305,114 @@ def _key_lines(text: str) -> dict[str, int]:
     return out
 
 
+def _syntax_line(e: tomllib.TOMLDecodeError) -> int | None:
+    m = re.search(r"line (\d+)", str(e))
+    return int(m.group(1)) if m else None
+
+
 def load(path: str | Path, remote: bool = False) -> TournamentSpec:
-    """Read and validate a tournament file. Raises :class:`SpecError` listing
-    every problem with key and line, or ``FileNotFoundError``. ``remote``: the
+    """Read and validate a tournament file and the files its ``include``
+    names. Raises :class:`SpecError` listing every problem with file, key
+    and line, or ``FileNotFoundError`` (the tournament file). ``remote``: the
     matches run on a running referee (``--referee``), so ``port`` is not needed."""
     path = Path(path)
     text = path.read_text(encoding="utf-8")
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        m = re.search(r"line (\d+)", str(e))
-        raise SpecError(str(path), [("(syntax)", int(m.group(1)) if m else None, str(e))]) from None
-    return parse(raw, str(path), _key_lines(text), base_dir=str(path.parent), remote=remote)
+        raise SpecError(str(path), [("(syntax)", _syntax_line(e), str(e))]) from None
+    lines = _key_lines(text)
+    found: list[Problem] = []
+    origins: dict[int, _Origin] = {}
+    if "include" in raw:
+        raw = dict(raw)
+        _include(path, raw.pop("include"), lines.get("include"), raw, origins, found)
+    try:
+        spec = parse(raw, str(path), lines, base_dir=str(path.parent), remote=remote, origins=origins)
+    except SpecError as e:
+        found += [(f, k, ln, msg) for f, (k, ln, msg) in zip(e.files, e.problems)]
+    if found:
+        raise _spec_error(str(path), found)
+    return spec
+
+
+def _include(path: Path, patterns: Any, line: int | None, raw: dict[str, Any], origins: dict[int, _Origin],
+             found: list[Problem]) -> None:
+    """Append the ``[[bots]]`` of the files ``include`` names to ``raw["bots"]``.
+    ``patterns``: glob patterns relative to the tournament file's directory
+    (``**`` too), each file taken once, in pattern order, each pattern's
+    matches sorted; ``origins`` gets, per index in ``raw["bots"]``, where
+    that bot was written. A pattern matching no file, and an included file
+    that is unreadable or holds anything but ``[[bots]]`` tables, go to
+    ``found``."""
+    main, base = str(path), path.parent
+    if not isinstance(patterns, list) or not patterns or not all(isinstance(p, str) and p for p in patterns):
+        found.append((main, "include", line,
+                      f'must be a list of glob patterns, e.g. ["entries/*.toml"] (got {patterns!r})'))
+        return
+    files: dict[Path, None] = {}  # in order, each once
+    for pattern in patterns:
+        matched = [base / m for m in sorted(glob.glob(pattern, root_dir=base, recursive=True))]
+        matched = [m for m in matched if m.is_file() and not m.samefile(path)]
+        if not matched:
+            found.append((main, "include", line, f"{pattern!r} matches no file (patterns are relative to "
+                          f"{base}{os.sep})"))
+        files.update(dict.fromkeys(matched))
+    if not isinstance(raw.get("bots", []), list):
+        return  # the tournament file's own bots are wrong: parse() says so
+    bots = list(raw.get("bots", []))
+    for f in files:
+        try:
+            text = f.read_text(encoding="utf-8")
+            doc = tomllib.loads(text)
+        except (OSError, UnicodeDecodeError) as e:
+            found.append((str(f), "(file)", None, f"cannot read it: {getattr(e, 'strerror', None) or e}"))
+            continue
+        except tomllib.TOMLDecodeError as e:
+            found.append((str(f), "(syntax)", _syntax_line(e), str(e)))
+            continue
+        flines = _key_lines(text)
+        for k in doc:
+            if k != "bots":
+                found.append((str(f), k, flines.get(k), "an included file holds only [[bots]] tables (the "
+                              f"tournament's settings are in {main})"))
+        fbots = doc.get("bots")
+        if not isinstance(fbots, list) or not fbots:
+            found.append((str(f), "bots", flines.get("bots"), "no [[bots]] table: an included file lists bots, "
+                          "each in a [[bots]] table with name and command"))
+            continue
+        for j, b in enumerate(fbots):
+            origins[len(bots)] = _Origin(str(f), j, flines)
+            bots.append(b)
+    raw["bots"] = bots
 
 
 def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int] | None = None,
-          base_dir: str = ".", remote: bool = False, fixed_schedule: bool = True) -> TournamentSpec:
+          base_dir: str = ".", remote: bool = False, fixed_schedule: bool = True,
+          origins: dict[int, _Origin] | None = None) -> TournamentSpec:
     """Validate an already-parsed TOML document (see :func:`load`).
-    ``fixed_schedule = False`` (a ladder's file): the schedule's size is not checked."""
+    ``fixed_schedule = False`` (a ladder's file): the schedule's size is not checked.
+    ``origins``: the bots (by index in ``raw["bots"]``) written in included
+    files, whose problems are reported with that file, key and line."""
     lines = lines or {}
-    problems: list[tuple[str, int | None, str]] = []
+    origins = origins or {}
+    found: list[Problem] = []
+
+    def place(key: str) -> tuple[str, str, int | None]:
+        """``(file, key, line)`` of a dotted key: a bot of an included file is that file's ``bots[N]``."""
+        file, key_lines = path, lines
+        m = re.match(r"bots\[(\d+)\]", key)
+        if m and int(m.group(1)) in origins:
+            o = origins[int(m.group(1))]
+            file, key_lines, key = o.path, o.lines, f"bots[{o.index}]{key[m.end():]}"
+        ln = key_lines.get(key)
+        if ln is None and "." in key:
+            ln = key_lines.get(key.rsplit(".", 1)[0])
+        return file, key, ln
 
     def bad(key: str, msg: str) -> None:
-        ln = lines.get(key)
-        if ln is None and "." in key:
-            ln = lines.get(key.rsplit(".", 1)[0])
-        problems.append((key, ln, msg))
+        file, key, ln = place(key)
+        found.append((file, key, ln, msg))
 
     def get(d: dict[str, Any], key: str, dotted: str, typ: type | tuple[type, ...], default: Any,
             check: Any = None, what: str = "") -> Any:
@@ -476,9 +589,10 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
     bots: list[BotEntry] = []
     raw_bots = raw.get("bots")
     if not isinstance(raw_bots, list) or not raw_bots:
-        bad("bots", "missing: list each bot in a [[bots]] table with name and command")
+        bad("bots", "missing: list each bot in a [[bots]] table with name and command (here, or in the files "
+            "include names)")
         raw_bots = []
-    seen: set[str] = set()
+    seen: dict[str, str] = {}  # name -> where it was first given, "file:line"
     for i, b in enumerate(raw_bots):
         key = f"bots[{i}]"
         if not isinstance(b, dict):
@@ -493,8 +607,10 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
         if "name" not in b:
             bad(f"{key}", "bot without a name")
         elif bname in seen:
-            bad(f"{key}.name", f"duplicate bot name {bname!r}")
-        seen.add(bname)
+            bad(f"{key}.name", f"duplicate bot name {bname!r} (also at {seen[bname]})")
+        else:
+            file, _, ln = place(f"{key}.name")
+            seen[bname] = f"{file}:{ln or '?'}"
         external = get(b, "external", f"{key}.external", bool, False)
         command = get(b, "command", f"{key}.command", str, "")
         token = get(b, "token", f"{key}.token", str, "")
@@ -505,10 +621,11 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
         own_limits = None
         if "limits" in b:
             lb = get(b, "limits", f"{key}.limits", dict, {})
-            try:
+            lim_problems = Limits.problems(lb)
+            for k, msg in lim_problems:
+                bad(f"{key}.limits.{k}", msg)
+            if not lim_problems:
                 own_limits = limits.override(lb)
-            except ValueError as e:
-                bad(f"{key}.limits", str(e))
             if external and lb:
                 bad(f"{key}.limits", "an external bot is not launched by the referee: limits do not apply")
         if external:
@@ -538,9 +655,8 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
         bad("execution.executor", "external bots connect to this machine's referee: they cannot play on a "
             "Dask cluster (use executor = \"local\")")
 
-    if problems:
-        problems.sort(key=lambda p: (p[1] is None, p[1] or 0))
-        raise SpecError(path, problems)
+    if found:
+        raise _spec_error(path, found)
     return TournamentSpec(
         name=name, game=game, players=players, bots=bots, schedule=schedule, games=games, seed=seed,
         seatings=seatings, matches_per_bot=matches_per_bot, duplicate=duplicate,
