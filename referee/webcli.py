@@ -33,7 +33,7 @@ def report(
     db: str = typer.Option(DEFAULT_DB, "--db", envvar="REFEREE_DB",
                            help="Results database path or URL (default: $REFEREE_DB, else runs/referee.sqlite)."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output directory "
-                                       "(default: runs/report/<tournament>)."),
+                                       "(default: `runs/report/<tournament>/`)."),
     matches: int = typer.Option(10_000, "--matches", min=0, help="List (and replay) the newest N matches, in "
                                 "pages of 100; `referee results` exports every match."),
 ) -> None:
