@@ -47,6 +47,37 @@ def scale(tmp_path_factory) -> dict:
     return {"db": db, "names": names, "board": board}
 
 
+#: the small tournaments: a field of 120 bots in 400 matches (about 10 matches and 20 opponents each), and
+#: the same field with a hub bot that also plays 130 more matches against 119 opponents
+SMALL_BOTS, SMALL_MATCHES, HUB_MATCHES = 120, 400, 130
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory) -> dict:
+    """``small`` and ``hub`` (see :data:`SMALL_BOTS`) in one SQLite file: ``{"db", "hub"}``."""
+    import json
+
+    tmp = tmp_path_factory.mktemp("small")
+    db = tmp / "small.sqlite"
+    store = Store(str(db))
+    try:
+        src = tmp / "small.jsonl"
+        names = write_synthetic_results(src, SMALL_BOTS, SMALL_MATCHES, seed=5, name="b{:03d}")
+        import_results(store, src, "small", "doudizhu", 3)
+        with src.open("a", encoding="utf-8") as f:
+            for m in range(HUB_MATCHES):  # the hub beats two others each time
+                seats = [names[0], names[1 + m % 119], names[1 + (m + 60) % 119]]
+                f.write(json.dumps({"match": SMALL_MATCHES + m, "seed": 10**6 + m, "status": "complete",
+                                    "seats": seats, "scores": [2, -1, -1], "ranks": [1, 2, 2], "faults": [0] * 3,
+                                    "summary": {"rounds": [{"landlord": 0, "landlord_won": True,
+                                                            "deltas": [2, -1, -1]}]},
+                                    "decisions": 40, "elapsed_s": 1.0}) + "\n")
+        import_results(store, src, "hub", "doudizhu", 3)
+    finally:
+        store.close()
+    return {"db": db, "hub": names[0], "names": names}
+
+
 def copy_db(scale: dict, tmp_path: Path) -> Path:
     db = tmp_path / "copy.sqlite"
     shutil.copyfile(scale["db"], db)
@@ -276,7 +307,7 @@ def test_report_command_says_what_it_left_out(scale, tmp_path):
     p = subprocess.run([*REFEREE, "report", "scale", "--db", str(scale["db"]), "--out", str(out), "--matches", "250"],
                        cwd=ROOT, env=env(), capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr
-    assert "300 of 30,000 matches listed" in p.stderr and "left out: matches older than the newest 300" in p.stderr
+    assert "250 of 30,000 matches listed" in p.stderr and "left out: matches older than the newest 250" in p.stderr
     assert f"report: {(out / 'index.html').resolve()}" in p.stdout
     assert (out / "matches-3.html").is_file() and not (out / "matches-4.html").exists()
 
@@ -290,3 +321,37 @@ def test_the_live_dot_shows_only_while_the_tournament_is_played(scale, monkeypat
         monkeypatch.setattr(Store, "run_state", lambda self, t: ("running", None))
         html = client.get("/t/scale/matches.html").text
         assert 'class="live-dot"' in html and "updates live" not in html
+
+
+def test_report_lists_exactly_the_newest_n_matches(small, tmp_path):
+    """``--matches N`` lists (and replays) N matches, not whole pages of 100; 0 lists none and says so."""
+    store = Store(str(small["db"]), create=False)
+    try:
+        t = store.tournament("small")
+        for n, pages in ((50, 1), (150, 2), (SMALL_MATCHES, 4), (10_000, 4), (0, 1)):
+            out = tmp_path / f"site-{n}"
+            summary = write_report(store, t, out, max_matches=n)
+            want = min(n, SMALL_MATCHES)
+            assert summary.matches_listed == want and summary.matches_stored == SMALL_MATCHES
+            idx = []
+            for k in range(1, pages + 1):
+                html = (out / ("matches.html" if k == 1 else f"matches-{k}.html")).read_text()
+                idx += [int(i) for _, i in MATCH_ROW.findall(html)]
+            assert idx == list(range(SMALL_MATCHES - 1, SMALL_MATCHES - 1 - want, -1))
+            assert not (out / f"matches-{pages + 1}.html").exists()
+            first = (out / "matches.html").read_text()
+            if n == 0:
+                assert "none of the 400 matches is listed here" in first
+                assert summary.left_out[0].startswith("the match list and every replay, none of the 400")
+            elif want < SMALL_MATCHES:
+                assert f"the newest {want} of 400 matches" in first
+                assert summary.left_out[0].startswith(f"matches older than the newest {want} of 400")
+            else:
+                assert "the newest" not in first and not any("older than" in x for x in summary.left_out)
+    finally:
+        store.close()
+    out = tmp_path / "cli"
+    p = subprocess.run([*REFEREE, "report", "small", "--db", str(small["db"]), "--out", str(out), "--matches", "50"],
+                       cwd=ROOT, env=env(), capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    assert "50 of 400 matches listed" in p.stderr

@@ -587,14 +587,15 @@ class Pages:
         """Page ``page`` of the matches (of ``bot``), newest first, with the
         matches in progress first on page 1 (live): ``(rows, pager)``;
         ``href(n)``: the address of page n (default: the match list's);
-        ``cap``: only the newest ``cap`` matches are paged (the report).
+        ``cap``: only the newest ``cap`` matches (0: none) are paged (the report).
         O(offset + 100) with the store's indexes (a bot's: O(its matches))."""
         offset = (max(1, page) - 1) * PAGE_ROWS
         total, rows = self.store.match_page(self.snap.tid, offset, PAGE_ROWS, bot=bot)
-        shown = total if cap is None else min(total, cap)
+        shown = total if cap is None else min(total, max(0, cap))
         if offset and offset >= shown:  # past the end: the last page
             offset = (page_count(shown) - 1) * PAGE_ROWS
             total, rows = self.store.match_page(self.snap.tid, offset, PAGE_ROWS, bot=bot)
+        rows = rows[:max(0, shown - offset)]  # the last page of a cap holds only the matches up to it
         p = pager(offset // PAGE_ROWS + 1, shown, href or (lambda n: self.links.matches(n, bot)), what="matches")
         infos = [match_info(r, self.snap.log_dir) for r in rows]
         if self.replayed is not None:
