@@ -355,3 +355,34 @@ def test_report_lists_exactly_the_newest_n_matches(small, tmp_path):
                        cwd=ROOT, env=env(), capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr
     assert "50 of 400 matches listed" in p.stderr
+
+
+def test_report_says_left_out_only_what_a_bot_page_really_left_out(small, tmp_path):
+    """120 bots of about 10 matches and 20 opponents each: no bot page leaves anything out, and
+    the report says nothing of them; a hub of 130 matches and 119 opponents: only its page does."""
+    store = Store(str(small["db"]), create=False)
+    try:
+        for name, cut in (("small", []), ("hub", [small["hub"]])):
+            out = tmp_path / name
+            summary = write_report(store, store.tournament(name), out)
+            notes = {}
+            for f in (out / "bots").glob("*.html"):
+                html = f.read_text()
+                notes[f.stem] = ("its newest 100 of" in html, "its 100 most frequent of" in html)
+            assert len(notes) == SMALL_BOTS
+            assert sorted(b for b, n in notes.items() if any(n)) == cut
+            bot_lines = [x for x in summary.left_out if "bot's page" in x or "bots' pages" in x]
+            if not cut:
+                assert bot_lines == [] and summary.left_out == [f"replays of {SMALL_MATCHES} listed matches without a "
+                                                                "match log"]
+                continue
+            assert notes[small["hub"]] == (True, True)
+            hub = (out / "bots" / f"{small['hub']}.html").read_text()
+            assert len(MATCH_ROW.findall(hub)) == 100 and len(OPPONENT_ROW.findall(hub)) == 100
+            played = store.match_page(store.tournament(name)["id"], 0, 0, bot=small["hub"])[0]
+            assert played > HUB_MATCHES and f"its newest 100 of {played}: " in hub
+            assert "its 100 most frequent of 119: " in hub
+            assert bot_lines == ["on 1 bot's page, its matches beyond its newest 100",
+                                 "on 1 bot's page, its opponents beyond its 100 most frequent (h2h.csv holds every pair)"]
+    finally:
+        store.close()

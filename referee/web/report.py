@@ -109,13 +109,10 @@ def write_report(store: Store, t: dict[str, Any], out: Path, max_matches: int = 
                 no_log += 1
         write(links.matches(n), pages.render_matches(infos, p, note=note))
 
-    one_page = all(r.matches <= PAGE_ROWS for r in snap.board) and len(snap.board) <= PAGE_ROWS + 1
-    bot_note = "" if one_page else (f"its newest {PAGE_ROWS}: `referee web` pages through them all, "
-                                    f"`referee results {snap.name}` exports them")
     copied_stderr: set[str] = set()
     for b in snap.bots:
         name = b["name"]
-        write(f"bots/{pages.bot_slug(name)}.html", pages.bot(name, note=bot_note))
+        write(f"bots/{pages.bot_slug(name)}.html", pages.bot(name))
         _, faults = store.bot_faults(snap.tid, name, FAULTS_SHOWN)  # the faults its page lists
         for f in faults:
             src = stderr_path(snap.log_dir, f["match_id"], f["seat"], name)
@@ -132,9 +129,11 @@ def write_report(store: Store, t: dict[str, Any], out: Path, max_matches: int = 
     elif listed < stored:
         left_out.append(f"the match list and every replay, none of the {stored:,} matches listed "
                         f"(`referee results {snap.name}` exports them)")
-    if not one_page:
-        left_out.append(f"on a bot's page, its matches beyond its newest {PAGE_ROWS} and its opponents beyond "
-                        f"its {PAGE_ROWS} most frequent (h2h.csv holds every pair)")
+    for what, beyond in (("matches", f"newest {PAGE_ROWS}"), ("opponents", f"{PAGE_ROWS} most frequent")):
+        if k := len(pages.trimmed[what]):
+            where, its = ("1 bot's page", "its") if k == 1 else (f"{k:,} bots' pages", "their")
+            left_out.append(f"on {where}, {its} {what} beyond {its} {beyond}"
+                            + (" (h2h.csv holds every pair)" if what == "opponents" else ""))
     if no_log:
         left_out.append(f"replays of {no_log:,} listed matches without a match log")
     return ReportSummary(out, n_pages, replays, skipped, listed, stored, left_out)

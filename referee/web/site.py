@@ -421,6 +421,8 @@ class Pages:
         self._running: bool | None = None
         #: the report: the match ids whose replay was written (other rows link none); ``None``: every log
         self.replayed: set[str] | None = None
+        #: the report: the bots whose page left out some of their ``"matches"`` / ``"opponents"`` (one page each)
+        self.trimmed: dict[str, set[str]] = {"matches": set(), "opponents": set()}
 
     # -- helpers ------------------------------------------------------------------------------
     def _render(self, template: str, root: str, **ctx: Any) -> str:
@@ -597,6 +599,7 @@ class Pages:
             total, rows = self.store.match_page(self.snap.tid, offset, PAGE_ROWS, bot=bot)
         rows = rows[:max(0, shown - offset)]  # the last page of a cap holds only the matches up to it
         p = pager(offset // PAGE_ROWS + 1, shown, href or (lambda n: self.links.matches(n, bot)), what="matches")
+        p["stored"] = total  # beyond ``cap``, too
         infos = [match_info(r, self.snap.log_dir) for r in rows]
         if self.replayed is not None:
             for m in infos:
@@ -646,12 +649,15 @@ class Pages:
         slug_ = self.bot_slug(name)
         shown = min(len(rows), PAGE_ROWS) if self.links.static else len(rows)  # a report's bot page: one page
         p = pager(page, shown, href or (lambda n: self.links.bot(slug_, opage=n)), what="opponents")
+        p["stored"] = len(rows)
         return rows[(p["page"] - 1) * PAGE_ROWS: p["page"] * PAGE_ROWS], p
 
-    def bot(self, name: str, page: int = 1, opage: int = 1, note: str = "") -> str:
+    def bot(self, name: str, page: int = 1, opage: int = 1) -> str:
         """One bot's page: its board row, a ladder version's state, its rating
         chart, its newest 100 faults, its opponents (page ``opage``) and its
-        matches (page ``page``, newest first; ``note`` said beside them).
+        matches (page ``page``, newest first). The report's page is one page:
+        its newest 100 matches and 100 most frequent opponents, each list
+        saying so only when it left some out (noted in :attr:`trimmed`).
         O(the bot's matches) at most."""
         snap = self.snap
         rank = snap.rank(name)
@@ -678,7 +684,14 @@ class Pages:
         opps, op = self.opponents(name, opage, lambda n: self.links.bot(slug_, page=page, opage=n))
         matches, mp = self.match_list(page, name, lambda n: self.links.bot(slug_, page=n, opage=op["page"]),
                                       cap=PAGE_ROWS if self.links.static else None)  # a report's bot page: one page
-        mp["note"] = note
+        if mp["stored"] > mp["total"]:
+            self.trimmed["matches"].add(name)
+            mp["note"] = (f"its newest {mp['total']:,} of {mp['stored']:,}: `referee web` pages through them all, "
+                          f"`referee results {snap.name}` exports them")
+        if op["stored"] > op["total"]:
+            self.trimmed["opponents"].add(name)
+            op["note"] = (f"its {op['total']:,} most frequent of {op['stored']:,}: `referee web` pages through "
+                          f"them all, h2h.csv holds every pair")
         team = any(len(x) > 1 for x in teams_of(str(self.t["game"]), int(self.t["players"] or 2)))
         bot = {"name": name, "rank": rank, "row": row, "command": cmd, "faults": faults, "n_faults": n_faults,
                "fault_kinds": snap.board[rank - 1].faults if rank else {},
