@@ -386,3 +386,23 @@ def test_report_says_left_out_only_what_a_bot_page_really_left_out(small, tmp_pa
                                  "on 1 bot's page, its opponents beyond its 100 most frequent (h2h.csv holds every pair)"]
     finally:
         store.close()
+
+
+def test_live_site_says_when_a_bot_filter_names_no_bot(small):
+    """``matches.html?bot=NAME`` of a bot the tournament does not have: 404, no match listed and a
+    notice saying so (never every match, unfiltered); a bot's page of no bot: 404."""
+    with TestClient(create_app(str(small["db"]))) as client:
+        for name in ("nobody", small["names"][0] + "x", "<b>bold</b>"):
+            r = client.get("/t/small/matches.html", params={"bot": name})
+            assert r.status_code == 404, name
+            assert MATCH_ROW.findall(r.text) == []
+            shown = name.replace("<", "&lt;").replace(">", "&gt;")
+            assert f"no bot called ‘{shown}’ in this tournament" in r.text and "<b>bold" not in r.text
+            assert f'<option value="{small["names"][5]}">' in r.text  # the menu offers the real ones
+        r = client.get("/t/small/matches.html", params={"bot": small["names"][5]})
+        assert r.status_code == 200 and "no bot called" not in r.text
+        got = re.findall(r'<tr data-bots="([^"]*)"', r.text)
+        assert got and all(small["names"][5] in b for b in got)
+        r = client.get("/t/small/matches.html?bot=")  # "all bots"
+        assert r.status_code == 200 and len(MATCH_ROW.findall(r.text)) == 100 and "no bot called" not in r.text
+        assert client.get("/t/small/bots/nobody.html").status_code == 404

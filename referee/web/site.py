@@ -612,22 +612,31 @@ class Pages:
     def matches(self, page: int = 1, bot: str | None = None, note: str = "", cap: int | None = None) -> str:
         """The match list page ``page`` (newest first, 100 a page; ``bot``: that
         bot's only; ``cap`` and ``note``: only the newest ``cap`` matches are
-        paged, and the page says why). See :meth:`match_list` for the cost."""
-        if bot is not None and self.snap.bot_named(bot) is None:
-            bot = None
+        paged, and the page says why). A ``bot`` not in the tournament
+        (:meth:`has_bot`): the page lists none and says there is no such bot.
+        See :meth:`match_list` for the cost."""
+        if bot is not None and not self.has_bot(bot):
+            p = pager(1, 0, lambda n: self.links.matches(n), what="matches")
+            return self.render_matches([], p, note=note, missing=bot)
         infos, p = self.match_list(page, bot, cap=cap)
         return self.render_matches(infos, p, bot, note)
 
-    def render_matches(self, infos: list[MatchInfo], p: dict[str, Any], bot: str | None = None, note: str = ""
-                       ) -> str:
-        """The match list page of rows ``infos`` with pager ``p`` (from :meth:`match_list`). O(rows + bots)."""
+    def has_bot(self, name: str) -> bool:
+        """Whether the tournament has a bot called ``name`` (as of the snapshot). O(1)."""
+        return self.snap.bot_named(name) is not None
+
+    def render_matches(self, infos: list[MatchInfo], p: dict[str, Any], bot: str | None = None, note: str = "",
+                       missing: str | None = None) -> str:
+        """The match list page of rows ``infos`` with pager ``p`` (from
+        :meth:`match_list`); ``missing``: the bot asked for, which the
+        tournament does not have (the page says so). O(rows + bots)."""
         p["note"] = note
         names = sorted(b["name"] for b in self.snap.bots)
         if self.links.static:
             choices = [{"value": self.links.bot(self.bot_slug(n)) + "#bot-matches", "label": n} for n in names]
         else:
             choices = [{"value": n, "label": n, "selected": n == bot} for n in names]
-        return self._render("matches.html", "", matches=infos, pager=p, bot=bot, choices=choices)
+        return self._render("matches.html", "", matches=infos, pager=p, bot=bot, choices=choices, missing=missing)
 
     def opponents(self, name: str, page: int = 1, href: Callable[[int], str] | None = None
                   ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
