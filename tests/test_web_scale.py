@@ -406,3 +406,64 @@ def test_live_site_says_when_a_bot_filter_names_no_bot(small):
         r = client.get("/t/small/matches.html?bot=")  # "all bots"
         assert r.status_code == 200 and len(MATCH_ROW.findall(r.text)) == 100 and "no bot called" not in r.text
         assert client.get("/t/small/bots/nobody.html").status_code == 404
+
+
+def board_cells(html: str) -> dict[str, list[str]]:
+    """Each leaderboard row of a page: bot -> the texts of its cells after rank and name."""
+    rows = re.findall(r'<tr data-bot="([^"]+)"><td>\d+</td><td class="l bot">.*?</td>(.*?)</tr>',
+                      html.split('class="grid leaderboard"')[1].split("</table>")[0], re.S)
+    return {b: re.findall(r"<td[^>]*>(.*?)</td>", cells) for b, cells in rows}
+
+
+def test_the_cli_the_live_site_and_the_report_show_the_same_rating_figures(small, tmp_path):
+    """Every figure of a bot's rating (Elo, its interval, P(> next), mu, sigma, mu − 3σ, the mean
+    score) is its raw value rounded once, the same text on the CLI's table, the live site's and the
+    report's leaderboard and the bot's page, never a rounding of the JSON's rounded figures."""
+    from tournaments.figures import elo_text
+    from tournaments.report import board_texts
+
+    store = Store(str(small["db"]), create=False)
+    try:
+        t = store.tournament("small")
+        board = store_board(store, t)
+        write_report(store, t, tmp_path / "site", max_matches=0)
+    finally:
+        store.close()
+    want = {r.bot: board_texts(r) for r in board}
+    # the field has figures that rounding the JSON's 0.1 Elo would move (47.46 -> 47.5 -> 48): the test sees it
+    moved = [r.bot for r in board for k, v in (("elo", r.elo), ("elo_low", r.low), ("elo_high", r.high))
+             if elo_text(r.to_json()[k]) != elo_text(v)]
+    assert moved
+    keys = [k for k in board[0].to_json() if k not in ("bot", "wins_while_broken")]
+    shown = [k for k in keys if k in want[board[0].bot]]
+    assert {"elo", "elo_low", "elo_high", "p_better_than_next", "mu", "sigma", "conservative",
+            "mean_score"} <= set(shown)
+
+    def check(cells: dict[str, list[str]]) -> None:
+        assert cells
+        for bot, texts in cells.items():
+            got = dict(zip(keys, texts))
+            assert {k: got[k] for k in shown if k in want[bot]} == {k: want[bot][k] for k in shown if k in want[bot]}
+
+    with TestClient(create_app(str(small["db"]))) as client:
+        for page in ("index.html", "index.html?page=2"):
+            check(board_cells(client.get(f"/t/small/{page}").text))
+        bot_page = client.get(f"/t/small/bots/{moved[0]}.html").text
+    for page in ("index.html", "index-2.html"):
+        check(board_cells((tmp_path / "site" / page).read_text()))
+    static_bot = (tmp_path / "site" / "bots" / f"{moved[0]}.html").read_text()
+    w = want[moved[0]]
+    for html in (bot_page, static_bot):
+        assert f"Elo {w['elo']} · low {w['elo_low']} · high {w['elo_high']}" in html
+        assert f"mu {w['mu']} · sigma {w['sigma']} · mu − 3σ {w['conservative']}" in html
+
+    p = subprocess.run([*REFEREE, "leaderboard", "-t", "small", "--db", str(small["db"])], cwd=ROOT, env=env(),
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    table = {}
+    for line in p.stdout.splitlines():
+        f = line.split()
+        if len(f) > 7 and f[0].isdigit() and f[1] in want:
+            mu_at = 5 if "p_better_than_next" in want[f[1]] else 4  # the last bot's P>next cell is empty
+            table[f[1]] = (f[2], f[3], f[mu_at], f[mu_at + 1])
+    assert table == {b: (x["elo"], x["interval"], x["mu"], x["sigma"]) for b, x in want.items()}

@@ -59,7 +59,7 @@ from referee.web.data import (
 )
 from referee.web.replay import ParsedLog, View, build_replay, read_log, replay_json, view_slug
 from tournaments.outcomes import teams_of
-from tournaments.report import p_next_text
+from tournaments.report import board_texts
 from tournaments.running import read_running
 from tournaments.store import Store
 
@@ -140,23 +140,10 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
-#: board figures shown as whole numbers (Elo points), as the CLI shows them
-WHOLE = ("elo", "elo_low", "elo_high")
 #: board figures about the next bot down: the last bot has none, and shows :data:`NO_NEXT` instead
 NEXT_BOT = ("p_better_than_next", "separated_from_next")
 #: what the last bot shows for the figures of :data:`NEXT_BOT`: (text, tooltip)
 NO_NEXT = ("—", "last place: no bot below")
-
-
-def _cell(key: str, v: Any) -> str:
-    """A leaderboard figure as the page shows it: Elo points whole (never "-0"),
-    P(> next) rounded down as the CLI shows it (0.999 is "0.99", never "1.00"),
-    others by :func:`_fmt`."""
-    if key in WHOLE and isinstance(v, (int, float)) and not isinstance(v, bool):
-        return str(round(v) + 0)
-    if key == "p_better_than_next" and isinstance(v, float):
-        return p_next_text(v)
-    return _fmt(v)
 
 
 def utc_text(at: float) -> str:
@@ -459,9 +446,13 @@ class Pages:
 
     def _board_row(self, rank: int, r: Any) -> dict[str, Any]:
         """One bot's board figures as text: ``cells`` (key -> text) and ``titles``
-        (key -> tooltip, for the cells that have one)."""
+        (key -> tooltip, for the cells that have one). The ratings, P(> next)
+        and the mean score are the CLI's texts of the raw figures
+        (:func:`tournaments.report.board_texts`), never the rounded JSON's;
+        counts and yes/no by :func:`_fmt`."""
         figures = r.to_json()
-        cells = {k: _cell(k, v) for k, v in figures.items()}
+        texts = board_texts(r)
+        cells = {k: texts[k] if k in texts else _fmt(v) for k, v in figures.items()}
         titles: dict[str, str] = {}
         if figures.get("wins_while_broken"):  # folded into the wins cell, as the CLI board does
             cells["wins"] += "*"
