@@ -358,6 +358,8 @@ def ladder_status(
     if config is not None:
         _stored_status(config, db, json_out)
         return
+    from tournaments.figures import trueskill_text
+
     res = _call(referee, admin_token_file, "LadderStatus", admin_pb2.LadderStatusRequest(), tls_ca)
     if json_out:
         d = json_format.MessageToDict(res, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
@@ -369,7 +371,8 @@ def ladder_status(
         t.add_column(col, justify="right" if col in ("mu", "sigma", "matches") else "left")
     for e in sorted(res.entrants, key=lambda e: (-(e.mu - 3 * e.sigma), e.name)):
         state = e.state + (" (online)" if e.external and e.online else " (offline)" if e.external else "")
-        t.add_row(escape(e.label), state, f"{e.mu:.2f}", f"{e.sigma:.2f}", str(e.matches), escape(e.reason))
+        t.add_row(escape(e.label), state, trueskill_text(e.mu), trueskill_text(e.sigma), str(e.matches),
+                  escape(e.reason))
     Console(width=max(100, Console().width)).print(t)
 
 

@@ -33,9 +33,10 @@ def report(
     db: str = typer.Option(DEFAULT_DB, "--db", envvar="REFEREE_DB",
                            help="Results database path or URL (default: $REFEREE_DB, else runs/referee.sqlite)."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output directory "
-                                       "(default: runs/report/<tournament>)."),
+                                       "(default: `runs/report/<tournament>/`)."),
     matches: int = typer.Option(10_000, "--matches", min=0, help="List (and replay) the newest N matches, in "
-                                "pages of 100; `referee results` exports every match."),
+                                "pages of 100 (0: none; each bot's page still lists its newest 100); "
+                                "`referee results` exports every match."),
 ) -> None:
     """Write a tournament as a static site that opens from the file system and
     works offline: the leaderboard (100 bots a page) with the seat and role

@@ -148,6 +148,35 @@ def test_help_and_docs_say_the_leaderboard_is_ranked_by_the_batch_fit() -> None:
         assert "TrueSkill leaderboard" not in " ".join(doc.read_text().split()), doc
 
 
+def test_help_keeps_every_placeholder_in_angle_brackets() -> None:
+    """The help is rendered as Markdown, where a bare ``<name>`` is an HTML tag
+    and vanishes: every option's ``<placeholder>`` must show in its command's help."""
+    import re
+
+    import click
+    import typer
+    from typer.testing import CliRunner
+
+    from referee.cli import app
+
+    def commands(cmd: click.Command, path: list[str]):
+        yield path, cmd
+        for name, sub in getattr(cmd, "commands", {}).items():
+            yield from commands(sub, [*path, name])
+
+    checked = 0
+    for path, cmd in commands(typer.main.get_command(app), []):
+        wanted = {m for p in cmd.params for m in re.findall(r"<[A-Za-z_ ]+>", getattr(p, "help", None) or "")}
+        if not wanted:
+            continue
+        shown = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": "200"}).output
+        assert {m for m in wanted if m not in shown} == set(), path
+        checked += 1
+    assert checked  # `referee report --out` at least
+    r = _cli("report", "--help")
+    assert "runs/report/<tournament>/" in r.stdout
+
+
 def test_python_dash_m_referee_works() -> None:
     r = subprocess.run([PY, "-m", "referee", "--version"], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and r.stdout.startswith("referee ")

@@ -150,15 +150,30 @@ def test_last_bot_shows_a_dash_for_the_figures_about_the_next_bot(logs, tmp_path
 
 
 def test_p_better_than_next_is_rounded_down_as_in_the_cli() -> None:
-    from referee.web.site import _cell
     from tournaments.rating import BoardRow
-    from tournaments.report import _p_next
+    from tournaments.report import _p_next, board_texts
 
-    for p, shown in ((0.9996, "0.99"), (0.9496, "0.94"), (1.0, "1.00"), (0.5, "0.50"), (0.0, "0.00")):
-        assert _cell("p_better_than_next", p) == shown
-        row = BoardRow(**{k: 0 for k in BoardRow.__dataclass_fields__} | {"bot": "a", "p_next": p, "separated": True})
-        assert _p_next(row) == shown  # the terminal's board
-    assert _cell("mean_score", 0.9996) == "1.00"  # other figures keep their rounding
-    row = BoardRow(**{k: 0 for k in BoardRow.__dataclass_fields__} | {"bot": "a", "p_next": 0.99996, "separated": True})
-    assert row.to_json()["p_better_than_next"] == 0.9999  # the JSON the pages are built from: never 1.0 below 1
-    assert _cell("p_better_than_next", row.to_json()["p_better_than_next"]) == _p_next(row) == "0.99"
+    def row(**kw) -> BoardRow:
+        return BoardRow(**{k: 0 for k in BoardRow.__dataclass_fields__} | {"bot": "a", "separated": True} | kw)
+
+    for p, shown in ((0.9996, "0.99"), (0.9496, "0.94"), (1.0, "1.00"), (0.5, "0.50"), (0.0, "0.00"),
+                     (0.99996, "0.99")):
+        assert board_texts(row(p_next=p))["p_better_than_next"] == shown  # the pages' cell
+        assert _p_next(row(p_next=p)) == shown  # the terminal's board
+    assert "p_better_than_next" not in board_texts(row(p_next=None))  # the last bot: the pages show a dash
+    assert board_texts(row(mean_score=0.9996))["mean_score"] == "1.00"  # other figures keep their rounding
+    assert row(p_next=0.99996).to_json()["p_better_than_next"] == 0.9999  # the JSON: never 1.0 below 1
+
+
+def test_rating_figures_are_rounded_once_from_the_raw_values() -> None:
+    """47.46 Elo is 47 (the JSON's 47.5 would round to 48), -70.54 is -71 (not -70); never "-0"."""
+    from tournaments.rating import BoardRow
+    from tournaments.report import board_texts
+
+    r = BoardRow("a", 47.46, -5.04, 100.06, 25.004999, 0.8449, 22.47, matches=3, mean_score=-0.004)
+    assert (r.to_json()["elo"], r.to_json()["elo_low"], r.to_json()["elo_high"]) == (47.5, -5.0, 100.1)
+    t = board_texts(r)
+    assert (t["elo"], t["elo_low"], t["elo_high"], t["interval"]) == ("47", "-5", "100", "±53")
+    assert (t["mu"], t["sigma"], t["conservative"], t["mean_score"]) == ("25.00", "0.84", "22.47", "0.00")
+    t = board_texts(BoardRow("b", -70.54, -0.4, 0.3, 25.0, 8.0, 1.0))
+    assert (t["elo"], t["elo_low"], t["elo_high"], t["interval"]) == ("-71", "0", "0", "-")  # no match yet: "-"

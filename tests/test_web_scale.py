@@ -47,6 +47,37 @@ def scale(tmp_path_factory) -> dict:
     return {"db": db, "names": names, "board": board}
 
 
+#: the small tournaments: a field of 120 bots in 400 matches (about 10 matches and 20 opponents each), and
+#: the same field with a hub bot that also plays 130 more matches against 119 opponents
+SMALL_BOTS, SMALL_MATCHES, HUB_MATCHES = 120, 400, 130
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory) -> dict:
+    """``small`` and ``hub`` (see :data:`SMALL_BOTS`) in one SQLite file: ``{"db", "hub"}``."""
+    import json
+
+    tmp = tmp_path_factory.mktemp("small")
+    db = tmp / "small.sqlite"
+    store = Store(str(db))
+    try:
+        src = tmp / "small.jsonl"
+        names = write_synthetic_results(src, SMALL_BOTS, SMALL_MATCHES, seed=5, name="b{:03d}")
+        import_results(store, src, "small", "doudizhu", 3)
+        with src.open("a", encoding="utf-8") as f:
+            for m in range(HUB_MATCHES):  # the hub beats two others each time
+                seats = [names[0], names[1 + m % 119], names[1 + (m + 60) % 119]]
+                f.write(json.dumps({"match": SMALL_MATCHES + m, "seed": 10**6 + m, "status": "complete",
+                                    "seats": seats, "scores": [2, -1, -1], "ranks": [1, 2, 2], "faults": [0] * 3,
+                                    "summary": {"rounds": [{"landlord": 0, "landlord_won": True,
+                                                            "deltas": [2, -1, -1]}]},
+                                    "decisions": 40, "elapsed_s": 1.0}) + "\n")
+        import_results(store, src, "hub", "doudizhu", 3)
+    finally:
+        store.close()
+    return {"db": db, "hub": names[0], "names": names}
+
+
 def copy_db(scale: dict, tmp_path: Path) -> Path:
     db = tmp_path / "copy.sqlite"
     shutil.copyfile(scale["db"], db)
@@ -276,7 +307,7 @@ def test_report_command_says_what_it_left_out(scale, tmp_path):
     p = subprocess.run([*REFEREE, "report", "scale", "--db", str(scale["db"]), "--out", str(out), "--matches", "250"],
                        cwd=ROOT, env=env(), capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr
-    assert "300 of 30,000 matches listed" in p.stderr and "left out: matches older than the newest 300" in p.stderr
+    assert "250 of 30,000 matches listed" in p.stderr and "left out: matches older than the newest 250" in p.stderr
     assert f"report: {(out / 'index.html').resolve()}" in p.stdout
     assert (out / "matches-3.html").is_file() and not (out / "matches-4.html").exists()
 
@@ -290,3 +321,149 @@ def test_the_live_dot_shows_only_while_the_tournament_is_played(scale, monkeypat
         monkeypatch.setattr(Store, "run_state", lambda self, t: ("running", None))
         html = client.get("/t/scale/matches.html").text
         assert 'class="live-dot"' in html and "updates live" not in html
+
+
+def test_report_lists_exactly_the_newest_n_matches(small, tmp_path):
+    """``--matches N`` lists (and replays) N matches, not whole pages of 100; 0 lists none and says so."""
+    store = Store(str(small["db"]), create=False)
+    try:
+        t = store.tournament("small")
+        for n, pages in ((50, 1), (150, 2), (SMALL_MATCHES, 4), (10_000, 4), (0, 1)):
+            out = tmp_path / f"site-{n}"
+            summary = write_report(store, t, out, max_matches=n)
+            want = min(n, SMALL_MATCHES)
+            assert summary.matches_listed == want and summary.matches_stored == SMALL_MATCHES
+            idx = []
+            for k in range(1, pages + 1):
+                html = (out / ("matches.html" if k == 1 else f"matches-{k}.html")).read_text()
+                idx += [int(i) for _, i in MATCH_ROW.findall(html)]
+            assert idx == list(range(SMALL_MATCHES - 1, SMALL_MATCHES - 1 - want, -1))
+            assert not (out / f"matches-{pages + 1}.html").exists()
+            first = (out / "matches.html").read_text()
+            if n == 0:
+                assert "none of the 400 matches is listed here" in first
+                assert summary.left_out[0].startswith("the match list and every replay, none of the 400")
+            elif want < SMALL_MATCHES:
+                assert f"the newest {want} of 400 matches" in first
+                assert summary.left_out[0].startswith(f"matches older than the newest {want} of 400")
+            else:
+                assert "the newest" not in first and not any("older than" in x for x in summary.left_out)
+    finally:
+        store.close()
+    out = tmp_path / "cli"
+    p = subprocess.run([*REFEREE, "report", "small", "--db", str(small["db"]), "--out", str(out), "--matches", "50"],
+                       cwd=ROOT, env=env(), capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    assert "50 of 400 matches listed" in p.stderr
+
+
+def test_report_says_left_out_only_what_a_bot_page_really_left_out(small, tmp_path):
+    """120 bots of about 10 matches and 20 opponents each: no bot page leaves anything out, and
+    the report says nothing of them; a hub of 130 matches and 119 opponents: only its page does."""
+    store = Store(str(small["db"]), create=False)
+    try:
+        for name, cut in (("small", []), ("hub", [small["hub"]])):
+            out = tmp_path / name
+            summary = write_report(store, store.tournament(name), out)
+            notes = {}
+            for f in (out / "bots").glob("*.html"):
+                html = f.read_text()
+                notes[f.stem] = ("its newest 100 of" in html, "its 100 most frequent of" in html)
+            assert len(notes) == SMALL_BOTS
+            assert sorted(b for b, n in notes.items() if any(n)) == cut
+            bot_lines = [x for x in summary.left_out if "bot's page" in x or "bots' pages" in x]
+            if not cut:
+                assert bot_lines == [] and summary.left_out == [f"replays of {SMALL_MATCHES} listed matches without a "
+                                                                "match log"]
+                continue
+            assert notes[small["hub"]] == (True, True)
+            hub = (out / "bots" / f"{small['hub']}.html").read_text()
+            assert len(MATCH_ROW.findall(hub)) == 100 and len(OPPONENT_ROW.findall(hub)) == 100
+            played = store.match_page(store.tournament(name)["id"], 0, 0, bot=small["hub"])[0]
+            assert played > HUB_MATCHES and f"its newest 100 of {played}: " in hub
+            assert "its 100 most frequent of 119: " in hub
+            assert bot_lines == ["on 1 bot's page, its matches beyond its newest 100",
+                                 "on 1 bot's page, its opponents beyond its 100 most frequent (h2h.csv holds every pair)"]
+    finally:
+        store.close()
+
+
+def test_live_site_says_when_a_bot_filter_names_no_bot(small):
+    """``matches.html?bot=NAME`` of a bot the tournament does not have: 404, no match listed and a
+    notice saying so (never every match, unfiltered); a bot's page of no bot: 404."""
+    with TestClient(create_app(str(small["db"]))) as client:
+        for name in ("nobody", small["names"][0] + "x", "<b>bold</b>"):
+            r = client.get("/t/small/matches.html", params={"bot": name})
+            assert r.status_code == 404, name
+            assert MATCH_ROW.findall(r.text) == []
+            shown = name.replace("<", "&lt;").replace(">", "&gt;")
+            assert f"no bot called ‘{shown}’ in this tournament" in r.text and "<b>bold" not in r.text
+            assert f'<option value="{small["names"][5]}">' in r.text  # the menu offers the real ones
+        r = client.get("/t/small/matches.html", params={"bot": small["names"][5]})
+        assert r.status_code == 200 and "no bot called" not in r.text
+        got = re.findall(r'<tr data-bots="([^"]*)"', r.text)
+        assert got and all(small["names"][5] in b for b in got)
+        r = client.get("/t/small/matches.html?bot=")  # "all bots"
+        assert r.status_code == 200 and len(MATCH_ROW.findall(r.text)) == 100 and "no bot called" not in r.text
+        assert client.get("/t/small/bots/nobody.html").status_code == 404
+
+
+def board_cells(html: str) -> dict[str, list[str]]:
+    """Each leaderboard row of a page: bot -> the texts of its cells after rank and name."""
+    rows = re.findall(r'<tr data-bot="([^"]+)"><td>\d+</td><td class="l bot">.*?</td>(.*?)</tr>',
+                      html.split('class="grid leaderboard"')[1].split("</table>")[0], re.S)
+    return {b: re.findall(r"<td[^>]*>(.*?)</td>", cells) for b, cells in rows}
+
+
+def test_the_cli_the_live_site_and_the_report_show_the_same_rating_figures(small, tmp_path):
+    """Every figure of a bot's rating (Elo, its interval, P(> next), mu, sigma, mu − 3σ, the mean
+    score) is its raw value rounded once, the same text on the CLI's table, the live site's and the
+    report's leaderboard and the bot's page, never a rounding of the JSON's rounded figures."""
+    from tournaments.figures import elo_text
+    from tournaments.report import board_texts
+
+    store = Store(str(small["db"]), create=False)
+    try:
+        t = store.tournament("small")
+        board = store_board(store, t)
+        write_report(store, t, tmp_path / "site", max_matches=0)
+    finally:
+        store.close()
+    want = {r.bot: board_texts(r) for r in board}
+    # the field has figures that rounding the JSON's 0.1 Elo would move (47.46 -> 47.5 -> 48): the test sees it
+    moved = [r.bot for r in board for k, v in (("elo", r.elo), ("elo_low", r.low), ("elo_high", r.high))
+             if elo_text(r.to_json()[k]) != elo_text(v)]
+    assert moved
+    keys = [k for k in board[0].to_json() if k not in ("bot", "wins_while_broken")]
+    shown = [k for k in keys if k in want[board[0].bot]]
+    assert {"elo", "elo_low", "elo_high", "p_better_than_next", "mu", "sigma", "conservative",
+            "mean_score"} <= set(shown)
+
+    def check(cells: dict[str, list[str]]) -> None:
+        assert cells
+        for bot, texts in cells.items():
+            got = dict(zip(keys, texts))
+            assert {k: got[k] for k in shown if k in want[bot]} == {k: want[bot][k] for k in shown if k in want[bot]}
+
+    with TestClient(create_app(str(small["db"]))) as client:
+        for page in ("index.html", "index.html?page=2"):
+            check(board_cells(client.get(f"/t/small/{page}").text))
+        bot_page = client.get(f"/t/small/bots/{moved[0]}.html").text
+    for page in ("index.html", "index-2.html"):
+        check(board_cells((tmp_path / "site" / page).read_text()))
+    static_bot = (tmp_path / "site" / "bots" / f"{moved[0]}.html").read_text()
+    w = want[moved[0]]
+    for html in (bot_page, static_bot):
+        assert f"Elo {w['elo']} · low {w['elo_low']} · high {w['elo_high']}" in html
+        assert f"mu {w['mu']} · sigma {w['sigma']} · mu − 3σ {w['conservative']}" in html
+
+    p = subprocess.run([*REFEREE, "leaderboard", "-t", "small", "--db", str(small["db"])], cwd=ROOT, env=env(),
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    table = {}
+    for line in p.stdout.splitlines():
+        f = line.split()
+        if len(f) > 7 and f[0].isdigit() and f[1] in want:
+            mu_at = 5 if "p_better_than_next" in want[f[1]] else 4  # the last bot's P>next cell is empty
+            table[f[1]] = (f[2], f[3], f[mu_at], f[mu_at + 1])
+    assert table == {b: (x["elo"], x["interval"], x["mu"], x["sigma"]) for b, x in want.items()}

@@ -50,6 +50,7 @@ from sqlalchemy.exc import IntegrityError
 
 from tournaments import matchmaking
 from tournaments.executor import DaskExecutor, ExecutorError, MatchJob, SeatEntry
+from tournaments.figures import trueskill_text
 from tournaments.ladder_store import (Event, FinishedMatch, LadderStore, ladder_events, ladder_snapshots,
                                       ladder_versions, stored_token)
 from tournaments.rating import LiveRating
@@ -1115,8 +1116,8 @@ class Ladder:
                 events = [Event(0, "finished", sched=m.sched, data={"idx": idx, "status": status}), *susp]
                 states = {e.data["label"]: ("suspended", e.data["reason"]) for e in susp}
                 await self._commit(events, {idx: row}, match=fm, version_states=states)
-                board = ", ".join(f"{lbl} {self.state.ratings[lbl].mu:.1f}±{self.state.ratings[lbl].sigma:.1f}"
-                                  for lbl in m.seats)
+                board = ", ".join(f"{lbl} {trueskill_text(self.state.ratings[lbl].mu)}"
+                                  f"±{trueskill_text(self.state.ratings[lbl].sigma)}" for lbl in m.seats)
                 self.say(f"match {m.sched} finished ({status}): {board}")
                 for e in susp:
                     self.say(f"suspended {e.data['label']}: {e.data['reason']}")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import os
 from typing import Any
 
@@ -14,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from tournaments.details import render_details
+from tournaments.figures import elo_text, interval_text, p_next_text, score_text, trueskill_text
 from tournaments.rating import BoardRow, store_board
 from tournaments.store import Store
 
@@ -43,14 +43,21 @@ def tournament_row(store: Store, name: str | None) -> dict[str, Any]:
     return t
 
 
-def _whole(v: float) -> str:
-    """Elo points as a whole number, never ``-0``."""
-    return str(round(v) + 0)
-
-
-def _half(r: BoardRow) -> str:
-    """Half the 95% interval (it is symmetric about the rating); ``-`` before any match."""
-    return f"±{round((r.high - r.low) / 2)}" if r.matches else "-"
+def board_texts(r: BoardRow) -> dict[str, str]:
+    """A board row's figures as every table and page shows them, each
+    rounded once from the row's raw value (:mod:`tournaments.figures`):
+    the :meth:`BoardRow.to_json <tournaments.rating.BoardRow.to_json>` keys
+    ``elo``, ``elo_low``, ``elo_high``, ``p_better_than_next`` (absent for
+    the last bot, which has no bot below), ``mu``, ``sigma``,
+    ``conservative`` and ``mean_score``; and ``interval``, the table's ± half
+    of the 95% interval (``-`` before any match)."""
+    out = {"elo": elo_text(r.elo), "elo_low": elo_text(r.low), "elo_high": elo_text(r.high),
+           "interval": interval_text(r.low, r.high) if r.matches else "-",
+           "mu": trueskill_text(r.mu), "sigma": trueskill_text(r.sigma), "conservative": trueskill_text(r.conservative),
+           "mean_score": score_text(r.mean_score)}
+    if r.p_next is not None:
+        out["p_better_than_next"] = p_next_text(r.p_next)
+    return out
 
 
 def table_console() -> Console:
@@ -62,13 +69,6 @@ def table_console() -> Console:
     if con.is_terminal or os.environ.get("COLUMNS", "").strip().isdigit():
         return con  # rich takes $COLUMNS when set
     return Console(width=UNCROPPED_WIDTH)
-
-
-def p_next_text(p: float) -> str:
-    """A probability such as P>next with two decimals, rounded down, so that a
-    probability below 1 never shows as ``1.00`` and a pair not separated never
-    shows the confidence itself (0.9496 is ``0.94``, not ``0.95``)."""
-    return f"{math.floor(p * 100) / 100:.2f}"
 
 
 def _p_next(r: BoardRow) -> str:
@@ -124,9 +124,10 @@ def render(board: list[BoardRow], fmt: str, title: str = "leaderboard", console:
     if fmt != "table":
         raise ValueError(f"format must be one of {', '.join(FORMATS)}")
     headers = ("#", "bot", "elo", "95%", "P>next", "mu", "σ", "matches", "wins", "score", "t/i/c/o")
-    cells = [[str(i), r.bot, _whole(r.elo), _half(r), _p_next(r), f"{r.mu:.1f}", f"{r.sigma:.2f}", str(r.matches),
-              f"{r.wins}*" if r.broken_wins else str(r.wins), f"{r.mean_score + 0.0:.2f}", _faults(r)]
-             for i, r in enumerate(board, 1)]
+    texts = [board_texts(r) for r in board]
+    cells = [[str(i), r.bot, x["elo"], x["interval"], _p_next(r), x["mu"], x["sigma"], str(r.matches),
+              f"{r.wins}*" if r.broken_wins else str(r.wins), x["mean_score"], _faults(r)]
+             for i, (r, x) in enumerate(zip(board, texts), 1)]
     if console is None:
         console = table_console()
     widths = [max([len(h)] + [len(c[k]) for c in cells]) for k, h in enumerate(headers)]

@@ -138,7 +138,9 @@ def create_app(db: str, live_ms: int = 2000, poll_ms: int = 1500, min_refresh_ga
         p = pages(request)
         if isinstance(p, Response):
             return p
-        return HTMLResponse(p.matches(_int(request, "page", 1), request.query_params.get("bot") or None))
+        bot = request.query_params.get("bot") or None  # a bot the tournament does not have: 404, and the page says so
+        return HTMLResponse(p.matches(_int(request, "page", 1), bot),
+                            status_code=404 if bot is not None and not p.has_bot(bot) else 200)
 
     def bot(request: Request) -> Response:
         p = pages(request)

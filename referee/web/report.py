@@ -54,9 +54,9 @@ class ReportSummary:
 def write_report(store: Store, t: dict[str, Any], out: Path, max_matches: int = REPORT_MATCHES,
                  snap: Snapshot | None = None) -> ReportSummary:
     """Write the pages of tournament row ``t`` under ``out`` (created; files
-    written by an earlier report are replaced). ``max_matches``: the newest
-    matches listed (rounded up to whole pages of 100), replayed when they have
-    a log. Raises ``OSError`` when ``out`` cannot be written,
+    written by an earlier report are replaced). ``max_matches``: how many of
+    the newest matches are listed (pages of 100; 0: none, the match list says
+    so), replayed when they have a log. Raises ``OSError`` when ``out`` cannot be written,
     :class:`tournaments.store.StorageError` when the database fails."""
     snap = snap or compute_snapshot(store, t)
     out.mkdir(parents=True, exist_ok=True)
@@ -85,10 +85,14 @@ def write_report(store: Store, t: dict[str, Any], out: Path, max_matches: int = 
             f.write(chunk)
 
     stored = snap.done
-    listed_pages = max(1, min(page_count(stored), -(-max(0, max_matches) // PAGE_ROWS)))
-    listed = min(stored, listed_pages * PAGE_ROWS)
-    note = (f"the newest {listed:,} of {stored:,} matches; `referee results {snap.name}` exports every match"
-            if listed < stored else "")
+    listed = min(stored, max(0, max_matches))
+    listed_pages = page_count(listed)  # one page (saying none is listed) when there is none
+    if listed == stored:
+        note = ""
+    elif listed:
+        note = f"the newest {listed:,} of {stored:,} matches; `referee results {snap.name}` exports every match"
+    else:
+        note = f"none of the {stored:,} matches is listed here; `referee results {snap.name}` exports every match"
     replays, no_log, skipped = 0, 0, []
     pages.replayed = set()
     for n in range(1, listed_pages + 1):
@@ -105,13 +109,10 @@ def write_report(store: Store, t: dict[str, Any], out: Path, max_matches: int = 
                 no_log += 1
         write(links.matches(n), pages.render_matches(infos, p, note=note))
 
-    one_page = all(r.matches <= PAGE_ROWS for r in snap.board) and len(snap.board) <= PAGE_ROWS + 1
-    bot_note = "" if one_page else (f"its newest {PAGE_ROWS}: `referee web` pages through them all, "
-                                    f"`referee results {snap.name}` exports them")
     copied_stderr: set[str] = set()
     for b in snap.bots:
         name = b["name"]
-        write(f"bots/{pages.bot_slug(name)}.html", pages.bot(name, note=bot_note))
+        write(f"bots/{pages.bot_slug(name)}.html", pages.bot(name))
         _, faults = store.bot_faults(snap.tid, name, FAULTS_SHOWN)  # the faults its page lists
         for f in faults:
             src = stderr_path(snap.log_dir, f["match_id"], f["seat"], name)
@@ -122,12 +123,17 @@ def write_report(store: Store, t: dict[str, Any], out: Path, max_matches: int = 
                 dst.write_bytes(read_tail(src))
                 copied_stderr.add(rel)
     left_out = []
-    if listed < stored:
+    if 0 < listed < stored:
         left_out.append(f"matches older than the newest {listed:,} of {stored:,} (no list page, no replay: "
                         f"`referee results {snap.name}` exports them)")
-    if not one_page:
-        left_out.append(f"on a bot's page, its matches beyond its newest {PAGE_ROWS} and its opponents beyond "
-                        f"its {PAGE_ROWS} most frequent (h2h.csv holds every pair)")
+    elif listed < stored:
+        left_out.append(f"the match list and every replay, none of the {stored:,} matches listed "
+                        f"(`referee results {snap.name}` exports them)")
+    for what, beyond in (("matches", f"newest {PAGE_ROWS}"), ("opponents", f"{PAGE_ROWS} most frequent")):
+        if k := len(pages.trimmed[what]):
+            where, its = ("1 bot's page", "its") if k == 1 else (f"{k:,} bots' pages", "their")
+            left_out.append(f"on {where}, {its} {what} beyond {its} {beyond}"
+                            + (" (h2h.csv holds every pair)" if what == "opponents" else ""))
     if no_log:
         left_out.append(f"replays of {no_log:,} listed matches without a match log")
     return ReportSummary(out, n_pages, replays, skipped, listed, stored, left_out)

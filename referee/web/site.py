@@ -59,7 +59,7 @@ from referee.web.data import (
 )
 from referee.web.replay import ParsedLog, View, build_replay, read_log, replay_json, view_slug
 from tournaments.outcomes import teams_of
-from tournaments.report import p_next_text
+from tournaments.report import board_texts
 from tournaments.running import read_running
 from tournaments.store import Store
 
@@ -140,23 +140,10 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
-#: board figures shown as whole numbers (Elo points), as the CLI shows them
-WHOLE = ("elo", "elo_low", "elo_high")
 #: board figures about the next bot down: the last bot has none, and shows :data:`NO_NEXT` instead
 NEXT_BOT = ("p_better_than_next", "separated_from_next")
 #: what the last bot shows for the figures of :data:`NEXT_BOT`: (text, tooltip)
 NO_NEXT = ("—", "last place: no bot below")
-
-
-def _cell(key: str, v: Any) -> str:
-    """A leaderboard figure as the page shows it: Elo points whole (never "-0"),
-    P(> next) rounded down as the CLI shows it (0.999 is "0.99", never "1.00"),
-    others by :func:`_fmt`."""
-    if key in WHOLE and isinstance(v, (int, float)) and not isinstance(v, bool):
-        return str(round(v) + 0)
-    if key == "p_better_than_next" and isinstance(v, float):
-        return p_next_text(v)
-    return _fmt(v)
 
 
 def utc_text(at: float) -> str:
@@ -421,6 +408,8 @@ class Pages:
         self._running: bool | None = None
         #: the report: the match ids whose replay was written (other rows link none); ``None``: every log
         self.replayed: set[str] | None = None
+        #: the report: the bots whose page left out some of their ``"matches"`` / ``"opponents"`` (one page each)
+        self.trimmed: dict[str, set[str]] = {"matches": set(), "opponents": set()}
 
     # -- helpers ------------------------------------------------------------------------------
     def _render(self, template: str, root: str, **ctx: Any) -> str:
@@ -457,9 +446,13 @@ class Pages:
 
     def _board_row(self, rank: int, r: Any) -> dict[str, Any]:
         """One bot's board figures as text: ``cells`` (key -> text) and ``titles``
-        (key -> tooltip, for the cells that have one)."""
+        (key -> tooltip, for the cells that have one). The ratings, P(> next)
+        and the mean score are the CLI's texts of the raw figures
+        (:func:`tournaments.report.board_texts`), never the rounded JSON's;
+        counts and yes/no by :func:`_fmt`."""
         figures = r.to_json()
-        cells = {k: _cell(k, v) for k, v in figures.items()}
+        texts = board_texts(r)
+        cells = {k: texts[k] if k in texts else _fmt(v) for k, v in figures.items()}
         titles: dict[str, str] = {}
         if figures.get("wins_while_broken"):  # folded into the wins cell, as the CLI board does
             cells["wins"] += "*"
@@ -587,15 +580,17 @@ class Pages:
         """Page ``page`` of the matches (of ``bot``), newest first, with the
         matches in progress first on page 1 (live): ``(rows, pager)``;
         ``href(n)``: the address of page n (default: the match list's);
-        ``cap``: only the newest ``cap`` matches are paged (the report).
+        ``cap``: only the newest ``cap`` matches (0: none) are paged (the report).
         O(offset + 100) with the store's indexes (a bot's: O(its matches))."""
         offset = (max(1, page) - 1) * PAGE_ROWS
         total, rows = self.store.match_page(self.snap.tid, offset, PAGE_ROWS, bot=bot)
-        shown = total if cap is None else min(total, cap)
+        shown = total if cap is None else min(total, max(0, cap))
         if offset and offset >= shown:  # past the end: the last page
             offset = (page_count(shown) - 1) * PAGE_ROWS
             total, rows = self.store.match_page(self.snap.tid, offset, PAGE_ROWS, bot=bot)
+        rows = rows[:max(0, shown - offset)]  # the last page of a cap holds only the matches up to it
         p = pager(offset // PAGE_ROWS + 1, shown, href or (lambda n: self.links.matches(n, bot)), what="matches")
+        p["stored"] = total  # beyond ``cap``, too
         infos = [match_info(r, self.snap.log_dir) for r in rows]
         if self.replayed is not None:
             for m in infos:
@@ -608,22 +603,31 @@ class Pages:
     def matches(self, page: int = 1, bot: str | None = None, note: str = "", cap: int | None = None) -> str:
         """The match list page ``page`` (newest first, 100 a page; ``bot``: that
         bot's only; ``cap`` and ``note``: only the newest ``cap`` matches are
-        paged, and the page says why). See :meth:`match_list` for the cost."""
-        if bot is not None and self.snap.bot_named(bot) is None:
-            bot = None
+        paged, and the page says why). A ``bot`` not in the tournament
+        (:meth:`has_bot`): the page lists none and says there is no such bot.
+        See :meth:`match_list` for the cost."""
+        if bot is not None and not self.has_bot(bot):
+            p = pager(1, 0, lambda n: self.links.matches(n), what="matches")
+            return self.render_matches([], p, note=note, missing=bot)
         infos, p = self.match_list(page, bot, cap=cap)
         return self.render_matches(infos, p, bot, note)
 
-    def render_matches(self, infos: list[MatchInfo], p: dict[str, Any], bot: str | None = None, note: str = ""
-                       ) -> str:
-        """The match list page of rows ``infos`` with pager ``p`` (from :meth:`match_list`). O(rows + bots)."""
+    def has_bot(self, name: str) -> bool:
+        """Whether the tournament has a bot called ``name`` (as of the snapshot). O(1)."""
+        return self.snap.bot_named(name) is not None
+
+    def render_matches(self, infos: list[MatchInfo], p: dict[str, Any], bot: str | None = None, note: str = "",
+                       missing: str | None = None) -> str:
+        """The match list page of rows ``infos`` with pager ``p`` (from
+        :meth:`match_list`); ``missing``: the bot asked for, which the
+        tournament does not have (the page says so). O(rows + bots)."""
         p["note"] = note
         names = sorted(b["name"] for b in self.snap.bots)
         if self.links.static:
             choices = [{"value": self.links.bot(self.bot_slug(n)) + "#bot-matches", "label": n} for n in names]
         else:
             choices = [{"value": n, "label": n, "selected": n == bot} for n in names]
-        return self._render("matches.html", "", matches=infos, pager=p, bot=bot, choices=choices)
+        return self._render("matches.html", "", matches=infos, pager=p, bot=bot, choices=choices, missing=missing)
 
     def opponents(self, name: str, page: int = 1, href: Callable[[int], str] | None = None
                   ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -645,12 +649,15 @@ class Pages:
         slug_ = self.bot_slug(name)
         shown = min(len(rows), PAGE_ROWS) if self.links.static else len(rows)  # a report's bot page: one page
         p = pager(page, shown, href or (lambda n: self.links.bot(slug_, opage=n)), what="opponents")
+        p["stored"] = len(rows)
         return rows[(p["page"] - 1) * PAGE_ROWS: p["page"] * PAGE_ROWS], p
 
-    def bot(self, name: str, page: int = 1, opage: int = 1, note: str = "") -> str:
+    def bot(self, name: str, page: int = 1, opage: int = 1) -> str:
         """One bot's page: its board row, a ladder version's state, its rating
         chart, its newest 100 faults, its opponents (page ``opage``) and its
-        matches (page ``page``, newest first; ``note`` said beside them).
+        matches (page ``page``, newest first). The report's page is one page:
+        its newest 100 matches and 100 most frequent opponents, each list
+        saying so only when it left some out (noted in :attr:`trimmed`).
         O(the bot's matches) at most."""
         snap = self.snap
         rank = snap.rank(name)
@@ -677,7 +684,14 @@ class Pages:
         opps, op = self.opponents(name, opage, lambda n: self.links.bot(slug_, page=page, opage=n))
         matches, mp = self.match_list(page, name, lambda n: self.links.bot(slug_, page=n, opage=op["page"]),
                                       cap=PAGE_ROWS if self.links.static else None)  # a report's bot page: one page
-        mp["note"] = note
+        if mp["stored"] > mp["total"]:
+            self.trimmed["matches"].add(name)
+            mp["note"] = (f"its newest {mp['total']:,} of {mp['stored']:,}: `referee web` pages through them all, "
+                          f"`referee results {snap.name}` exports them")
+        if op["stored"] > op["total"]:
+            self.trimmed["opponents"].add(name)
+            op["note"] = (f"its {op['total']:,} most frequent of {op['stored']:,}: `referee web` pages through "
+                          f"them all, h2h.csv holds every pair")
         team = any(len(x) > 1 for x in teams_of(str(self.t["game"]), int(self.t["players"] or 2)))
         bot = {"name": name, "rank": rank, "row": row, "command": cmd, "faults": faults, "n_faults": n_faults,
                "fault_kinds": snap.board[rank - 1].faults if rank else {},
