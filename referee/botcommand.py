@@ -75,6 +75,17 @@ def _absolute_arg(arg: str, base: Path) -> str:
     return arg
 
 
+def policy_label(spec: str) -> str:
+    """A bot's name from its policy reference ``MODULE:FUNCTION``: the
+    module's last part or the file's stem (``sample_bots.smear_policy:load``
+    -> ``smear_policy``, ``./mypolicy.py:act`` -> ``mypolicy``), the function
+    when there is no module, ``"policy"`` when there is nothing."""
+    module, _, function = spec.rpartition(":")
+    if module.endswith(".py") or os.sep in module:
+        return Path(module).stem or function or "policy"
+    return module.rpartition(".")[2] or function or "policy"
+
+
 def check_command(command: str, cwd: Path | None = None) -> str | None:
     """A reason why ``command`` cannot start a bot, or ``None`` if it looks
     runnable: the program must be found (on PATH, or as a path relative to

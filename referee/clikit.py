@@ -23,6 +23,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from referee.botcommand import policy_label
 from referee.sandbox import Sandbox, SandboxError, parse_uid_range, prepare
 
 console = Console(stderr=True, soft_wrap=True)  # messages carry paths: never wrap them
@@ -142,7 +143,8 @@ def read_ca(tls_ca: Path) -> bytes:
 
 def bot_label(cmd: str, seat: int) -> str:
     """A seat's label from its bot command: the last argument that names a
-    file (a script, a jar), else the program's name; ``#seat`` appended.
+    file (a script, a jar), else the program's name; for ``referee bot
+    from-policy SPEC``, the policy's module (:func:`policy_label`); ``#seat`` appended.
     ``python sample_bots/random_bot.py`` -> ``random_bot#0``, ``sleep 60`` -> ``sleep#0``."""
     try:
         parts = shlex.split(cmd)
@@ -150,6 +152,8 @@ def bot_label(cmd: str, seat: int) -> str:
         parts = cmd.split()
     if not parts:
         return f"bot#{seat}"
+    if "from-policy" in parts[1:-1]:
+        return f"{policy_label(parts[parts.index('from-policy', 1) + 1])}#{seat}"
     files = [p for p in parts[1:] if not p.startswith("-") and (Path(p).suffix or Path(p).is_file())]
     return f"{Path(files[-1] if files else parts[0]).stem}#{seat}"
 

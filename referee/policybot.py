@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Callable
 
 from cardgames.v1 import referee_pb2 as pb
+from referee.botcommand import policy_label
 from referee.protocol import action_from_pb, action_to_pb
 from sample_bots import botlib
 
@@ -107,7 +108,7 @@ class PolicyChooser:
 def run(spec: str, argv: list[str], options: dict[str, str] | None = None) -> int:
     """Run the bot of policy ``spec`` with botlib's command line ``argv``
     (``--referee HOST:PORT`` ...). Returns the process exit code."""
-    args = botlib.parse_args(spec.rpartition(":")[2] or "policy", argv)
+    args = botlib.parse_args(policy_label(spec), argv)
     chooser = PolicyChooser(load_policy(spec, options), args.name)
     return botlib.run(chooser, args)
 

@@ -337,6 +337,7 @@ function main() {
       protocol_version: PROTOCOL_VERSION,
       games: opts.games.split(',').filter((g) => g),
       max_concurrent_matches: opts.maxMatches,
+      bundle_events: true, // events ride inside the next DecisionRequest (this bot reads none of them)
     },
   });
 }
