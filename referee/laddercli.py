@@ -291,7 +291,8 @@ def ladder_verify(
     state gave, and that the state a restart starts from (its snapshot and the
     events after it) and the live ratings kept in the database are the ones the
     history gives. Exit status 1 if anything differs. Reads only; it can run
-    beside the running ladder. O(events) time, bounded memory."""
+    beside the running ladder (it checks the ladder as of one moment, see
+    :meth:`LadderStore.recorded_view`). O(events) time, bounded memory."""
     from tournaments.ladder import RowsInOrder, load, replay_checked, restore, state_differences
     from tournaments.ladder_store import LadderStore
     from tournaments.spec import SpecError
@@ -312,12 +313,14 @@ def ladder_verify(
                 fail(f"no ladder {spec.name!r} in {store.display_url}", 1)
             tid = int(t["id"])
             lstore = LadderStore(store, create=False)
-            full, problems = replay_checked(spec, lstore.iter_events(tid), RowsInOrder(store, tid))
-            restarted, tail, snapshot = restore(spec, lstore, tid)
+            # the ladder may record matches meanwhile: everything is compared as of one moment
+            view = lstore.recorded_view(tid)
+            full, problems = replay_checked(spec, lstore.iter_events(tid, upto=view.last_seq),
+                                            RowsInOrder(store, tid))
+            restarted, tail, snapshot = restore(spec, lstore, tid, as_of=view)
             if snapshot:
                 problems += [f"snapshot: {d}" for d in state_differences(full, restarted)]
-            kept = {b["name"]: (b["mu"], b["sigma"]) for b in store.bot_table(tid) if b["mu"] is not None}
-            for lbl, (mu, sigma) in sorted(kept.items()):
+            for lbl, (mu, sigma) in sorted(view.ratings.items()):
                 r = full.ratings.get(lbl)
                 if r is None or abs(r.mu - mu) > 1e-9 or abs(r.sigma - sigma) > 1e-9:
                     problems.append(f"live rating of {lbl} in the database: {mu:.6f}/{sigma:.6f}, the history gives "
