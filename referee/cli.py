@@ -1022,11 +1022,12 @@ def results_import(
         fail(str(e), 1)
     except OSError as e:
         fail(os_error_text(e, "cannot read"), 1)
+    flag, note = db_flag(db)
     console.print(f"imported {res.new:,} match{'' if res.new == 1 else 'es'} into "
                   f"{'new ' if res.created else ''}tournament {res.tournament!r}"
                   f"{f' ({res.skipped:,} already stored, skipped)' if res.skipped else ''}"
                   f"{f', {res.bots_added} new bots' if res.bots_added else ''}; "
-                  f"`referee leaderboard -t {res.tournament} --db {db}` rates them", markup=False)
+                  f"`referee leaderboard -t {res.tournament}{flag}` rates them{note}", markup=False)
 
 
 # --------------------------------------------------------------------------- commands of other modules
