@@ -29,7 +29,7 @@ from typer.core import TyperGroup
 
 from cardgames.v1 import admin_pb2, admin_pb2_grpc
 from referee.clikit import fail, lease_held_line, os_error_text, read_ca, secret_file_or_exit, tls_or_exit, why_not_running
-from referee.remote import RemoteReferee
+from referee.remote import RemoteReferee, unreachable
 
 
 class _LadderGroup(TyperGroup):
@@ -199,9 +199,7 @@ def _call(addr: str, admin_token_file: Optional[Path], method: str, request: Any
             return getattr(stub, method)(request, metadata=[("x-admin-token", tok)], timeout=30)
         except grpc.RpcError as e:
             if e.code() == grpc.StatusCode.UNAVAILABLE:
-                hint = "; if it speaks TLS, give --tls-ca" if tls_ca is None else \
-                    f"; does its certificate match {addr} and --tls-ca?"
-                fail(f"no ladder answers at {addr} ({e.details()}){hint}", 1)
+                fail(unreachable("ladder", addr, e.details() or "", tls_ca), 1)
             fail(f"the ladder at {addr} refused: {e.code().name}: {e.details()}", 1)
 
 
