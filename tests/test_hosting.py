@@ -457,7 +457,9 @@ def test_serve_logs_connections_refusals_matches_and_admin_calls_escaped(tmp_pat
     assert {("listening", ""), ("connected", ""), ("refused", "bad_name"), ("refused", "bad_token"),
             ("refused", "version"), ("admin_refused", "bad or missing x-admin-token"), ("match_started", ""),
             ("match_ended", "")} <= kinds
-    assert ("closed", "bot_closed") in kinds
+    assert ("closed", "bot_closed") in kinds  # a bot that ended its stream: not said as if it left on purpose
+    assert all("before the referee's Goodbye" in r["detail"] for r in recs
+               if r["event"] == "closed" and r["reason"] == "bot_closed"), recs
     conn = next(r for r in recs if r["event"] == "connected" and r["name"] == "alice")
     assert conn["peer"].startswith("ipv4:127.0.0.1:") and conn["seat_of"] == "alice"
     ended = next(r for r in recs if r["event"] == "match_ended")
