@@ -11,7 +11,6 @@ import asyncio
 import json
 import os
 import secrets
-import shlex
 import signal
 import time
 from pathlib import Path
@@ -28,7 +27,7 @@ from rich.table import Table
 from typer.core import TyperGroup
 
 from cardgames.v1 import admin_pb2, admin_pb2_grpc
-from referee.clikit import fail, lease_held_line, os_error_text, read_ca, secret_file_or_exit, tls_or_exit, why_not_running
+from referee.clikit import db_flag, fail, lease_held_line, os_error_text, read_ca, secret_file_or_exit, tls_or_exit, why_not_running
 from referee.remote import RemoteReferee, unreachable
 
 
@@ -94,7 +93,7 @@ def ladder_run(
     ladder holds a lease in the database: a second start of it is refused."""
     from tournaments.ladder import Ladder, LadderError, load
     from tournaments.spec import EXECUTORS, SpecError
-    from tournaments.store import StorageError, mask_url
+    from tournaments.store import StorageError
 
     try:
         spec = load(file)
@@ -157,8 +156,8 @@ def ladder_run(
         fail(str(e), 1)
     except OSError as e:
         fail(os_error_text(e, f"cannot listen on {spec.host}:{spec.t.port}"), 1)
-    say("ladder stopped; `referee leaderboard -t {0} --db {1}` shows the ratings".format(
-        spec.name, mask_url(spec.t.database)))
+    flag, note = db_flag(spec.t.database)
+    say(f"ladder stopped; `referee leaderboard -t {spec.name}{flag}` shows the ratings{note}")
 
 
 def _remote_referee(spec: Any, addr: Optional[str], admin_token: str, tls_ca: Optional[Path]) -> Any:
@@ -429,19 +428,16 @@ def _stored_status(config: Path, db: Optional[str], json_out: bool) -> None:
                                                         "reason": e["current"]["reason"]} for e in entrants]},
                          indent=2))
         return
-    again = f"referee ladder {config}"
-    if db and db != spec.t.database:  # the file names another database: say which one to continue
-        from tournaments.store import mask_url
-
-        again += f" --db {shlex.quote(mask_url(db))}" + (" (with your password in place of ***)"
-                                                          if mask_url(db) != db else "")
+    # the file names another database: say which one to continue
+    flag, note = db_flag(db if db and db != spec.t.database else None)
+    again = f"`referee ladder {config}{flag}`{note}"
     print(f"ladder {spec.name}: {t['game']}, {finished} matches finished, {len(entrants)} entrants, status {state}")
     if lease is not None:
         print(lease_held_line(lease))
     elif state == "interrupted":
-        print(f"  not running: {why_not_running(stale, 'process')}; continue it with `{again}`")
+        print(f"  not running: {why_not_running(stale, 'process')}; continue it with {again}")
     else:
-        print(f"  not running; continue it with `{again}`")
+        print(f"  not running; continue it with {again}")
     for e in entrants:
         cur = e["current"]
         print(f"  {cur['label']}: {cur['state']}" + (f" ({cur['reason']})" if cur["reason"] else ""))

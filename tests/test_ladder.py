@@ -13,6 +13,7 @@ import json
 import os
 import re
 import secrets
+import shlex
 import signal
 import subprocess
 import time
@@ -329,6 +330,24 @@ def test_verify_while_matches_are_recorded_compares_one_moment_and_finds_tamperi
         ladder_verify(f, None)
     assert ei.value.exit_code == 1
     assert "live rating of a@v1 in the database: 30.000000/" in capsys.readouterr().out
+
+
+def test_ladder_hints_name_the_database_without_its_password_and_say_so_outside_the_command(
+        tmp_path: Path, pg_server) -> None:  # noqa: F811
+    url = pg_server.new_database()
+    f = _file(tmp_path, "pw", [(n, _bot("random", i, "unused")) for i, n in enumerate(("a", "b", "c"))], db=url)
+    lad = RecordedLadder(f)
+    lad.play(0)
+    lad.store.close()
+    secret = url.replace("referee@", "referee:hunter2-secret@")  # trust auth ignores it
+    shown = shlex.quote(secret.replace("hunter2-secret", "***"))
+    note = "(with your password in place of ***)"
+    st = _cli("ladder", "status", "--config", str(f), "--db", secret)
+    assert st.returncode == 0 and "hunter2" not in st.stdout + st.stderr, st.stdout + st.stderr
+    assert f"continue it with `referee ladder {f} --db {shown}` {note}" in st.stdout, st.stdout
+    run = _cli("ladder", str(f), "--db", secret, "--port", "0", "--max-matches", "0")  # opens and stops
+    assert run.returncode == 0 and "hunter2" not in run.stdout + run.stderr, run.stdout + run.stderr
+    assert f"`referee leaderboard -t pw --db {shown}` shows the ratings {note}" in run.stdout, run.stdout
 
 
 def test_ladder_killed_with_9_restarts_without_losing_or_double_counting(tmp_path: Path) -> None:
