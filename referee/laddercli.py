@@ -367,12 +367,12 @@ def ladder_status(
         return
     t = Table(title=f"ladder {res.ladder} ({res.game}): {res.matches_finished} matches finished, "
                     f"{res.matches_running} running", box=box.SIMPLE_HEAD)
-    for col in ("entrant", "state", "mu", "sigma", "matches", "reason"):
-        t.add_column(col, justify="right" if col in ("mu", "sigma", "matches") else "left")
-    for e in sorted(res.entrants, key=lambda e: (-(e.mu - 3 * e.sigma), e.name)):
+    for col in ("entrant", "state", "mu", "sigma", "mu−3σ", "matches", "reason"):
+        t.add_column(col, justify="right" if col in ("mu", "sigma", "mu−3σ", "matches") else "left")
+    for e in sorted(res.entrants, key=lambda e: (-(e.mu - 3 * e.sigma), e.name)):  # by the mu−3σ column
         state = e.state + (" (online)" if e.external and e.online else " (offline)" if e.external else "")
-        t.add_row(escape(e.label), state, trueskill_text(e.mu), trueskill_text(e.sigma), str(e.matches),
-                  escape(e.reason))
+        t.add_row(escape(e.label), state, trueskill_text(e.mu), trueskill_text(e.sigma),
+                  trueskill_text(e.mu - 3 * e.sigma), str(e.matches), escape(e.reason))
     Console(width=max(100, Console().width)).print(t)
 
 

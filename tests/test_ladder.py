@@ -350,6 +350,22 @@ def test_ladder_hints_name_the_database_without_its_password_and_say_so_outside_
     assert f"`referee leaderboard -t pw --db {shown}` shows the ratings {note}" in run.stdout, run.stdout
 
 
+def test_ladder_status_shows_the_column_its_table_is_sorted_by(monkeypatch, capsys) -> None:
+    from referee import laddercli
+
+    entrants = [admin_pb2.LadderEntrant(name=n, label=f"{n}@v1", state="active", mu=mu, sigma=sg, matches=9)
+                for n, mu, sg in (("steady", 24.0, 1.0), ("lucky", 30.0, 4.0), ("new", 25.0, 8.333))]
+    res = admin_pb2.LadderStatusResponse(ladder="l", game="doudizhu", entrants=entrants, matches_finished=12)
+    monkeypatch.setattr(laddercli, "_call", lambda *a, **kw: res)
+    laddercli.ladder_status(referee="127.0.0.1:1", config=None, db=None, admin_token_file=None, tls_ca=None,
+                            json_out=False)
+    out = capsys.readouterr().out
+    assert "mu−3σ" in out, out
+    rows = [ln.split() for ln in out.splitlines() if "@v1" in ln]
+    assert [r[0] for r in rows] == ["steady@v1", "lucky@v1", "new@v1"]  # best mu−3σ first: 21 > 18 > 0.0
+    assert [r[4] for r in rows] == ["21.00", "18.00", "0.00"], out
+
+
 def test_ladder_killed_with_9_restarts_without_losing_or_double_counting(tmp_path: Path) -> None:
     marker = f"lad{secrets.token_hex(4)}"
     f = _file(tmp_path, "k9", [("a", _bot("random", 1, marker)), ("b", _bot("random", 2, marker)),
