@@ -258,13 +258,9 @@ def _print_replay(log_path: str | None) -> None:
 
 def _print_report_hint(name: str, database: str) -> None:
     """Say how to see the tournament in a browser (static report or live site)."""
-    from tournaments.store import mask_url
-
     # report and web read $REFEREE_DB too: no --db when that (or the default) is the database
     same = database == (os.environ.get("REFEREE_DB") or DEFAULT_DB)
-    shown = mask_url(database)
-    db = "" if same else f" --db {shlex.quote(shown)}"
-    note = " (with your password in place of ***)" if db and shown != database else ""
+    db, note = db_flag(None if same else database)
     out = (Path("runs/report") / name).resolve() / "index.html"
     console.print(f"report: `referee report {name}{db}` writes {out}; "
                   f"live: `referee web{db}` serves http://127.0.0.1:8080/t/{name}/{note}", markup=False)
@@ -1022,11 +1018,12 @@ def results_import(
         fail(str(e), 1)
     except OSError as e:
         fail(os_error_text(e, "cannot read"), 1)
+    flag, note = db_flag(db)
     console.print(f"imported {res.new:,} match{'' if res.new == 1 else 'es'} into "
                   f"{'new ' if res.created else ''}tournament {res.tournament!r}"
                   f"{f' ({res.skipped:,} already stored, skipped)' if res.skipped else ''}"
                   f"{f', {res.bots_added} new bots' if res.bots_added else ''}; "
-                  f"`referee leaderboard -t {res.tournament} --db {db}` rates them", markup=False)
+                  f"`referee leaderboard -t {res.tournament}{flag}` rates them{note}", markup=False)
 
 
 # --------------------------------------------------------------------------- commands of other modules

@@ -11,7 +11,6 @@ import asyncio
 import json
 import os
 import secrets
-import shlex
 import signal
 import time
 from pathlib import Path
@@ -28,8 +27,8 @@ from rich.table import Table
 from typer.core import TyperGroup
 
 from cardgames.v1 import admin_pb2, admin_pb2_grpc
-from referee.clikit import fail, lease_held_line, os_error_text, read_ca, secret_file_or_exit, tls_or_exit, why_not_running
-from referee.remote import RemoteReferee
+from referee.clikit import db_flag, fail, lease_held_line, os_error_text, read_ca, secret_file_or_exit, tls_or_exit, why_not_running
+from referee.remote import RemoteReferee, unreachable
 
 
 class _LadderGroup(TyperGroup):
@@ -94,7 +93,7 @@ def ladder_run(
     ladder holds a lease in the database: a second start of it is refused."""
     from tournaments.ladder import Ladder, LadderError, load
     from tournaments.spec import EXECUTORS, SpecError
-    from tournaments.store import StorageError, mask_url
+    from tournaments.store import StorageError
 
     try:
         spec = load(file)
@@ -157,8 +156,8 @@ def ladder_run(
         fail(str(e), 1)
     except OSError as e:
         fail(os_error_text(e, f"cannot listen on {spec.host}:{spec.t.port}"), 1)
-    say("ladder stopped; `referee leaderboard -t {0} --db {1}` shows the ratings".format(
-        spec.name, mask_url(spec.t.database)))
+    flag, note = db_flag(spec.t.database)
+    say(f"ladder stopped; `referee leaderboard -t {spec.name}{flag}` shows the ratings{note}")
 
 
 def _remote_referee(spec: Any, addr: Optional[str], admin_token: str, tls_ca: Optional[Path]) -> Any:
@@ -199,9 +198,7 @@ def _call(addr: str, admin_token_file: Optional[Path], method: str, request: Any
             return getattr(stub, method)(request, metadata=[("x-admin-token", tok)], timeout=30)
         except grpc.RpcError as e:
             if e.code() == grpc.StatusCode.UNAVAILABLE:
-                hint = "; if it speaks TLS, give --tls-ca" if tls_ca is None else \
-                    f"; does its certificate match {addr} and --tls-ca?"
-                fail(f"no ladder answers at {addr} ({e.details()}){hint}", 1)
+                fail(unreachable("ladder", addr, e.details() or "", tls_ca), 1)
             fail(f"the ladder at {addr} refused: {e.code().name}: {e.details()}", 1)
 
 
@@ -291,7 +288,8 @@ def ladder_verify(
     state gave, and that the state a restart starts from (its snapshot and the
     events after it) and the live ratings kept in the database are the ones the
     history gives. Exit status 1 if anything differs. Reads only; it can run
-    beside the running ladder. O(events) time, bounded memory."""
+    beside the running ladder (it checks the ladder as of one moment, see
+    :meth:`LadderStore.recorded_view`). O(events) time, bounded memory."""
     from tournaments.ladder import RowsInOrder, load, replay_checked, restore, state_differences
     from tournaments.ladder_store import LadderStore
     from tournaments.spec import SpecError
@@ -312,12 +310,14 @@ def ladder_verify(
                 fail(f"no ladder {spec.name!r} in {store.display_url}", 1)
             tid = int(t["id"])
             lstore = LadderStore(store, create=False)
-            full, problems = replay_checked(spec, lstore.iter_events(tid), RowsInOrder(store, tid))
-            restarted, tail, snapshot = restore(spec, lstore, tid)
+            # the ladder may record matches meanwhile: everything is compared as of one moment
+            view = lstore.recorded_view(tid)
+            full, problems = replay_checked(spec, lstore.iter_events(tid, upto=view.last_seq),
+                                            RowsInOrder(store, tid))
+            restarted, tail, snapshot = restore(spec, lstore, tid, as_of=view)
             if snapshot:
                 problems += [f"snapshot: {d}" for d in state_differences(full, restarted)]
-            kept = {b["name"]: (b["mu"], b["sigma"]) for b in store.bot_table(tid) if b["mu"] is not None}
-            for lbl, (mu, sigma) in sorted(kept.items()):
+            for lbl, (mu, sigma) in sorted(view.ratings.items()):
                 r = full.ratings.get(lbl)
                 if r is None or abs(r.mu - mu) > 1e-9 or abs(r.sigma - sigma) > 1e-9:
                     problems.append(f"live rating of {lbl} in the database: {mu:.6f}/{sigma:.6f}, the history gives "
@@ -367,12 +367,12 @@ def ladder_status(
         return
     t = Table(title=f"ladder {res.ladder} ({res.game}): {res.matches_finished} matches finished, "
                     f"{res.matches_running} running", box=box.SIMPLE_HEAD)
-    for col in ("entrant", "state", "mu", "sigma", "matches", "reason"):
-        t.add_column(col, justify="right" if col in ("mu", "sigma", "matches") else "left")
-    for e in sorted(res.entrants, key=lambda e: (-(e.mu - 3 * e.sigma), e.name)):
+    for col in ("entrant", "state", "mu", "sigma", "mu−3σ", "matches", "reason"):
+        t.add_column(col, justify="right" if col in ("mu", "sigma", "mu−3σ", "matches") else "left")
+    for e in sorted(res.entrants, key=lambda e: (-(e.mu - 3 * e.sigma), e.name)):  # by the mu−3σ column
         state = e.state + (" (online)" if e.external and e.online else " (offline)" if e.external else "")
-        t.add_row(escape(e.label), state, trueskill_text(e.mu), trueskill_text(e.sigma), str(e.matches),
-                  escape(e.reason))
+        t.add_row(escape(e.label), state, trueskill_text(e.mu), trueskill_text(e.sigma),
+                  trueskill_text(e.mu - 3 * e.sigma), str(e.matches), escape(e.reason))
     Console(width=max(100, Console().width)).print(t)
 
 
@@ -428,19 +428,16 @@ def _stored_status(config: Path, db: Optional[str], json_out: bool) -> None:
                                                         "reason": e["current"]["reason"]} for e in entrants]},
                          indent=2))
         return
-    again = f"referee ladder {config}"
-    if db and db != spec.t.database:  # the file names another database: say which one to continue
-        from tournaments.store import mask_url
-
-        again += f" --db {shlex.quote(mask_url(db))}" + (" (with your password in place of ***)"
-                                                          if mask_url(db) != db else "")
+    # the file names another database: say which one to continue
+    flag, note = db_flag(db if db and db != spec.t.database else None)
+    again = f"`referee ladder {config}{flag}`{note}"
     print(f"ladder {spec.name}: {t['game']}, {finished} matches finished, {len(entrants)} entrants, status {state}")
     if lease is not None:
         print(lease_held_line(lease))
     elif state == "interrupted":
-        print(f"  not running: {why_not_running(stale, 'process')}; continue it with `{again}`")
+        print(f"  not running: {why_not_running(stale, 'process')}; continue it with {again}")
     else:
-        print(f"  not running; continue it with `{again}`")
+        print(f"  not running; continue it with {again}")
     for e in entrants:
         cur = e["current"]
         print(f"  {cur['label']}: {cur['state']}" + (f" ({cur['reason']})" if cur["reason"] else ""))

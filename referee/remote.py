@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import secrets
 import time
 from dataclasses import asdict, dataclass, field
@@ -41,6 +42,17 @@ from referee.runner import FaultRecord, MatchOutcome, MatchSpec
 
 class RemoteError(RuntimeError):
     """The remote referee refused or failed a call; the message says which and why."""
+
+
+def unreachable(what: str, addr: str, details: str, tls_ca: Path | str | None) -> str:
+    """The message for a ``what`` ("referee", "ladder") at ``addr`` that did
+    not answer (gRPC ``UNAVAILABLE`` with ``details``), with the likely fix:
+    without ``tls_ca``, that it may speak TLS; with it, that its certificate
+    may not match. gRPC's trailing ``: OK`` (a TLS failure's) is dropped."""
+    details = re.sub(r"(?::\s*OK)+\s*$", "", details.strip())
+    hint = ("; if it speaks TLS, give --tls-ca" if tls_ca is None
+            else f"; does its certificate match {addr} and --tls-ca?")
+    return f"no {what} answers at {addr} ({details}){hint}"
 
 
 @dataclass
@@ -147,6 +159,8 @@ class RemoteReferee:
                 while procs and time.monotonic() < deadline and any(p.poll() is None for p in procs.values()):
                     await asyncio.sleep(0.02)
         except grpc.RpcError as e:
+            if e.code() == grpc.StatusCode.UNAVAILABLE:
+                raise RemoteError(unreachable("referee", self.addr, e.details() or "", self.tls_ca)) from None
             raise RemoteError(f"referee at {self.addr} refused: {e.code().name}: {e.details()}") from None
         finally:
             try:

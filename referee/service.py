@@ -121,7 +121,7 @@ class CloseKind(enum.StrEnum):
     READ_FAILED = "read_failed"
     #: the stream could not be written (it is gone)
     WRITE_FAILED = "write_failed"
-    #: the bot ended its stream (or gRPC ended the handler)
+    #: the stream ended before the referee's Goodbye (the bot closed it, its process ended, the connection was lost)
     BOT_CLOSED = "bot_closed"
     #: the referee closed it after the match it was launched for
     MATCH_OVER = "match_over"
@@ -1123,7 +1123,8 @@ class _BotServicer(referee_pb2_grpc.RefereeServiceServicer):
                     while not conn.closed.is_set():
                         msg = await context.read()
                         if msg is grpc.aio.EOF:
-                            conn.close(CloseKind.BOT_CLOSED, "bot closed the stream")
+                            conn.close(CloseKind.BOT_CLOSED, "the stream ended before the referee's Goodbye: "
+                                                             "the bot closed it or its process ended")
                             return
                         if conn.on_message(msg):
                             # a reply woke the match waiting for it: let the match run up to
@@ -1139,7 +1140,9 @@ class _BotServicer(referee_pb2_grpc.RefereeServiceServicer):
             # also when gRPC cancels this handler (the peer went away mid-write)
             if task is not None:
                 task.cancel()
-            conn.close(CloseKind.BOT_CLOSED, "bot closed the stream")  # no-op if closed already: the first stands
+            # no-op if closed already: the first reason stands
+            conn.close(CloseKind.BOT_CLOSED, "the connection was lost before the referee's Goodbye: the bot's "
+                       "process may have ended, or the network dropped")
             ref._release(conn)  # released at once: nothing keeps a closed connection
             for other in list(slot.conns):  # an idle connection of the token takes its seats back
                 for seat in ref.rebind(other):

@@ -97,10 +97,11 @@ def web(
     play`). Ctrl-C stops it (and every match of /play, with its bots)."""
     from referee.web.app import create_app
 
-    open_store(db).close()
+    store = open_store(db)
+    store.close()
     hall = _hall(bot or [], token_file, referee_port, play_log_dir, bot_uids)
     sock, shown = _listen(host, port)
-    print(f"serving {db} on {shown}/ (Ctrl-C to stop); play: {shown}/play", flush=True)
+    print(f"serving {store.display_url} on {shown}/ (Ctrl-C to stop); play: {shown}/play", flush=True)
     _serve(create_app(db, hall=hall), sock, hall)
 
 

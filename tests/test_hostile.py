@@ -474,7 +474,7 @@ def test_keepalive_drops_a_frozen_bot_connection(tmp_logs: Path, monkeypatch: py
     closed, reason, rc = run(with_referee(tmp_logs, body))
     assert rc is None  # the process was alive (frozen) the whole time
     assert closed, "a frozen bot kept its connection"
-    assert reason  # e.g. "bot closed the stream": gRPC cancelled the call when the transport dropped
+    assert reason  # e.g. "the connection was lost ...": gRPC cancelled the call when the transport dropped
 
 
 # --------------------------------------------------------------------------- #38 item 4: oversized illegal replies

@@ -457,7 +457,9 @@ def test_serve_logs_connections_refusals_matches_and_admin_calls_escaped(tmp_pat
     assert {("listening", ""), ("connected", ""), ("refused", "bad_name"), ("refused", "bad_token"),
             ("refused", "version"), ("admin_refused", "bad or missing x-admin-token"), ("match_started", ""),
             ("match_ended", "")} <= kinds
-    assert ("closed", "bot_closed") in kinds
+    assert ("closed", "bot_closed") in kinds  # a bot that ended its stream: not said as if it left on purpose
+    assert all("before the referee's Goodbye" in r["detail"] for r in recs
+               if r["event"] == "closed" and r["reason"] == "bot_closed"), recs
     conn = next(r for r in recs if r["event"] == "connected" and r["name"] == "alice")
     assert conn["peer"].startswith("ipv4:127.0.0.1:") and conn["seat_of"] == "alice"
     ended = next(r for r in recs if r["event"] == "match_ended")
@@ -497,18 +499,39 @@ def test_missing_or_invalid_tls_files_are_named(tmp_path: Path, cert) -> None:  
 
 def test_match_on_a_tls_referee_with_tls_ca(tmp_path: Path, cert) -> None:  # noqa: F811
     crt, key = cert
+    other = tmp_path / "other.pem"  # a CA that did not sign the referee's certificate
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(tmp_path / "k.pem"),
+                    "-out", str(other), "-days", "2", "-subj", "/CN=localhost"], check=True, capture_output=True)
+    bots = sum((["--bot", f"python {RANDOM_BOT} --seed {i}"] for i in range(3)), [])
+    t = tmp_path / "t.toml"
+    t.write_text(f'name = "t"\ngame = "doudizhu"\nplayers = 3\ndatabase = "{tmp_path / "t.sqlite"}"\n'
+                 f'log_dir = "{tmp_path / "logs"}"\n'
+                 + "".join(f'[[bots]]\nname = "b{i}"\ncommand = "python {RANDOM_BOT}"\n' for i in range(3)))
+
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([PY, "-m", "referee.cli", *args], cwd=ROOT, capture_output=True, text=True,
+                              timeout=120, env={**os.environ, "REFEREE_ADMIN_TOKEN": "ADM"})
+
     p, port = _serve(tmp_path, "--tls-cert", str(crt), "--tls-key", str(key), env={"REFEREE_ADMIN_TOKEN": "ADM"})
+    addr = f"127.0.0.1:{port}"
     try:
-        r = subprocess.run([PY, "-m", "referee.cli", "match", "doudizhu", "--rounds", "1", "--json",
-                            "--referee", f"127.0.0.1:{port}", "--tls-ca", str(crt), "--log-dir", str(tmp_path / "b"),
-                            *sum((["--bot", f"python {RANDOM_BOT} --seed {i}"] for i in range(3)), [])],
-                           cwd=ROOT, capture_output=True, text=True, timeout=120,
-                           env={**os.environ, "REFEREE_ADMIN_TOKEN": "ADM"})
+        r = cli("match", "doudizhu", "--rounds", "1", "--json", "--referee", addr, "--tls-ca", str(crt),
+                "--log-dir", str(tmp_path / "b"), *bots)
+        # plaintext to a TLS referee, and a CA that does not match: what to do about it
+        plain = [cli("match", "doudizhu", "--referee", addr, "--log-dir", str(tmp_path / "c"), *bots),
+                 cli("tournament", "run", str(t), "--referee", addr, "--quiet")]
+        wrong = cli("match", "doudizhu", "--referee", addr, "--tls-ca", str(other), "--log-dir", str(tmp_path / "d"),
+                    *bots)
     finally:
         _end(p)
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["status"] == "complete" and not out["result"]["faults"]
+    for x in plain:
+        assert x.returncode != 0 and f"no referee answers at {addr}" in x.stderr, x.stderr
+        assert "if it speaks TLS, give --tls-ca" in x.stderr and "Traceback" not in x.stderr, x.stderr
+    assert wrong.returncode != 0 and f"no referee answers at {addr}" in wrong.stderr, wrong.stderr
+    assert f"does its certificate match {addr} and --tls-ca?" in wrong.stderr and ": OK)" not in wrong.stderr
 
 
 # --------------------------------------------------------------------------- item 6: results never lie

@@ -13,6 +13,7 @@ import json
 import os
 import re
 import secrets
+import shlex
 import signal
 import subprocess
 import time
@@ -20,14 +21,18 @@ from pathlib import Path
 
 import grpc
 import pytest
+import typer
+from sqlalchemy import update
 
 from cardgames.v1 import admin_pb2, admin_pb2_grpc
 from conftest import PY, ROOT
 from pgserver import pg_server  # noqa: F401  (session fixture)
-from tournaments.ladder import Ladder, LadderError, load, verify_history
-from tournaments.ladder_store import LadderStore
+from tournaments import matchmaking
+from tournaments.ladder import Ladder, LadderError, LadderState, load, verify_history
+from tournaments.ladder_store import Event, FinishedMatch, LadderStore
+from tournaments.schema import bots
 from tournaments.running import read_running
-from tournaments.store import LeaseHolder, Store
+from tournaments.store import LeaseHolder, MatchRow, Store
 
 ADMIN = "ladder-admin-token-for-tests"
 
@@ -248,6 +253,117 @@ def test_ladder_add_replace_stop_and_restart(tmp_path: Path, db_url: str) -> Non
     v = _cli("ladder", "verify", str(f))  # the whole history against the snapshot and the stored ratings
     assert v.returncode == 0 and "give the same state" in v.stdout and "every recorded decision" in v.stdout, \
         v.stdout + v.stderr
+
+
+class RecordedLadder:
+    """A ladder written to its database the way the ladder process writes it
+    (events, versions, matches and live ratings through :meth:`LadderStore.commit`),
+    without processes: bots added, matches scheduled by the state and finished."""
+
+    def __init__(self, f: Path):
+        self.spec = load(f)
+        self.store = Store(self.spec.t.database)
+        self.ls = LadderStore(self.store)
+        self.tid = self.ls.create(self.spec.name, self.spec.t.game, self.spec.stored_json(),
+                                  self.spec.fingerprint())
+        self.state = LadderState(self.spec)
+        for b in self.spec.t.bots:
+            label = f"{b.name}@v1"
+            self.commit([Event(0, "add", b.name, data={"version": 1, "label": label, "command": b.command,
+                                                       "external": False, "online": False})],
+                        new_version={"name": b.name, "version": 1, "label": label, "command": b.command,
+                                     "external": False, "token": "", "state": "active", "reason": "",
+                                     "added_seq": self.state.last_seq + 1})
+
+    def commit(self, events: list[Event], rows: dict | None = None, **kw) -> None:
+        numbered = [Event(self.state.last_seq + i, e.kind, e.name, e.sched, e.data) for i, e in enumerate(events, 1)]
+        self.ls.commit(self.tid, numbered, **kw)
+        for e in numbered:
+            self.state.apply(e, (rows or {}).get((e.data or {}).get("idx", -1)))
+
+    def play(self, winner: int) -> None:
+        m = self.state.next_match()
+        self.commit([Event(0, "scheduled", sched=m.sched, data={
+            "seats": m.seats, "seed": str(m.seed), "match_id": m.match_id, "seating": matchmaking.SEATING_DESIGN})])
+        idx = self.state.finished + 1
+        ranks = [1 if s == winner else 2 for s in range(len(m.seats))]
+        result = {"status": "complete", "scores": [2 if r == 1 else -1 for r in ranks], "ranks": ranks,
+                  "outcomes": [{"teams": [[winner], [s for s in range(len(m.seats)) if s != winner]],
+                                "ranks": [0, 1]}], "faults": [], "forfeited": []}
+        self.commit([Event(0, "finished", sched=m.sched, data={"idx": idx, "status": "complete"})],
+                    {idx: MatchRow(idx, m.seed, list(m.seats), "complete", result, None)},
+                    match=FinishedMatch(idx, m.seed, list(m.seats), "complete", result, None, 10, 0.1))
+
+
+def test_verify_while_matches_are_recorded_compares_one_moment_and_finds_tampering(
+        tmp_path: Path, db_url: str, monkeypatch, capsys) -> None:
+    from referee.laddercli import ladder_verify
+
+    f = _file(tmp_path, "vf", [(n, _bot("random", i, "unused")) for i, n in enumerate(("a", "b", "c"))], db=db_url)
+    lad = RecordedLadder(f)
+    for i in range(3):
+        lad.play(i % 3)
+    lad.ls.save_snapshot(lad.tid, lad.state.last_seq, lad.state.to_json())
+    lad.play(1)
+    # a match finishes between verify's reads: after it has read the events, before the rest
+    real_iter = LadderStore.iter_events
+    recorded: list[int] = []
+
+    def events_then_a_match(self, *a, **kw):
+        yield from real_iter(self, *a, **kw)
+        if not recorded:
+            recorded.append(lad.state.last_seq)
+            lad.play(2)
+
+    monkeypatch.setattr(LadderStore, "iter_events", events_then_a_match)
+    ladder_verify(f, None)  # no difference: typer.Exit(1) otherwise
+    out = capsys.readouterr().out
+    assert recorded and f"ladder vf: {recorded[0]} events, 4 matches replayed" in out, out
+    assert "every recorded decision and rating is the one the history gives" in out
+    monkeypatch.setattr(LadderStore, "iter_events", real_iter)
+    ladder_verify(f, None)  # the match recorded meanwhile is a proper one
+    assert "5 matches replayed" in capsys.readouterr().out
+    with lad.store.engine.begin() as c:  # a tampered live rating is still found
+        c.execute(update(bots).where((bots.c.tournament_id == lad.tid) & (bots.c.name == "a@v1")).values(mu=30.0))
+    lad.store.close()
+    with pytest.raises(typer.Exit) as ei:
+        ladder_verify(f, None)
+    assert ei.value.exit_code == 1
+    assert "live rating of a@v1 in the database: 30.000000/" in capsys.readouterr().out
+
+
+def test_ladder_hints_name_the_database_without_its_password_and_say_so_outside_the_command(
+        tmp_path: Path, pg_server) -> None:  # noqa: F811
+    url = pg_server.new_database()
+    f = _file(tmp_path, "pw", [(n, _bot("random", i, "unused")) for i, n in enumerate(("a", "b", "c"))], db=url)
+    lad = RecordedLadder(f)
+    lad.play(0)
+    lad.store.close()
+    secret = url.replace("referee@", "referee:hunter2-secret@")  # trust auth ignores it
+    shown = shlex.quote(secret.replace("hunter2-secret", "***"))
+    note = "(with your password in place of ***)"
+    st = _cli("ladder", "status", "--config", str(f), "--db", secret)
+    assert st.returncode == 0 and "hunter2" not in st.stdout + st.stderr, st.stdout + st.stderr
+    assert f"continue it with `referee ladder {f} --db {shown}` {note}" in st.stdout, st.stdout
+    run = _cli("ladder", str(f), "--db", secret, "--port", "0", "--max-matches", "0")  # opens and stops
+    assert run.returncode == 0 and "hunter2" not in run.stdout + run.stderr, run.stdout + run.stderr
+    assert f"`referee leaderboard -t pw --db {shown}` shows the ratings {note}" in run.stdout, run.stdout
+
+
+def test_ladder_status_shows_the_column_its_table_is_sorted_by(monkeypatch, capsys) -> None:
+    from referee import laddercli
+
+    entrants = [admin_pb2.LadderEntrant(name=n, label=f"{n}@v1", state="active", mu=mu, sigma=sg, matches=9)
+                for n, mu, sg in (("steady", 24.0, 1.0), ("lucky", 30.0, 4.0), ("new", 25.0, 8.333))]
+    res = admin_pb2.LadderStatusResponse(ladder="l", game="doudizhu", entrants=entrants, matches_finished=12)
+    monkeypatch.setattr(laddercli, "_call", lambda *a, **kw: res)
+    laddercli.ladder_status(referee="127.0.0.1:1", config=None, db=None, admin_token_file=None, tls_ca=None,
+                            json_out=False)
+    out = capsys.readouterr().out
+    assert "mu−3σ" in out, out
+    rows = [ln.split() for ln in out.splitlines() if "@v1" in ln]
+    assert [r[0] for r in rows] == ["steady@v1", "lucky@v1", "new@v1"]  # best mu−3σ first: 21 > 18 > 0.0
+    assert [r[4] for r in rows] == ["21.00", "18.00", "0.00"], out
 
 
 def test_ladder_killed_with_9_restarts_without_losing_or_double_counting(tmp_path: Path) -> None:

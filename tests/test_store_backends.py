@@ -7,9 +7,11 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import signal
 import subprocess
 import time
+import urllib.request
 from dataclasses import asdict
 from pathlib import Path
 
@@ -277,6 +279,30 @@ def test_database_password_is_masked_and_external_tokens_are_not_stored(pg_serve
     assert "hunter2" not in r.stdout + r.stderr
     r = _cli("tournament", "run", str(f), "--quiet")  # refused: it exists; the message names the database
     assert r.returncode == 2 and "***" in r.stderr and "hunter2" not in r.stdout + r.stderr
+    lines = tmp_path / "one.jsonl"
+    lines.write_text(json.dumps({"match": 0, "seed": 1, "status": "complete", "seats": ["p0", "p1", "p2"],
+                                 "scores": [2, -1, -1], "ranks": [1, 2, 2], "forfeited": [], "faults": [0, 0, 0],
+                                 "log_path": None}) + "\n")
+    r = _cli("results", "import", str(lines), "--tournament", "imp", "--game", "doudizhu", "--players", "3",
+             "--db", url)  # the follow-up command it suggests
+    assert r.returncode == 0 and "imported 1 match" in r.stderr, r.stderr
+    assert "hunter2" not in r.stdout + r.stderr and "(with your password in place of ***)" in r.stderr
+    # referee web names the database masked, on its terminal and on its pages
+    empty = pg_server.new_database().replace("referee@", "referee:hunter2-secret@")
+    web = subprocess.Popen([PY, "-m", "referee.cli", "web", "--db", empty, "--port", "0",
+                            "--play-log-dir", str(tmp_path / "play")], cwd=ROOT,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        line = web.stdout.readline()
+        m = re.search(r" on (http://127\.0\.0\.1:\d+)/ ", line)
+        assert m and "***" in line and "hunter2" not in line, line
+        with urllib.request.urlopen(m.group(1) + "/", timeout=30) as resp:
+            page = resp.read().decode()
+        assert "no tournament in" in page and "***" in page and "hunter2" not in page, page
+    finally:
+        web.terminate()
+        web.wait(30)
+        web.stdout.close()
 
 
 def test_reading_commands_find_the_database_from_db_config_or_env(tmp_path: Path) -> None:

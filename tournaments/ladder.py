@@ -51,8 +51,8 @@ from sqlalchemy.exc import IntegrityError
 from tournaments import matchmaking
 from tournaments.executor import DaskExecutor, ExecutorError, MatchJob, SeatEntry
 from tournaments.figures import trueskill_text
-from tournaments.ladder_store import (Event, FinishedMatch, LadderStore, ladder_events, ladder_snapshots,
-                                      ladder_versions, stored_token)
+from tournaments.ladder_store import (Event, FinishedMatch, LadderStore, RecordedView, ladder_events,
+                                      ladder_snapshots, ladder_versions, stored_token)
 from tournaments.rating import LiveRating
 from tournaments.run import keep_log
 from tournaments.running import RunningIndex
@@ -452,23 +452,27 @@ class RowsInOrder:
         return self._row if self._row.idx == idx else default
 
 
-def restore(spec: LadderSpec, lstore: LadderStore, tid: int) -> tuple[LadderState, int, bool]:
+def restore(spec: LadderSpec, lstore: LadderStore, tid: int, as_of: RecordedView | None = None
+            ) -> tuple[LadderState, int, bool]:
     """The ladder's state from its snapshot and the events after it, or from
     the whole history when it has no usable snapshot. Returns ``(state,
-    events applied, from a snapshot)``. O(events after the snapshot)."""
-    snap = lstore.snapshot(tid)
+    events applied, from a snapshot)``. O(events after the snapshot).
+    ``as_of``: the state as of that view (its snapshot, events up to its
+    ``last_seq``) instead of the latest."""
+    snap = lstore.snapshot(tid) if as_of is None else as_of.snapshot
+    upto = None if as_of is None else as_of.last_seq
     start = LadderState.from_json(spec, snap[1]) if snap is not None else None
     after = start.last_seq if start is not None else 0
     if start is None:  # every event, streamed
         count = [0]
 
         def counted() -> Iterator[Event]:
-            for e in lstore.iter_events(tid):
+            for e in lstore.iter_events(tid, upto=upto):
                 count[0] += 1
                 yield e
 
         return rebuild(spec, counted(), RowsInOrder(lstore.store, tid)), count[0], False
-    tail = lstore.events(tid, after=after)
+    tail = lstore.events(tid, after=after, upto=upto)
     rows = lstore.match_rows(tid, [int(e.data["idx"]) for e in tail if e.kind == "finished" and e.data])
     return rebuild(spec, tail, rows, start=start), len(tail), True
 

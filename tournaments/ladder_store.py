@@ -141,6 +141,25 @@ class FinishedMatch:
     elapsed_s: float
 
 
+@dataclass
+class RecordedView:
+    """What the database held at one moment (read in one snapshot, see
+    :meth:`LadderStore.recorded_view`): ``last_seq`` (0: no event yet), the
+    stored ``snapshot`` (``(seq, state)`` with seq <= last_seq, or ``None``)
+    and the live ``ratings`` (label -> ``(mu, sigma)``, rated versions only),
+    which are those after event ``last_seq``."""
+
+    last_seq: int
+    snapshot: tuple[int, dict[str, Any]] | None
+    ratings: dict[str, tuple[float, float]]
+
+
+def _seq_range(tid: int, after: int, upto: int | None) -> Any:
+    """The condition for ladder ``tid``'s events with ``after`` < seq (<= ``upto``)."""
+    cond = (ladder_events.c.tournament_id == tid) & (ladder_events.c.seq > after)
+    return cond if upto is None else cond & (ladder_events.c.seq <= upto)
+
+
 class LadderStore:
     """The ladder tables on a :class:`tournaments.store.Store` (same engine)."""
 
@@ -173,29 +192,52 @@ class LadderStore:
         of that name was created meanwhile (by another process)."""
         return self.store.create_tournament(name, game, spec_json, fingerprint, 0, [], lease_holder=lease_holder)
 
-    def events(self, tid: int, after: int = 0) -> list[Event]:
-        """The ladder's events with ``seq`` > ``after``, in order."""
+    def events(self, tid: int, after: int = 0, upto: int | None = None) -> list[Event]:
+        """The ladder's events with ``after`` < ``seq`` (<= ``upto`` if given), in order."""
         with self.engine.connect() as c:
-            q = select(ladder_events).where((ladder_events.c.tournament_id == tid) & (ladder_events.c.seq > after)
-                                            ).order_by(ladder_events.c.seq)
+            q = select(ladder_events).where(_seq_range(tid, after, upto)).order_by(ladder_events.c.seq)
             return [Event(r["seq"], r["kind"], r["name"], r["sched"], json.loads(r["data_json"]))
                     for r in c.execute(q).mappings()]
 
-    def iter_events(self, tid: int, after: int = 0, chunk: int = 10_000) -> Iterator[Event]:
-        """The ladder's events with ``seq`` > ``after``, in order, read ``chunk`` at a time (bounded memory)."""
+    def iter_events(self, tid: int, after: int = 0, chunk: int = 10_000, upto: int | None = None
+                    ) -> Iterator[Event]:
+        """The ladder's events with ``after`` < ``seq`` (<= ``upto`` if given), in order,
+        read ``chunk`` at a time (bounded memory)."""
         while True:
-            batch = self.events_page(tid, after, chunk)
+            batch = self.events_page(tid, after, chunk, upto)
             yield from batch
             if len(batch) < chunk:
                 return
             after = batch[-1].seq
 
-    def events_page(self, tid: int, after: int, limit: int) -> list[Event]:
+    def events_page(self, tid: int, after: int, limit: int, upto: int | None = None) -> list[Event]:
         with self.engine.connect() as c:
-            q = select(ladder_events).where((ladder_events.c.tournament_id == tid) & (ladder_events.c.seq > after)
-                                            ).order_by(ladder_events.c.seq).limit(limit)
+            q = select(ladder_events).where(_seq_range(tid, after, upto)).order_by(ladder_events.c.seq).limit(limit)
             return [Event(r["seq"], r["kind"], r["name"], r["sched"], json.loads(r["data_json"]))
                     for r in c.execute(q).mappings()]
+
+    def recorded_view(self, tid: int) -> RecordedView:
+        """The latest event's number, the stored snapshot and the live ratings,
+        read in ONE read transaction that sees one snapshot of the database
+        (SQLite: one read transaction; PostgreSQL: REPEATABLE READ), so that
+        the ratings are exactly those after that event even while the ladder
+        records matches. Raises :class:`~tournaments.store.StorageError` when
+        the database fails."""
+        try:
+            with self.engine.connect() as c:
+                if c.dialect.name == "postgresql":  # READ COMMITTED would see a commit between two reads
+                    c = c.execution_options(isolation_level="REPEATABLE READ")
+                with c.begin():
+                    last = int(c.execute(select(func.max(ladder_events.c.seq)).where(
+                        ladder_events.c.tournament_id == tid)).scalar() or 0)
+                    row = c.execute(select(ladder_snapshots.c.seq, ladder_snapshots.c.state_json).where(
+                        ladder_snapshots.c.tournament_id == tid)).first()
+                    ratings = {name: (mu, sigma) for name, mu, sigma in c.execute(
+                        select(bots.c.name, bots.c.mu, bots.c.sigma).where(
+                            (bots.c.tournament_id == tid) & bots.c.mu.is_not(None)))}
+        except (sa_exc.OperationalError, sa_exc.DatabaseError, sa_exc.InterfaceError) as e:
+            raise StorageError(self.store.explain(e)) from None
+        return RecordedView(last, (int(row[0]), json.loads(row[1])) if row else None, ratings)
 
     def last_seq(self, tid: int) -> int:
         """The number of the ladder's latest event (0: none yet): it changes with

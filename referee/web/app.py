@@ -101,7 +101,7 @@ def create_app(db: str, live_ms: int = 2000, poll_ms: int = 1500, min_refresh_ga
             x["done"] = snap.done if snap is not None else store.match_count(x["id"])
             x["ladder"] = json.loads(x["spec_json"]).get("schedule") == "ladder"
         html = environment().get_template("tournaments.html").render(
-            t=None, root="/", live=True, live_ms=live_ms, tournaments=ts, db=store.url, play=hall is not None)
+            t=None, root="/", live=True, live_ms=live_ms, tournaments=ts, db=store.display_url, play=hall is not None)
         return HTMLResponse(html)
 
     def t_root(request: Request) -> Response:
