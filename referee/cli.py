@@ -53,6 +53,7 @@ from referee.sandbox import capabilities
 from referee.service import Referee, check_bounds
 from referee.summary import print_summary, round_lines
 from referee.webcli import DEFAULT_DB, play, report, web, write_match_replay
+from referee.words import plural
 
 app = typer.Typer(
     name="referee",
@@ -179,7 +180,8 @@ def match(
             fail(f"--bot #{i + 1} {b!r}: {why}")
     limits = _limits(limit)
     if len(seat) + len(bot) != n:
-        fail(f"--players {n} but {len(seat) + len(bot)} seats given (one --bot or --seat per seat)")
+        given = len(seat) + len(bot)
+        fail(f"--players {n} but {given} {plural(given, 'seat')} given (one --bot or --seat per seat)")
     try:
         cls = game_class(game)
     except UnknownGame as e:
@@ -370,7 +372,8 @@ def _print_interrupted(spec, log_dir: Path) -> None:
         return
     lines = log_path.read_text(encoding="utf-8", errors="replace").splitlines()
     decisions = sum(1 for ln in lines if '"type":"decision"' in ln)
-    print(f"{spec.game} match {spec.match_id}: interrupted after {decisions} decisions", flush=True)
+    print(f"{spec.game} match {spec.match_id}: interrupted after {decisions} {plural(decisions, 'decision')}",
+          flush=True)
     for line in round_lines(spec.game, str(log_path), spec.seat_names):
         print("  " + line)
     print(f"log (incomplete): {log_path}", flush=True)

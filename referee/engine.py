@@ -52,6 +52,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterable, NamedTuple
 
+from referee.words import plural
+
 # Action kinds (the protocol's ActionKind without the prefix).
 PASS = "PASS"
 BID = "BID"
@@ -228,7 +230,7 @@ class Game(ABC):
         wrong type.
         """
         if players not in self.player_counts:
-            raise ValueError(f"{self.name}: {players} players not supported (allowed: {', '.join(map(str, self.player_counts))})")
+            raise ValueError(f"{self.name}: {players} {plural(players, 'player')} not supported (allowed: {', '.join(map(str, self.player_counts))})")
         self.players = players
         self.variant = _merge("variant flag", self.name, self.variant_defaults, variant or {})
         self.params = _merge("match parameter", self.name, self.param_defaults, params or {})

@@ -29,6 +29,7 @@ from typer.core import TyperGroup
 from cardgames.v1 import admin_pb2, admin_pb2_grpc
 from referee.clikit import db_flag, fail, lease_held_line, os_error_text, read_ca, secret_file_or_exit, tls_or_exit, why_not_running
 from referee.remote import RemoteReferee, unreachable
+from referee.words import plural
 
 
 class _LadderGroup(TyperGroup):
@@ -327,8 +328,10 @@ def ladder_verify(
     except StorageError as e:
         fail(str(e), 1)
     took = time.monotonic() - t0
-    print(f"ladder {spec.name}: {full.last_seq} events, {full.finished} matches replayed in {took:.1f} s; "
-          + (f"the snapshot (event {restarted.last_seq - tail}) and the {tail} events after it give the same state"
+    print(f"ladder {spec.name}: {full.last_seq} {plural(full.last_seq, 'event')}, {full.finished} "
+          f"{plural(full.finished, 'match', 'matches')} replayed in {took:.1f} s; "
+          + (f"the snapshot (event {restarted.last_seq - tail}) and the {tail} {plural(tail, 'event')} after it "
+             "give the same state"
              if snapshot else "no snapshot yet (a restart replays the history)"))
     if problems:
         for p in problems[:50]:
@@ -365,7 +368,8 @@ def ladder_status(
         d = json_format.MessageToDict(res, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
         print(json.dumps(_int64_numbers(d, res.DESCRIPTOR), indent=2))
         return
-    t = Table(title=f"ladder {res.ladder} ({res.game}): {res.matches_finished} matches finished, "
+    t = Table(title=f"ladder {res.ladder} ({res.game}): {res.matches_finished} "
+                    f"{plural(res.matches_finished, 'match', 'matches')} finished, "
                     f"{res.matches_running} running", box=box.SIMPLE_HEAD)
     for col in ("entrant", "state", "mu", "sigma", "mu−3σ", "matches", "reason"):
         t.add_column(col, justify="right" if col in ("mu", "sigma", "mu−3σ", "matches") else "left")
@@ -431,7 +435,8 @@ def _stored_status(config: Path, db: Optional[str], json_out: bool) -> None:
     # the file names another database: say which one to continue
     flag, note = db_flag(db if db and db != spec.t.database else None)
     again = f"`referee ladder {config}{flag}`{note}"
-    print(f"ladder {spec.name}: {t['game']}, {finished} matches finished, {len(entrants)} entrants, status {state}")
+    print(f"ladder {spec.name}: {t['game']}, {finished} {plural(finished, 'match', 'matches')} finished, "
+          f"{len(entrants)} {plural(len(entrants), 'entrant')}, status {state}")
     if lease is not None:
         print(lease_held_line(lease))
     elif state == "interrupted":

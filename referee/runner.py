@@ -56,6 +56,7 @@ from referee.protocol import (
     to_struct,
 )
 from referee.unnamed import give_name, open_unnamed
+from referee.words import plural
 
 DEFAULT_DECISION_MS = 1000
 DEFAULT_MAX_FAULTS = 5
@@ -98,14 +99,16 @@ class MatchSpec:
         if self.fault_policy not in FAULT_POLICIES:
             raise ValueError(f"fault_policy must be one of {FAULT_POLICIES}, got {self.fault_policy!r}")
         if len(self.seat_names) != self.players:
-            raise ValueError(f"{self.players} players but {len(self.seat_names)} seats given")
+            given = len(self.seat_names)
+            raise ValueError(f"{self.players} players but {given} {plural(given, 'seat')} given")
         if self.clock not in CLOCKS:
             raise ValueError(f"clock must be one of {CLOCKS}, got {self.clock!r}")
         if self.decision_ms <= 0 or self.bank_ms < 0 or self.max_faults < 1:
             raise ValueError("decision_ms must be > 0, bank_ms >= 0, max_faults >= 1")
         if self.seat_clocks is not None:
             if len(self.seat_clocks) != self.players:
-                raise ValueError(f"seat_clocks has {len(self.seat_clocks)} entries for {self.players} seats")
+                given = len(self.seat_clocks)
+                raise ValueError(f"seat_clocks has {given} {plural(given, 'entry', 'entries')} for {self.players} seats")
             for s, c in enumerate(self.seat_clocks):
                 if c is not None and (len(c) != 2 or c[0] <= 0 or c[1] < 0):
                     raise ValueError(f"seat_clocks[{s}] must be [decision_ms > 0, bank_ms >= 0], got {c!r}")

@@ -16,6 +16,7 @@ from referee.games import UnknownGame, game_meta
 from referee.oplog import escape
 from referee.outcomes import FaultKind
 from referee.runner import MatchOutcome
+from referee.words import plural
 
 #: fault kinds whose message the summary does not repeat (a clock figure; a consequence of other faults)
 _UNEXPLAINED = frozenset({FaultKind.TIMEOUT, FaultKind.ABSENT, FaultKind.FORFEIT})
@@ -49,7 +50,8 @@ def print_summary(outcome: MatchOutcome, console: Console | None = None) -> None
         con = Console(width=120)
     spec = outcome.spec
     con.print(f"[bold]{spec.game}[/bold] match {spec.match_id}: {spec.players} seats, seed {spec.seed}, "
-              f"{outcome.decisions} decisions in {outcome.elapsed_s:.1f} s — {outcome.status_text}")
+              f"{outcome.decisions} {plural(outcome.decisions, 'decision')} in {outcome.elapsed_s:.1f} s — "
+              f"{outcome.status_text}")
     for line in round_lines(spec.game, outcome.log_path, spec.seat_names):
         con.print("  " + line, soft_wrap=True, markup=False, highlight=False)
     faults = Counter((f.seat, f.kind) for f in outcome.faults)

@@ -24,6 +24,7 @@ import uvicorn
 from referee.botcommand import check_command
 from referee.clikit import bot_sandbox, console, fail, open_store, parse_kv, parse_tokens, secret_file_or_exit
 from referee.games import GAME_IDS, UnknownGame, game_class
+from referee.words import plural
 
 DEFAULT_DB = "runs/referee.sqlite"
 
@@ -67,8 +68,10 @@ def report(
     for s in summary.skipped:
         console.print(f"[yellow]no replay[/yellow] for {s}")
     left = f"; left out: {'; '.join(summary.left_out)}" if summary.left_out else ""
-    console.print(f"{summary.pages} pages, {summary.replays} match replays, {summary.matches_listed:,} of "
-                  f"{summary.matches_stored:,} matches listed{left}", markup=False)
+    stored = summary.matches_stored
+    console.print(f"{summary.pages} pages, {summary.replays} match {plural(summary.replays, 'replay')}, "
+                  f"{summary.matches_listed:,} of {stored:,} {plural(stored, 'match', 'matches')} listed{left}",
+                  markup=False)
     print(f"report: {summary.index.resolve()}", flush=True)
 
 

@@ -31,6 +31,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from referee.envs import single_agent_env  # noqa: E402
+from referee.words import plural  # noqa: E402
 
 GAME, PLAYERS = "smear", 3
 
@@ -74,8 +75,8 @@ def train(seconds: float, seed: int = 0, lr: float = 0.01, log: Callable[[str], 
         episodes += 1
         if time.monotonic() - last > 10:
             last = time.monotonic()
-            log(f"{episodes} episodes, mean round reward {baseline:+.2f}")
-    log(f"trained on {episodes} episodes in {time.monotonic() - t0:.0f} s")
+            log(f"{episodes} {plural(episodes, 'episode')}, mean round reward {baseline:+.2f}")
+    log(f"trained on {episodes} {plural(episodes, 'episode')} in {time.monotonic() - t0:.0f} s")
     return w
 
 

@@ -400,6 +400,25 @@ def test_a_seat_needs_its_own_key(server):
     assert get(f"{server.base}/play/{mid}/setup/{key0}")[0] == 403  # a seat's key is not the creator's
 
 
+def icon_of(url: str) -> str:
+    """The icon the page at ``url`` names (its ``<link rel="icon">``), fetched: it is
+    served, as an SVG image (no page makes the browser ask for a missing /favicon.ico);
+    its address."""
+    code, html, _ = get(url)
+    assert code == 200, url
+    m = re.search(r'<link rel="icon" href="([^"]+)"', html)
+    assert m, f"{url} names no icon"
+    icon = urllib.parse.urljoin(url, m.group(1))
+    code, svg, headers = get(icon)
+    assert code == 200 and headers["Content-Type"].startswith("image/svg+xml") and svg.startswith("<svg"), icon
+    return icon
+
+
+def test_every_page_names_an_icon_it_serves(server):
+    for url in (server.base + "/play", server.seats[0], server.seats[2]):
+        assert icon_of(url) == server.base + "/static/favicon.svg"
+
+
 def test_bad_answers_get_clear_errors(server):
     url = server.seats[0]
     st = states(url, lambda s: s["request"] and not s["request"]["sent"])
@@ -545,6 +564,7 @@ def test_referee_web_serves_play_beside_the_tournaments(tmp_path):
         assert m, line
         base = m.group(1)
         assert 'href="/play"' in get(base + "/")[1]
+        assert icon_of(base + "/") == base + "/static/favicon.svg"  # the live site's pages too
         code, html, url = new_match(base, {"game": "president", "players": "5", "seat0": "sample:random",
                                            "seat3": "human", "seat3_name": "cy", **{f"seat{s}": "sample:heuristic"
                                                                                     for s in (1, 2, 4)}})

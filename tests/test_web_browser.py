@@ -125,6 +125,7 @@ def report(tmp_path_factory):
 def test_report_pages_offline_and_leaderboard_order(driver, report):
     out = report["out"]
     requests_made(driver)
+    driver.get_log("browser")  # the console, from here on
     driver.get((out / "index.html").as_uri())
     names = [tr.get_attribute("data-bot") for tr in driver.find_elements(By.CSS_SELECTOR, "table.leaderboard tbody tr")]
     assert names == [r["bot"] for r in report["board"]]
@@ -167,6 +168,9 @@ def test_report_pages_offline_and_leaderboard_order(driver, report):
     assert Path(link.removeprefix("file://")).read_bytes().startswith(b'{"format"')
     urls = requests_made(driver)
     assert urls and all(u.startswith("file://") for u in urls), [u for u in urls if not u.startswith("file://")]
+    assert (out / "static" / "favicon.svg").is_file() and not any(u.endswith("/favicon.ico") for u in urls)
+    # no console error on any page of the report (such as a missing /favicon.ico)
+    assert [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []
 
 
 # --------------------------------------------------------------------------- replays

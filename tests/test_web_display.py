@@ -7,14 +7,19 @@ tooltip where the figures about the next bot down would be."""
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import json
 import re
 import subprocess
 
 import pytest
 
+from cardgames.v1 import referee_pb2 as pb
 from referee.games import replay_module
+from referee.runner import BasicSeatLink, MatchSpec, run_match
 from referee.web.replay import read_log, steps, views
+from referee.web.site import replay_page
 from referee.web.table import score_text
 from weblib import MATCHES, REFEREE, ROOT, env, game_report, match_logs, read_lines
 
@@ -123,6 +128,54 @@ def test_president_leader_is_the_seat_leading_the_trick_now(logs):
         assert dict(frames[k - 1]["info"]).get("Leader") == names[seat], (k, seat)
     for k in ended:
         assert "Leader" not in dict(frames[k]["info"]), k
+
+
+class PassInRound(BasicSeatLink):
+    """In-process Dou Dizhu seat: passes every call of round ``passes_in``, bids the
+    most elsewhere, and plays the last legal action."""
+
+    def __init__(self, seat: int, passes_in: int):
+        self.name, self.connected, self.passes_in = f"p{seat}", True, passes_in
+
+    async def send(self, msg: pb.RefereeMessage) -> None:
+        pass
+
+    async def ask(self, msg: pb.RefereeMessage, timeout_s: float) -> tuple[pb.ActionReply, float]:
+        req = msg.decision_request
+        legal = list(req.legal_actions)
+        act = legal[-1]
+        if req.observation.doudizhu.round == self.passes_in:
+            act = next(a for a in legal if a.kind == pb.ACTION_KIND_PASS)
+        return pb.ActionReply(match_id=req.match_id, request_id=req.request_id, action=act), 0.001
+
+
+def test_a_doudizhu_match_ending_on_a_redeal_shows_that_round_and_announces_no_redeal(tmp_path):
+    """Round 2 of 2 is all passes: the rounds table has its row (a redeal counts
+    as a round, no money moved) and once the match is over the table says no
+    redeal is coming; in every view, and in the static replay page's data."""
+    spec = MatchSpec(game="doudizhu", players=3, seed=11, seat_names=["a", "b", "c"], params={"rounds": 2})
+    path = tmp_path / "redeal.jsonl"
+    outcome = asyncio.run(run_match(spec, [PassInRound(s, 2) for s in range(3)], path))
+    assert outcome.status == "complete"
+    log = read_log(path)
+    for view in views(log.players):
+        last = steps(log, view)[-1]
+        assert last["round"] == "Round 2 of 2" and last["phase"] == "match over"
+        rows = last["results"]["rows"]
+        assert [r[0] for r in rows] == ["1", "2"], (view, rows)
+        assert rows[0][1] in ("a", "b", "c") and rows[1][1:] == ["everybody passed", "\u2014", "\u2014", "0", "0", "0"]
+        info = dict(last["info"])
+        assert info["Auction"] == "everybody passed" and info["Result"] == "no landlord, no money moved", info
+        assert not any("redeal" in text for text in info.values()), info
+        page = replay_page(log, view, "../../")
+        assert "everybody passed: redeal" not in page and '"everybody passed"' in page
+    # the negative control: a redeal in the middle of a match still announces the redeal
+    path = tmp_path / "middle.jsonl"
+    spec = dataclasses.replace(spec, params={"rounds": 3})
+    asyncio.run(run_match(spec, [PassInRound(s, 2) for s in range(3)], path))
+    frames = steps(read_log(path), "all")
+    assert any(dict(f["info"]).get("Auction") == "everybody passed: redeal" for f in frames)
+    assert [r[1] == "everybody passed" for r in frames[-1]["results"]["rows"]] == [False, True, False]
 
 
 def test_replay_command_prints_whole_scores(logs):

@@ -109,12 +109,20 @@ def my_hand(driver) -> list[str]:
     return [e.get_attribute("data-card") for e in driver.find_elements(By.CSS_SELECTOR, "#my-hand .card")]
 
 
+def click_card(driver, card) -> None:
+    """Click a card of the hand as a person would: scrolled to the middle of the window
+    first (Selenium's own scrolling puts it at the bottom edge, where the action bar,
+    held at the bottom of the window, may cover it)."""
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", card)
+    card.click()
+
+
 def click_cards(driver, cards: list[str]) -> None:
     """Select ``cards`` by clicking them in the hand, one by one (the hand is redrawn after each click)."""
     for c in cards:
         el = driver.find_elements(By.CSS_SELECTOR, f'#my-hand .card.pick[data-card="{c}"]:not(.selected)')
         assert el, f"{c} is not in the hand {my_hand(driver)}"
-        el[0].click()
+        click_card(driver, el[0])
     picked = [e.get_attribute("data-card") for e in driver.find_elements(By.CSS_SELECTOR, "#my-hand .card.selected")]
     assert sorted(picked) == sorted(cards)
 
@@ -148,7 +156,7 @@ def take_turn(driver, rng: random.Random, illegal: bool = False) -> str:
     elif kind == "DISCARD":  # the kitty: any 8 cards of the hand may be buried (the list is not complete)
         n = len(my_hand(driver))
         for i in sorted(rng.sample(range(n), 8)):
-            driver.find_element(By.CSS_SELECTOR, f'#my-hand .card[data-i="{i}"]').click()
+            click_card(driver, driver.find_element(By.CSS_SELECTOR, f'#my-hand .card[data-i="{i}"]'))
         assert len(driver.find_elements(By.CSS_SELECTOR, "#my-hand .card.selected")) == 8
         driver.find_element(By.ID, "send-cards").click()
         done = "bury"
@@ -470,3 +478,69 @@ def test_play_pages_fit_the_window(driver, server, width):
             shot(driver, f"play-tractor-end-{width}")
     finally:
         driver.set_window_size(1400, 1000)
+
+
+AT_THE_TABLE = {  # name -> (game, players, rounds, other match parameters): every game, at its most crowded tables
+    "doudizhu": ("doudizhu", 3, 1, ""),
+    "doudizhu4": ("doudizhu", 4, 1, ""),
+    "tractor": ("tractor", 4, 1, ""),
+    "smear": ("smear", 3, 1, ""),
+    "president": ("president", 4, 1, ""),
+    "back_alley": ("back_alley", 4, None, "last_round=2"),
+}
+
+
+def viewport(driver, width: int | None, height: int | None = None) -> None:
+    """Make the page's viewport ``width`` x ``height`` CSS pixels, whatever the window's
+    frame takes (Chromium's device metrics); ``None``: the window's own again."""
+    if width is None:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        return
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+    assert driver.execute_script("return [window.innerWidth, window.innerHeight];") == [width, height]
+
+
+def what_is_out_of_reach(driver) -> list[str]:
+    """At the top of the page, with no scrolling: the action bar's parts below or above the
+    window, and the cards of the hand and the buttons that something else covers (the point
+    clicked is a card's corner, where its rank is: the cards of a hand overlap)."""
+    driver.execute_script("window.scrollTo(0, 0);")
+    return driver.execute_script("""
+      const out = [], bar = document.getElementById('action-bar').getBoundingClientRect();
+      if (bar.top < 0 || bar.bottom > window.innerHeight) out.push('the action bar at ' + bar.top + '-' + bar.bottom);
+      document.querySelectorAll('#my-hand .card, #buttons button').forEach(function (e) {
+        const b = e.getBoundingClientRect(), hit = document.elementFromPoint(b.left + 6, b.top + 10);
+        if (!hit || !(hit === e || e.contains(hit)))
+          out.push((e.getAttribute('data-card') || e.textContent) + ' under ' + (hit ? hit.id || hit.className : 'nothing'));
+      });
+      return out;""")
+
+
+@pytest.mark.parametrize("name", list(AT_THE_TABLE))
+def test_at_1280x900_the_action_bar_and_the_hand_are_in_view_at_every_turn(driver, server, name):
+    """A 1280 x 900 viewport: at each of the seat's turns up to its first card play (the
+    auction's too), the action bar, every card of the hand and every button are in view
+    and clickable without scrolling; no console error (such as a missing /favicon.ico)."""
+    game, players, rounds, params = AT_THE_TABLE[name]
+    try:
+        links = new_match_in_the_browser(driver, server["base"], game, players, {0: "human"}, rounds=rounds,
+                                         params=params, seed=11)
+        driver.get_log("browser")  # the console, from the seat's page on
+        driver.get(links[0])
+        viewport(driver, 1280, 900)
+        rng = random.Random(4)
+        for turn in range(60):
+            wait_for(lambda: page_state(driver) in ("your-turn", "ended"), 120, "a decision")
+            assert page_state(driver) == "your-turn", "the match ended before seat 0 played a card"
+            assert what_is_out_of_reach(driver) == [], (name, turn)
+            send = driver.find_elements(By.ID, "send-cards")
+            if send and send[0].get_attribute("data-kind") == "PLAY" and my_hand(driver):
+                break
+            take_turn(driver, rng)
+        else:
+            raise AssertionError("seat 0 was never asked to play cards")
+        shot(driver, f"play-1280x900-{name}")
+        assert [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []
+    finally:
+        viewport(driver, None)

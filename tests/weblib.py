@@ -54,7 +54,7 @@ def new_chrome(width: int = 1400, height: int = 900):
               "--disable-background-networking", "--disable-component-update", "--disable-sync",
               "--disable-extensions", "--no-first-run", f"--window-size={width},{height}"):
         opts.add_argument(a)
-    opts.set_capability("goog:loggingPrefs", {"performance": "ALL"})
+    opts.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
     d = webdriver.Chrome(service=Service(chromedriver), options=opts)  # a driver path: no Selenium Manager lookup
     d.set_page_load_timeout(60)
     d.set_script_timeout(600)  # stepping a whole match in one script on a loaded machine

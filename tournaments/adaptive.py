@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from referee.words import plural
 from tournaments.live import environment
 from tournaments.rating import BoardRow, FitSummary, assemble, fit_rows
 from tournaments.schedule import ScheduledMatch, balance, block_matches, build, combinations, derive_seed, repetition
@@ -96,7 +97,8 @@ class AdaptiveSchedule:
         kind = spec.schedule + (" duplicate" if spec.schedule == "sampled" and spec.duplicate else "")
         if spec.seatings != "balanced":
             kind += f" (seatings {spec.seatings})"
-        text = f"{kind}, {len(fixed)} matches ({balance(fixed, [b.name for b in spec.bots]).describe()})"
+        text = (f"{kind}, {len(fixed)} {plural(len(fixed), 'match', 'matches')} "
+                f"({balance(fixed, [b.name for b in spec.bots]).describe()})")
         if spec.until:
             text += (f", then more until every adjacent pair is separated at {spec.confidence:.0%} "
                      f"(at most {spec.max_matches})")
@@ -117,19 +119,22 @@ class AdaptiveSchedule:
             if any(m.index not in have for m in self.matches):
                 return None
             if not spec.until:
-                self.stop = Stop("complete", f"schedule complete: {len(self.matches)} matches")
+                done = len(self.matches)
+                self.stop = Stop("complete", f"schedule complete: {done} {plural(done, 'match', 'matches')}")
                 break
             mine = [r for r in rows if r.idx < len(self.matches)]
             fit = FitSummary.of(fit_rows(mine, names, spec.game, spec.players, spec.seed))  # no TrueSkill needed
             board = assemble(fit, {}, environment(spec.trueskill).create_rating(), spec.confidence)
             open_pairs = [(u.bot, lo.bot) for u, lo in zip(board, board[1:]) if not u.separated]
             if not open_pairs:
+                done = len(self.matches)
                 self.stop = Stop("separated", f"every adjacent pair separated at {spec.confidence:.0%} after "
-                                 f"{len(self.matches)} matches")
+                                 f"{done} {plural(done, 'match', 'matches')}")
                 break
             block = self._block(open_pairs, [r.bot for r in board])
             if not block:
-                self.stop = Stop("budget", f"budget of {spec.max_matches} matches reached after "
+                self.stop = Stop("budget", f"budget of {spec.max_matches} {plural(spec.max_matches, 'match', 'matches')} "
+                                 "reached after "
                                  f"{len(self.matches)}; not separated at {spec.confidence:.0%}: "
                                  f"{describe_pairs(board)}")
                 break

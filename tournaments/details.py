@@ -35,6 +35,7 @@ from rich.console import Console
 from rich.table import Table
 
 from referee.games import game_meta
+from referee.words import plural
 from tournaments.aggregates import PAIR_COLUMNS, ROLE_COLUMNS, SEAT_COLUMNS, Totals
 from tournaments.outcomes import teams_of
 from tournaments.schema import MatchRow
@@ -216,7 +217,8 @@ def summary_lines(d: dict[str, Any]) -> list[str]:
         for x in d["role_summary"]:
             extra = [f"{k.removesuffix('_rate').replace('_', ' ')} {v:.0%}" if k.endswith("_rate")
                      else f"{k.replace('_', ' ')} {_signed(v)}" for k, v in x.items() if k not in ("role", "rounds")]
-            parts.append(f"{x['role'].replace('_', ' ')}: {x['rounds']} rounds" + "".join(f", {e}" for e in extra))
+            parts.append(f"{x['role'].replace('_', ' ')}: {x['rounds']} {plural(x['rounds'], 'round')}"
+                         + "".join(f", {e}" for e in extra))
         lines.append("roles (per round): " + " · ".join(parts))
     return lines
 

@@ -45,6 +45,7 @@ from referee.remote import RemoteReferee, RemoteSeat
 from referee.runner import MatchSpec
 from referee.sandbox import Sandbox, SandboxError, prepare
 from referee.service import Referee, token_digest
+from referee.words import plural
 from sqlalchemy import delete
 from sqlalchemy.exc import IntegrityError
 
@@ -929,8 +930,10 @@ class Ladder:
                                                 b.limits, b.resources)
             where = (f"; matches on the Dask cluster at {t.scheduler}" if self.executor is not None
                      else f"; matches on the referee at {self.remote.addr}" if self.remote is not None else "")
-            self.say(f"ladder {self.spec.name}: {self.spec.t.game}, {len(self.state.entrants)} entrants, "
-                     f"{self.state.finished} matches so far{f' ({self.restored})' if self.restored else ''}; "
+            entrants, finished = len(self.state.entrants), self.state.finished
+            self.say(f"ladder {self.spec.name}: {self.spec.t.game}, {entrants} {plural(entrants, 'entrant')}, "
+                     f"{finished} {plural(finished, 'match', 'matches')} so far"
+                     f"{f' ({self.restored})' if self.restored else ''}; "
                      f"listening on {self.spec.host}:{self.port}"
                      f"{' (TLS)' if self.tls else ''}{where}")
             self.ready.set()

@@ -46,6 +46,7 @@ from sqlalchemy.exc import IntegrityError
 from referee.remote import RemoteError, RemoteReferee
 from referee.outcomes import IGNORED_FAULTS, MatchStatus
 from referee.sandbox import Sandbox
+from referee.words import plural
 from tournaments.adaptive import AdaptiveSchedule, Stop
 from tournaments.executor import Executor, ExecutorError, FinishedMatch, make_executor, match_job, sandbox_for
 from tournaments.details import store_summaries
@@ -348,7 +349,7 @@ def _corrupt(spec: TournamentSpec, store: Store, tid: int, played: list[Schedule
                 new.record_matches(ntid, kept[i:i + 2000])
         finally:
             new.close()
-        saved = (f"the {len(kept)} results that could still be read"
+        saved = (f"the {len(kept)} {plural(len(kept), 'result')} that could still be read"
                  + (f" ({from_logs} of them from their match logs)" if from_logs else "")
                  + f" are copied into {path}; to go on from them: referee tournament run FILE --resume --db {path}")
     except (StorageError, OSError, ValueError) as e:

@@ -44,6 +44,7 @@ import random
 from dataclasses import dataclass
 
 from referee.games import game_class
+from referee.words import plural
 from tournaments.seatings import adjacencies, arrange, block, least_used
 from tournaments.sampled import draw_rounds
 from tournaments.spec import TournamentSpec
@@ -161,7 +162,7 @@ def build(spec: TournamentSpec) -> list[ScheduledMatch]:
     are fewer bots than seats or the game's teams are not seats 0+2 against
     1+3."""
     if len(spec.bots) < spec.players:
-        raise ValueError(f"{len(spec.bots)} bots for {spec.players} seats")
+        raise ValueError(f"{len(spec.bots)} {plural(len(spec.bots), 'bot')} for {spec.players} seats")
     check_teams(spec)
     if spec.schedule == "sampled":
         return sampled(spec)
@@ -190,10 +191,11 @@ class Balance:
 
     def describe(self) -> str:
         """``"every bot 60-61 matches, pairs meet 0-2 times, seats within 1, order within 0"``."""
-        def span(lo: int, hi: int) -> str:
-            return str(lo) if lo == hi else f"{lo}-{hi}"
+        def span(lo: int, hi: int, noun: str, nouns: str) -> str:
+            return f"{lo} {plural(lo, noun, nouns)}" if lo == hi else f"{lo}-{hi} {nouns}"
 
-        return (f"every bot {span(*self.per_bot)} matches, pairs meet {span(*self.meetings)} times, "
+        return (f"every bot {span(*self.per_bot, 'match', 'matches')}, pairs meet "
+                f"{span(*self.meetings, 'time', 'times')}, "
                 f"seats within {self.seat_spread}, order within {self.order_spread}")
 
 

@@ -21,6 +21,7 @@ from cardgames.v1 import referee_pb2 as pb
 from referee import protocol
 from referee.engine import DECISION_KINDS, Action, Game, IllegalAction, seeded_rng
 from referee.games import envs_module, game_class
+from referee.words import plural
 
 from .actions import ActionLayout, Decision, IllegalIndex, Oracle
 from .encode import Encoder, with_selection
@@ -85,7 +86,7 @@ class Table:
         self.cls = game_class(game)
         self.players = envs_module(game).PLAYERS if players is None else players
         if self.players not in self.cls.player_counts:
-            raise ValueError(f"{game}: {self.players} players not supported "
+            raise ValueError(f"{game}: {self.players} {plural(self.players, 'player')} not supported "
                              f"(allowed: {', '.join(map(str, self.cls.player_counts))})")
         self.variant, self.params = dict(variant or {}), dict(params or {})
         self.illegal = illegal

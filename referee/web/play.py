@@ -45,6 +45,7 @@ from referee.play import SeatPlan, play_match
 from referee.runner import FAULT_POLICIES, MatchOutcome, MatchSpec
 from referee.service import Referee
 from referee.web.human import HumanSeat
+from referee.words import plural
 
 log = logging.getLogger(__name__)
 
@@ -373,7 +374,8 @@ class Hall:
         """The :class:`MatchSpec` of ``req`` (seat labels, per-seat clocks), checked:
         :class:`FormError` for a request that cannot be played."""
         if len(req.seats) != req.players:
-            raise FormError("players", f"{req.players} players but {len(req.seats)} seats given")
+            given = len(req.seats)
+            raise FormError("players", f"{req.players} players but {given} {plural(given, 'seat')} given")
         if not any(c.kind == "human" for c in req.seats):
             raise FormError("", "no seat is human: `referee match` plays bots against each other")
         names, clocks = [], []
@@ -412,7 +414,8 @@ class Hall:
         assert self.referee is not None, "Hall.start() first"
         running = sum(1 for m in self.matches.values() if not m.over)
         if running >= self.max_running:
-            raise FormError("", f"this server plays {running} matches already (at most {self.max_running} at "
+            raise FormError("", f"this server plays {running} {plural(running, 'match', 'matches')} already "
+                                f"(at most {self.max_running} at "
                                 "once): try again when one is over")
         match_id = self.referee.new_match_id(req.game)
         spec = self.spec_of(req, match_id)

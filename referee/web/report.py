@@ -30,6 +30,7 @@ from referee.web.site import (
     stderr_href,
     stderr_path,
 )
+from referee.words import plural
 from tournaments.store import Store
 
 #: the newest matches the report's match list covers, by default
@@ -92,7 +93,8 @@ def write_report(store: Store, t: dict[str, Any], out: Path, max_matches: int = 
     elif listed:
         note = f"the newest {listed:,} of {stored:,} matches; `referee results {snap.name}` exports every match"
     else:
-        note = f"none of the {stored:,} matches is listed here; `referee results {snap.name}` exports every match"
+        note = (f"none of the {stored:,} {plural(stored, 'match', 'matches')} is listed here; "
+                f"`referee results {snap.name}` exports every match")
     replays, no_log, skipped = 0, 0, []
     pages.replayed = set()
     for n in range(1, listed_pages + 1):
@@ -127,7 +129,8 @@ def write_report(store: Store, t: dict[str, Any], out: Path, max_matches: int = 
         left_out.append(f"matches older than the newest {listed:,} of {stored:,} (no list page, no replay: "
                         f"`referee results {snap.name}` exports them)")
     elif listed < stored:
-        left_out.append(f"the match list and every replay, none of the {stored:,} matches listed "
+        left_out.append(f"the match list and every replay, none of the {stored:,} "
+                        f"{plural(stored, 'match', 'matches')} listed "
                         f"(`referee results {snap.name}` exports them)")
     for what, beyond in (("matches", f"newest {PAGE_ROWS}"), ("opponents", f"{PAGE_ROWS} most frequent")):
         if k := len(pages.trimmed[what]):
@@ -135,7 +138,7 @@ def write_report(store: Store, t: dict[str, Any], out: Path, max_matches: int = 
             left_out.append(f"on {where}, {its} {what} beyond {its} {beyond}"
                             + (" (h2h.csv holds every pair)" if what == "opponents" else ""))
     if no_log:
-        left_out.append(f"replays of {no_log:,} listed matches without a match log")
+        left_out.append(f"replays of {no_log:,} listed {plural(no_log, 'match', 'matches')} without a match log")
     return ReportSummary(out, n_pages, replays, skipped, listed, stored, left_out)
 
 

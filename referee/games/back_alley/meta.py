@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Iterator
 
 from referee.games.metakit import GameMeta, RoleEvent, RoleFigure, ints
+from referee.words import plural
 
 
 def role_events(summary: dict[str, Any], players: int) -> list[RoleEvent]:
@@ -32,7 +33,8 @@ def round_lines(events: Iterable[dict[str, Any]], names: list[str]) -> Iterator[
         elif "round_end" in ev:
             r = ev["round_end"]
             shown = " ".join(f"{s}:{bids[s]}" for s in sorted(bids))
-            head = f"round {r.get('round_index', '?')} ({int(r.get('hand_size', 0))} cards): bids {shown}"
+            size = int(r.get("hand_size", 0))
+            head = f"round {r.get('round_index', '?')} ({size} {plural(size, 'card')}): bids {shown}"
             if r.get("passed_out"):
                 yield f"{head} -> passed out; totals [{ints(r.get('totals', []))}]"
                 continue

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from cardgames.v1 import back_alley_pb2 as pb
 from referee.web.table import Table, _num, suit_text
+from referee.words import plural
 
 
 #: a joker laid out in the joker exchange, in words
@@ -28,12 +29,12 @@ class BackAlleyTable(Table):
     def _contracts(self, contracts) -> str:
         parts = []
         for c in contracts:
-            what = f"board {c.board_level}" if c.board else f"{c.tricks} tricks"
+            what = f"board {c.board_level}" if c.board else f"{c.tricks} {plural(c.tricks, 'trick')}"
             parts.append(f"{self._team(c.team)}: {what}")
         return "; ".join(parts) or "none"
 
     def on_round_start(self, m, to):
-        self.new_round(f"Round {m.round_index} ({m.hand_size} cards)", "bidding")
+        self.new_round(f"Round {m.round_index} ({m.hand_size} {plural(m.hand_size, 'card')})", "bidding")
         self.counts = [m.hand_size] * self.n
         self.tags[m.dealer] = ["dealer"]
         if m.upcard:

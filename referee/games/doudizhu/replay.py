@@ -21,12 +21,15 @@ class DouDizhuTable(Table):
         self.rounds = self.params.get("rounds")
         self.results_cols = ["round", "landlord", "bid", "×", *self.names]
         self.bombs = 0
+        #: the round being shown was redealt (everybody passed)
+        self.redealt = False
 
     def on_round_start(self, m, to):
         total = f" of {self.rounds}" if self.rounds else ""
         self.new_round(f"Round {m.round}{total}", "auction")
         self.counts = list(m.hand_sizes)
         self.bombs = 0
+        self.redealt = False
         if m.marker:
             self.set_pile("Marker", [m.marker])
 
@@ -42,6 +45,7 @@ class DouDizhuTable(Table):
     def on_auction_end(self, m, to):
         if m.redeal:
             self.phase = "redeal"
+            self.redealt = True
             self.set_info("Auction", "everybody passed: redeal")
             return
         self.phase = "play"
@@ -74,7 +78,10 @@ class DouDizhuTable(Table):
     def on_round_end(self, m, to):
         self.phase = "round over"
         self.scores = [score_text(int(x)) for x in m.scores]
-        if m.redeal:
+        if m.redeal:  # a round of its own, with no landlord and no money moved
+            self.set_info("Result", "no landlord, no money moved")
+            self.results_rows.append([str(m.round), "everybody passed", "\u2014", "\u2014",
+                                      *(_num(int(d)) for d in m.deltas)])
             return
         who = "landlord wins" if m.landlord_won else "peasants win"
         self.set_info("Result", f"{self.name(m.winner)} went out: {who}, ×{m.multiplier}"
@@ -85,6 +92,8 @@ class DouDizhuTable(Table):
     def on_match_end(self, m, to):
         self.phase = "match over"
         self.scores = [score_text(int(x)) for x in m.scores]
+        if self.redealt:  # the last round was all passes: no deal follows
+            self.set_info("Auction", "everybody passed")
 
 
 TABLE = DouDizhuTable

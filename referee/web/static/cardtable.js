@@ -13,6 +13,12 @@
     return e;
   }
 
+  /* "1 card", "2 cards": n and the noun in the singular or plural (nouns: the
+   * plural when it is not noun + "s"). */
+  function counted(n, noun, nouns) {
+    return n + " " + (n === 1 ? noun : nouns || noun + "s");
+  }
+
   function card(code) {
     var c = el("span", "card");
     c.setAttribute("data-card", code);
@@ -74,7 +80,7 @@
       hand.appendChild(backs(seat.count, 30));
     }
     box.appendChild(hand);
-    box.appendChild(el("div", "count", seat.count + (seat.count === 1 ? " card" : " cards")));
+    box.appendChild(el("div", "count", counted(seat.count, "card")));
 
     var slotEl = document.querySelector('.act[data-seat="' + s + '"]');
     slotEl.innerHTML = "";
@@ -143,5 +149,5 @@
     document.getElementById("no-faults").hidden = !faults.hidden;
   }
 
-  window.CardTable = { el: el, card: card, backs: backs, cardRow: cardRow, drawTable: drawTable, drawSide: drawSide };
+  window.CardTable = { el: el, counted: counted, card: card, backs: backs, cardRow: cardRow, drawTable: drawTable, drawSide: drawSide };
 })();

@@ -182,7 +182,7 @@
     status.id = "selection-status";
     var label = SEND_WORDS[kind] || kind;
     if (!cards.length) {
-      status.textContent = "select " + (size ? size + " cards" : "cards") + " in your hand";
+      status.textContent = "select " + (size ? T.counted(size, "card") : "cards") + " in your hand";
     } else if (inList) {
       status.textContent = cards.length + " selected: a legal action";
       status.classList.add("ok");
