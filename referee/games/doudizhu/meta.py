@@ -39,7 +39,7 @@ def round_lines(events: Iterable[dict[str, Any]], names: list[str]) -> Iterator[
             r = ev["round_end"]
             rnd = r.get("round", "?")
             if auction.get("redeal"):
-                yield f"round {rnd}: bids {' '.join(calls)} -> everybody passed, redeal"
+                yield f"round {rnd}: bids {' '.join(calls)} -> everybody passed: no landlord, no payments"
                 continue
             ll = int(auction.get("landlord", 0))
             who = int(r.get("winner", 0))  # protobuf JSON omits zero: seat 0
