@@ -77,8 +77,8 @@ def _absolute_arg(arg: str, base: Path) -> str:
 
 def policy_label(spec: str) -> str:
     """A bot's name from its policy reference ``MODULE:FUNCTION``: the
-    module's last part or the file's stem (``sample_bots.smear_policy:load``
-    -> ``smear_policy``, ``./mypolicy.py:act`` -> ``mypolicy``), the function
+    module's last part or the file's stem (``mypackage.policies:load``
+    -> ``policies``, ``./mypolicy.py:act`` -> ``mypolicy``), the function
     when there is no module, ``"policy"`` when there is nothing."""
     module, _, function = spec.rpartition(":")
     if module.endswith(".py") or os.sep in module:
