@@ -230,3 +230,30 @@ def test_rating_figures_are_rounded_once_from_the_raw_values() -> None:
     assert (t["mu"], t["sigma"], t["conservative"], t["mean_score"]) == ("25.00", "0.84", "22.47", "0.00")
     t = board_texts(BoardRow("b", -70.54, -0.4, 0.3, 25.0, 8.0, 1.0))
     assert (t["elo"], t["elo_low"], t["elo_high"], t["interval"]) == ("-71", "0", "0", "-")  # no match yet: "-"
+
+
+class SmearPasser(BasicSeatLink):
+    """In-process Smear seat that passes whenever it may, else plays the first legal action."""
+
+    def __init__(self, seat: int):
+        self.name, self.connected = f"p{seat}", True
+
+    async def send(self, msg: pb.RefereeMessage) -> None:
+        pass
+
+    async def ask(self, msg: pb.RefereeMessage, timeout_s: float) -> tuple[pb.ActionReply, float]:
+        req = msg.decision_request
+        act = next((a for a in req.legal_actions if a.kind == pb.ACTION_KIND_PASS), req.legal_actions[0])
+        return pb.ActionReply(match_id=req.match_id, request_id=req.request_id, action=act), 0.001
+
+
+def test_a_smear_round_passed_out_names_no_seat_for_its_items(tmp_path):
+    """Everybody passes (no forced dealer): the round's row says passed out and
+    gives no bid and no high, low, jack or game to anyone (the round-end
+    message leaves them unset, which must not read as seat 0)."""
+    spec = MatchSpec(game="smear", players=3, seed=4, seat_names=["a", "b", "c"], params={"max_rounds": 2})
+    path = tmp_path / "passed.jsonl"
+    assert asyncio.run(run_match(spec, [SmearPasser(s) for s in range(3)], path)).status == "complete"
+    for view in views(3):
+        rows = steps(read_log(path), view)[-1]["results"]["rows"]
+        assert [r[:8] for r in rows] == [[str(k), "passed out", "-", "-", "-", "-", "-", "-"] for k in (1, 2)], rows

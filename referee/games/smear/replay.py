@@ -68,9 +68,13 @@ class SmearTable(Table):
             self.set_info("Result", "passed out")
         else:
             self.set_info("Result", f"{self.name(m.bidder)} bid {m.bid}: {made}")
-        self.results_rows.append([str(m.round), who(m.bidder) if not m.passed_out else "passed out",
-                                  str(m.bid), suit_text(m.trump, "-"), who(it.high, it.high_card), who(it.low, it.low_card),
-                                  who(it.jack), who(it.game), *(_num(d) for d in m.deltas)])
+        if m.passed_out:  # no bid, no play: no items (the message's are unset, not seat 0's)
+            self.results_rows.append([str(m.round), "passed out", "-", "-", "-", "-", "-", "-",
+                                      *(_num(d) for d in m.deltas)])
+            return
+        self.results_rows.append([str(m.round), who(m.bidder), str(m.bid), suit_text(m.trump, "-"),
+                                  who(it.high, it.high_card), who(it.low, it.low_card), who(it.jack), who(it.game),
+                                  *(_num(d) for d in m.deltas)])
 
     def on_match_end(self, m, to):
         self.phase = "match over"
