@@ -293,6 +293,11 @@ def test_a_timeout_is_a_timeout_then_the_human_plays_on(driver, server):
     notice = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, '#notice[data-fault="timeout"]'), 60,
                       "the timeout notice")[0]
     assert notice.text.startswith("Time ran out") and "The referee played" in notice.text
+    # every seat is named as the match names it (a bot by its Hello), on the table and in the moves
+    names = read_lines(match_log(server, url))[0]["spec"]["seat_names"]
+    assert [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#table .seat-name")] != []
+    assert {e.text for e in driver.find_elements(By.CSS_SELECTOR, "#table .seat-name")} == set(names)
+    assert all(li.text.split(" ")[0] in names for li in driver.find_elements(By.CSS_SELECTOR, "#recent li"))
     shot(driver, "play-timeout")
     play_to_the_end(driver, random.Random(1))
     assert driver.find_element(By.ID, "ended").is_displayed()

@@ -247,7 +247,7 @@
     list.innerHTML = "";
     (st.recent || []).slice().reverse().forEach(function (r) {
       var li = el("li", r.seat === cfg.seat ? "me" : "");
-      li.appendChild(el("span", "", (cfg.names[r.seat] || "seat " + r.seat) + " " + r.text));
+      li.appendChild(el("span", "", (data.names[r.seat] || "seat " + r.seat) + " " + r.text));
       if (r.cards && r.cards.length) li.appendChild(T.cardRow(r.cards, "small"));
       list.appendChild(li);
     });
@@ -265,7 +265,7 @@
     st.ended.results.forEach(function (r) {
       var tr = el("tr");
       if (r.seat === cfg.seat) tr.className = "me";
-      [r.seat, cfg.names[r.seat] + (r.forfeited ? " (forfeited)" : ""), r.score, r.rank].forEach(function (v) {
+      [r.seat, data.names[r.seat] + (r.forfeited ? " (forfeited)" : ""), r.score, r.rank].forEach(function (v) {
         tr.appendChild(el("td", "", String(v)));
       });
       t.appendChild(tr);
@@ -331,6 +331,7 @@
   var es = new EventSource(cfg.events);
   es.addEventListener("state", function (e) {
     st = JSON.parse(e.data);
+    if (st.names && st.names.length) data.names = st.names;  // the match's own (bots named by their Hello)
     var rid = st.request ? st.request.id : null;
     if (rid !== selectedFor) { selected = []; selectedFor = rid; hintAt = -1; }
     deadline = st.request && !st.request.sent ?
