@@ -356,7 +356,7 @@ def _include(path: Path, patterns: Any, line: int | None, raw: dict[str, Any], o
         matched = [m for m in matched if m.is_file() and not m.samefile(path)]
         if not matched:
             found.append((main, "include", line, f"{pattern!r} matches no file (patterns are relative to "
-                          f"{base}{os.sep})"))
+                          f"{base.resolve()}{os.sep}, the tournament file's directory)"))
         files.update(dict.fromkeys(matched))
     if not isinstance(raw.get("bots", []), list):
         return  # the tournament file's own bots are wrong: parse() says so
