@@ -2,11 +2,14 @@
 
 It uses only the generated protocol stubs (``cardgames.v1``) and grpcio:
 connect, send Hello, answer every DecisionRequest with ``choose(request)``,
-exit when the referee says Goodbye or closes the stream.
+exit when the referee says Goodbye or closes the stream - or, with
+``--reconnect SECONDS``, connect again when the connection was lost or the
+referee went away (docs/protocol.md, "Reconnecting after a dropped connection").
 
 Command line of every bot built on it::
 
     BOT --referee HOST:PORT [--token TOKEN] [--name NAME] [--seed N] [--tls-ca FILE]
+        [--games G1,G2] [--max-matches K] [--separate-events] [--reconnect SECONDS]
 
 Where the token comes from (:func:`token_from_environment`): a bot the
 referee launches reads it from the inherited descriptor whose number is in
@@ -22,6 +25,7 @@ import argparse
 import os
 import queue
 import sys
+import time
 from typing import Callable, Iterator
 
 import grpc
@@ -32,6 +36,13 @@ CHANNEL_OPTIONS = [("grpc.max_receive_message_length", 64 * 1024 * 1024)]
 from cardgames.v1 import referee_pb2 as pb, referee_pb2_grpc
 
 Chooser = Callable[[pb.DecisionRequest, pb.MatchStarted | None], pb.Action]
+
+# --reconnect: wait this long before the first new attempt, doubling up to the second figure (seconds)
+FIRST_RETRY_S, MAX_RETRY_S = 0.5, 10.0
+# Status codes a new connection may cure: the referee is unreachable or went away (UNAVAILABLE,
+# CANCELLED when its server stopped), or still holds this token's dropped connection (ALREADY_EXISTS).
+# Never retried: a bad token, a refused Hello, any other refusal.
+RETRY_CODES = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED, grpc.StatusCode.ALREADY_EXISTS)
 
 
 def parse_args(default_name: str, argv: list[str] | None = None,
@@ -49,6 +60,9 @@ def parse_args(default_name: str, argv: list[str] | None = None,
     ap.add_argument("--max-matches", type=int, default=1, help="matches this connection may play at once")
     ap.add_argument("--separate-events", action="store_true",
                     help="receive each event as its own message (default: bundled into requests)")
+    ap.add_argument("--reconnect", type=float, default=0, metavar="SECONDS",
+                    help="when the connection is lost or the referee restarts, connect again (same token) "
+                    "for up to SECONDS, then exit 1 (default: 0, exit when the connection ends)")
     if extra:
         extra(ap)
     args = ap.parse_args(argv)
@@ -59,6 +73,8 @@ def parse_args(default_name: str, argv: list[str] | None = None,
             ap.error(str(e))
     if not args.token:
         ap.error("no token: set REFEREE_TOKEN or pass --token")
+    if args.reconnect < 0:
+        ap.error("--reconnect SECONDS must be 0 (off) or more")
     return args
 
 
@@ -83,7 +99,43 @@ def token_from_environment() -> str | None:
 
 
 def run(choose: Chooser, args: argparse.Namespace, version: str = "1") -> int:
-    """Play until the referee ends the connection. Returns a process exit code."""
+    """Play until the referee ends the connection. Returns a process exit code.
+
+    With ``args.reconnect`` > 0 (seconds), a connection lost, a referee that
+    cannot be reached or a Goodbye saying the referee shuts down is followed
+    by new connections with the same Hello, ``FIRST_RETRY_S`` apart doubling
+    up to ``MAX_RETRY_S``, until one is welcomed; after ``args.reconnect``
+    seconds without a welcome the bot gives up: exit code 1."""
+    patience = getattr(args, "reconnect", 0) or 0
+    lost_at: float | None = None  # time.monotonic() when the connection was lost; None while connected
+    delay = FIRST_RETRY_S
+    try:
+        while True:
+            code, why, welcomed = _connect_and_play(choose, args, version, reconnecting=lost_at is not None)
+            if why is None or patience <= 0:
+                if why is not None and code != 0:
+                    print(f"{args.name}: connection ended: {why}", file=sys.stderr)
+                return code
+            if welcomed or lost_at is None:
+                print(f"{args.name}: lost the referee at {args.referee} ({why}); reconnecting for up to "
+                      f"{patience:g} s", file=sys.stderr)
+                lost_at, delay = time.monotonic(), FIRST_RETRY_S
+            left = lost_at + patience - time.monotonic()
+            if left <= 0:
+                print(f"{args.name}: could not reconnect to {args.referee} within {patience:g} s "
+                      f"(last attempt: {why}); giving up", file=sys.stderr)
+                return 1
+            time.sleep(min(delay, left))
+            delay = min(2 * delay, MAX_RETRY_S)
+    except KeyboardInterrupt:
+        return 130
+
+
+def _connect_and_play(choose: Chooser, args: argparse.Namespace, version: str,
+                      reconnecting: bool) -> tuple[int, str | None, bool]:
+    """One connection: Hello, then play until it ends. Returns (exit code,
+    why a new connection may help or ``None`` when it would not, whether the
+    referee welcomed this connection)."""
     outbox: "queue.Queue[pb.BotMessage | None]" = queue.Queue()
     outbox.put(pb.BotMessage(hello=pb.Hello(
         bot_name=args.name, bot_version=version, token=args.token, protocol_version=1,
@@ -101,10 +153,15 @@ def run(choose: Chooser, args: argparse.Namespace, version: str = "1") -> int:
         channel = grpc.insecure_channel(args.referee, options=CHANNEL_OPTIONS)
     stub = referee_pb2_grpc.RefereeServiceStub(channel)
     matches: dict[str, pb.MatchStarted] = {}
+    welcomed = False
     try:
         for msg in stub.Connect(requests()):
             which = msg.WhichOneof("msg")
-            if which == "match_started":
+            if which == "welcome":
+                welcomed = True
+                if reconnecting:
+                    print(f"{args.name}: reconnected to {args.referee}", file=sys.stderr)
+            elif which == "match_started":
                 matches[msg.match_started.match_id] = msg.match_started
             elif which == "decision_request":
                 req = msg.decision_request
@@ -118,14 +175,17 @@ def run(choose: Chooser, args: argparse.Namespace, version: str = "1") -> int:
             elif which == "match_ended":
                 matches.pop(msg.match_ended.match_id, None)
             elif which == "goodbye":
-                break
-            # "welcome" and "event" need no answer
+                reason = msg.goodbye.reason
+                return 0, (f"Goodbye: {reason}" if reason == "referee shutting down" else None), welcomed
+            # "event" needs no answer
+        return 0, "the stream ended without the referee's Goodbye", welcomed
     except grpc.RpcError as e:
         code = e.code()
-        if code not in (grpc.StatusCode.CANCELLED,):
-            print(f"{args.name}: connection ended: {code.name}: {e.details()}", file=sys.stderr)
-            return 1
+        why = f"{code.name}: {e.details()}"
+        if code in RETRY_CODES:
+            return (0 if code is grpc.StatusCode.CANCELLED else 1), why, welcomed
+        print(f"{args.name}: connection ended: {why}", file=sys.stderr)
+        return 1, None, welcomed
     finally:
         outbox.put(None)
         channel.close()
-    return 0
