@@ -56,7 +56,7 @@ async def _start(tmp: Path, port: int = 0) -> Referee:
         try:
             await ref.start("127.0.0.1", port)
             return ref
-        except Exception:
+        except OSError:  # "could not bind": the old server's socket may still be closing
             await ref.stop(0)
             if time.monotonic() > deadline:
                 raise
