@@ -117,7 +117,8 @@ def run(choose: Chooser, args: argparse.Namespace, version: str = "1") -> int:
                     print(f"{args.name}: connection ended: {why}", file=sys.stderr)
                 return code
             if welcomed or lost_at is None:
-                print(f"{args.name}: lost the referee at {args.referee} ({why}); reconnecting for up to "
+                what = "lost the referee" if welcomed else "cannot reach the referee"
+                print(f"{args.name}: {what} at {args.referee} ({why}); reconnecting for up to "
                       f"{patience:g} s", file=sys.stderr)
                 lost_at, delay = time.monotonic(), FIRST_RETRY_S
             left = lost_at + patience - time.monotonic()
