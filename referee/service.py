@@ -863,8 +863,9 @@ class Referee:
         return self.port
 
     async def stop(self, grace_s: float = 1.0) -> None:
+        """Goodbye to every connection (each write bounded by ``end_write_s``), then stop the server
+        (``grace_s`` seconds for the calls in flight)."""
         await self.stalls.stop()
-        """Goodbye to every connection (each write bounded by ``end_write_s``), then stop the server."""
         live = [c for c in self.connections if not c.closed.is_set()]
 
         async def bye(c: BotConnection) -> None:
