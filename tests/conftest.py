@@ -135,6 +135,17 @@ def stop_server(p: subprocess.Popen, group: bool = False) -> None:
         p.wait(5)
 
 
+def stop_process(p: subprocess.Popen) -> None:
+    """Stop a process started by a test: SIGTERM, then SIGKILL after 10 s."""
+    if p.poll() is None:
+        p.terminate()
+        try:
+            p.wait(10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait(5)
+
+
 def interrupt_when(p: subprocess.Popen, ready: Callable[[], Any], timeout_s: float = 90) -> tuple[str, str]:
     """Send Ctrl-C (SIGINT) to ``p`` once ``ready()`` holds (or after ``timeout_s``);
     its (stdout, stderr). The process group is killed if it has not ended 60 s later."""

@@ -20,7 +20,7 @@ from typing import Callable
 
 import pytest
 
-from conftest import ROOT, aio_bot, run
+from conftest import ROOT, aio_bot, run, stop_process
 from referee.runner import MatchSpec
 from referee.service import Referee
 
@@ -71,16 +71,6 @@ async def _exit_code(p: subprocess.Popen, timeout_s: float = 20) -> int | None:
         return None
 
 
-def _stop(p: subprocess.Popen) -> None:
-    if p.poll() is None:
-        p.terminate()
-        try:
-            p.wait(10)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait(5)
-
-
 @pytest.mark.parametrize("goodbye", [True, False], ids=["goodbye", "dropped"])
 def test_a_bot_with_reconnect_comes_back_to_a_restarted_referee_and_plays(tmp_path: Path, goodbye: bool) -> None:
     """The first referee stops with its Goodbye "referee shutting down", or its
@@ -110,7 +100,7 @@ def test_a_bot_with_reconnect_comes_back_to_a_restarted_referee_and_plays(tmp_pa
             assert bot.poll() is None  # the same process, still connected for the next match
             assert _connected(second)
         finally:
-            _stop(bot)
+            stop_process(bot)
             for ref in refs:
                 await ref.stop(0.2)
 
@@ -136,7 +126,7 @@ def test_without_reconnect_the_bot_exits_and_it_never_retries_a_bad_token(tmp_pa
             assert await _exit_code(brief) == 1  # nobody answers on the port for 1 s: gives up
         finally:
             for p in (plain, brief, bad):
-                _stop(p)
+                stop_process(p)
             await ref.stop(0.2)
 
     run(body())

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import stop_process
+
 REPO = Path(__file__).resolve().parent.parent
 NODE_DIR = REPO / "sample_bots" / "node"
 NODE_BOT = "node sample_bots/node/bot.js"
@@ -125,12 +127,7 @@ def test_node_bot_reports_bad_token_and_exits_nonzero(node_bot: str, tmp_path: P
         assert r.returncode == 1, (r.returncode, r.stderr)
         assert "UNAUTHENTICATED" in r.stderr and "nodetest" in r.stderr, r.stderr
     finally:
-        serve.terminate()
-        try:
-            serve.wait(10)
-        except subprocess.TimeoutExpired:
-            serve.kill()
-            serve.wait(5)
+        stop_process(serve)
 
 
 def test_node_bot_reports_unreachable_referee(node_bot: str) -> None:
