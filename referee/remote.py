@@ -189,6 +189,24 @@ class RemoteReferee:
                 out.append(asdict(FaultRecord(s, "crash", message=p.crash_message(rc))))
         return out
 
+    async def unknown_tokens(self, tokens: list[str]) -> list[int] | None:
+        """The indices into ``tokens`` (ascending) of the tokens the referee
+        does not accept (``AdminService.CheckTokens``), or ``None`` when it
+        does not offer that call (an older referee: ``UNIMPLEMENTED``).
+        Raises :class:`RemoteError` when it refuses (bad admin token) or
+        cannot be reached."""
+        try:
+            async with self._channel() as ch:
+                res = await admin_pb2_grpc.AdminServiceStub(ch).CheckTokens(
+                    admin_pb2.CheckTokensRequest(tokens=tokens), metadata=[("x-admin-token", self.admin_token)])
+        except grpc.RpcError as e:
+            if e.code() == grpc.StatusCode.UNIMPLEMENTED:
+                return None
+            if e.code() == grpc.StatusCode.UNAVAILABLE:
+                raise RemoteError(unreachable("referee", self.addr, e.details() or "", self.tls_ca)) from None
+            raise RemoteError(f"referee at {self.addr} refused: {e.code().name}: {e.details()}") from None
+        return sorted({i for i in res.unknown if i < len(tokens)})
+
     async def fetch_log(self, match_id: str, dest: Path) -> Path:
         """Write the log of ``match_id`` (a match played on the referee,
         finished or cut short) to ``dest`` (through ``dest.part``, renamed

@@ -645,6 +645,18 @@ class Referee:
         self.register_token(token, *self.token_hashes[found])
         return self.tokens[token]
 
+    def accepts_token(self, token: str) -> bool:
+        """Whether a bot could connect with ``token`` now: registered (not taken
+        out of the token file) or registered by its SHA-256. Changes nothing
+        (:meth:`slot_for` registers a token found by its digest)."""
+        slot = self.tokens.get(token)
+        if slot is not None:
+            return not slot.revoked
+        if not self.token_hashes:
+            return False
+        d = token_digest(token)
+        return any([hmac.compare_digest(digest, d) for digest in self.token_hashes])  # every digest compared
+
     def new_token(self, name: str = "", max_connections: int = 0, game: str = "") -> str:
         """Register and return a fresh random token (hex: never starts with "-", safe on any command line)."""
         t = secrets.token_hex(16)
@@ -1287,6 +1299,12 @@ class _AdminServicer(admin_pb2_grpc.AdminServiceServicer):
         with f:
             while data := await asyncio.to_thread(f.read, LOG_CHUNK_BYTES):
                 yield admin_pb2.MatchLogChunk(data=data)
+
+    async def CheckTokens(self, request: admin_pb2.CheckTokensRequest,
+                          context: grpc.aio.ServicerContext) -> admin_pb2.CheckTokensResponse:
+        await self._admit(context, "CheckTokens")
+        return admin_pb2.CheckTokensResponse(
+            unknown=[i for i, t in enumerate(request.tokens) if not self.ref.accepts_token(t)])
 
     async def RegisterTokens(self, request: admin_pb2.RegisterTokensRequest,
                              context: grpc.aio.ServicerContext) -> admin_pb2.RegisterTokensResponse:

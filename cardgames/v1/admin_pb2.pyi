@@ -53,6 +53,18 @@ class RegisterTokensResponse(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
+class CheckTokensRequest(_message.Message):
+    __slots__ = ("tokens",)
+    TOKENS_FIELD_NUMBER: _ClassVar[int]
+    tokens: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, tokens: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class CheckTokensResponse(_message.Message):
+    __slots__ = ("unknown",)
+    UNKNOWN_FIELD_NUMBER: _ClassVar[int]
+    unknown: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, unknown: _Optional[_Iterable[int]] = ...) -> None: ...
+
 class RunMatchResponse(_message.Message):
     __slots__ = ("match_id", "status", "result", "log_path", "seat_names")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]

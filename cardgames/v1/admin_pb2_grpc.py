@@ -50,6 +50,11 @@ class AdminServiceStub:
                 request_serializer=cardgames_dot_v1_dot_admin__pb2.MatchLogRequest.SerializeToString,
                 response_deserializer=cardgames_dot_v1_dot_admin__pb2.MatchLogChunk.FromString,
                 _registered_method=True)
+        self.CheckTokens = channel.unary_unary(
+                '/cardgames.v1.AdminService/CheckTokens',
+                request_serializer=cardgames_dot_v1_dot_admin__pb2.CheckTokensRequest.SerializeToString,
+                response_deserializer=cardgames_dot_v1_dot_admin__pb2.CheckTokensResponse.FromString,
+                _registered_method=True)
         self.LadderAdd = channel.unary_unary(
                 '/cardgames.v1.AdminService/LadderAdd',
                 request_serializer=cardgames_dot_v1_dot_admin__pb2.LadderAddRequest.SerializeToString,
@@ -96,6 +101,18 @@ class AdminServiceServicer:
         """Streams the log of a match played on this referee (finished, or as far
         as it got), in chunks of at most 1 MiB. NOT_FOUND if this referee has
         no log of that match, INVALID_ARGUMENT for a malformed match_id.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CheckTokens(self, request, context):
+        """Which of the given tokens this referee does not accept: the indices
+        (into CheckTokensRequest.tokens, ascending) of those no bot could
+        connect with now. `referee tournament run --referee` asks it once
+        before its first match with every external bot's token. Nothing else
+        is revealed and nothing changes; PERMISSION_DENIED without the admin
+        token, like every call of this service.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -156,6 +173,11 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     servicer.MatchLog,
                     request_deserializer=cardgames_dot_v1_dot_admin__pb2.MatchLogRequest.FromString,
                     response_serializer=cardgames_dot_v1_dot_admin__pb2.MatchLogChunk.SerializeToString,
+            ),
+            'CheckTokens': grpc.unary_unary_rpc_method_handler(
+                    servicer.CheckTokens,
+                    request_deserializer=cardgames_dot_v1_dot_admin__pb2.CheckTokensRequest.FromString,
+                    response_serializer=cardgames_dot_v1_dot_admin__pb2.CheckTokensResponse.SerializeToString,
             ),
             'LadderAdd': grpc.unary_unary_rpc_method_handler(
                     servicer.LadderAdd,
@@ -260,6 +282,33 @@ class AdminService:
             '/cardgames.v1.AdminService/MatchLog',
             cardgames_dot_v1_dot_admin__pb2.MatchLogRequest.SerializeToString,
             cardgames_dot_v1_dot_admin__pb2.MatchLogChunk.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CheckTokens(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardgames.v1.AdminService/CheckTokens',
+            cardgames_dot_v1_dot_admin__pb2.CheckTokensRequest.SerializeToString,
+            cardgames_dot_v1_dot_admin__pb2.CheckTokensResponse.FromString,
             options,
             channel_credentials,
             insecure,
