@@ -645,7 +645,8 @@ def tournament_run(
     """Run a tournament of bots over gRPC and print its leaderboard (ranked by the batch-fit Elo).
 
     Validates the whole file first, and the files its include names (every
-    problem with its file, key and line).
+    problem with its file, key and line); with --referee, also that the
+    referee knows every external bot's token (every unknown one named).
     Results go to the database as each match ends, so a killed run loses at
     most the matches in flight: finish it with --resume. While it runs the
     tournament holds a lease in the database: a second run of it is refused.
@@ -704,6 +705,19 @@ def tournament_run(
         problem = None
     if problem:
         fail(problem)
+    if remote is not None:  # every external bot's token, before the first match (a new run or --resume)
+        from tournaments.executor import check_external_tokens
+
+        try:
+            checked = run_until_signal(check_external_tokens(remote, spec))
+        except RemoteError as e:
+            fail(str(e))
+        except Interrupted as e:
+            raise typer.Exit(128 + e.signum)
+        if not checked:
+            console.print(f"note: the referee at {referee_addr} cannot check tokens (no AdminService.CheckTokens: "
+                          "an older version); an unknown token stops the run at its bot's first match",
+                          markup=False)
     sandbox = None  # on a Dask cluster each worker makes its own; a remote referee has its own
     if spec.executor == "local" and remote is None:
         sandbox = bot_sandbox(spec.bot_uids, spec.isolate_network, [b.command for b in spec.bots if not b.external],

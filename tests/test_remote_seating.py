@@ -112,25 +112,48 @@ def test_tournament_runs_external_bots_on_the_running_referee(hosted, tmp_path: 
     assert all(p.poll() is None for p in bots.values())
 
 
-def test_a_token_the_referee_does_not_know_names_its_bot_and_leaves_no_tournament(hosted, tmp_path: Path) -> None:
-    """The referee refuses the first match (one external bot's token is wrong): the error says which
-    bot sits in the refused seat, and nothing played means no tournament left behind, so the
-    corrected file runs with a plain re-run (no --resume)."""
+def test_unknown_tokens_stop_the_tournament_before_any_match_naming_every_bot(hosted, tmp_path: Path) -> None:
+    """Two external bots' tokens are unknown to the referee (one bot in the tournament file, one in a
+    file it includes): the run stops before the first match with one message naming both, each with
+    the file and line it is defined at, and what to do. Nothing played means no tournament left
+    behind, so the corrected file runs with a plain re-run; --resume checks the tokens again."""
     addr, _bots = hosted
     f = tmp_path / "remote.toml"
+    extra = tmp_path / "entries.toml"
+    logs = tmp_path / "logs"
 
-    def write(tokens: dict[str, str]) -> None:
+    def write(tokens: dict[str, str], include: bool) -> None:
         entries = "".join(f'[[bots]]\nname = "{n}"\nexternal = true\ntoken = "{t}"\n\n' for n, t in tokens.items())
         f.write_text(f'name = "remote"\ngame = "doudizhu"\nplayers = 3\nseed = 3\nconcurrency = 1\n'
-                     f'database = "{tmp_path / "t.sqlite"}"\nlog_dir = "{tmp_path / "logs"}"\n'
-                     f'params = {{ rounds = 1 }}\n\n{entries}')
+                     f'database = "{tmp_path / "t.sqlite"}"\nlog_dir = "{logs}"\n'
+                     + ('include = ["entries.toml"]\n' if include else "")
+                     + f'params = {{ rounds = 1 }}\n\n{entries}')
 
-    write({**BOTS, "carol": "not-carols-token"})
+    def line_of(path: Path, text: str) -> int:
+        return path.read_text().splitlines().index(text) + 1
+
+    extra.write_text('# one more entry\n[[bots]]\nname = "dave"\nexternal = true\ntoken = "daves-token"\n')
+    write({**BOTS, "carol": "not-carols-token"}, include=True)
     r = _cli("tournament", "run", str(f), "--referee", addr, "--quiet")
-    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
-    seat = re.search(r"seat (\d): seat token not registered", r.stderr)
-    assert seat and re.search(rf"seat {seat.group(1)}: carol \(external: its token\)", r.stderr), r.stderr
-    write(BOTS)
+    assert r.returncode == 2 and "Traceback" not in r.stdout + r.stderr, r.stderr
+    assert f"the referee at {addr} does not know the token of 2 external bots; no match was started:" in r.stderr
+    carol_at, dave_at = line_of(f, 'name = "carol"'), line_of(extra, 'name = "dave"')
+    carol, dave = f"  {f}:{carol_at}: carol\n", f"  {extra}:{dave_at}: dave\n"
+    assert carol in r.stderr and dave in r.stderr, r.stderr
+    assert "alice" not in r.stderr and "bob" not in r.stderr
+    assert "referee serve --token-file" in r.stderr
+    assert "not-carols-token" not in r.stderr and "daves-token" not in r.stderr  # tokens are secrets
+    assert not list(logs.glob("**/*.jsonl"))  # no match was played
+
+    write(BOTS, include=False)
     r = _cli("tournament", "run", str(f), "--referee", addr, "--quiet", "--format", "json")
     assert r.returncode == 0, r.stdout + r.stderr
     assert {row["bot"]: row["matches"] for row in json.loads(r.stdout)} == {"alice": 6, "bob": 6, "carol": 6}
+    assert "cannot check tokens" not in r.stderr
+
+    write({**BOTS, "carol": "not-carols-token"}, include=False)  # tokens are not in the fingerprint
+    r = _cli("tournament", "run", str(f), "--referee", addr, "--quiet", "--resume")
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert "does not know the token of 1 external bot; no match was started:" in r.stderr
+    carol_at = line_of(f, 'name = "carol"')  # a line earlier: no include
+    assert f"  {f}:{carol_at}: carol\n" in r.stderr, r.stderr

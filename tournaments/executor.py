@@ -307,6 +307,32 @@ class RemoteExecutor:
         return None
 
 
+async def check_external_tokens(remote: RemoteReferee, spec: TournamentSpec) -> bool:
+    """Before a tournament's first match on ``remote``: ask that referee once
+    (``AdminService.CheckTokens``) whether it accepts the token of every
+    ``external`` bot of ``spec``. Returns True when it does (or there is no
+    external bot: nothing is asked), False when the referee does not offer
+    the call (an older one: nothing was checked). Raises
+    :class:`~referee.remote.RemoteError` naming every external bot whose
+    token it does not accept, with the file and line where each is defined
+    and what to do, and when it refuses the call or cannot be reached."""
+    external = [b for b in spec.bots if b.external]
+    if not external:
+        return True
+    unknown = await remote.unknown_tokens([b.token for b in external])
+    if unknown is None:
+        return False
+    if unknown:
+        n = len(unknown)
+        lines = "".join(f"\n  {external[i].where}: {external[i].name}" for i in unknown)
+        raise RemoteError(f"the referee at {remote.addr} does not know the token of {n} external "
+                          f"bot{'' if n == 1 else 's'}; no match was started:{lines}\n"
+                          "register each token with that referee (a NAME=TOKEN line in the file of `referee serve "
+                          "--token-file FILE`, reread when it changes) or correct it in the tournament file, "
+                          "then run again")
+    return True
+
+
 # --------------------------------------------------------------------------- Dask workers
 class WorkerRuntime:
     """Per Dask worker process: a scratch directory for logs and bot output,

@@ -122,6 +122,8 @@ class BotEntry:
     resources: list[str] = field(default_factory=list)  # Dask worker resources a match of this bot needs
     #: this bot's limits (the tournament's ``[limits]`` with its own overrides)
     limits: Limits | None = None
+    #: where the bot is defined, ``"FILE:LINE"`` (its name's line; the included file's for a bot written there)
+    where: str = ""
 
 
 @dataclass
@@ -191,6 +193,7 @@ class TournamentSpec:
             b.pop("token", None)
             b.pop("resources", None)
             b.pop("limits", None)
+            b.pop("where", None)
         if not self.until:
             for k in ("until", "confidence", "max_matches"):
                 d.pop(k)
@@ -205,6 +208,7 @@ class TournamentSpec:
         for b in d["bots"]:
             if b.get("token"):
                 b["token"] = "***"
+            b.pop("where", None)
         return d
 
 
@@ -604,13 +608,14 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
                     "token)")
         bname = get(b, "name", f"{key}.name", str, "", lambda v: bool(_NAME_RE.match(v)),
                     "must be 1-64 letters, digits, '_', '-', '.'")
+        bfile, _, bline = place(f"{key}.name")
+        where = f"{bfile}:{bline or '?'}"
         if "name" not in b:
             bad(f"{key}", "bot without a name")
         elif bname in seen:
             bad(f"{key}.name", f"duplicate bot name {bname!r} (also at {seen[bname]})")
         else:
-            file, _, ln = place(f"{key}.name")
-            seen[bname] = f"{file}:{ln or '?'}"
+            seen[bname] = where
         external = get(b, "external", f"{key}.external", bool, False)
         command = get(b, "command", f"{key}.command", str, "")
         token = get(b, "token", f"{key}.token", str, "")
@@ -637,7 +642,8 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
             bad(f"{key}.command", "missing (or set external = true with a token)")
         elif (why := check_command(command, Path(cwd))) is not None:
             bad(f"{key}.command", why)
-        bots.append(BotEntry(bname, command, external, token, persistent, resources=list(resources), limits=own_limits))
+        bots.append(BotEntry(bname, command, external, token, persistent, resources=list(resources), limits=own_limits,
+                             where=where))
     if cls is not None and players and len(bots) < players:
         bad("bots[0]" if bots else "bots", f"{len(bots)} bot(s) for {players}-player matches: need at least {players}")
     if fixed_schedule and cls is not None and players in cls.player_counts and len(bots) >= players:
