@@ -53,6 +53,7 @@ from referee.outcomes import MatchStatus
 from referee.runner import MatchSpec
 from referee.sandbox import Sandbox, SandboxError, prepare
 from referee.service import Referee
+from referee.words import plural
 from tournaments.schedule import ScheduledMatch
 from tournaments.spec import TournamentSpec
 
@@ -326,7 +327,7 @@ async def check_external_tokens(remote: RemoteReferee, spec: TournamentSpec) -> 
         n = len(unknown)
         lines = "".join(f"\n  {external[i].where}: {external[i].name}" for i in unknown)
         raise RemoteError(f"the referee at {remote.addr} does not know the token of {n} external "
-                          f"bot{'' if n == 1 else 's'}; no match was started:{lines}\n"
+                          f"{plural(n, 'bot')}; no match was started:{lines}\n"
                           "register each token with that referee (a NAME=TOKEN line in the file of `referee serve "
                           "--token-file FILE`, reread when it changes) or correct it in the tournament file, "
                           "then run again")
