@@ -3,7 +3,8 @@ must pass, for tests/test_bot_reconnect.py, tests/test_node_bot.py and
 tests/test_cpp_bot.py: a bot connected on its own comes back to a referee
 that restarted on the same address, and plays there; without the option it
 exits as before; a refusal a new connection cannot cure (a bad token) is
-never retried; Ctrl-C while it waits to reconnect exits 130 quietly.
+never retried; Ctrl-C while it waits to reconnect exits 130 quietly; a
+negative value is a usage error.
 
 Real processes and real gRPC on loopback: an in-process Referee on
 127.0.0.1 (port 0, then the same port again) and the bot as a child process
@@ -163,3 +164,10 @@ def ctrl_c_while_reconnecting_exits_130(bot_argv: list[str], tmp_path: Path) -> 
     run(body())
     lines = err.read_text().splitlines()
     assert len(lines) == 1 and lines[0].startswith("rb: cannot reach the referee at 127.0.0.1:"), lines
+
+
+def a_negative_value_is_a_usage_error(bot_argv: list[str]) -> None:
+    """``--reconnect -1``: exit status 2, the option named on stderr, no traceback."""
+    r = subprocess.run([*bot_argv, "--referee", "127.0.0.1:1", "--reconnect", "-1"], cwd=ROOT, capture_output=True,
+                       text=True, timeout=60, env={**os.environ, "REFEREE_TOKEN": TOKEN})
+    assert r.returncode == 2 and "--reconnect" in r.stderr and "Traceback" not in r.stderr, (r.returncode, r.stderr)

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from reconnectlib import (comes_back_to_a_restarted_referee_and_plays, ctrl_c_while_reconnecting_exits_130,
-                          exits_without_reconnect_and_never_retries_a_bad_token)
+from reconnectlib import (a_negative_value_is_a_usage_error, comes_back_to_a_restarted_referee_and_plays,
+                          ctrl_c_while_reconnecting_exits_130, exits_without_reconnect_and_never_retries_a_bad_token)
 
 PY_BOT = [sys.executable, "sample_bots/random_bot.py"]
 
@@ -31,3 +31,7 @@ def test_without_reconnect_the_bot_exits_and_it_never_retries_a_bad_token(tmp_pa
 
 def test_ctrl_c_while_reconnecting_exits_130(tmp_path: Path) -> None:
     ctrl_c_while_reconnecting_exits_130(PY_BOT, tmp_path)
+
+
+def test_rejects_a_negative_reconnect() -> None:
+    a_negative_value_is_a_usage_error(PY_BOT)

@@ -20,8 +20,8 @@ from typing import Iterator
 import pytest
 
 from conftest import ROOT, shared_dir
-from reconnectlib import (comes_back_to_a_restarted_referee_and_plays, ctrl_c_while_reconnecting_exits_130,
-                          exits_without_reconnect_and_never_retries_a_bad_token)
+from reconnectlib import (a_negative_value_is_a_usage_error, comes_back_to_a_restarted_referee_and_plays,
+                          ctrl_c_while_reconnecting_exits_130, exits_without_reconnect_and_never_retries_a_bad_token)
 
 RANDOM_BOT = "python sample_bots/random_bot.py"
 HEURISTIC_BOT = "python sample_bots/heuristic_bot.py"
@@ -163,3 +163,7 @@ def test_cpp_bot_without_reconnect_exits_and_never_retries_a_bad_token(cpp_bot: 
 
 def test_cpp_bot_ctrl_c_while_reconnecting_exits_130(cpp_bot: str, tmp_path: Path) -> None:
     ctrl_c_while_reconnecting_exits_130([cpp_bot], tmp_path)
+
+
+def test_cpp_bot_rejects_a_negative_reconnect(cpp_bot: str) -> None:
+    a_negative_value_is_a_usage_error([cpp_bot])

@@ -419,7 +419,15 @@ function main() {
   const rng = makeRng(seed);
   const v1 = loadProtocol();
   let creds = grpc.credentials.createInsecure();
-  if (opts.tlsCa) creds = grpc.credentials.createSsl(fs.readFileSync(opts.tlsCa));
+  if (opts.tlsCa) {
+    let ca;
+    try {
+      ca = fs.readFileSync(opts.tlsCa);
+    } catch (e) {
+      usage(`cannot read --tls-ca file ${opts.tlsCa} (${e.message})`);
+    }
+    creds = grpc.credentials.createSsl(ca);
+  }
   process.on('SIGINT', () => process.exit(130)); // Ctrl-C: leave quietly
   run(opts, v1, creds, rng).then((code) => {
     process.exitCode = code;
