@@ -3,136 +3,35 @@ a bot connected on its own comes back to a referee that restarted on the
 same address, and plays there; without the option it exits as before; a
 refusal a new connection cannot cure (a bad token) is never retried.
 
-Real processes and real gRPC on loopback: an in-process Referee on
-127.0.0.1 (port 0, then the same port again) and ``random_bot.py`` as a
-child process (token in ``REFEREE_TOKEN``).
+The scenarios, shared with the Node and C++ sample bots, are in
+tests/reconnectlib.py; here they run ``random_bot.py`` as a child process.
 """
 
 from __future__ import annotations
 
-import asyncio
-import os
-import subprocess
 import sys
-import time
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
-from conftest import ROOT, aio_bot, run, stop_process
-from referee.runner import MatchSpec
-from referee.service import Referee
+from reconnectlib import (a_negative_value_is_a_usage_error, comes_back_to_a_restarted_referee_and_plays,
+                          ctrl_c_while_reconnecting_exits_130, exits_without_reconnect_and_never_retries_a_bad_token)
 
-TOKEN = "reconnect-test-secret"
-
-
-def _bot(port: int, stderr: Path, *extra: str, token: str = TOKEN) -> subprocess.Popen:
-    """``random_bot.py`` connecting to 127.0.0.1:PORT on its own, stderr to a file."""
-    with open(stderr, "wb") as err:
-        return subprocess.Popen([sys.executable, "sample_bots/random_bot.py", "--referee", f"127.0.0.1:{port}",
-                                 "--name", "rb", "--seed", "1", *extra], cwd=ROOT, stdout=subprocess.DEVNULL,
-                                stderr=err, env={**os.environ, "REFEREE_TOKEN": token})
-
-
-async def _until(cond: Callable[[], bool], what: str, timeout_s: float = 30) -> None:
-    """Poll ``cond`` until it holds; AssertionError naming ``what`` after ``timeout_s``."""
-    deadline = time.monotonic() + timeout_s
-    while not cond():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.05)
-
-
-def _connected(ref: Referee) -> bool:
-    return any(c.token == TOKEN and not c.closed.is_set() for c in ref.connections)
-
-
-async def _start(tmp: Path, port: int = 0) -> Referee:
-    """A referee on 127.0.0.1:PORT accepting TOKEN (retried for 10 s while the port is still taken)."""
-    deadline = time.monotonic() + 10
-    while True:
-        ref = Referee(tmp)
-        ref.register_token(TOKEN, "rb")
-        try:
-            await ref.start("127.0.0.1", port)
-            return ref
-        except OSError:  # "could not bind": the old server's socket may still be closing
-            await ref.stop(0)
-            if time.monotonic() > deadline:
-                raise
-            await asyncio.sleep(0.1)
-
-
-async def _exit_code(p: subprocess.Popen, timeout_s: float = 20) -> int | None:
-    """``p``'s exit code once it ends, or None if it still runs after ``timeout_s``."""
-    try:
-        return await asyncio.to_thread(p.wait, timeout_s)
-    except subprocess.TimeoutExpired:
-        return None
+PY_BOT = [sys.executable, "sample_bots/random_bot.py"]
 
 
 @pytest.mark.parametrize("goodbye", [True, False], ids=["goodbye", "dropped"])
 def test_a_bot_with_reconnect_comes_back_to_a_restarted_referee_and_plays(tmp_path: Path, goodbye: bool) -> None:
-    """The first referee stops with its Goodbye "referee shutting down", or its
-    server goes away under the bot without one (as a killed process would)."""
-    err = tmp_path / "bot.err"
-
-    async def body() -> None:
-        first = await _start(tmp_path / "first")
-        refs = [first]
-        bot = _bot(first.port, err, "--reconnect", "60")
-        try:
-            await _until(lambda: _connected(first), "the bot to connect to the first referee")
-            if not goodbye:
-                await first.server.stop(0)  # the streams end without a Goodbye
-            await first.stop(0.2)  # (else Goodbye "referee shutting down"), then the port is free
-            second = await _start(tmp_path / "second", first.port)
-            refs.append(second)
-            await _until(lambda: _connected(second), "the bot to reconnect to the second referee")
-            others = [second.new_token(f"o{i}") for i in range(2)]
-            seats = [asyncio.create_task(aio_bot(second.port, t, name=f"o{i}")) for i, t in enumerate(others)]
-            spec = MatchSpec(game="doudizhu", players=3, seed=5, seat_names=[], params={"rounds": 1},
-                             match_id="after-restart")
-            out = await second.play(spec, [TOKEN, *others], connect_timeout_s=30, close_after=False,
-                                    close_tokens=set(others))  # as `referee serve`: the bot stays
-            await asyncio.gather(*seats)
-            assert out.status == "complete" and not out.faults, (out.status, out.reason, out.faults)
-            assert bot.poll() is None  # the same process, still connected for the next match
-            assert _connected(second)
-        finally:
-            stop_process(bot)
-            for ref in refs:
-                await ref.stop(0.2)
-
-    run(body())
-    text = err.read_text()
-    assert "rb: lost the referee at 127.0.0.1:" in text, text
-    assert ("Goodbye: referee shutting down" in text) == goodbye, text
-    assert "rb: reconnected to 127.0.0.1:" in text, text
-    assert TOKEN not in text
+    comes_back_to_a_restarted_referee_and_plays(PY_BOT, tmp_path, goodbye)
 
 
 def test_without_reconnect_the_bot_exits_and_it_never_retries_a_bad_token(tmp_path: Path) -> None:
-    async def body() -> None:
-        ref = await _start(tmp_path / "ref")
-        plain = _bot(ref.port, tmp_path / "plain.err")
-        brief = _bot(ref.port, tmp_path / "brief.err", "--reconnect", "1")
-        bad = _bot(ref.port, tmp_path / "bad.err", "--reconnect", "60", token="not-a-registered-token")
-        try:
-            assert await _exit_code(bad) == 1  # refused at once, not retried for 60 s
-            await _until(lambda: sum(not c.closed.is_set() for c in ref.connections) == 2, "both bots to connect")
-            await ref.stop(0.2)
-            assert await _exit_code(plain) == 0  # today's behaviour: Goodbye, exit
-            assert await _exit_code(brief) == 1  # nobody answers on the port for 1 s: gives up
-        finally:
-            for p in (plain, brief, bad):
-                stop_process(p)
-            await ref.stop(0.2)
+    exits_without_reconnect_and_never_retries_a_bad_token(PY_BOT, tmp_path)
 
-    run(body())
-    bad = (tmp_path / "bad.err").read_text()
-    assert "UNAUTHENTICATED" in bad and "reconnect" not in bad, bad
-    assert (tmp_path / "plain.err").read_text() == ""
-    brief = (tmp_path / "brief.err").read_text()
-    assert "rb: lost the referee at 127.0.0.1:" in brief, brief
-    assert "rb: could not reconnect to 127.0.0.1:" in brief and "giving up" in brief, brief
+
+def test_ctrl_c_while_reconnecting_exits_130(tmp_path: Path) -> None:
+    ctrl_c_while_reconnecting_exits_130(PY_BOT, tmp_path)
+
+
+def test_rejects_a_negative_reconnect() -> None:
+    a_negative_value_is_a_usage_error(PY_BOT)

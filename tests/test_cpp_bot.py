@@ -20,6 +20,8 @@ from typing import Iterator
 import pytest
 
 from conftest import ROOT, shared_dir
+from reconnectlib import (a_negative_value_is_a_usage_error, comes_back_to_a_restarted_referee_and_plays,
+                          ctrl_c_while_reconnecting_exits_130, exits_without_reconnect_and_never_retries_a_bad_token)
 
 RANDOM_BOT = "python sample_bots/random_bot.py"
 HEURISTIC_BOT = "python sample_bots/heuristic_bot.py"
@@ -146,3 +148,22 @@ def test_cpp_bot_takes_its_token_from_the_environment_and_reports_a_bad_one(cpp_
     finally:
         serve.terminate()
         serve.wait(30)
+
+
+@pytest.mark.parametrize("goodbye", [True, False], ids=["goodbye", "dropped"])
+def test_cpp_bot_with_reconnect_comes_back_to_a_restarted_referee_and_plays(cpp_bot: str, tmp_path: Path,
+                                                                             goodbye: bool) -> None:
+    """`--reconnect SECONDS`, as the Python sample bots (tests/reconnectlib.py)."""
+    comes_back_to_a_restarted_referee_and_plays([cpp_bot], tmp_path, goodbye)
+
+
+def test_cpp_bot_without_reconnect_exits_and_never_retries_a_bad_token(cpp_bot: str, tmp_path: Path) -> None:
+    exits_without_reconnect_and_never_retries_a_bad_token([cpp_bot], tmp_path)
+
+
+def test_cpp_bot_ctrl_c_while_reconnecting_exits_130(cpp_bot: str, tmp_path: Path) -> None:
+    ctrl_c_while_reconnecting_exits_130([cpp_bot], tmp_path)
+
+
+def test_cpp_bot_rejects_a_negative_reconnect(cpp_bot: str) -> None:
+    a_negative_value_is_a_usage_error([cpp_bot])

@@ -21,6 +21,8 @@ from pathlib import Path
 import pytest
 
 from conftest import stop_process
+from reconnectlib import (a_negative_value_is_a_usage_error, comes_back_to_a_restarted_referee_and_plays,
+                          ctrl_c_while_reconnecting_exits_130, exits_without_reconnect_and_never_retries_a_bad_token)
 
 REPO = Path(__file__).resolve().parent.parent
 NODE_DIR = REPO / "sample_bots" / "node"
@@ -143,6 +145,9 @@ def test_node_bot_rejects_bad_arguments(node_bot: str) -> None:
                        text=True, timeout=60)
     assert r.returncode == 2
     assert "--referee" in r.stderr
+    r = subprocess.run(["node", "sample_bots/node/bot.js", "--referee", "127.0.0.1:1", "--token", "t",
+                        "--tls-ca", "/nonexistent/ca.pem"], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "cannot read --tls-ca file /nonexistent/ca.pem" in r.stderr, r.stderr
 
 
 def test_mixed_language_tournament(node_bot: str, tmp_path: Path) -> None:
@@ -324,3 +329,22 @@ def test_node_bot_plays_two_matches_at_once_on_one_stream(node_bot: str, tmp_pat
         assert out.status == "complete", out.status
         assert [f for f in out.faults if f.seat == node_seat] == [], out.faults
     assert rc == 0, (rc, (tmp_path / "node.stderr").read_text())
+
+
+@pytest.mark.parametrize("goodbye", [True, False], ids=["goodbye", "dropped"])
+def test_node_bot_with_reconnect_comes_back_to_a_restarted_referee_and_plays(node_bot: str, tmp_path: Path,
+                                                                              goodbye: bool) -> None:
+    """`--reconnect SECONDS`, as the Python sample bots (tests/reconnectlib.py)."""
+    comes_back_to_a_restarted_referee_and_plays(node_bot.split(), tmp_path, goodbye)
+
+
+def test_node_bot_without_reconnect_exits_and_never_retries_a_bad_token(node_bot: str, tmp_path: Path) -> None:
+    exits_without_reconnect_and_never_retries_a_bad_token(node_bot.split(), tmp_path)
+
+
+def test_node_bot_ctrl_c_while_reconnecting_exits_130(node_bot: str, tmp_path: Path) -> None:
+    ctrl_c_while_reconnecting_exits_130(node_bot.split(), tmp_path)
+
+
+def test_node_bot_rejects_a_negative_reconnect(node_bot: str) -> None:
+    a_negative_value_is_a_usage_error(node_bot.split())

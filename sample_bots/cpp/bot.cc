@@ -1,7 +1,7 @@
 // Sample C++ bot for the card-game referee (protocol cardgames.v1).
 //
 //   bot --referee HOST:PORT|unix:PATH [--token TOKEN] [--name NAME] [--seed N]
-//       [--tls-ca FILE] [--games g1,g2] [--max-matches K] [--verbose]
+//       [--tls-ca FILE] [--games g1,g2] [--max-matches K] [--reconnect SECONDS] [--verbose]
 //
 // The token comes from --token or, when that is absent, from the inherited
 // descriptor whose number is in REFEREE_TOKEN_FD (how the referee hands it to
@@ -17,20 +17,34 @@
 // Exit status: 0 after a Goodbye or a normal end of the stream; 1 with
 // "NAME: connection ended: STATUS: details" on stderr for a connection error
 // (bad token -> UNAUTHENTICATED, no referee -> UNAVAILABLE, ...); 2 for bad
-// command-line arguments.
+// command-line arguments; 130 on Ctrl-C.
+//
+// With --reconnect SECONDS, a connection lost, a referee that cannot be
+// reached or a Goodbye saying the referee shuts down is followed by new
+// connections with the same Hello (0.5 s apart, doubling up to 10 s) until
+// one is welcomed; after SECONDS without a welcome the bot exits 1. A refused
+// Hello (bad token, ...) is never retried. Same behaviour and messages as the
+// Python sample bots (sample_bots/botlib.py; docs/protocol.md, "Reconnecting
+// after a dropped connection").
 //
 // Build: see README.md (make; system packages only).
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <grpcpp/grpcpp.h>
@@ -44,6 +58,8 @@ namespace {
 constexpr const char* kBotVersion = "1.0.0";
 // A 4-player Dou Dizhu lead can list ~100k legal actions (several MB).
 constexpr int kMaxReceiveBytes = 64 * 1024 * 1024;
+// --reconnect: wait this long before the first new attempt, doubling up to the second figure (seconds).
+constexpr double kFirstRetrySeconds = 0.5, kMaxRetrySeconds = 10.0;
 
 struct Options {
   std::string referee;
@@ -54,13 +70,15 @@ struct Options {
   unsigned long long seed = 0;
   bool seeded = false;
   unsigned max_matches = 1;
+  double reconnect = 0;  // seconds; 0: exit when the connection ends
   bool verbose = false;
 };
 
 [[noreturn]] void Usage(const std::string& error) {
   if (!error.empty()) std::cerr << "error: " << error << "\n";
   std::cerr << "usage: bot --referee HOST:PORT [--token TOKEN] [--name NAME] [--seed N]\n"
-               "           [--tls-ca FILE] [--games g1,g2] [--max-matches K] [--verbose]\n"
+               "           [--tls-ca FILE] [--games g1,g2] [--max-matches K] [--reconnect SECONDS]\n"
+               "           [--verbose]\n"
                "The token defaults to what the descriptor REFEREE_TOKEN_FD names holds, else the\n"
                "REFEREE_TOKEN environment variable.\n";
   std::exit(2);
@@ -74,6 +92,18 @@ unsigned long long ParseNumber(const std::string& flag, const std::string& text)
   } catch (const std::exception&) {
   }
   Usage(flag + " needs a non-negative integer, got '" + text + "'");
+}
+
+double ParseSeconds(const std::string& flag, const std::string& text) {
+  double v = -1;
+  try {
+    size_t used = 0;
+    v = std::stod(text, &used);
+    if (used != text.size()) v = -1;
+  } catch (const std::exception&) {
+  }
+  if (!std::isfinite(v) || v < 0) Usage(flag + " SECONDS must be 0 (off) or more, got '" + text + "'");
+  return v;
 }
 
 // The token the referee handed over: read from the descriptor named by
@@ -137,6 +167,8 @@ Options ParseArgs(int argc, char** argv) {
     } else if (arg == "--max-matches") {
       o.max_matches = static_cast<unsigned>(ParseNumber(arg, value));
       if (o.max_matches < 1) Usage("--max-matches must be >= 1");
+    } else if (arg == "--reconnect") {
+      o.reconnect = ParseSeconds(arg, value);
     } else {
       Usage("unknown argument " + arg);
     }
@@ -205,12 +237,16 @@ const char* StatusName(grpc::StatusCode code) {
   }
 }
 
-}  // namespace
+// How one connection ended.
+struct Outcome {
+  int exit_code = 0;
+  std::optional<std::string> why;  // why a new connection may help; empty when it would not
+  bool welcomed = false;           // the referee welcomed this connection
+};
 
-int main(int argc, char** argv) {
-  const Options opts = ParseArgs(argc, argv);
-  std::mt19937_64 rng(opts.seeded ? opts.seed : std::random_device{}());
-
+// One connection: Hello, then play until it ends. `reconnecting`: an earlier
+// connection was lost (a welcome is then reported on stderr).
+Outcome ConnectAndPlay(const Options& opts, std::mt19937_64& rng, bool reconnecting) {
   auto stub = pb::RefereeService::NewStub(MakeChannel(opts));
   grpc::ClientContext context;
   auto stream = stub->Connect(&context);
@@ -226,10 +262,15 @@ int main(int argc, char** argv) {
   hello->set_bundle_events(true);  // events arrive inside the requests: fewer messages
   stream->Write(hello_msg);        // a failed write shows up in Finish() below
 
+  Outcome outcome;
   pb::RefereeMessage msg;
-  bool goodbye = false;
-  while (!goodbye && stream->Read(&msg)) {
+  bool goodbye = false, done = false;
+  while (!done && stream->Read(&msg)) {
     switch (msg.msg_case()) {
+      case pb::RefereeMessage::kWelcome:
+        outcome.welcomed = true;
+        if (reconnecting) std::cerr << opts.name << ": reconnected to " << opts.referee << "\n";
+        break;
       case pb::RefereeMessage::kDecisionRequest: {
         const pb::DecisionRequest& req = msg.decision_request();
         pb::BotMessage out;
@@ -243,7 +284,7 @@ int main(int argc, char** argv) {
                     << pb::DecisionKind_Name(req.kind()) << "): " << (hand ? hand->size() : 0)
                     << " cards in hand, " << req.legal_actions_size() << " legal actions\n";
         }
-        if (!stream->Write(out)) goodbye = true;  // the stream is gone; Finish() says why
+        if (!stream->Write(out)) done = true;  // the stream is gone; Finish() says why
         break;
       }
       case pb::RefereeMessage::kActionResult:
@@ -252,10 +293,12 @@ int main(int argc, char** argv) {
                   << msg.action_result().fault() << " " << msg.action_result().message() << "\n";
         break;
       case pb::RefereeMessage::kGoodbye:
-        goodbye = true;
+        // the end of this bot's work, unless the referee is going away (a new one may come back)
+        if (msg.goodbye().reason() == "referee shutting down") outcome.why = "Goodbye: " + msg.goodbye().reason();
+        goodbye = done = true;
         break;
       default:
-        // welcome, match_started, event, match_ended and kinds added later:
+        // match_started, event, match_ended and kinds added later:
         // information only (a stateless bot plays from the observation).
         break;
     }
@@ -264,10 +307,60 @@ int main(int argc, char** argv) {
   while (stream->Read(&msg)) {
   }
   const grpc::Status status = stream->Finish();
-  if (!status.ok() && status.error_code() != grpc::CANCELLED) {
-    std::cerr << opts.name << ": connection ended: " << StatusName(status.error_code()) << ": "
-              << status.error_message() << "\n";
-    return 1;
+  const grpc::StatusCode code = status.error_code();
+  if (goodbye) return outcome;  // a normal end (exit 0); the Goodbye's reason said whether to come back
+  if (status.ok()) {
+    outcome.why = "the stream ended without the referee's Goodbye";
+  } else if (code == grpc::UNAVAILABLE || code == grpc::CANCELLED || code == grpc::ALREADY_EXISTS) {
+    // the referee is unreachable or went away, or still holds this token's dropped connection
+    outcome.why = std::string(StatusName(code)) + ": " + status.error_message();
+    outcome.exit_code = code == grpc::CANCELLED ? 0 : 1;
+  } else {  // a bad token, a refused Hello, any other refusal: never retried
+    std::cerr << opts.name << ": connection ended: " << StatusName(code) << ": " << status.error_message() << "\n";
+    outcome.exit_code = 1;
   }
-  return 0;
+  return outcome;
+}
+
+// Play until the referee ends the connection; returns the exit code. With
+// opts.reconnect > 0 (seconds), connect again while ConnectAndPlay says a new
+// connection may help, kFirstRetrySeconds apart doubling up to
+// kMaxRetrySeconds, until one is welcomed; after opts.reconnect seconds
+// without a welcome, give up: exit code 1.
+int Run(const Options& opts, std::mt19937_64& rng) {
+  using Clock = std::chrono::steady_clock;
+  std::optional<Clock::time_point> lost_at;  // when the connection was lost; empty while connected
+  double delay = kFirstRetrySeconds;
+  while (true) {
+    const Outcome outcome = ConnectAndPlay(opts, rng, lost_at.has_value());
+    const std::string why = outcome.why.value_or("");
+    if (!outcome.why || opts.reconnect <= 0) {
+      if (outcome.why && outcome.exit_code != 0) std::cerr << opts.name << ": connection ended: " << why << "\n";
+      return outcome.exit_code;
+    }
+    if (outcome.welcomed || !lost_at) {
+      std::cerr << opts.name << ": " << (outcome.welcomed ? "lost the referee" : "cannot reach the referee")
+                << " at " << opts.referee << " (" << why << "); reconnecting for up to " << opts.reconnect
+                << " s\n";
+      lost_at = Clock::now();
+      delay = kFirstRetrySeconds;
+    }
+    const double left = opts.reconnect - std::chrono::duration<double>(Clock::now() - *lost_at).count();
+    if (left <= 0) {
+      std::cerr << opts.name << ": could not reconnect to " << opts.referee << " within " << opts.reconnect
+                << " s (last attempt: " << why << "); giving up\n";
+      return 1;
+    }
+    std::this_thread::sleep_for(std::chrono::duration<double>(std::min(delay, left)));
+    delay = std::min(2 * delay, kMaxRetrySeconds);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options opts = ParseArgs(argc, argv);
+  std::mt19937_64 rng(opts.seeded ? opts.seed : std::random_device{}());
+  std::signal(SIGINT, [](int) { _exit(130); });  // Ctrl-C: leave quietly, also while waiting to reconnect
+  return Run(opts, rng);
 }

@@ -2,7 +2,7 @@
 // Sample Node.js bot for the card-game referee (protocol cardgames.v1).
 //
 //   node sample_bots/node/bot.js --referee HOST:PORT|unix:PATH [--token T] [--name N] [--seed S]
-//                                [--tls-ca FILE] [--games g1,g2] [--max-matches K]
+//                                [--tls-ca FILE] [--games g1,g2] [--max-matches K] [--reconnect SECONDS]
 //
 // Where the token comes from: a bot the referee launches reads it from the
 // inherited descriptor whose number is in REFEREE_TOKEN_FD (read to the end,
@@ -21,7 +21,15 @@
 // Exit status: 0 after a Goodbye or when the referee ends the stream
 // normally; 1 with a message on stderr for connection errors (bad token ->
 // UNAUTHENTICATED, unreachable referee -> UNAVAILABLE, ...); 2 for bad
-// command-line arguments.
+// command-line arguments; 130 on Ctrl-C.
+//
+// With --reconnect SECONDS, a connection lost, a referee that cannot be
+// reached or a Goodbye saying the referee shuts down is followed by new
+// connections with the same Hello (0.5 s apart, doubling up to 10 s) until
+// one is welcomed; after SECONDS without a welcome the bot exits 1. A refused
+// Hello (bad token, ...) is never retried. Same behaviour and messages as the
+// Python sample bots (sample_bots/botlib.py; docs/protocol.md, "Reconnecting
+// after a dropped connection").
 'use strict';
 
 const fs = require('fs');
@@ -31,23 +39,40 @@ const protoLoader = require('@grpc/proto-loader');
 
 const PROTOCOL_VERSION = 1;
 const BOT_VERSION = '1.0.0';
+// --reconnect: wait this long before the first new attempt, doubling up to the second figure (milliseconds)
+const FIRST_RETRY_MS = 500;
+const MAX_RETRY_MS = 10000;
+// Status codes a new connection may cure: the referee is unreachable or went away (UNAVAILABLE,
+// CANCELLED when its server stopped), or still holds this token's dropped connection (ALREADY_EXISTS).
+// Never retried: a bad token, a refused Hello, any other refusal.
+const RETRY_CODES = [grpc.status.UNAVAILABLE, grpc.status.CANCELLED, grpc.status.ALREADY_EXISTS];
+
+/**
+ * Whether a new connection may cure the final status `st` ({code, details}) of a stream: one of
+ * RETRY_CODES, or a connection torn down under the stream, which grpc-js reports as INTERNAL
+ * "Received RST_STREAM ..." (for instance when the referee's server stops without its Goodbye).
+ */
+function mayReconnect(st) {
+  if (RETRY_CODES.includes(st.code)) return true;
+  return st.code === grpc.status.INTERNAL && String(st.details).startsWith('Received RST_STREAM');
+}
 
 // ----------------------------------------------------------------- arguments
 function usage(msg) {
   process.stderr.write(
     (msg ? `error: ${msg}\n` : '') +
       'usage: node bot.js --referee HOST:PORT [--token TOKEN] [--name NAME] [--seed N]\n' +
-      '                   [--tls-ca FILE] [--games g1,g2] [--max-matches K]\n'
+      '                   [--tls-ca FILE] [--games g1,g2] [--max-matches K] [--reconnect SECONDS]\n'
   );
   process.exit(2);
 }
 
 /** Parse argv (`--key value` or `--key=value`) into an options object. */
 function parseArgs(argv) {
-  const opts = { name: 'node-bot', seed: null, tlsCa: null, games: '', maxMatches: 1 };
+  const opts = { name: 'node-bot', seed: null, tlsCa: null, games: '', maxMatches: 1, reconnect: 0 };
   const keys = {
     '--referee': 'referee', '--token': 'token', '--name': 'name', '--seed': 'seed',
-    '--tls-ca': 'tlsCa', '--games': 'games', '--max-matches': 'maxMatches',
+    '--tls-ca': 'tlsCa', '--games': 'games', '--max-matches': 'maxMatches', '--reconnect': 'reconnect',
   };
   for (let i = 0; i < argv.length; i++) {
     let arg = argv[i];
@@ -75,6 +100,8 @@ function parseArgs(argv) {
   }
   opts.maxMatches = Number(opts.maxMatches);
   if (!Number.isInteger(opts.maxMatches) || opts.maxMatches < 1) usage('--max-matches must be >= 1');
+  opts.reconnect = Number(opts.reconnect);
+  if (!Number.isFinite(opts.reconnect) || opts.reconnect < 0) usage('--reconnect SECONDS must be 0 (off) or more');
   return opts;
 }
 
@@ -251,34 +278,39 @@ function loadProtocol() {
   return grpc.loadPackageDefinition(def).cardgames.v1;
 }
 
-function main() {
-  const opts = parseArgs(process.argv.slice(2));
-  const seed = opts.seed !== null ? opts.seed : (Date.now() ^ (process.pid << 8)) >>> 0;
-  const rng = makeRng(seed);
-  const v1 = loadProtocol();
-  let creds = grpc.credentials.createInsecure();
-  if (opts.tlsCa) creds = grpc.credentials.createSsl(fs.readFileSync(opts.tlsCa));
+/**
+ * One connection: Hello, then play until it ends. Resolves to {code, why,
+ * welcomed}: the exit code, why a new connection may help (null when it would
+ * not) and whether the referee welcomed this connection. `reconnecting` says
+ * the bot lost an earlier connection (a welcome is then reported on stderr).
+ */
+function connectAndPlay(opts, v1, creds, rng, reconnecting) {
+  let resolve;
+  const ended = new Promise((r) => {
+    resolve = r;
+  });
   const client = new v1.RefereeService(opts.referee, creds, {
     // a 4-player Dou Dizhu lead can list ~100k legal actions (several MB)
     'grpc.max_receive_message_length': 64 * 1024 * 1024,
   });
   const call = client.Connect();
   const matches = new Map(); // match_id -> MatchStarted
+  let welcomed = false;
   let finished = false;
 
-  function finish(code, message) {
+  function finish(code, why, message) {
     if (finished) return;
     finished = true;
     if (message) process.stderr.write(`${opts.name}: ${message}\n`);
     client.close();
-    process.exitCode = code;
-    // give a half-closed stream a moment to flush, then leave for sure
-    setTimeout(() => process.exit(code), 200).unref();
+    resolve({ code, why, welcomed });
   }
 
   call.on('data', (msg) => {
     switch (msg.msg) {
       case 'welcome':
+        welcomed = true;
+        if (reconnecting) process.stderr.write(`${opts.name}: reconnected to ${opts.referee}\n`);
         break;
       case 'match_started':
         matches.set(msg.match_started.match_id, msg.match_started);
@@ -311,10 +343,12 @@ function main() {
       case 'match_ended':
         matches.delete(msg.match_ended.match_id);
         break;
-      case 'goodbye':
+      case 'goodbye': {
+        const reason = msg.goodbye.reason;
         call.end();
-        finish(0);
+        finish(0, reason === 'referee shutting down' ? `Goodbye: ${reason}` : null);
         break;
+      }
       default:
         break; // events and future message kinds: ignored by this bot
     }
@@ -322,9 +356,11 @@ function main() {
   // The stream's final gRPC status decides the exit code ('error' carries the
   // same status and comes first for non-OK codes; both are idempotent here).
   function onStatus(st) {
-    if (st.code === grpc.status.OK) return finish(0);
+    if (st.code === grpc.status.OK) return finish(0, "the stream ended without the referee's Goodbye");
     const name = Object.keys(grpc.status).find((k) => grpc.status[k] === st.code) || String(st.code);
-    return finish(1, `connection ended: ${name}: ${st.details || st.message}`);
+    const why = `${name}: ${st.details || st.message}`;
+    if (mayReconnect(st)) return finish(1, why);
+    return finish(1, null, `connection ended: ${why}`);
   }
   call.on('error', onStatus);
   call.on('status', onStatus);
@@ -339,6 +375,64 @@ function main() {
       max_concurrent_matches: opts.maxMatches,
       bundle_events: true, // events ride inside the next DecisionRequest (this bot reads none of them)
     },
+  });
+  return ended;
+}
+
+/**
+ * Play until the referee ends the connection; resolves to the exit code.
+ * With opts.reconnect > 0 (seconds), connect again while connectAndPlay says
+ * a new connection may help, FIRST_RETRY_MS apart doubling up to
+ * MAX_RETRY_MS, until one is welcomed; after opts.reconnect seconds without a
+ * welcome, give up: exit code 1.
+ */
+async function run(opts, v1, creds, rng) {
+  const say = (line) => process.stderr.write(`${opts.name}: ${line}\n`);
+  const patience = opts.reconnect;
+  let lostAt = null; // performance.now() when the connection was lost; null while connected
+  let delay = FIRST_RETRY_MS;
+  for (;;) {
+    const { code, why, welcomed } = await connectAndPlay(opts, v1, creds, rng, lostAt !== null);
+    if (why === null || patience <= 0) {
+      if (why !== null && code !== 0) say(`connection ended: ${why}`);
+      return code;
+    }
+    if (welcomed || lostAt === null) {
+      const what = welcomed ? 'lost the referee' : 'cannot reach the referee';
+      say(`${what} at ${opts.referee} (${why}); reconnecting for up to ${patience} s`);
+      lostAt = performance.now();
+      delay = FIRST_RETRY_MS;
+    }
+    const left = lostAt + patience * 1000 - performance.now();
+    if (left <= 0) {
+      say(`could not reconnect to ${opts.referee} within ${patience} s (last attempt: ${why}); giving up`);
+      return 1;
+    }
+    await new Promise((wake) => setTimeout(wake, Math.min(delay, left)));
+    delay = Math.min(2 * delay, MAX_RETRY_MS);
+  }
+}
+
+function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const seed = opts.seed !== null ? opts.seed : (Date.now() ^ (process.pid << 8)) >>> 0;
+  const rng = makeRng(seed);
+  const v1 = loadProtocol();
+  let creds = grpc.credentials.createInsecure();
+  if (opts.tlsCa) {
+    let ca;
+    try {
+      ca = fs.readFileSync(opts.tlsCa);
+    } catch (e) {
+      usage(`cannot read --tls-ca file ${opts.tlsCa} (${e.message})`);
+    }
+    creds = grpc.credentials.createSsl(ca);
+  }
+  process.on('SIGINT', () => process.exit(130)); // Ctrl-C: leave quietly
+  run(opts, v1, creds, rng).then((code) => {
+    process.exitCode = code;
+    // give a half-closed stream a moment to flush, then leave for sure
+    setTimeout(() => process.exit(code), 200).unref();
   });
 }
 
