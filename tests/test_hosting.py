@@ -723,8 +723,12 @@ def test_a_pre_hello_flood_costs_the_honest_bots_of_a_tournament_nothing(
         assert details == {f"flood: more than {cap} streams without a Hello on this connection"}, details
     else:  # a flood over many connections uses up the host's budget (for anyone on that address)
         assert f"flood: more than {per_host} streams without a Hello from this host" in details, details
-        # the honest bot is refused while it is used up, or gets in while a flooder renews its streams
-        assert (code == grpc.StatusCode.RESOURCE_EXHAUSTED and msgs == []) or \
+        # the honest bot is refused while it is used up, or gets in while a flooder renews its streams.
+        # The refusal comes before the referee reads the Hello: when the bot's write of its Hello loses
+        # that race, grpc's asyncio client reports INTERNAL ("Internal error from Core") instead of the
+        # status the referee sent (grpc/grpc#36066), so INTERNAL with nothing received is a refusal too.
+        refused_codes = (grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.INTERNAL)
+        assert (code in refused_codes and msgs == []) or \
             (code is None and msgs[0].WhichOneof("msg") == "welcome"), (code, msgs)
     assert len(seen["refused"]) >= min(streams, 100 * connections) - connections * cap
 
