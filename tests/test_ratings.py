@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import math
 import random
 import re
 import textwrap
 from pathlib import Path
+from statistics import NormalDist
 
 import numpy as np
 import pytest
@@ -22,8 +24,8 @@ from tournaments.adaptive import AdaptiveSchedule
 from tournaments.batch import ELO_PER_UNIT, fit
 from tournaments.details import details
 from tournaments.outcomes import match_outcome, pairwise
-from tournaments.rating import leaderboard, rate, units
-from tournaments.report import render
+from tournaments.rating import fit_rows, leaderboard, rate, units
+from tournaments.report import board_texts, render
 from tournaments.spec import TrueSkillParams
 from tournaments.store import MatchRow
 
@@ -140,6 +142,46 @@ def test_batch_fit_and_its_confidence_do_not_depend_on_schedule_order() -> None:
         again = leaderboard(moved, bots, P, {}, "president", 3, seed=5)
         strip = [{k: v for k, v in r.to_json().items() if k not in ("mu", "sigma", "conservative")} for r in again]
         assert strip == [{k: v for k, v in r.items() if k not in ("mu", "sigma", "conservative")} for r in base]
+
+
+def _same_order_every_time(matches: int) -> list[MatchRow]:
+    """``matches`` matches of three bots over every seat order, each finishing carol, alice, bob."""
+    orders = list(itertools.permutations(["carol", "alice", "bob"]))
+    points = {"carol": 2.0, "alice": 1.0, "bob": 0.0}
+    return [_row(i, list(orders[i % 6]), [points[b] for b in orders[i % 6]]) for i in range(matches)]
+
+
+@pytest.mark.parametrize("matches", [6, 36])
+@pytest.mark.parametrize("confidence", ["sandwich", "bootstrap"])
+def test_matches_that_all_end_in_the_same_order_still_leave_room_for_doubt(matches: int, confidence: str) -> None:
+    """Every unit's result is the same, so their measured spread is 0; the
+    intervals and P>next fall back on the model's own (Laplace) uncertainty."""
+    bots = ["alice", "bob", "carol"]
+    fit = fit_rows(_same_order_every_time(matches), bots, "president", 3, seed=1, confidence=confidence)
+    assert fit.cov is not None and np.abs(np.diag(fit.cov)).max() < 1e-6  # what the results alone say: nothing
+    z = NormalDist().inv_cdf(0.975)
+    for i in range(3):
+        assert fit.floor[i, i] > 0
+        assert fit.high[i] - fit.elo[i] >= z * math.sqrt(fit.floor[i, i]) - 1e-6
+    carol, alice, bob = (bots.index(b) for b in ("carol", "alice", "bob"))
+    for up, down in ((carol, alice), (alice, bob)):
+        p = fit.p_better(up, down)
+        d = math.sqrt(fit.floor[up, up] + fit.floor[down, down] - 2 * fit.floor[up, down])
+        assert p == pytest.approx(NormalDist().cdf((fit.elo[up] - fit.elo[down]) / d))  # the same rule
+        assert 0.5 < p < (0.999 if matches == 6 else 1.0)
+    board = leaderboard(_same_order_every_time(matches), bots, P, {}, "president", 3, seed=1)
+    assert [r.bot for r in board] == ["carol", "alice", "bob"]
+    assert all(board_texts(r)["interval"] != "±0" for r in board)
+    assert board_texts(board[0])["p_better_than_next"] != "1.00"
+
+
+def test_the_same_order_every_time_is_surer_after_more_matches() -> None:
+    bots = ["alice", "bob", "carol"]
+    few, many = (fit_rows(_same_order_every_time(m), bots, "president", 3, seed=1) for m in (6, 36))
+    for i in range(3):
+        assert 0 < many.high[i] - many.low[i] < few.high[i] - few.low[i]
+    carol, alice = bots.index("carol"), bots.index("alice")
+    assert few.p_better(carol, alice) < many.p_better(carol, alice) < 1.0
 
 
 def test_duplicate_deals_are_resampled_together() -> None:

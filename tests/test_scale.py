@@ -20,6 +20,7 @@ from sqlalchemy import Boolean, Column, Float, ForeignKey, Integer, MetaData, St
 from sqlalchemy import create_engine, insert
 
 from conftest import PY, ROOT
+from referee.web.data import compute_snapshot
 from tournaments import batch
 from tournaments.details import details, store_details
 from tournaments.importer import BadImport, import_results
@@ -105,11 +106,11 @@ def test_the_sandwich_covariance_is_centred_symmetric_and_gives_consistent_proba
     bots = [f"b{i}" for i in range(7)] + ["idle"]
     rows = _random_rows(rng, "doudizhu", 3, bots[:-1], 400)
     fit = fit_rows(rows, bots, "doudizhu", 3, seed=1)
-    cov = fit.cov
-    assert cov is not None and np.allclose(cov, cov.T) and np.linalg.eigvalsh(cov).min() > -1e-6
-    assert np.allclose(cov.sum(axis=1), 0.0, atol=1e-6)  # ratings are relative: their sum has no variance
+    for cov in (fit.cov, fit.floor):  # measured (sandwich) and model-based (Laplace)
+        assert cov is not None and np.allclose(cov, cov.T) and np.linalg.eigvalsh(cov).min() > -1e-6
+        assert np.allclose(cov.sum(axis=1), 0.0, atol=1e-6)  # ratings are relative: their sum has no variance
     for i in range(len(bots) - 1):
-        sd = math.sqrt(cov[i, i])
+        sd = math.sqrt(max(fit.cov[i, i], fit.floor[i, i]))  # never less than the model implies
         assert fit.high[i] - fit.elo[i] == pytest.approx(1.959964 * sd, rel=1e-5)
         for j in range(len(bots) - 1):
             if i != j:
@@ -242,6 +243,23 @@ def test_the_leaderboard_and_status_read_totals_never_every_match(tmp_path: Path
     board = store_board(s, s.tournament("t"))
     assert len(board) == 6 and s.status_counts(t["id"])["complete"] + s.status_counts(t["id"]).get("aborted", 0) == 60
     s.close()
+
+
+def test_a_fit_kept_under_another_confidence_rule_is_recomputed(tmp_path: Path) -> None:
+    rows = _random_rows(random.Random(4), "doudizhu", 3, list("abcde"), 40)
+    s, t = _store_with(tmp_path, rows, "doudizhu", 3, list("abcde"), batch_size=40)
+    try:
+        want = [r.to_json() for r in store_board(s, t)]
+        version, payload = s.cached_fit(t["id"], "sandwich")
+        assert payload["rule"] == batch.CONFIDENCE_RULE
+        old = {**payload, "low": payload["elo"], "high": payload["elo"]}  # intervals of ±0, as an older rule made them
+        del old["rule"]
+        assert s.store_fit(t["id"], "sandwich", version, old)
+        assert compute_snapshot(s, t, kept_fit=True).fit_stale  # a page shows it only until the refresh
+        assert [r.to_json() for r in store_board(s, t)] == want
+        assert s.cached_fit(t["id"], "sandwich")[1]["rule"] == batch.CONFIDENCE_RULE  # and kept again
+    finally:
+        s.close()
 
 
 # --------------------------------------------------------------------------- import and export

@@ -40,18 +40,47 @@ not independent (who beat A and who beat B come from the same ranking),
 and duplicate deals pair matches on purpose; ``H⁻¹`` ignores both (in the
 coverage simulation its 95% intervals held the truth only 91% of the time).
 The sandwich accounts for both with one pass over the matches after the
-fit: O(M k² + M log M + N³), no refit. A bot's 95% interval is its rating ± 1.96
-standard deviations; the probability that bot a is really better than
-bot b is ``Φ((θa - θb) / sd(θa - θb))`` from the same covariance, so the
-intervals and P>next always agree. ``bench/rating_coverage.py`` measures
-how often the intervals hold the true rating.
+fit: O(M k² + M log M + N³), no refit.
+
+**Never less uncertainty than the model implies.** ``J`` is *measured*:
+when every unit has the same result (three bots, six matches, always the
+same finishing order), every unit has the same score, the centred spread is
+0, and so is ``V``: the board would print ±0 and P = 1 after six matches.
+That is the known failure of empirical variances when the outcomes do not
+vary (separation). So every quantity shown, a bot's rating (``x = e_a``)
+or a difference (``x = e_a - e_b``), gets the variance ``max(xᵀ V x, xᵀ L x)``
+with ``L`` the model-based (Laplace) covariance: ``H⁻¹``, the posterior
+covariance if every comparison were independent (``H`` includes the prior),
+over the bots that played, centred as the ratings are (a bot without a
+match keeps no interval). ``V`` can fall below ``L`` for a pair or a bot
+for reasons other than separation too, e.g. many ties (a tie is half a win
+and varies less than a win or a loss); the floor then is what the fitted
+model itself claims, never less. ``L`` is not scaled by Student's t:
+nothing in it is estimated from the spread of few units. Why not a
+different estimate of ``J`` instead: any spread measured from the units is
+0 when they all agree, whatever its weighting; the model's own
+information is the one figure that does not depend on the results varying.
+On ordinary tournaments ``V``
+exceeds ``L`` almost everywhere and nothing changes (the coverage
+simulation's median half-width is the same); where results barely vary it
+is what keeps the board honest. Cost: the ``H⁻¹`` the sandwich already
+needs, centred in O(N²); no refit.
+
+A bot's 95% interval is its rating ± 1.96 standard deviations; the
+probability that bot a is really better than bot b is
+``Φ((θa - θb) / sd(θa - θb))`` under the same rule
+(:meth:`BatchFit.variance`), so the intervals and P>next always agree.
+``bench/rating_coverage.py`` measures how often the intervals hold the
+true rating.
 
 The **bootstrap** over units (``confidence="bootstrap"``: 1,000 refits on
-units drawn with replacement, seeded from the tournament seed; interval ±
-1.96 replicate standard deviations, P the share of replicates in which a
-rates above b) is kept as a cross-check for small tournaments; it costs
-1,000 fits, so :func:`batch_fit` refuses it (:class:`TooLarge`) above
-:data:`BOOTSTRAP_LIMIT` comparison-refits.
+units drawn with replacement, seeded from the tournament seed) is kept as a
+cross-check for small tournaments: its replicates' covariance takes the
+place of ``V`` and the same rule applies (intervals ± 1.96 standard
+deviations, P from Φ; not the share of replicates in which a rates above
+b, which is 1 when every replicate agrees, the same failure as above). It
+costs 1,000 fits, so :func:`batch_fit` refuses it (:class:`TooLarge`)
+above :data:`BOOTSTRAP_LIMIT` comparison-refits.
 """
 
 from __future__ import annotations
@@ -67,6 +96,9 @@ ELO_PER_UNIT = 400.0 / math.log(10.0)
 BOOTSTRAP = 1000
 #: confidence methods of :func:`batch_fit`
 METHODS = ("sandwich", "bootstrap")
+#: names how intervals and P are made from a fit (:meth:`BatchFit.variance`); a fit
+#: kept in a store under another name is recomputed (:func:`tournaments.rating.store_fit`)
+CONFIDENCE_RULE = "measured, floored by laplace"
 #: the bootstrap is refused when replicates × comparisons exceeds this (about a minute of CPU)
 BOOTSTRAP_LIMIT = 200_000_000
 #: pair totals are summed in one slot per pair of bots up to this many bots (memory O(N²)), else sorted
@@ -255,8 +287,11 @@ def t_quantile(p: float, df: int) -> float:
 class BatchFit:
     """Result of :func:`batch_fit`; ratings in Elo points, in ``bots`` order.
 
-    ``cov``: the ratings' covariance (N × N, Elo points²; sandwich), or
-    ``replicates`` (B × N, Elo points; bootstrap)."""
+    ``cov``: the ratings' covariance measured from the results (N × N, Elo
+    points²): the sandwich, or for the bootstrap the covariance of its
+    ``replicates`` (B × N, Elo points). ``floor``: the model-based (Laplace)
+    covariance (N × N, Elo points²). Every variance shown is the larger of
+    the two (:meth:`variance`)."""
 
     bots: list[str]
     elo: list[float]
@@ -265,17 +300,25 @@ class BatchFit:
     comparisons: list[float]  # per bot, the weighted pairwise comparisons it took part in
     method: str = "sandwich"
     cov: np.ndarray | None = field(default=None, repr=False)
+    floor: np.ndarray | None = field(default=None, repr=False)
     replicates: np.ndarray | None = field(default=None, repr=False)
 
+    def variance(self, a: int, b: int | None = None) -> float:
+        """The variance (Elo points²) of bot ``a``'s rating, or with ``b`` of
+        the difference ``a - b``: the larger of what ``cov`` and ``floor``
+        say (0 without a covariance)."""
+        def var(m: np.ndarray | None) -> float:
+            if m is None:
+                return 0.0
+            return float(m[a, a] if b is None else m[a, a] + m[b, b] - 2.0 * m[a, b])
+        return max(var(self.cov), var(self.floor), 0.0)
+
     def p_better(self, a: int, b: int) -> float:
-        """Probability that bot ``a`` is really better than bot ``b`` (0.5 when nothing tells them apart)."""
-        if self.replicates is not None:
-            r = self.replicates
-            if r.shape[0] == 0:
-                return 0.5
-            return float(((r[:, a] > r[:, b]).sum() + 0.5 * (r[:, a] == r[:, b]).sum()) / r.shape[0])
+        """Probability that bot ``a`` is really better than bot ``b``:
+        ``Φ(difference / its standard deviation)`` (:meth:`variance`); 0.5
+        when nothing tells them apart."""
         d = self.elo[a] - self.elo[b]
-        var = 0.0 if self.cov is None else float(self.cov[a, a] + self.cov[b, b] - 2.0 * self.cov[a, b])
+        var = self.variance(a, b)
         if var <= 1e-18:
             return 0.5 if abs(d) < 1e-9 else float(d > 0)
         return NormalDist().cdf(d / math.sqrt(var))
@@ -302,20 +345,40 @@ def batch_fit(bots: list[str], comps: Comparisons, seed: int = 0, confidence: st
     per_bot = np.bincount(a, w, minlength=n) + np.bincount(b, w, minlength=n)
     out = BatchFit(list(bots), [float(x) for x in elo], [float(x) for x in elo], [float(x) for x in elo],
                    [float(x) for x in per_bot], confidence)
+    inv = np.linalg.inv(hess)
     if confidence == "bootstrap":
         reps = _bootstrap(comps, a, b, s, w, row, seed, replicates)
-        half = z * reps.std(axis=0, ddof=1) if reps.shape[0] > 1 else np.zeros(n)
         out.replicates = reps
+        out.cov = np.cov(reps, rowvar=False) if reps.shape[0] > 1 else np.zeros((n, n))
     else:
-        inv = np.linalg.inv(hess)
         unit_bots, g = unit_scores(comps, theta)
         cov = inv @ score_spread(n, unit_bots, g) @ inv * (ELO_PER_UNIT ** 2)
         if len(g) > 1:  # few units: Student's t with U - 1 degrees of freedom, as a variance factor
             cov *= (t_quantile(0.5 + level / 2.0, len(g) - 1) / z) ** 2
         out.cov = cov
-        half = z * np.sqrt(np.clip(np.diag(cov), 0.0, None))
+    out.floor = laplace_floor(inv, per_bot > 0)
+    half = z * np.sqrt([out.variance(i) for i in range(n)])
     out.low = [float(x) for x in elo - half]
     out.high = [float(x) for x in elo + half]
+    return out
+
+
+def laplace_floor(inv_hess: np.ndarray, played: np.ndarray) -> np.ndarray:
+    """The model-based (Laplace) covariance of the centred ratings, in Elo
+    points² (N × N): ``H⁻¹`` (``inv_hess``, natural units; overwritten)
+    over the bots that took part in a comparison (``played``, N booleans),
+    centred over them as the ratings are (they sum to 0), and 0 for the
+    others (a bot without a match has no interval). O(N²)."""
+    if not played.any():
+        return np.zeros_like(inv_hess)
+    block = inv_hess if played.all() else inv_hess[np.ix_(played, played)]
+    block -= block.mean(axis=0)
+    block -= block.mean(axis=1, keepdims=True)
+    block *= ELO_PER_UNIT ** 2
+    if block is inv_hess:
+        return block
+    out = np.zeros_like(inv_hess)
+    out[np.ix_(played, played)] = block
     return out
 
 

@@ -33,7 +33,7 @@ import trueskill
 
 from referee.outcomes import board_column
 from tournaments.aggregates import Totals, rated
-from tournaments.batch import BatchFit, Comparisons, batch_fit
+from tournaments.batch import CONFIDENCE_RULE, BatchFit, Comparisons, batch_fit
 from tournaments.live import LiveRating as _Live
 from tournaments.live import environment
 from tournaments.outcomes import match_outcome, teams_of
@@ -182,7 +182,7 @@ class FitSummary:
 
     def to_json(self) -> dict[str, Any]:
         return {"bots": self.bots, "elo": self.elo, "low": self.low, "high": self.high, "p_next": self.p_next,
-                "method": self.method}
+                "method": self.method, "rule": CONFIDENCE_RULE}
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> "FitSummary":
@@ -259,13 +259,14 @@ def leaderboard(rows: list[MatchRow], bots: list[str], p: TrueSkillParams,
 
 def store_fit(store: Store, t: dict[str, Any], method: str = "sandwich") -> FitSummary:
     """The batch fit of a stored tournament (row ``t``): the one kept in the
-    store when no result arrived since, else fitted now from the streamed
-    comparisons and kept. Raises :class:`tournaments.batch.TooLarge` when the
+    store when no result arrived since (and its intervals were made by the
+    present :data:`tournaments.batch.CONFIDENCE_RULE`), else fitted now from
+    the streamed comparisons and kept. Raises :class:`tournaments.batch.TooLarge` when the
     method is too costly for the tournament."""
     tid = int(t["id"])
     version = store.results_version(tid)
     cached = store.cached_fit(tid, method)
-    if cached is not None and cached[0] == version:
+    if cached is not None and cached[0] == version and cached[1].get("rule") == CONFIDENCE_RULE:
         return FitSummary.from_json(cached[1])
     spec = json.loads(t["spec_json"])
     table = store.bot_table(tid)

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from tournaments.batch import CONFIDENCE_RULE
 from tournaments.details import store_summaries
 from tournaments.ladder_store import LadderStore
 from tournaments.live import environment as trueskill_environment
@@ -208,7 +209,8 @@ def compute_snapshot(store: Store, t: dict[str, Any], kept_fit: bool = False) ->
     board's batch fit is the one the store keeps for the current results, else
     fitted now and kept (:func:`tournaments.rating.store_fit`); with
     ``kept_fit``, any fit the store keeps that covers the same bots is used
-    even if older (``fit_stale``). Cost: the fit when not kept (O(rated
+    even if older or made by another :data:`tournaments.batch.CONFIDENCE_RULE`
+    (``fit_stale``). Cost: the fit when not kept (O(rated
     matches)); otherwise O(bots × (seats + roles) + top pairs) and, for a
     ladder, O(its events). Raises :class:`tournaments.store.StorageError`
     when the database fails."""
@@ -222,7 +224,7 @@ def compute_snapshot(store: Store, t: dict[str, Any], kept_fit: bool = False) ->
     if kept_fit:
         kept = store.cached_fit(tid, FIT_METHOD)
         if kept is not None and sorted(kept[1]["bots"]) == sorted(names):
-            fit, stale = FitSummary.from_json(kept[1]), kept[0] != key[0]
+            fit, stale = FitSummary.from_json(kept[1]), kept[0] != key[0] or kept[1].get("rule") != CONFIDENCE_RULE
     if fit is None:
         fit = store_fit(store, t, FIT_METHOD)
     p = TrueSkillParams(**spec.get("trueskill", {}))
