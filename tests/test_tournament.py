@@ -319,3 +319,31 @@ def test_persistent_and_external_bots_play_many_matches_on_one_connection(tmp_pa
             if p is not None and p.poll() is None:
                 p.kill()
                 p.wait(5)
+
+
+def _cup(tmp_path: Path, main_extra: str = "") -> Path:
+    """A competition directory: cup.toml including entries/*.toml, three launched entries."""
+    (tmp_path / "entries").mkdir(exist_ok=True)
+    main = tmp_path / "cup.toml"
+    main.write_text(f'name = "cup"\ngame = "doudizhu"\nplayers = 3\n{main_extra}include = ["entries/*.toml"]\n')
+    for i in range(3):
+        (tmp_path / "entries" / f"e0{i}.toml").write_text(
+            f'[[bots]]\nname = "e0{i}"\ncommand = "python sample_bots/random_bot.py --seed {i}"\n')
+    return main
+
+
+def test_problems_name_their_bots_and_lines_and_no_line_is_a_question_mark(tmp_path: Path) -> None:
+    main = _cup(tmp_path)
+    (tmp_path / "entries" / "e03.toml").write_text('# the visitor\n[[bots]]\nname = "visitor"\nexternal = true\n'
+                                                   'token = "t0k"\n')
+    (tmp_path / "entries" / "e04.toml").write_text("# nothing yet\n")
+    with pytest.raises(tspec.SpecError) as ei:
+        tspec.load(main)
+    text = str(ei.value)
+    assert ":?" not in text, text
+    e03, e04 = tmp_path / "entries" / "e03.toml", tmp_path / "entries" / "e04.toml"
+    assert f"{main}: port: external bots need a fixed port to connect to: visitor ({e03}:3); set port = N" in text
+    assert "--referee HOST:PORT" in text and "t0k" not in text
+    assert f"{e04}:1: bots: the file has no [[bots]] table" in text
+    e04.unlink()
+    assert [b.name for b in tspec.load(main, remote=True).bots] == ["e00", "e01", "e02", "visitor"]

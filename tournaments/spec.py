@@ -72,19 +72,24 @@ ROUND_ROBIN_LIMIT = 1_000_000
 SCHEDULE_DESIGN = 2
 EXECUTORS = ("local", "dask")
 UNTILS = ("separated",)
+#: how many bots a problem names before "and N more"
+_LISTED = 5
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 
 
 class SpecError(ValueError):
     """A tournament file with problems; ``problems`` lists ``(key, line, message)``
     and ``files`` the file each one is in: ``path``, or a file it includes
-    (then the key and line are that file's, e.g. its own ``bots[0].command``)."""
+    (then the key and line are that file's, e.g. its own ``bots[0].command``).
+    Its text has one line per problem, ``FILE:LINE: KEY: MESSAGE`` (``FILE:
+    KEY: MESSAGE`` for a problem of no one line)."""
 
     def __init__(self, path: str, problems: list[tuple[str, int | None, str]], files: list[str] | None = None):
         self.path = path
         self.problems = problems
         self.files = files or [path] * len(problems)
-        lines = [f"{f}:{ln or '?'}: {key}: {msg}" for f, (key, ln, msg) in zip(self.files, problems)]
+        lines = [f"{f}:{ln}: {key}: {msg}" if ln else f"{f}: {key}: {msg}"
+                 for f, (key, ln, msg) in zip(self.files, problems)]
         where = path if set(self.files) <= {path} else f"{path} and the files it includes"
         super().__init__(f"{len(problems)} problem(s) in {where}:\n" + "\n".join(lines))
 
@@ -382,8 +387,8 @@ def _include(path: Path, patterns: Any, line: int | None, raw: dict[str, Any], o
                               f"tournament's settings are in {main})"))
         fbots = doc.get("bots")
         if not isinstance(fbots, list) or not fbots:
-            found.append((str(f), "bots", flines.get("bots"), "no [[bots]] table: an included file lists bots, "
-                          "each in a [[bots]] table with name and command"))
+            found.append((str(f), "bots", flines.get("bots", 1), "the file has no [[bots]] table: an included file "
+                          "lists bots, each in a [[bots]] table with name and command"))
             continue
         for j, b in enumerate(fbots):
             origins[len(bots)] = _Origin(str(f), j, flines)
@@ -609,7 +614,8 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
         bname = get(b, "name", f"{key}.name", str, "", lambda v: bool(_NAME_RE.match(v)),
                     "must be 1-64 letters, digits, '_', '-', '.'")
         bfile, _, bline = place(f"{key}.name")
-        where = f"{bfile}:{bline or '?'}"
+        bline = bline or place(key)[2]  # a bot without a name: its [[bots]] line
+        where = f"{bfile}:{bline}" if bline else bfile
         if "name" not in b:
             bad(f"{key}", "bot without a name")
         elif bname in seen:
@@ -655,8 +661,12 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
                 "matches_per_bot = K")
         if until and max_matches and max_matches < first:
             bad("schedule.max_matches", f"is below the first full schedule ({first} matches)")
-    if any(b.external for b in bots) and port == 0 and not remote:
-        bad("port", "external bots need a fixed port to connect to")
+    externals = [b for b in bots if b.external]
+    if externals and port == 0 and not remote:
+        named = ", ".join(f"{b.name or '(no name)'} ({b.where})" for b in externals[:_LISTED])
+        more = f" and {len(externals) - _LISTED} more" if len(externals) > _LISTED else ""
+        bad("port", f"external bots need a fixed port to connect to: {named}{more}; set port = N in {path} "
+            "(the port they connect to), or run the tournament on a hosted referee with --referee HOST:PORT")
     if executor == "dask" and any(b.external for b in bots):
         bad("execution.executor", "external bots connect to this machine's referee: they cannot play on a "
             "Dask cluster (use executor = \"local\")")
