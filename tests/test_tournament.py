@@ -347,3 +347,24 @@ def test_problems_name_their_bots_and_lines_and_no_line_is_a_question_mark(tmp_p
     assert f"{e04}:1: bots: the file has no [[bots]] table" in text
     e04.unlink()
     assert [b.name for b in tspec.load(main, remote=True).bots] == ["e00", "e01", "e02", "visitor"]
+
+
+def test_syntax_errors_keep_file_and_line_and_say_what_to_fix(tmp_path: Path) -> None:
+    main = _cup(tmp_path)
+    entries = tmp_path / "entries"
+    (entries / "e12.toml").write_text('[[bots]]\nname = "e12\ncommand = "python sample_bots/random_bot.py"\n')
+    (entries / "e14.toml").write_text('[[bots]]\nname = "e14"\nname = "e14b"\n')
+    (entries / "e15.toml").write_text('[[bots]]\nname "e15"\n')
+    (entries / "e16.toml").write_text('[[bots]\nname = "e16"\n')
+    (entries / "e17.toml").write_text('[[bots]]\nname = "e17"\nresources = ["java"')
+    (entries / "e18.toml").write_text('[[bots]]\nname = "e18"\nx = 1979-13-01\n')
+    with pytest.raises(tspec.SpecError) as ei:
+        tspec.load(main)
+    text = str(ei.value)
+    assert f"{entries / 'e12.toml'}:2: (syntax): a string is not closed on this line: add its closing quote" in text
+    assert f"{entries / 'e14.toml'}:3: (syntax): name is given twice" in text
+    assert f"{entries / 'e15.toml'}:2: (syntax): a key without '='" in text
+    assert f"{entries / 'e16.toml'}:1: (syntax): a [[...]] header is not closed: end it with ]]" in text
+    assert f"{entries / 'e17.toml'}:3: (syntax): a list is not closed: end it with ]" in text
+    assert f"{entries / 'e18.toml'}:3: (syntax): Expected newline" in text  # unmapped: tomllib's own words
+    assert "Illegal character" not in text and "Cannot overwrite" not in text

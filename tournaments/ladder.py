@@ -59,7 +59,7 @@ from tournaments.run import keep_log
 from tournaments.running import RunningIndex
 from tournaments.schedule import derive_seed
 from tournaments.seatings import adjacencies
-from tournaments.spec import SpecError, TournamentSpec, _key_lines, parse
+from tournaments.spec import SpecError, TournamentSpec, _key_lines, parse, syntax_problem
 from tournaments.store import LEASE_HEARTBEAT_S, LeaseHeld, LeaseHolder, MatchRow, StorageError, Store
 
 #: format of a stored state snapshot (:meth:`LadderState.to_json`); another format is ignored
@@ -118,8 +118,7 @@ def load(path: str | Path) -> LadderSpec:
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        m = re.search(r"line (\d+)", str(e))
-        raise SpecError(str(path), [("(syntax)", int(m.group(1)) if m else None, str(e))]) from None
+        raise SpecError(str(path), [("(syntax)", *syntax_problem(e, text))]) from None
     return parse_ladder(raw, str(path), _key_lines(text), base_dir=str(path.parent))
 
 

@@ -314,9 +314,45 @@ def _key_lines(text: str) -> dict[str, int]:
     return out
 
 
-def _syntax_line(e: tomllib.TOMLDecodeError) -> int | None:
-    m = re.search(r"line (\d+)", str(e))
-    return int(m.group(1)) if m else None
+#: tomllib's messages of the common mistakes (a regular expression on its text) and what to tell people
+_SYNTAX_HINTS: tuple[tuple[str, str], ...] = (
+    (r"^Illegal character '\\n'", "a string is not closed on this line: add its closing quote"),
+    (r"^Unterminated string|^Expected \"'\"", "a string is never closed: add its closing quote"),
+    (r"^Cannot overwrite a value", "{key}is given twice: keep one (a key is set once per table)"),
+    (r"^Cannot declare \((.*)\) twice", "the table {table} is declared twice: merge the two into one"),
+    (r"^Expected '=' after a key", "a key without '=': write key = value (strings in quotes)"),
+    (r"^Expected '\]\]' at the end", "a [[...]] header is not closed: end it with ]]"),
+    (r"^Expected '\]' at the end", "a [...] header is not closed: end it with ]"),
+    (r"^Unclosed array", "a list is not closed: end it with ]"),
+    (r"^Unclosed inline table", "an inline table is not closed: end it with } on the same line"),
+    (r"^Invalid value", "a value is missing or is not TOML (a string needs quotes: game = \"doudizhu\"; "
+     "or a list above is not closed with ])"),
+)
+
+
+def syntax_problem(e: tomllib.TOMLDecodeError, text: str) -> tuple[int | None, str]:
+    """The line (from 1; the last line for an error "at end of document";
+    ``None`` if unknown) and the message of a TOML syntax error in ``text``:
+    a plain hint for the common mistakes (a string not closed, a key given
+    twice, a missing ``=``, a bracket not closed) with the column, else
+    tomllib's own message."""
+    raw = str(e)
+    m = re.search(r"\(at line (\d+), column (\d+)\)$", raw)
+    lines = text.splitlines()
+    line = int(m.group(1)) if m else (len(lines) or 1) if raw.endswith("(at end of document)") else None
+    where = f" (column {m.group(2)})" if m else ""
+    for pattern, hint in _SYNTAX_HINTS:
+        h = re.match(pattern, raw)
+        if h is None:
+            continue
+        key = ""
+        if "{key}" in hint and line is not None and line <= len(lines):
+            k = _parse_key(lines[line - 1].strip())
+            key = f"{'.'.join(k[0])} " if k else ""
+        table = "[" + ".".join(p.strip(" '\"") for p in h.group(1).split(",") if p.strip()) + "]" \
+            if "{table}" in hint else ""
+        return line, hint.replace("{key}", key or "a key ").replace("{table}", table) + where
+    return line, raw
 
 
 def load(path: str | Path, remote: bool = False) -> TournamentSpec:
@@ -329,7 +365,7 @@ def load(path: str | Path, remote: bool = False) -> TournamentSpec:
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise SpecError(str(path), [("(syntax)", _syntax_line(e), str(e))]) from None
+        raise SpecError(str(path), [("(syntax)", *syntax_problem(e, text))]) from None
     lines = _key_lines(text)
     found: list[Problem] = []
     origins: dict[int, _Origin] = {}
@@ -378,7 +414,7 @@ def _include(path: Path, patterns: Any, line: int | None, raw: dict[str, Any], o
             found.append((str(f), "(file)", None, f"cannot read it: {getattr(e, 'strerror', None) or e}"))
             continue
         except tomllib.TOMLDecodeError as e:
-            found.append((str(f), "(syntax)", _syntax_line(e), str(e)))
+            found.append((str(f), "(syntax)", *syntax_problem(e, text)))
             continue
         flines = _key_lines(text)
         for k in doc:
