@@ -368,3 +368,24 @@ def test_syntax_errors_keep_file_and_line_and_say_what_to_fix(tmp_path: Path) ->
     assert f"{entries / 'e17.toml'}:3: (syntax): a list is not closed: end it with ]" in text
     assert f"{entries / 'e18.toml'}:3: (syntax): Expected newline" in text  # unmapped: tomllib's own words
     assert "Illegal character" not in text and "Cannot overwrite" not in text
+
+
+def test_misspelt_keys_get_a_suggestion_also_on_the_missing_line(tmp_path: Path) -> None:
+    main = _cup(tmp_path)
+    main.write_text('name = "cup"\ngmae = "doudizhu"\ninclude = ["entries/*.toml"]\n[clock]\ndecison_ms = 5\n'
+                    '[limits]\nmemory_mbb = 1\n[schedule]\nkind = "sampled"\nmatches_per_bots = 3\n')
+    (tmp_path / "entries" / "e05.toml").write_text('[[bots]]\nname = "e05"\ncomand = "python x.py"\n'
+                                                   'limits = { memroy_mb = 512 }\n')
+    with pytest.raises(tspec.SpecError) as ei:
+        tspec.load(main)
+    text, e05 = str(ei.value), tmp_path / "entries" / "e05.toml"
+    assert f"{e05}:3: bots[0].comand: unknown key (did you mean `command`?) (known: command," in text, text
+    assert f"{e05}:1: bots[0].command: missing (or set external = true with a token) (`comand` looks like it " \
+           "misspelt)" in text, text
+    assert "limits.memroy_mb: unknown limit 'memroy_mb' (did you mean `memory_mb`?)" in text
+    assert "gmae: unknown key (did you mean `game`?)" in text and "game: missing (`gmae` looks like it misspelt)" in text
+    assert "clock.decison_ms: unknown key (did you mean `decision_ms`?)" in text
+    assert "limits.memory_mbb: unknown key (did you mean `memory_mb`?)" in text
+    assert "schedule.matches_per_bots: unknown key (did you mean `matches_per_bot`?)" in text
+    assert "matches_per_bot = K (matches each bot plays) (`matches_per_bots` looks like it misspelt)" in text
+    assert "did you mean" not in tspec.unknown_key("zzz", ("command", "name"))  # nothing close: no guess

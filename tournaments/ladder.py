@@ -59,7 +59,7 @@ from tournaments.run import keep_log
 from tournaments.running import RunningIndex
 from tournaments.schedule import derive_seed
 from tournaments.seatings import adjacencies
-from tournaments.spec import SpecError, TournamentSpec, _key_lines, parse, syntax_problem
+from tournaments.spec import SpecError, TournamentSpec, _key_lines, parse, syntax_problem, unknown_key
 from tournaments.store import LEASE_HEARTBEAT_S, LeaseHeld, LeaseHolder, MatchRow, StorageError, Store
 
 #: format of a stored state snapshot (:meth:`LadderState.to_json`); another format is ignored
@@ -146,7 +146,7 @@ def parse_ladder(raw: dict[str, Any], path: str = "<ladder>", lines: dict[str, i
     for k, v in table.items():
         where = (f"ladder.{k}", lines.get(f"ladder.{k}", lines.get("ladder")))
         if k not in known:
-            problems.append((*where, f"unknown key (known: {', '.join(sorted(known))})"))
+            problems.append((*where, unknown_key(k, known)))
         elif k == "host" and not (isinstance(v, str) and v):
             problems.append((*where, f"must be an address such as \"127.0.0.1\" (got {v!r})"))
         elif k != "host" and (not isinstance(v, int) or isinstance(v, bool) or v < (1 if k == "suspend_after" else 0)):

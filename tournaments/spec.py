@@ -49,6 +49,7 @@ import os
 import random
 import re
 import tomllib
+from difflib import get_close_matches
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,7 @@ from referee.bots import Limits
 from referee.games import GAME_IDS, UnknownGame, game_class
 from referee.runner import FAULT_POLICIES
 from referee.sandbox import parse_uid_range
+from referee.words import did_you_mean
 from tournaments.dburl import mask_url
 from tournaments.sampled import group_count
 from tournaments.seatings import DESIGNS, block_size
@@ -72,6 +74,8 @@ ROUND_ROBIN_LIMIT = 1_000_000
 SCHEDULE_DESIGN = 2
 EXECUTORS = ("local", "dask")
 UNTILS = ("separated",)
+#: the keys of a [[bots]] table
+_BOT_KEYS = ("command", "external", "limits", "name", "persistent", "resources", "token")
 #: how many bots a problem names before "and N more"
 _LISTED = 5
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
@@ -432,6 +436,20 @@ def _include(path: Path, patterns: Any, line: int | None, raw: dict[str, Any], o
     raw["bots"] = bots
 
 
+def unknown_key(key: str, known: Any) -> str:
+    """The problem of an unknown ``key`` of a table whose keys are ``known``
+    (any iterable of names): ``unknown key (did you mean `command`?) (known: ...)``."""
+    return f"unknown key{did_you_mean(key, known)} (known: {', '.join(sorted(known))})"
+
+
+def _twin(table: dict[str, Any], key: str, known: Any) -> str:
+    """For a missing required ``key`` of ``table`` (whose keys are ``known``):
+    `` (`comand` looks like it misspelt)`` when one of its unknown keys is
+    close to it, else ``""``."""
+    close = get_close_matches(key, [k for k in table if k not in known], n=1)
+    return f" (`{close[0]}` looks like it misspelt)" if close else ""
+
+
 def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int] | None = None,
           base_dir: str = ".", remote: bool = False, fixed_schedule: bool = True,
           origins: dict[int, _Origin] | None = None) -> TournamentSpec:
@@ -478,15 +496,15 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
              "port", "variant", "params", "clock", "faults", "trueskill", "limits", "sandbox", "execution", "bots"}
     for k in raw:
         if k not in known:
-            bad(k, f"unknown key (known: {', '.join(sorted(known))})")
+            bad(k, unknown_key(k, known))
 
     name = get(raw, "name", "name", str, "", lambda v: bool(_NAME_RE.match(v)),
                "must be 1-64 letters, digits, '_', '-', '.'")
     if "name" not in raw:
-        bad("name", "missing (a unique tournament name is required)")
+        bad("name", f"missing (a unique tournament name is required){_twin(raw, 'name', known)}")
     game = get(raw, "game", "game", str, "", lambda v: v in GAME_IDS, f"must be one of {', '.join(GAME_IDS)}")
     if "game" not in raw:
-        bad("game", "missing")
+        bad("game", f"missing{_twin(raw, 'game', known)}")
     cls = None
     if game:
         try:
@@ -503,7 +521,7 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
         table_keys = ("confidence", "duplicate", "kind", "matches_per_bot", "max_matches", "seatings", "until")
         for k in sched:
             if k not in table_keys:
-                bad(f"schedule.{k}", f"unknown key (known: {', '.join(table_keys)})")
+                bad(f"schedule.{k}", unknown_key(k, table_keys))
         schedule = get(sched, "kind", "schedule.kind", str, "round_robin", lambda v: v in SCHEDULES,
                        f"must be one of {', '.join(SCHEDULES)}")
         seatings = get(sched, "seatings", "schedule.seatings", str, "balanced", lambda v: v in DESIGNS,
@@ -513,7 +531,8 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
                                   lambda v: 1 <= v <= 1_000_000, "must be 1..1000000")
             duplicate = get(sched, "duplicate", "schedule.duplicate", bool, False)
             if "matches_per_bot" not in sched:
-                bad("schedule", 'a sampled schedule needs its length: matches_per_bot = K (matches each bot plays)')
+                bad("schedule", "a sampled schedule needs its length: matches_per_bot = K (matches each bot plays)"
+                    + _twin(sched, "matches_per_bot", table_keys))
             if "games" in raw:
                 bad("games", "a sampled schedule has no repetitions: matches_per_bot sets its length")
         else:
@@ -528,7 +547,8 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
         max_matches = get(sched, "max_matches", "schedule.max_matches", int, 0, lambda v: 1 <= v <= 1_000_000,
                           "must be 1..1000000")
         if until and "max_matches" not in sched:
-            bad("schedule", 'until = "separated" needs a budget: max_matches = N (matches in all)')
+            bad("schedule", 'until = "separated" needs a budget: max_matches = N (matches in all)'
+                + _twin(sched, "max_matches", table_keys))
     else:
         schedule = get(raw, "schedule", "schedule", str, "round_robin", lambda v: v in SCHEDULES,
                        f"must be one of {', '.join(SCHEDULES)} (or a [schedule] table)")
@@ -548,12 +568,12 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
     if cls is not None:
         for k, v in variant.items():
             if k not in cls.variant_defaults:
-                bad(f"variant.{k}", f"unknown variant flag of {game} (known: "
-                    f"{', '.join(sorted(cls.variant_defaults)) or 'none'})")
+                bad(f"variant.{k}", f"unknown variant flag of {game}{did_you_mean(k, cls.variant_defaults)} "
+                    f"(known: {', '.join(sorted(cls.variant_defaults)) or 'none'})")
         for k, v in params.items():
             if k not in cls.param_defaults:
-                bad(f"params.{k}", f"unknown match parameter of {game} (known: "
-                    f"{', '.join(sorted(cls.param_defaults)) or 'none'})")
+                bad(f"params.{k}", f"unknown match parameter of {game}{did_you_mean(k, cls.param_defaults)} "
+                    f"(known: {', '.join(sorted(cls.param_defaults)) or 'none'})")
         if players in cls.player_counts:
             # each flag and parameter on its own, so every bad value is reported in one pass,
             # then all of them together (for rules that tie several values)
@@ -598,7 +618,7 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
                            (lim, set(Limits.__dataclass_fields__), "limits")):
         for k in t:
             if k not in allowed:
-                bad(f"{tn}.{k}", f"unknown key (known: {', '.join(sorted(allowed))})")
+                bad(f"{tn}.{k}", unknown_key(k, allowed))
     decision_ms = get(clock, "decision_ms", "clock.decision_ms", int, 1000, lambda v: 1 <= v <= 3_600_000,
                       "must be 1..3600000 ms")
     bank_ms = get(clock, "bank_ms", "clock.bank_ms", int, 0, lambda v: 0 <= v <= 36_000_000, "must be >= 0 ms")
@@ -644,16 +664,15 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
             bad(key, "must be a table")
             continue
         for k in b:
-            if k not in {"name", "command", "external", "token", "persistent", "limits", "resources"}:
-                bad(f"{key}.{k}", "unknown key (known: command, external, limits, name, persistent, resources, "
-                    "token)")
+            if k not in _BOT_KEYS:
+                bad(f"{key}.{k}", unknown_key(k, _BOT_KEYS))
         bname = get(b, "name", f"{key}.name", str, "", lambda v: bool(_NAME_RE.match(v)),
                     "must be 1-64 letters, digits, '_', '-', '.'")
         bfile, _, bline = place(f"{key}.name")
         bline = bline or place(key)[2]  # a bot without a name: its [[bots]] line
         where = f"{bfile}:{bline}" if bline else bfile
         if "name" not in b:
-            bad(f"{key}", "bot without a name")
+            bad(f"{key}", f"bot without a name{_twin(b, 'name', _BOT_KEYS)}")
         elif bname in seen:
             bad(f"{key}.name", f"duplicate bot name {bname!r} (also at {seen[bname]})")
         else:
@@ -677,11 +696,12 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
                 bad(f"{key}.limits", "an external bot is not launched by the referee: limits do not apply")
         if external:
             if not token:
-                bad(f"{key}.token", "an external bot needs a token")
+                bad(f"{key}.token", f"an external bot needs a token{_twin(b, 'token', _BOT_KEYS)}")
             if command:
                 bad(f"{key}.command", "an external bot has no command (it connects on its own)")
         elif not command.strip():
-            bad(f"{key}.command", "missing (or set external = true with a token)")
+            bad(f"{key}.command",
+                f"missing (or set external = true with a token){_twin(b, 'command', _BOT_KEYS)}")
         elif (why := check_command(command, Path(cwd))) is not None:
             bad(f"{key}.command", why)
         bots.append(BotEntry(bname, command, external, token, persistent, resources=list(resources), limits=own_limits,
