@@ -389,3 +389,14 @@ def test_misspelt_keys_get_a_suggestion_also_on_the_missing_line(tmp_path: Path)
     assert "schedule.matches_per_bots: unknown key (did you mean `matches_per_bot`?)" in text
     assert "matches_per_bot = K (matches each bot plays) (`matches_per_bots` looks like it misspelt)" in text
     assert "did you mean" not in tspec.unknown_key("zzz", ("command", "name"))  # nothing close: no guess
+
+
+def test_an_include_matching_only_the_tournament_file_says_so(tmp_path: Path) -> None:
+    main = _cup(tmp_path)
+    main.write_text(main.read_text().replace('include = ["entries/*.toml"]', 'include = ["*.toml", "entries/*.toml"]'))
+    with pytest.raises(tspec.SpecError) as ei:
+        tspec.load(main)
+    assert f"{main}:4: include: '*.toml' matches only the tournament file itself, which is never included" \
+        in str(ei.value), str(ei.value)
+    (tmp_path / "house.toml").write_text('[[bots]]\nname = "house"\ncommand = "python sample_bots/random_bot.py"\n')
+    assert [b.name for b in tspec.load(main).bots] == ["house", "e00", "e01", "e02"]

@@ -401,9 +401,12 @@ def _include(path: Path, patterns: Any, line: int | None, raw: dict[str, Any], o
         return
     files: dict[Path, None] = {}  # in order, each once
     for pattern in patterns:
-        matched = [base / m for m in sorted(glob.glob(pattern, root_dir=base, recursive=True))]
-        matched = [m for m in matched if m.is_file() and not m.samefile(path)]
-        if not matched:
+        every = [base / m for m in sorted(glob.glob(pattern, root_dir=base, recursive=True))]
+        matched = [m for m in every if m.is_file() and not m.samefile(path)]
+        if not matched and any(m.is_file() for m in every):
+            found.append((main, "include", line, f"{pattern!r} matches only the tournament file itself, which is "
+                          "never included: put the entries in files of their own, e.g. entries/*.toml"))
+        elif not matched:
             found.append((main, "include", line, f"{pattern!r} matches no file (patterns are relative to "
                           f"{base.resolve()}{os.sep}, the tournament file's directory)"))
         files.update(dict.fromkeys(matched))
