@@ -233,7 +233,7 @@ def test_existing_tournament_needs_resume_or_fresh_and_changed_file_is_refused(t
     assert r.returncode == 0 and "24 already done" in r.stderr
     f.write_text(f.read_text().replace("seed = 9", "seed = 10"))
     r = _cli("tournament", "run", str(f), "--quiet", "--resume")
-    assert r.returncode == 2 and "different file" in r.stderr
+    assert r.returncode == 2 and "the file changed since it was started: seed: 9 -> 10." in r.stderr, r.stderr
     st = _cli("tournament", "status", "again", "--db", str(tmp_path / "again.sqlite"))
     assert "24/24 matches done" in st.stdout
 
@@ -400,3 +400,38 @@ def test_an_include_matching_only_the_tournament_file_says_so(tmp_path: Path) ->
         in str(ei.value), str(ei.value)
     (tmp_path / "house.toml").write_text('[[bots]]\nname = "house"\ncommand = "python sample_bots/random_bot.py"\n')
     assert [b.name for b in tspec.load(main).bots] == ["house", "e00", "e01", "e02"]
+
+
+def test_resume_of_a_changed_file_names_the_changes_before_the_plan_line(tmp_path: Path) -> None:
+    main = _cup(tmp_path, main_extra=f'seed = 9\nport = 5\ndatabase = "{tmp_path / "cup.sqlite"}"\n'
+                f'log_dir = "{tmp_path / "logs"}"\n')
+    main.write_text(main.read_text() + '[[bots]]\nname = "visitor"\nexternal = true\ntoken = "s3cret"\n')
+    s = tspec.load(main)
+    from tournaments.run import existing_problem
+    from tournaments.schedule import build as build_schedule
+
+    st = Store(s.database)
+    try:
+        st.create_tournament(s.name, s.game, s.public_json(), s.fingerprint(), len(build_schedule(s)),
+                             [(b.name, b.command, b.external) for b in s.bots])
+        assert existing_problem(s, st, resume=True, fresh=False) is None  # the same file: go ahead
+    finally:
+        st.close()
+    (tmp_path / "entries" / "e31.toml").write_text('# late\n[[bots]]\nname = "e31"\n'
+                                                   'command = "python sample_bots/random_bot.py"\n')
+    (tmp_path / "entries" / "e01.toml").unlink()
+    (tmp_path / "entries" / "e02.toml").write_text('[[bots]]\nname = "e02"\ncommand = "python sample_bots/random_bot.py'
+                                                   ' --seed 7"\n')
+    main.write_text(main.read_text().replace("seed = 9", "seed = 10").replace('token = "s3cret"', 'token = "n3w"')
+                    + "[trueskill]\nmu = 30\n[clock]\nkind = \"cpu\"\nconnect_timeout_ms = 500\n")
+    r = _cli("tournament", "run", str(main), "--resume", "-q")
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    err = " ".join(r.stderr.split())
+    assert f"bot added: e31 ({tmp_path / 'entries' / 'e31.toml'}:3)" in err, err
+    assert "bot removed: e01" in err
+    assert 'bot e02 changed (command "python sample_bots/random_bot.py --seed 2" -> ' \
+           '"python sample_bots/random_bot.py --seed 7")' in err
+    assert "seed: 9 -> 10" in err and "trueskill.mu: 25.0 -> 30.0" in err and 'clock: (not set) -> "cpu"' in err
+    assert "connect_timeout_ms" not in err  # does not change the matches: not a change that refuses
+    assert "s3cret" not in err and "n3w" not in err  # tokens are never shown
+    assert "--fresh" in err and "tournament cup:" not in err and "sandbox:" not in err  # refused before the plan

@@ -59,7 +59,7 @@ from referee.bots import Limits
 from referee.games import GAME_IDS, UnknownGame, game_class
 from referee.runner import FAULT_POLICIES
 from referee.sandbox import parse_uid_range
-from referee.words import did_you_mean
+from referee.words import did_you_mean, plural
 from tournaments.dburl import mask_url
 from tournaments.sampled import group_count
 from tournaments.seatings import DESIGNS, block_size
@@ -192,22 +192,43 @@ class TournamentSpec:
     def fingerprint(self) -> str:
         """Hash of everything that determines the matches and ratings (not
         concurrency, paths or ports), so ``--resume`` can refuse a changed file."""
-        d = asdict(self)
-        for k in ("concurrency", "database", "log_dir", "port", "base_dir", "limits", "connect_timeout_ms", "end_grace_ms",
-                  "bot_uids", "isolate_network", "cwd", "executor", "scheduler"):
-            d.pop(k)
-        if d["clock"] == "wall":
-            d.pop("clock")  # files from before the CPU clock keep their fingerprint
-        for b in d["bots"]:
-            b.pop("token", None)
-            b.pop("resources", None)
-            b.pop("limits", None)
-            b.pop("where", None)
-        if not self.until:
-            for k in ("until", "confidence", "max_matches"):
-                d.pop(k)
+        d = _fingerprinted(asdict(self))
         d["schedule_design"] = SCHEDULE_DESIGN
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
+
+    def changes_from(self, stored: dict[str, Any]) -> list[str]:
+        """What differs, among what :meth:`fingerprint` covers, between the
+        spec a tournament was stored with (``stored``: its
+        :meth:`public_json`) and this one, one phrase each: bots added,
+        removed or changed (by name; a new bot with where it is defined),
+        a different order of the bots, then each setting with its old and
+        new value (``seed: 9 -> 10``). Tokens are never named. Empty when
+        only the referee version's schedule design differs."""
+        old, new = _fingerprinted(stored), _fingerprinted(asdict(self))
+        where = {b.name: b.where for b in self.bots}
+        old_bots = {b.get("name"): b for b in old.pop("bots", [])}
+        new_bots = {b.get("name"): b for b in new.pop("bots", [])}
+        out: list[str] = []
+        added = [n for n in new_bots if n not in old_bots]
+        removed = [n for n in old_bots if n not in new_bots]
+        if added:
+            out.append(f"{plural(len(added), 'bot')} added: "
+                       + _listed([f"{n} ({where[n]})" if where.get(n) else str(n) for n in added]))
+        if removed:
+            out.append(f"{plural(len(removed), 'bot')} removed: " + _listed([str(n) for n in removed]))
+        for n, b in new_bots.items():
+            if n in old_bots and old_bots[n] != b:
+                what = "; ".join(f"{k} {_shown(old_bots[n].get(k))} -> {_shown(b.get(k))}"
+                                 for k in sorted(set(b) | set(old_bots[n])) if old_bots[n].get(k) != b.get(k))
+                out.append(f"bot {n} changed ({what})")
+        kept = [n for n in new_bots if n in old_bots]
+        if kept != [n for n in old_bots if n in new_bots]:
+            out.append("the bots are in another order (the order of the file and its includes)")
+        flat_old, flat_new = _flat(old), _flat(new)
+        for k in sorted(set(flat_old) | set(flat_new)):
+            if flat_old.get(k, _UNSET) != flat_new.get(k, _UNSET):
+                out.append(f"{k}: {_shown(flat_old.get(k, _UNSET))} -> {_shown(flat_new.get(k, _UNSET))}")
+        return out
 
     def public_json(self) -> dict[str, Any]:
         """The spec as stored in the results database: external bots' tokens
@@ -219,6 +240,48 @@ class TournamentSpec:
                 b["token"] = "***"
             b.pop("where", None)
         return d
+
+
+#: the settings that do not change a tournament's matches or ratings (left out of its fingerprint)
+_NOT_FINGERPRINTED = ("concurrency", "database", "log_dir", "port", "base_dir", "limits", "connect_timeout_ms",
+                      "end_grace_ms", "bot_uids", "isolate_network", "cwd", "executor", "scheduler")
+_UNSET = object()
+
+
+def _fingerprinted(spec: dict[str, Any]) -> dict[str, Any]:
+    """What :meth:`TournamentSpec.fingerprint` hashes of ``spec`` (its
+    ``asdict`` or its stored :meth:`~TournamentSpec.public_json`), a copy."""
+    d = {k: v for k, v in spec.items() if k not in _NOT_FINGERPRINTED}
+    if d.get("clock") == "wall":
+        d.pop("clock")  # files from before the CPU clock keep their fingerprint
+    d["bots"] = [{k: v for k, v in b.items() if k not in ("token", "resources", "limits", "where")}
+                 for b in d.get("bots", [])]
+    if not d.get("until"):
+        for k in ("until", "confidence", "max_matches"):
+            d.pop(k, None)
+    return d
+
+
+def _flat(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{"trueskill": {"mu": 25}}`` -> ``{"trueskill.mu": 25}``."""
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        if isinstance(v, dict):
+            out.update(_flat(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+def _shown(v: Any) -> str:
+    """A setting's value as written in a TOML file (``"cpu"``, ``10``, ``true``), or ``(not set)``."""
+    return "(not set)" if v is _UNSET or v is None else json.dumps(v)
+
+
+def _listed(items: list[str]) -> str:
+    """The first few of ``items``, joined, with "and N more"."""
+    more = f" and {len(items) - _LISTED} more" if len(items) > _LISTED else ""
+    return ", ".join(items[:_LISTED]) + more
 
 
 _BARE_KEY = r"[A-Za-z0-9_\-]+"
@@ -722,9 +785,8 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
             bad("schedule.max_matches", f"is below the first full schedule ({first} matches)")
     externals = [b for b in bots if b.external]
     if externals and port == 0 and not remote:
-        named = ", ".join(f"{b.name or '(no name)'} ({b.where})" for b in externals[:_LISTED])
-        more = f" and {len(externals) - _LISTED} more" if len(externals) > _LISTED else ""
-        bad("port", f"external bots need a fixed port to connect to: {named}{more}; set port = N in {path} "
+        named = _listed([f"{b.name or '(no name)'} ({b.where})" for b in externals])
+        bad("port", f"external bots need a fixed port to connect to: {named}; set port = N in {path} "
             "(the port they connect to), or run the tournament on a hosted referee with --referee HOST:PORT")
     if executor == "dask" and any(b.external for b in bots):
         bad("execution.executor", "external bots connect to this machine's referee: they cannot play on a "
