@@ -797,6 +797,25 @@ def _reading_db(db: Optional[str], config: Optional[Path]) -> tuple[str, Optiona
     return db or os.environ.get("REFEREE_DB") or "runs/referee.sqlite", name
 
 
+def _started_from(config: Optional[Path], stored: dict[str, Any]) -> tuple[str, str, str]:
+    """How a printed command names the file a stored tournament was started
+    from: ``(cd, file, note)``, shell-quoted. ``cd``: ``"cd DIR && "`` when it
+    was started from another directory that still exists (its bots' relative
+    paths are taken from there), else ``""``; ``file``: the ``--config`` file,
+    else the stored path (relative to that directory when under it), else
+    ``FILE`` with a ``note`` saying which file that is."""
+    if config is not None:
+        return "", shlex.quote(str(config)), ""
+    path = stored.get("file") or ""
+    if not path:
+        return "", "FILE", (f" (FILE: the tournament file of {stored.get('name', 'it')!r}; a results database "
+                            "written before this version does not keep its path)")
+    here, there = os.getcwd(), stored.get("cwd") or os.getcwd()
+    cd = f"cd {shlex.quote(there)} && " if there != here and os.path.isdir(there) else ""
+    rel = os.path.relpath(path, there if cd else here)
+    return cd, shlex.quote(path if rel.startswith("..") else rel), ""
+
+
 #: ``leaderboard --details``: the pair tables cover this many of the best bots by default
 DETAILS_TOP = 20
 #: bots whose faults ``tournament status`` lists (the leaderboard has every bot)
@@ -832,16 +851,17 @@ def tournament_status(
     except StorageError as e:
         fail(str(e), 1)
     aborted, void = counts.get(MatchStatus.ABORTED, 0), counts.get(MatchStatus.VOID, 0)
-    is_ladder = json.loads(t["spec_json"]).get("schedule") == "ladder"
+    stored = json.loads(t["spec_json"])
+    is_ladder = stored.get("schedule") == "ladder"
     print(f"{t['name']}: {t['game']}, {sum(counts.values())}/{t['total_matches']} matches done, status {state}, "
           f"aborted {aborted}" + (f", void {void}" if void else ""))
     if lease is not None:
         print(lease_held_line(lease))
     elif state in ("interrupted", "stopped"):
         flag, note = db_flag(given_db)
-        file = shlex.quote(str(config)) if config is not None else "FILE"
-        how = (f"continue it with `referee ladder {file}{flag}`{note}" if is_ladder or state == "stopped"
-               else f"finish it with `referee tournament run {file} --resume{flag}`{note}")
+        cd, file, file_note = _started_from(config, stored)
+        how = (f"continue it with `{cd}referee ladder {file}{flag}`{note}{file_note}" if is_ladder or state == "stopped"
+               else f"finish it with `{cd}referee tournament run {file} --resume{flag}`{note}{file_note}")
         if state == "interrupted":
             print(f"  not running: {why_not_running(stale, 'driver')}; {how}")
         else:

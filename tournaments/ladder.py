@@ -119,7 +119,9 @@ def load(path: str | Path) -> LadderSpec:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise SpecError(str(path), [("(syntax)", *syntax_problem(e, text))]) from None
-    return parse_ladder(raw, str(path), _key_lines(text), base_dir=str(path.parent))
+    spec = parse_ladder(raw, str(path), _key_lines(text), base_dir=str(path.parent))
+    spec.t.file = str(path.resolve())
+    return spec
 
 
 def parse_ladder(raw: dict[str, Any], path: str = "<ladder>", lines: dict[str, int] | None = None,

@@ -188,6 +188,9 @@ class TournamentSpec:
     isolate_network: bool = False
     #: the directory relative paths of bot commands are taken from (where the run started)
     cwd: str = field(default_factory=os.getcwd)
+    #: the tournament file, an absolute path ("" for a document not read from a file); stored, so that
+    #: ``tournament status`` can give the command that resumes it
+    file: str = ""
 
     def fingerprint(self) -> str:
         """Hash of everything that determines the matches and ratings (not
@@ -244,7 +247,7 @@ class TournamentSpec:
 
 #: the settings that do not change a tournament's matches or ratings (left out of its fingerprint)
 _NOT_FINGERPRINTED = ("concurrency", "database", "log_dir", "port", "base_dir", "limits", "connect_timeout_ms",
-                      "end_grace_ms", "bot_uids", "isolate_network", "cwd", "executor", "scheduler")
+                      "end_grace_ms", "bot_uids", "isolate_network", "cwd", "executor", "scheduler", "file")
 _UNSET = object()
 
 
@@ -445,6 +448,7 @@ def load(path: str | Path, remote: bool = False) -> TournamentSpec:
         found += [(f, k, ln, msg) for f, (k, ln, msg) in zip(e.files, e.problems)]
     if found:
         raise _spec_error(str(path), found)
+    spec.file = str(path.resolve())
     return spec
 
 
