@@ -777,6 +777,65 @@ def tournament_run(
     _print_report_hint(res.name, spec.database)
 
 
+@tournament_app.command("check")
+def tournament_check(
+    file: Path = typer.Argument(..., help="Tournament file (TOML), e.g. tournaments/examples/doudizhu.toml."),
+    referee_addr: Optional[str] = typer.Option(None, "--referee", help="The running referee HOST:PORT the "
+                                               "tournament will run on (run --referee): also ask it whether it "
+                                               "knows every external bot's token (its admin token in "
+                                               "REFEREE_ADMIN_TOKEN or --admin-token-file)."),
+    admin_token: Optional[str] = typer.Option(None, "--admin-token", envvar="REFEREE_ADMIN_TOKEN", hidden=True),
+    admin_token_file: Optional[Path] = typer.Option(None, "--admin-token-file",
+                                                    help="File holding the running referee's admin token (--referee)."),
+    tls_ca: Optional[Path] = typer.Option(None, "--tls-ca", help="With --referee: the referee speaks TLS; trust "
+                                          "the CA in this PEM file."),
+) -> None:
+    """Check a tournament file without playing anything: exit 0 and its plan, or 2 and every problem.
+
+    Validates the file and the files its include names exactly as
+    `tournament run` does (every problem with its file, key and line, the
+    bot commands, the bots' sandbox), then prints the plan: bots, seats,
+    schedule and matches. With --referee, also asks that referee whether
+    it knows every external bot's token. Never plays, stores or starts
+    anything else.
+    """
+    from tournaments import spec as tspec
+    from tournaments.adaptive import AdaptiveSchedule
+
+    try:
+        spec = tspec.load(file, remote=referee_addr is not None)
+    except FileNotFoundError:
+        fail(f"no such tournament file: {file}")
+    except tspec.SpecError as e:
+        fail(str(e))
+    if spec.executor == "dask" and referee_addr:
+        fail("--referee plays every match on that referee: it excludes the Dask executor of [execution]")
+    if admin_token_file is not None:
+        admin_token = secret_file_or_exit(admin_token_file, "--admin-token-file").strip()
+    remote = _remote_for_tournament(spec, referee_addr, admin_token, tls_ca)
+    note = ""
+    if remote is not None:
+        from tournaments.executor import check_external_tokens
+
+        try:
+            checked = run_until_signal(check_external_tokens(remote, spec))
+        except RemoteError as e:
+            fail(str(e))
+        except Interrupted as e:
+            raise typer.Exit(128 + e.signum)
+        externals = sum(b.external for b in spec.bots)
+        note = (f"; the referee at {referee_addr} knows every external bot's token" if checked and externals
+                else f"; the referee at {referee_addr} cannot check tokens (no AdminService.CheckTokens: an older "
+                     "version)" if externals else "")
+    if spec.executor == "local" and remote is None:
+        sandbox = bot_sandbox(spec.bot_uids, spec.isolate_network, [b.command for b in spec.bots if not b.external],
+                              Path(spec.cwd))
+        sandbox.close()
+    plan = AdaptiveSchedule(spec).plan()
+    print(f"{spec.name}: {spec.game}, {len(spec.bots)} {plural(len(spec.bots), 'bot')}, {spec.players} seats, "
+          f"{plan}; no problem found in {file}{note}")
+
+
 def _reading_db(db: Optional[str], config: Optional[Path]) -> tuple[str, Optional[str]]:
     """The database a reading command uses, and the tournament name the
     ``--config`` file gives: ``--db``, else the file's ``database``, else

@@ -426,3 +426,30 @@ def test_status_names_the_file_an_interrupted_tournament_was_started_from(tmp_pa
     assert f"finish it with `cd {ROOT} && referee tournament run '{f}' --resume --db {db}`" in out, out
     out = status("cupOld", ROOT)
     assert "`referee tournament run FILE --resume" in out and "FILE: the tournament file of 'cupOld'" in out, out
+
+
+def test_tournament_check_validates_like_run_prints_the_plan_and_stores_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite"
+    (tmp_path / "entries").mkdir()
+    f = tmp_path / "cup.toml"
+    f.write_text(f'name = "cupC"\ngame = "doudizhu"\nplayers = 3\ndatabase = "{db}"\ninclude = ["entries/*.toml"]\n')
+    for i in range(4):
+        (tmp_path / "entries" / f"e{i}.toml").write_text(
+            f'[[bots]]\nname = "e{i}"\ncommand = "python {ROOT}/sample_bots/random_bot.py --seed {i}"\n')
+
+    def check(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([PY, "-m", "referee.cli", "tournament", "check", *args], cwd=ROOT, capture_output=True,
+                              text=True)
+
+    r = check(str(f))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("cupC: doudizhu, 4 bots, 3 seats, round_robin, 24 matches (every bot 18 matches"), r.stdout
+    assert f"no problem found in {f}" in r.stdout
+    (tmp_path / "entries" / "e4.toml").write_text('[[bots]]\nname = "e4"\ncomand = "python x.py"\n')
+    (tmp_path / "entries" / "e5.toml").write_text('[[bots]]\nname = "e5\n')
+    r = check(str(f))
+    assert r.returncode == 2 and "Traceback" not in r.stderr and r.stdout == "", r.stderr
+    assert "3 problem(s)" in r.stderr and "did you mean `command`?" in r.stderr and "(syntax)" in r.stderr, r.stderr
+    r = check(str(tmp_path / "nope.toml"))
+    assert r.returncode == 2 and "no such tournament file" in r.stderr
+    assert not db.exists()  # nothing stored
