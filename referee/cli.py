@@ -721,7 +721,7 @@ def tournament_run(
     sandbox = None  # on a Dask cluster each worker makes its own; a remote referee has its own
     if spec.executor == "local" and remote is None:
         sandbox = bot_sandbox(spec.bot_uids, spec.isolate_network, [b.command for b in spec.bots if not b.external],
-                           Path(spec.cwd))
+                              Path(spec.cwd), tspec.command_labels(spec.bots))
     schedule = AdaptiveSchedule(spec)
     total = len(schedule.matches)
     plan = schedule.plan()
@@ -829,7 +829,7 @@ def tournament_check(
                      "version)" if externals else "")
     if spec.executor == "local" and remote is None:
         sandbox = bot_sandbox(spec.bot_uids, spec.isolate_network, [b.command for b in spec.bots if not b.external],
-                              Path(spec.cwd))
+                              Path(spec.cwd), tspec.command_labels(spec.bots))
         sandbox.close()
     plan = AdaptiveSchedule(spec).plan()
     print(f"{spec.name}: {spec.game}, {len(spec.bots)} {plural(len(spec.bots), 'bot')}, {spec.players} seats, "

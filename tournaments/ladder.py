@@ -59,7 +59,8 @@ from tournaments.run import keep_log
 from tournaments.running import RunningIndex
 from tournaments.schedule import derive_seed
 from tournaments.seatings import adjacencies
-from tournaments.spec import SpecError, TournamentSpec, _key_lines, parse, syntax_problem, unknown_key
+from tournaments.spec import (SpecError, TournamentSpec, _key_lines, command_labels, parse, syntax_problem,
+                              unknown_key)
 from tournaments.store import LEASE_HEARTBEAT_S, LeaseHeld, LeaseHolder, MatchRow, StorageError, Store
 
 #: format of a stored state snapshot (:meth:`LadderState.to_json`); another format is ignored
@@ -885,7 +886,8 @@ class Ladder:
         elif self.executor is None:
             try:  # the bots' isolation, as for a tournament (docs/sandbox.md): the file's [sandbox] table
                 self.sandbox = Sandbox(t.bot_uids, t.isolate_network)
-                prepare(self.sandbox, [b.command for b in t.bots if not b.external], Path(t.cwd))
+                prepare(self.sandbox, [b.command for b in t.bots if not b.external], Path(t.cwd),
+                        command_labels(t.bots))
             except SandboxError as e:
                 raise LadderError(str(e)) from None
         elif any(b.external for b in t.bots):  # each Dask worker isolates the bots it launches itself

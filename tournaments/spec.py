@@ -808,6 +808,18 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
         bot_uids=bot_uids, isolate_network=isolate_network, cwd=cwd, executor=executor, scheduler=scheduler)
 
 
+def command_labels(bots: list[BotEntry]) -> dict[str, str]:
+    """Who runs each command of the launched ``bots``, for messages about a
+    command: ``{"python a.py": "bot e02 (entries/e02.toml:2)"}`` (``"bots
+    a (FILE:LINE), b (FILE:LINE)"`` when several run the same one)."""
+    by_command: dict[str, list[BotEntry]] = {}
+    for b in bots:
+        if not b.external:
+            by_command.setdefault(b.command, []).append(b)
+    return {cmd: f"{plural(len(bs), 'bot')} " + ", ".join(f"{b.name} ({b.where})" if b.where else b.name for b in bs)
+            for cmd, bs in by_command.items()}
+
+
 def schedule_size(bots: int, players: int, schedule: str, games: int = 1, seatings: str = "balanced",
                   matches_per_bot: int = 0, duplicate: bool = False) -> int:
     """Matches of a fixed schedule (before any ``until`` block), computed
