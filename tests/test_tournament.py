@@ -380,14 +380,15 @@ def test_misspelt_keys_get_a_suggestion_also_on_the_missing_line(tmp_path: Path)
         tspec.load(main)
     text, e05 = str(ei.value), tmp_path / "entries" / "e05.toml"
     assert f"{e05}:3: bots[0].comand: unknown key (did you mean `command`?) (known: command," in text, text
-    assert f"{e05}:1: bots[0].command: missing (or set external = true with a token) (`comand` looks like it " \
-           "misspelt)" in text, text
+    assert f"{e05}:1: bots[0].command: missing (or set external = true with a token) (`comand` looks like a " \
+           "misspelling of it)" in text, text
     assert "limits.memroy_mb: unknown limit 'memroy_mb' (did you mean `memory_mb`?)" in text
-    assert "gmae: unknown key (did you mean `game`?)" in text and "game: missing (`gmae` looks like it misspelt)" in text
+    assert "gmae: unknown key (did you mean `game`?)" in text
+    assert "game: missing (`gmae` looks like a misspelling of it)" in text
     assert "clock.decison_ms: unknown key (did you mean `decision_ms`?)" in text
     assert "limits.memory_mbb: unknown key (did you mean `memory_mb`?)" in text
     assert "schedule.matches_per_bots: unknown key (did you mean `matches_per_bot`?)" in text
-    assert "matches_per_bot = K (matches each bot plays) (`matches_per_bots` looks like it misspelt)" in text
+    assert "K (matches each bot plays) (`matches_per_bots` looks like a misspelling of it)" in text
     assert "did you mean" not in tspec.unknown_key("zzz", ("command", "name"))  # nothing close: no guess
 
 

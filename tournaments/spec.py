@@ -49,8 +49,8 @@ import os
 import random
 import re
 import tomllib
-from difflib import get_close_matches
 from dataclasses import asdict, dataclass, field
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Any
 
@@ -514,10 +514,10 @@ def unknown_key(key: str, known: Any) -> str:
 
 def _twin(table: dict[str, Any], key: str, known: Any) -> str:
     """For a missing required ``key`` of ``table`` (whose keys are ``known``):
-    `` (`comand` looks like it misspelt)`` when one of its unknown keys is
+    `` (`comand` looks like a misspelling of it)`` when one of its unknown keys is
     close to it, else ``""``."""
     close = get_close_matches(key, [k for k in table if k not in known], n=1)
-    return f" (`{close[0]}` looks like it misspelt)" if close else ""
+    return f" (`{close[0]}` looks like a misspelling of it)" if close else ""
 
 
 def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int] | None = None,
