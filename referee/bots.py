@@ -45,6 +45,7 @@ from pathlib import Path
 from referee.botcommand import readable_files, resolve_command, split_command
 from referee.sandbox import BotCgroup, Sandbox, private_dir
 from referee.unnamed import give_name, open_unnamed
+from referee.words import did_you_mean
 
 
 @dataclass
@@ -87,7 +88,8 @@ class Limits:
         out: list[tuple[str, str]] = []
         for k, v in values.items():
             if k not in cls.names():
-                out.append((k, f"unknown limit {k!r} (known: {', '.join(cls.names())})"))
+                out.append((k, f"unknown limit {k!r}{did_you_mean(k, cls.names())} "
+                               f"(known: {', '.join(cls.names())})"))
             elif isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 out.append((k, f"limit {k} must be a whole number >= 0 (0 = unlimited), got {v!r}"))
         return out

@@ -721,7 +721,7 @@ def tournament_run(
     sandbox = None  # on a Dask cluster each worker makes its own; a remote referee has its own
     if spec.executor == "local" and remote is None:
         sandbox = bot_sandbox(spec.bot_uids, spec.isolate_network, [b.command for b in spec.bots if not b.external],
-                           Path(spec.cwd))
+                              Path(spec.cwd), tspec.command_labels(spec.bots))
     schedule = AdaptiveSchedule(spec)
     total = len(schedule.matches)
     plan = schedule.plan()
@@ -777,6 +777,65 @@ def tournament_run(
     _print_report_hint(res.name, spec.database)
 
 
+@tournament_app.command("check")
+def tournament_check(
+    file: Path = typer.Argument(..., help="Tournament file (TOML), e.g. tournaments/examples/doudizhu.toml."),
+    referee_addr: Optional[str] = typer.Option(None, "--referee", help="The running referee HOST:PORT the "
+                                               "tournament will run on (run --referee): also ask it whether it "
+                                               "knows every external bot's token (its admin token in "
+                                               "REFEREE_ADMIN_TOKEN or --admin-token-file)."),
+    admin_token: Optional[str] = typer.Option(None, "--admin-token", envvar="REFEREE_ADMIN_TOKEN", hidden=True),
+    admin_token_file: Optional[Path] = typer.Option(None, "--admin-token-file",
+                                                    help="File holding the running referee's admin token (--referee)."),
+    tls_ca: Optional[Path] = typer.Option(None, "--tls-ca", help="With --referee: the referee speaks TLS; trust "
+                                          "the CA in this PEM file."),
+) -> None:
+    """Check a tournament file without playing anything: exit 0 and its plan, or 2 and every problem.
+
+    Validates the file and the files its include names exactly as
+    `tournament run` does (every problem with its file, key and line, the
+    bot commands, the bots' sandbox), then prints the plan: bots, seats,
+    schedule and matches. With --referee, also asks that referee whether
+    it knows every external bot's token. Never plays, stores or starts
+    anything else.
+    """
+    from tournaments import spec as tspec
+    from tournaments.adaptive import AdaptiveSchedule
+
+    try:
+        spec = tspec.load(file, remote=referee_addr is not None)
+    except FileNotFoundError:
+        fail(f"no such tournament file: {file}")
+    except tspec.SpecError as e:
+        fail(str(e))
+    if spec.executor == "dask" and referee_addr:
+        fail("--referee plays every match on that referee: it excludes the Dask executor of [execution]")
+    if admin_token_file is not None:
+        admin_token = secret_file_or_exit(admin_token_file, "--admin-token-file").strip()
+    remote = _remote_for_tournament(spec, referee_addr, admin_token, tls_ca)
+    note = ""
+    if remote is not None:
+        from tournaments.executor import check_external_tokens
+
+        try:
+            checked = run_until_signal(check_external_tokens(remote, spec))
+        except RemoteError as e:
+            fail(str(e))
+        except Interrupted as e:
+            raise typer.Exit(128 + e.signum)
+        externals = sum(b.external for b in spec.bots)
+        note = (f"; the referee at {referee_addr} knows every external bot's token" if checked and externals
+                else f"; the referee at {referee_addr} cannot check tokens (no AdminService.CheckTokens: an older "
+                     "version)" if externals else "")
+    if spec.executor == "local" and remote is None:
+        sandbox = bot_sandbox(spec.bot_uids, spec.isolate_network, [b.command for b in spec.bots if not b.external],
+                              Path(spec.cwd), tspec.command_labels(spec.bots))
+        sandbox.close()
+    plan = AdaptiveSchedule(spec).plan()
+    print(f"{spec.name}: {spec.game}, {len(spec.bots)} {plural(len(spec.bots), 'bot')}, {spec.players} seats, "
+          f"{plan}; no problem found in {file}{note}")
+
+
 def _reading_db(db: Optional[str], config: Optional[Path]) -> tuple[str, Optional[str]]:
     """The database a reading command uses, and the tournament name the
     ``--config`` file gives: ``--db``, else the file's ``database``, else
@@ -795,6 +854,25 @@ def _reading_db(db: Optional[str], config: Optional[Path]) -> tuple[str, Optiona
         if not db:
             db = s.database
     return db or os.environ.get("REFEREE_DB") or "runs/referee.sqlite", name
+
+
+def _started_from(config: Optional[Path], stored: dict[str, Any]) -> tuple[str, str, str]:
+    """How a printed command names the file a stored tournament was started
+    from: ``(cd, file, note)``, shell-quoted. ``cd``: ``"cd DIR && "`` when it
+    was started from another directory that still exists (its bots' relative
+    paths are taken from there), else ``""``; ``file``: the ``--config`` file,
+    else the stored path (relative to that directory when under it), else
+    ``FILE`` with a ``note`` saying which file that is."""
+    if config is not None:
+        return "", shlex.quote(str(config)), ""
+    path = stored.get("file") or ""
+    if not path:
+        return "", "FILE", (f" (FILE: the tournament file of {stored.get('name', 'it')!r}; a results database "
+                            "written before this version does not keep its path)")
+    here, there = os.getcwd(), stored.get("cwd") or os.getcwd()
+    cd = f"cd {shlex.quote(there)} && " if there != here and os.path.isdir(there) else ""
+    rel = os.path.relpath(path, there if cd else here)
+    return cd, shlex.quote(path if rel.startswith("..") else rel), ""
 
 
 #: ``leaderboard --details``: the pair tables cover this many of the best bots by default
@@ -832,16 +910,17 @@ def tournament_status(
     except StorageError as e:
         fail(str(e), 1)
     aborted, void = counts.get(MatchStatus.ABORTED, 0), counts.get(MatchStatus.VOID, 0)
-    is_ladder = json.loads(t["spec_json"]).get("schedule") == "ladder"
+    stored = json.loads(t["spec_json"])
+    is_ladder = stored.get("schedule") == "ladder"
     print(f"{t['name']}: {t['game']}, {sum(counts.values())}/{t['total_matches']} matches done, status {state}, "
           f"aborted {aborted}" + (f", void {void}" if void else ""))
     if lease is not None:
         print(lease_held_line(lease))
     elif state in ("interrupted", "stopped"):
         flag, note = db_flag(given_db)
-        file = shlex.quote(str(config)) if config is not None else "FILE"
-        how = (f"continue it with `referee ladder {file}{flag}`{note}" if is_ladder or state == "stopped"
-               else f"finish it with `referee tournament run {file} --resume{flag}`{note}")
+        cd, file, file_note = _started_from(config, stored)
+        how = (f"continue it with `{cd}referee ladder {file}{flag}`{note}{file_note}" if is_ladder or state == "stopped"
+               else f"finish it with `{cd}referee tournament run {file} --resume{flag}`{note}{file_note}")
         if state == "interrupted":
             print(f"  not running: {why_not_running(stale, 'driver')}; {how}")
         else:

@@ -158,13 +158,15 @@ def bot_label(cmd: str, seat: int) -> str:
     return f"{Path(files[-1] if files else parts[0]).stem}#{seat}"
 
 
-def bot_sandbox(bot_uids: str, isolate_network: bool, commands: list[str], base: Path | None = None) -> Sandbox:
-    """The bots' sandbox, checked before any match (an error says how to fix it, exit 2)."""
+def bot_sandbox(bot_uids: str, isolate_network: bool, commands: list[str], base: Path | None = None,
+                labels: dict[str, str] | None = None) -> Sandbox:
+    """The bots' sandbox, checked before any match (an error says how to fix it, exit 2);
+    ``labels``: who runs each command, named in the error (:func:`referee.sandbox.prepare`)."""
     try:
         if bot_uids not in ("auto", "off"):
             parse_uid_range(bot_uids)
         sb = Sandbox(bot_uids, isolate_network)
-        for w in prepare(sb, commands, base):
+        for w in prepare(sb, commands, base, labels):
             console.print(w, style="yellow", markup=False)
     except (SandboxError, ValueError) as e:
         fail(str(e))

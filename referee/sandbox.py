@@ -613,15 +613,18 @@ def _remove_stale_roots() -> None:
             shutil.rmtree(d, ignore_errors=True)
 
 
-def prepare(sandbox: Sandbox, commands: list[str], base: Path | None = None) -> list[str]:
+def prepare(sandbox: Sandbox, commands: list[str], base: Path | None = None,
+            labels: dict[str, str] | None = None) -> list[str]:
     """Check before any match that every bot command can run under ``sandbox``.
 
     With bot uids on (a range, or ``"auto"`` as root), each command's
     program and files must be readable (and the program executable) by an
     unprivileged uid: otherwise :class:`SandboxError` lists every problem
-    and says how to fix it (:data:`UIDS_FIX`): bots never fall back to the
-    referee's uid unless that was asked for. Returns warnings to show (none
-    today: kept for callers)."""
+    (each after its command's label in ``labels``, e.g. ``"bot e02
+    (entries/e02.toml:2)"``, when it has one) and says how to fix it
+    (:data:`UIDS_FIX`): bots never fall back to the referee's uid unless
+    that was asked for. Returns warnings to show (none today: kept for
+    callers)."""
     if not sandbox.uids:
         return []
     problems: list[str] = []
@@ -630,7 +633,9 @@ def prepare(sandbox: Sandbox, commands: list[str], base: Path | None = None) -> 
             argv = resolve_command(cmd, base)
         except (OSError, ValueError):
             continue  # reported by check_command with its own words
-        problems += [p for p in sandbox.check(argv, readable_files(argv)) if p not in problems]
+        who = (labels or {}).get(cmd)
+        found = [f"{who}: {p}" if who else p for p in sandbox.check(argv, readable_files(argv))]
+        problems += [p for p in found if p not in problems]
     if not problems:
         return []
     raise SandboxError("bots cannot run under their own uid: " + "; ".join(problems) + ". To fix it, " + UIDS_FIX)

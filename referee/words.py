@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from difflib import get_close_matches
+
 
 def plural(n: int, noun: str, nouns: str | None = None) -> str:
     """``noun`` for a count ``n`` of exactly 1, else its plural: ``nouns``, or
@@ -9,3 +12,11 @@ def plural(n: int, noun: str, nouns: str | None = None) -> str:
     ``"cards"``, ``plural(2, "match", "matches")`` -> ``"matches"``). The caller
     writes the number itself, in the format it wants (``f"{n:,} {plural(n, 'bot')}"``)."""
     return noun if n == 1 else (nouns if nouns is not None else noun + "s")
+
+
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """The closest of ``known`` to a misspelt ``word`` as `` (did you mean
+    `command`?)`` (with a leading space), or ``""`` when none is close
+    (``difflib.get_close_matches``, its default cutoff 0.6)."""
+    close = get_close_matches(word, list(known), n=1)
+    return f" (did you mean `{close[0]}`?)" if close else ""

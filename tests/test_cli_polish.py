@@ -347,7 +347,7 @@ def test_resume_hints_name_the_database_given_with_db(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "REFEREE_DB"}
     st = subprocess.run([PY, "-m", "referee.cli", "tournament", "status", "hinted", "--db", str(db)], cwd=ROOT,
                         capture_output=True, text=True, env=env)
-    assert "status interrupted" in st.stdout and f"`referee tournament run FILE --resume --db {quoted}`" in st.stdout
+    assert "status interrupted" in st.stdout and f"`referee tournament run {f} --resume --db {quoted}`" in st.stdout
     from referee.clikit import db_flag
 
     assert db_flag("postgresql://me:s3cret@127.0.0.1:5432/x") == (
@@ -385,3 +385,71 @@ def test_leaderboard_tables_piped_keep_whole_names_and_intervals_and_a_legend_pe
     for item in ("elo:", "95%:", "P>next:", "mu, σ:", "matches:", "wins:", "score:", "t/i/c/o:"):
         assert any(line.startswith(item) for line in legend.splitlines()), (item, legend)
     assert "*" not in legend  # no wins* in this board: nothing to explain
+
+
+def test_status_names_the_file_an_interrupted_tournament_was_started_from(tmp_path: Path) -> None:
+    import os
+
+    from tournaments import spec as tspec
+    from tournaments.store import Store
+
+    cup = tmp_path / "cup dir"
+    cup.mkdir()
+    f = cup / "cup.toml"
+    db = tmp_path / "r.sqlite"
+    bots = "".join(f'[[bots]]\nname = "b{i}"\ncommand = "python {ROOT}/sample_bots/random_bot.py"\n' for i in range(3))
+    f.write_text(f'name = "cupS"\ngame = "doudizhu"\nplayers = 3\ndatabase = "{db}"\n{bots}')
+    old = f.with_name("old.toml")
+    old.write_text(f.read_text().replace("cupS", "cupOld"))
+    st = Store(str(db))
+    try:
+        for path in (f, old):  # an interrupted run: created, no lease, not complete
+            s = tspec.load(path)
+            stored = s.public_json()
+            assert stored["file"] == str(path.resolve())
+            if path == old:
+                del stored["file"]  # stored by a version that did not keep the path
+            st.create_tournament(s.name, s.game, stored, s.fingerprint(), 6, [(b.name, b.command, False) for b in s.bots])
+    finally:
+        st.close()
+    env = {k: v for k, v in os.environ.items() if k != "REFEREE_DB"}
+
+    def status(name: str, cwd: Path) -> str:
+        r = subprocess.run([PY, "-m", "referee.cli", "tournament", "status", name, "--db", str(db)], cwd=cwd,
+                           capture_output=True, text=True, env=env)
+        assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+        return " ".join(r.stdout.split())
+
+    out = status("cupS", ROOT)  # started from ROOT (the tests' cwd), the file elsewhere: its absolute path
+    assert f"finish it with `referee tournament run '{f}' --resume --db {db}`" in out, out
+    out = status("cupS", tmp_path)  # from another directory: go back to where it was started
+    assert f"finish it with `cd {ROOT} && referee tournament run '{f}' --resume --db {db}`" in out, out
+    out = status("cupOld", ROOT)
+    assert "`referee tournament run FILE --resume" in out and "FILE: the tournament file of 'cupOld'" in out, out
+
+
+def test_tournament_check_validates_like_run_prints_the_plan_and_stores_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite"
+    (tmp_path / "entries").mkdir()
+    f = tmp_path / "cup.toml"
+    f.write_text(f'name = "cupC"\ngame = "doudizhu"\nplayers = 3\ndatabase = "{db}"\ninclude = ["entries/*.toml"]\n')
+    for i in range(4):
+        (tmp_path / "entries" / f"e{i}.toml").write_text(
+            f'[[bots]]\nname = "e{i}"\ncommand = "python {ROOT}/sample_bots/random_bot.py --seed {i}"\n')
+
+    def check(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([PY, "-m", "referee.cli", "tournament", "check", *args], cwd=ROOT, capture_output=True,
+                              text=True)
+
+    r = check(str(f))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("cupC: doudizhu, 4 bots, 3 seats, round_robin, 24 matches (every bot 18 matches"), r.stdout
+    assert f"no problem found in {f}" in r.stdout
+    (tmp_path / "entries" / "e4.toml").write_text('[[bots]]\nname = "e4"\ncomand = "python x.py"\n')
+    (tmp_path / "entries" / "e5.toml").write_text('[[bots]]\nname = "e5\n')
+    r = check(str(f))
+    assert r.returncode == 2 and "Traceback" not in r.stderr and r.stdout == "", r.stderr
+    assert "3 problem(s)" in r.stderr and "did you mean `command`?" in r.stderr and "(syntax)" in r.stderr, r.stderr
+    r = check(str(tmp_path / "nope.toml"))
+    assert r.returncode == 2 and "no such tournament file" in r.stderr
+    assert not db.exists()  # nothing stored

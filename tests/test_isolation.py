@@ -484,3 +484,29 @@ def test_the_batch_fit_weighs_a_match_by_its_rating_weight() -> None:
 
     clean, half, none = gap(None), gap(0.5), gap(0.0)
     assert clean == gap(1.0) and 0 < half < clean and abs(none) < 1e-9
+
+
+def test_a_bot_its_uid_cannot_run_is_named_with_its_file_and_line(tmp_path: Path) -> None:
+    """`tournament check` (and `run`) name the bot whose files a bot uid cannot read, and where it is
+    defined, not only the path."""
+    hidden = tmp_path / "entrants" / "e02"
+    hidden.mkdir(parents=True)
+    script = hidden / "bot.py"
+    script.write_text((ROOT / "sample_bots" / "random_bot.py").read_text())
+    (tmp_path / "entries").mkdir()
+    cup = tmp_path / "cup.toml"
+    cup.write_text('name = "cupU"\ngame = "doudizhu"\nplayers = 3\ninclude = ["entries/*.toml"]\n'
+                   '[sandbox]\nbot_uids = "auto"\n')
+    for i in range(3):
+        cmd = f"python {script}" if i == 2 else RANDOM
+        (tmp_path / "entries" / f"e0{i}.toml").write_text(f'# entry {i}\n[[bots]]\nname = "e0{i}"\ncommand = "{cmd}"\n')
+    hidden.chmod(0o700)
+    r = _cli("tournament", "check", str(cup))
+    if os.geteuid() != 0:  # no bot uids without root: nothing to refuse
+        assert r.returncode == 0, r.stderr
+        return
+    err = " ".join(r.stderr.split())
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert (f"bots cannot run under their own uid: bot e02 ({tmp_path / 'entries' / 'e02.toml'}:3): {script}: "
+            "cannot read") in err, err
+    assert "e00" not in err and "--bot-uids off" in err

@@ -157,3 +157,27 @@ def test_unknown_tokens_stop_the_tournament_before_any_match_naming_every_bot(ho
     assert "does not know the token of 1 external bot; no match was started:" in r.stderr
     carol_at = line_of(f, 'name = "carol"')  # a line earlier: no include
     assert f"  {f}:{carol_at}: carol\n" in r.stderr, r.stderr
+
+
+def test_tournament_check_asks_the_referee_about_every_external_token_and_plays_nothing(hosted,
+                                                                                          tmp_path: Path) -> None:
+    addr, _bots = hosted
+    f = tmp_path / "remote.toml"
+    db = tmp_path / "t.sqlite"
+
+    def write(tokens: dict[str, str]) -> None:
+        entries = "".join(f'[[bots]]\nname = "{n}"\nexternal = true\ntoken = "{t}"\n\n' for n, t in tokens.items())
+        f.write_text(f'name = "remote"\ngame = "doudizhu"\nplayers = 3\ndatabase = "{db}"\n'
+                     f'log_dir = "{tmp_path / "logs"}"\n\n{entries}')
+
+    write(BOTS)
+    r = _cli("tournament", "check", str(f), "--referee", addr)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "remote: doudizhu, 3 bots, 3 seats, round_robin, 6 matches" in r.stdout
+    assert f"the referee at {addr} knows every external bot's token" in r.stdout
+    write({**BOTS, "bob": "not-bobs-token"})
+    r = _cli("tournament", "check", str(f), "--referee", addr)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert "does not know the token of 1 external bot" in r.stderr and f"{f}:" in r.stderr and ": bob" in r.stderr
+    assert "not-bobs-token" not in r.stderr and r.stdout == ""
+    assert not db.exists() and not (tmp_path / "logs").exists()  # nothing played or stored

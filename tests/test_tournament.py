@@ -233,7 +233,7 @@ def test_existing_tournament_needs_resume_or_fresh_and_changed_file_is_refused(t
     assert r.returncode == 0 and "24 already done" in r.stderr
     f.write_text(f.read_text().replace("seed = 9", "seed = 10"))
     r = _cli("tournament", "run", str(f), "--quiet", "--resume")
-    assert r.returncode == 2 and "different file" in r.stderr
+    assert r.returncode == 2 and "the file changed since it was started: seed: 9 -> 10." in r.stderr, r.stderr
     st = _cli("tournament", "status", "again", "--db", str(tmp_path / "again.sqlite"))
     assert "24/24 matches done" in st.stdout
 
@@ -319,3 +319,120 @@ def test_persistent_and_external_bots_play_many_matches_on_one_connection(tmp_pa
             if p is not None and p.poll() is None:
                 p.kill()
                 p.wait(5)
+
+
+def _cup(tmp_path: Path, main_extra: str = "") -> Path:
+    """A competition directory: cup.toml including entries/*.toml, three launched entries."""
+    (tmp_path / "entries").mkdir(exist_ok=True)
+    main = tmp_path / "cup.toml"
+    main.write_text(f'name = "cup"\ngame = "doudizhu"\nplayers = 3\n{main_extra}include = ["entries/*.toml"]\n')
+    for i in range(3):
+        (tmp_path / "entries" / f"e0{i}.toml").write_text(
+            f'[[bots]]\nname = "e0{i}"\ncommand = "python sample_bots/random_bot.py --seed {i}"\n')
+    return main
+
+
+def test_problems_name_their_bots_and_lines_and_no_line_is_a_question_mark(tmp_path: Path) -> None:
+    main = _cup(tmp_path)
+    (tmp_path / "entries" / "e03.toml").write_text('# the visitor\n[[bots]]\nname = "visitor"\nexternal = true\n'
+                                                   'token = "t0k"\n')
+    (tmp_path / "entries" / "e04.toml").write_text("# nothing yet\n")
+    with pytest.raises(tspec.SpecError) as ei:
+        tspec.load(main)
+    text = str(ei.value)
+    assert ":?" not in text, text
+    e03, e04 = tmp_path / "entries" / "e03.toml", tmp_path / "entries" / "e04.toml"
+    assert f"{main}: port: external bots need a fixed port to connect to: visitor ({e03}:3); set port = N" in text
+    assert "--referee HOST:PORT" in text and "t0k" not in text
+    assert f"{e04}:1: bots: the file has no [[bots]] table" in text
+    e04.unlink()
+    assert [b.name for b in tspec.load(main, remote=True).bots] == ["e00", "e01", "e02", "visitor"]
+
+
+def test_syntax_errors_keep_file_and_line_and_say_what_to_fix(tmp_path: Path) -> None:
+    main = _cup(tmp_path)
+    entries = tmp_path / "entries"
+    (entries / "e12.toml").write_text('[[bots]]\nname = "e12\ncommand = "python sample_bots/random_bot.py"\n')
+    (entries / "e14.toml").write_text('[[bots]]\nname = "e14"\nname = "e14b"\n')
+    (entries / "e15.toml").write_text('[[bots]]\nname "e15"\n')
+    (entries / "e16.toml").write_text('[[bots]\nname = "e16"\n')
+    (entries / "e17.toml").write_text('[[bots]]\nname = "e17"\nresources = ["java"')
+    (entries / "e18.toml").write_text('[[bots]]\nname = "e18"\nx = 1979-13-01\n')
+    with pytest.raises(tspec.SpecError) as ei:
+        tspec.load(main)
+    text = str(ei.value)
+    assert f"{entries / 'e12.toml'}:2: (syntax): a string is not closed on this line: add its closing quote" in text
+    assert f"{entries / 'e14.toml'}:3: (syntax): name is given twice" in text
+    assert f"{entries / 'e15.toml'}:2: (syntax): a key without '='" in text
+    assert f"{entries / 'e16.toml'}:1: (syntax): a [[...]] header is not closed: end it with ]]" in text
+    assert f"{entries / 'e17.toml'}:3: (syntax): a list is not closed: end it with ]" in text
+    assert f"{entries / 'e18.toml'}:3: (syntax): Expected newline" in text  # unmapped: tomllib's own words
+    assert "Illegal character" not in text and "Cannot overwrite" not in text
+
+
+def test_misspelt_keys_get_a_suggestion_also_on_the_missing_line(tmp_path: Path) -> None:
+    main = _cup(tmp_path)
+    main.write_text('name = "cup"\ngmae = "doudizhu"\ninclude = ["entries/*.toml"]\n[clock]\ndecison_ms = 5\n'
+                    '[limits]\nmemory_mbb = 1\n[schedule]\nkind = "sampled"\nmatches_per_bots = 3\n')
+    (tmp_path / "entries" / "e05.toml").write_text('[[bots]]\nname = "e05"\ncomand = "python x.py"\n'
+                                                   'limits = { memroy_mb = 512 }\n')
+    with pytest.raises(tspec.SpecError) as ei:
+        tspec.load(main)
+    text, e05 = str(ei.value), tmp_path / "entries" / "e05.toml"
+    assert f"{e05}:3: bots[0].comand: unknown key (did you mean `command`?) (known: command," in text, text
+    assert f"{e05}:1: bots[0].command: missing (or set external = true with a token) (`comand` looks like a " \
+           "misspelling of it)" in text, text
+    assert "limits.memroy_mb: unknown limit 'memroy_mb' (did you mean `memory_mb`?)" in text
+    assert "gmae: unknown key (did you mean `game`?)" in text
+    assert "game: missing (`gmae` looks like a misspelling of it)" in text
+    assert "clock.decison_ms: unknown key (did you mean `decision_ms`?)" in text
+    assert "limits.memory_mbb: unknown key (did you mean `memory_mb`?)" in text
+    assert "schedule.matches_per_bots: unknown key (did you mean `matches_per_bot`?)" in text
+    assert "K (matches each bot plays) (`matches_per_bots` looks like a misspelling of it)" in text
+    assert "did you mean" not in tspec.unknown_key("zzz", ("command", "name"))  # nothing close: no guess
+
+
+def test_an_include_matching_only_the_tournament_file_says_so(tmp_path: Path) -> None:
+    main = _cup(tmp_path)
+    main.write_text(main.read_text().replace('include = ["entries/*.toml"]', 'include = ["*.toml", "entries/*.toml"]'))
+    with pytest.raises(tspec.SpecError) as ei:
+        tspec.load(main)
+    assert f"{main}:4: include: '*.toml' matches only the tournament file itself, which is never included" \
+        in str(ei.value), str(ei.value)
+    (tmp_path / "house.toml").write_text('[[bots]]\nname = "house"\ncommand = "python sample_bots/random_bot.py"\n')
+    assert [b.name for b in tspec.load(main).bots] == ["house", "e00", "e01", "e02"]
+
+
+def test_resume_of_a_changed_file_names_the_changes_before_the_plan_line(tmp_path: Path) -> None:
+    main = _cup(tmp_path, main_extra=f'seed = 9\nport = 5\ndatabase = "{tmp_path / "cup.sqlite"}"\n'
+                f'log_dir = "{tmp_path / "logs"}"\n')
+    main.write_text(main.read_text() + '[[bots]]\nname = "visitor"\nexternal = true\ntoken = "s3cret"\n')
+    s = tspec.load(main)
+    from tournaments.run import existing_problem
+    from tournaments.schedule import build as build_schedule
+
+    st = Store(s.database)
+    try:
+        st.create_tournament(s.name, s.game, s.public_json(), s.fingerprint(), len(build_schedule(s)),
+                             [(b.name, b.command, b.external) for b in s.bots])
+        assert existing_problem(s, st, resume=True, fresh=False) is None  # the same file: go ahead
+    finally:
+        st.close()
+    (tmp_path / "entries" / "e31.toml").write_text('# late\n[[bots]]\nname = "e31"\n'
+                                                   'command = "python sample_bots/random_bot.py"\n')
+    (tmp_path / "entries" / "e01.toml").unlink()
+    (tmp_path / "entries" / "e02.toml").write_text('[[bots]]\nname = "e02"\ncommand = "python sample_bots/random_bot.py'
+                                                   ' --seed 7"\n')
+    main.write_text(main.read_text().replace("seed = 9", "seed = 10").replace('token = "s3cret"', 'token = "n3w"')
+                    + "[trueskill]\nmu = 30\n[clock]\nkind = \"cpu\"\nconnect_timeout_ms = 500\n")
+    r = _cli("tournament", "run", str(main), "--resume", "-q")
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    err = " ".join(r.stderr.split())
+    assert f"bot added: e31 ({tmp_path / 'entries' / 'e31.toml'}:3)" in err, err
+    assert "bot removed: e01" in err
+    assert 'bot e02 changed (command "python sample_bots/random_bot.py --seed 2" -> ' \
+           '"python sample_bots/random_bot.py --seed 7")' in err
+    assert "seed: 9 -> 10" in err and "trueskill.mu: 25.0 -> 30.0" in err and 'clock: (not set) -> "cpu"' in err
+    assert "connect_timeout_ms" not in err  # does not change the matches: not a change that refuses
+    assert "s3cret" not in err and "n3w" not in err  # tokens are never shown
+    assert "--fresh" in err and "tournament cup:" not in err and "sandbox:" not in err  # refused before the plan

@@ -59,7 +59,8 @@ from tournaments.run import keep_log
 from tournaments.running import RunningIndex
 from tournaments.schedule import derive_seed
 from tournaments.seatings import adjacencies
-from tournaments.spec import SpecError, TournamentSpec, _key_lines, parse
+from tournaments.spec import (SpecError, TournamentSpec, _key_lines, command_labels, parse, syntax_problem,
+                              unknown_key)
 from tournaments.store import LEASE_HEARTBEAT_S, LeaseHeld, LeaseHolder, MatchRow, StorageError, Store
 
 #: format of a stored state snapshot (:meth:`LadderState.to_json`); another format is ignored
@@ -118,9 +119,10 @@ def load(path: str | Path) -> LadderSpec:
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        m = re.search(r"line (\d+)", str(e))
-        raise SpecError(str(path), [("(syntax)", int(m.group(1)) if m else None, str(e))]) from None
-    return parse_ladder(raw, str(path), _key_lines(text), base_dir=str(path.parent))
+        raise SpecError(str(path), [("(syntax)", *syntax_problem(e, text))]) from None
+    spec = parse_ladder(raw, str(path), _key_lines(text), base_dir=str(path.parent))
+    spec.t.file = str(path.resolve())
+    return spec
 
 
 def parse_ladder(raw: dict[str, Any], path: str = "<ladder>", lines: dict[str, int] | None = None,
@@ -147,7 +149,7 @@ def parse_ladder(raw: dict[str, Any], path: str = "<ladder>", lines: dict[str, i
     for k, v in table.items():
         where = (f"ladder.{k}", lines.get(f"ladder.{k}", lines.get("ladder")))
         if k not in known:
-            problems.append((*where, f"unknown key (known: {', '.join(sorted(known))})"))
+            problems.append((*where, unknown_key(k, known)))
         elif k == "host" and not (isinstance(v, str) and v):
             problems.append((*where, f"must be an address such as \"127.0.0.1\" (got {v!r})"))
         elif k != "host" and (not isinstance(v, int) or isinstance(v, bool) or v < (1 if k == "suspend_after" else 0)):
@@ -884,7 +886,8 @@ class Ladder:
         elif self.executor is None:
             try:  # the bots' isolation, as for a tournament (docs/sandbox.md): the file's [sandbox] table
                 self.sandbox = Sandbox(t.bot_uids, t.isolate_network)
-                prepare(self.sandbox, [b.command for b in t.bots if not b.external], Path(t.cwd))
+                prepare(self.sandbox, [b.command for b in t.bots if not b.external], Path(t.cwd),
+                        command_labels(t.bots))
             except SandboxError as e:
                 raise LadderError(str(e)) from None
         elif any(b.external for b in t.bots):  # each Dask worker isolates the bots it launches itself

@@ -115,15 +115,24 @@ def _open(spec: TournamentSpec, resume: bool, fresh: bool, store: Store, schedul
             if not resume:
                 raise TournamentError(f"{where} {_exists_advice(state)}")
             if t["fingerprint"] != spec.fingerprint():
-                raise TournamentError(
-                    f"{where} was started from a different file (game, bots, schedule, seed, rules or clocks "
-                    "changed) or by a referee version that schedules matches differently; use --fresh to start "
-                    "over or give it a new name")
+                raise TournamentError(_changed(where, t, spec))
             store.acquire_lease(int(t["id"]), me)
             return int(t["id"])
         except LeaseHeld as e:
             raise TournamentError(f"{where} {e}") from None
     raise TournamentError(f"{where} is being created and deleted by other drivers at the same time; retry")
+
+
+def _changed(where: str, t: dict[str, Any], spec: TournamentSpec) -> str:
+    """Why ``--resume`` refuses the stored tournament ``t`` for ``spec``: what changed in the file."""
+    try:
+        changes = spec.changes_from(json.loads(t["spec_json"]))
+    except (ValueError, TypeError, AttributeError):  # a stored spec this version cannot read
+        changes = []
+    what = (f"the file changed since it was started: {'; '.join(changes)}" if changes
+            else "it was started by a referee version that schedules matches differently")
+    return (f"{where} cannot be resumed: {what}. Undo the change to finish it with --resume, or use --fresh to "
+            "start over, or give it a new name")
 
 
 def _exists_advice(state: str) -> str:
@@ -135,9 +144,10 @@ def _exists_advice(state: str) -> str:
 
 def existing_problem(spec: TournamentSpec, store: Store, resume: bool, fresh: bool) -> str | None:
     """Why a run of ``spec`` would be refused at once, checked before anything is
-    drawn or started: another driver holds the tournament's lease, or it exists
-    and neither ``resume`` nor ``fresh`` is set. ``None``: go ahead (the run
-    checks again, under the lease)."""
+    drawn or started: another driver holds the tournament's lease, it exists
+    and neither ``resume`` nor ``fresh`` is set, or ``resume`` is set and the
+    file changed since it was started (what changed is named). ``None``: go
+    ahead (the run checks again, under the lease)."""
     t = store.tournament(spec.name)
     if t is None:
         return None
@@ -147,6 +157,8 @@ def existing_problem(spec: TournamentSpec, store: Store, resume: bool, fresh: bo
         return f"{where} {LeaseHeld(lease, LEASE_TTL_S)}"
     if not (resume or fresh):
         return f"{where} {_exists_advice(state)}"
+    if resume and t["fingerprint"] != spec.fingerprint():
+        return _changed(where, t, spec)
     return None
 
 

@@ -50,6 +50,7 @@ import random
 import re
 import tomllib
 from dataclasses import asdict, dataclass, field
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,7 @@ from referee.bots import Limits
 from referee.games import GAME_IDS, UnknownGame, game_class
 from referee.runner import FAULT_POLICIES
 from referee.sandbox import parse_uid_range
+from referee.words import did_you_mean, plural
 from tournaments.dburl import mask_url
 from tournaments.sampled import group_count
 from tournaments.seatings import DESIGNS, block_size
@@ -72,19 +74,26 @@ ROUND_ROBIN_LIMIT = 1_000_000
 SCHEDULE_DESIGN = 2
 EXECUTORS = ("local", "dask")
 UNTILS = ("separated",)
+#: the keys of a [[bots]] table
+_BOT_KEYS = ("command", "external", "limits", "name", "persistent", "resources", "token")
+#: how many bots a problem names before "and N more"
+_LISTED = 5
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 
 
 class SpecError(ValueError):
     """A tournament file with problems; ``problems`` lists ``(key, line, message)``
     and ``files`` the file each one is in: ``path``, or a file it includes
-    (then the key and line are that file's, e.g. its own ``bots[0].command``)."""
+    (then the key and line are that file's, e.g. its own ``bots[0].command``).
+    Its text has one line per problem, ``FILE:LINE: KEY: MESSAGE`` (``FILE:
+    KEY: MESSAGE`` for a problem of no one line)."""
 
     def __init__(self, path: str, problems: list[tuple[str, int | None, str]], files: list[str] | None = None):
         self.path = path
         self.problems = problems
         self.files = files or [path] * len(problems)
-        lines = [f"{f}:{ln or '?'}: {key}: {msg}" for f, (key, ln, msg) in zip(self.files, problems)]
+        lines = [f"{f}:{ln}: {key}: {msg}" if ln else f"{f}: {key}: {msg}"
+                 for f, (key, ln, msg) in zip(self.files, problems)]
         where = path if set(self.files) <= {path} else f"{path} and the files it includes"
         super().__init__(f"{len(problems)} problem(s) in {where}:\n" + "\n".join(lines))
 
@@ -179,26 +188,50 @@ class TournamentSpec:
     isolate_network: bool = False
     #: the directory relative paths of bot commands are taken from (where the run started)
     cwd: str = field(default_factory=os.getcwd)
+    #: the tournament file, an absolute path ("" for a document not read from a file); stored, so that
+    #: ``tournament status`` can give the command that resumes it
+    file: str = ""
 
     def fingerprint(self) -> str:
         """Hash of everything that determines the matches and ratings (not
         concurrency, paths or ports), so ``--resume`` can refuse a changed file."""
-        d = asdict(self)
-        for k in ("concurrency", "database", "log_dir", "port", "base_dir", "limits", "connect_timeout_ms", "end_grace_ms",
-                  "bot_uids", "isolate_network", "cwd", "executor", "scheduler"):
-            d.pop(k)
-        if d["clock"] == "wall":
-            d.pop("clock")  # files from before the CPU clock keep their fingerprint
-        for b in d["bots"]:
-            b.pop("token", None)
-            b.pop("resources", None)
-            b.pop("limits", None)
-            b.pop("where", None)
-        if not self.until:
-            for k in ("until", "confidence", "max_matches"):
-                d.pop(k)
+        d = _fingerprinted(asdict(self))
         d["schedule_design"] = SCHEDULE_DESIGN
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
+
+    def changes_from(self, stored: dict[str, Any]) -> list[str]:
+        """What differs, among what :meth:`fingerprint` covers, between the
+        spec a tournament was stored with (``stored``: its
+        :meth:`public_json`) and this one, one phrase each: bots added,
+        removed or changed (by name; a new bot with where it is defined),
+        a different order of the bots, then each setting with its old and
+        new value (``seed: 9 -> 10``). Tokens are never named. Empty when
+        only the referee version's schedule design differs."""
+        old, new = _fingerprinted(stored), _fingerprinted(asdict(self))
+        where = {b.name: b.where for b in self.bots}
+        old_bots = {b.get("name"): b for b in old.pop("bots", [])}
+        new_bots = {b.get("name"): b for b in new.pop("bots", [])}
+        out: list[str] = []
+        added = [n for n in new_bots if n not in old_bots]
+        removed = [n for n in old_bots if n not in new_bots]
+        if added:
+            out.append(f"{plural(len(added), 'bot')} added: "
+                       + _listed([f"{n} ({where[n]})" if where.get(n) else str(n) for n in added]))
+        if removed:
+            out.append(f"{plural(len(removed), 'bot')} removed: " + _listed([str(n) for n in removed]))
+        for n, b in new_bots.items():
+            if n in old_bots and old_bots[n] != b:
+                what = "; ".join(f"{k} {_shown(old_bots[n].get(k))} -> {_shown(b.get(k))}"
+                                 for k in sorted(set(b) | set(old_bots[n])) if old_bots[n].get(k) != b.get(k))
+                out.append(f"bot {n} changed ({what})")
+        kept = [n for n in new_bots if n in old_bots]
+        if kept != [n for n in old_bots if n in new_bots]:
+            out.append("the bots are in another order (the order of the file and its includes)")
+        flat_old, flat_new = _flat(old), _flat(new)
+        for k in sorted(set(flat_old) | set(flat_new)):
+            if flat_old.get(k, _UNSET) != flat_new.get(k, _UNSET):
+                out.append(f"{k}: {_shown(flat_old.get(k, _UNSET))} -> {_shown(flat_new.get(k, _UNSET))}")
+        return out
 
     def public_json(self) -> dict[str, Any]:
         """The spec as stored in the results database: external bots' tokens
@@ -210,6 +243,48 @@ class TournamentSpec:
                 b["token"] = "***"
             b.pop("where", None)
         return d
+
+
+#: the settings that do not change a tournament's matches or ratings (left out of its fingerprint)
+_NOT_FINGERPRINTED = ("concurrency", "database", "log_dir", "port", "base_dir", "limits", "connect_timeout_ms",
+                      "end_grace_ms", "bot_uids", "isolate_network", "cwd", "executor", "scheduler", "file")
+_UNSET = object()
+
+
+def _fingerprinted(spec: dict[str, Any]) -> dict[str, Any]:
+    """What :meth:`TournamentSpec.fingerprint` hashes of ``spec`` (its
+    ``asdict`` or its stored :meth:`~TournamentSpec.public_json`), a copy."""
+    d = {k: v for k, v in spec.items() if k not in _NOT_FINGERPRINTED}
+    if d.get("clock") == "wall":
+        d.pop("clock")  # files from before the CPU clock keep their fingerprint
+    d["bots"] = [{k: v for k, v in b.items() if k not in ("token", "resources", "limits", "where")}
+                 for b in d.get("bots", [])]
+    if not d.get("until"):
+        for k in ("until", "confidence", "max_matches"):
+            d.pop(k, None)
+    return d
+
+
+def _flat(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{"trueskill": {"mu": 25}}`` -> ``{"trueskill.mu": 25}``."""
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        if isinstance(v, dict):
+            out.update(_flat(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+def _shown(v: Any) -> str:
+    """A setting's value as written in a TOML file (``"cpu"``, ``10``, ``true``), or ``(not set)``."""
+    return "(not set)" if v is _UNSET or v is None else json.dumps(v)
+
+
+def _listed(items: list[str]) -> str:
+    """The first few of ``items``, joined, with "and N more"."""
+    more = f" and {len(items) - _LISTED} more" if len(items) > _LISTED else ""
+    return ", ".join(items[:_LISTED]) + more
 
 
 _BARE_KEY = r"[A-Za-z0-9_\-]+"
@@ -309,9 +384,45 @@ def _key_lines(text: str) -> dict[str, int]:
     return out
 
 
-def _syntax_line(e: tomllib.TOMLDecodeError) -> int | None:
-    m = re.search(r"line (\d+)", str(e))
-    return int(m.group(1)) if m else None
+#: tomllib's messages of the common mistakes (a regular expression on its text) and what to tell people
+_SYNTAX_HINTS: tuple[tuple[str, str], ...] = (
+    (r"^Illegal character '\\n'", "a string is not closed on this line: add its closing quote"),
+    (r"^Unterminated string|^Expected \"'\"", "a string is never closed: add its closing quote"),
+    (r"^Cannot overwrite a value", "{key}is given twice: keep one (a key is set once per table)"),
+    (r"^Cannot declare \((.*)\) twice", "the table {table} is declared twice: merge the two into one"),
+    (r"^Expected '=' after a key", "a key without '=': write key = value (strings in quotes)"),
+    (r"^Expected '\]\]' at the end", "a [[...]] header is not closed: end it with ]]"),
+    (r"^Expected '\]' at the end", "a [...] header is not closed: end it with ]"),
+    (r"^Unclosed array", "a list is not closed: end it with ]"),
+    (r"^Unclosed inline table", "an inline table is not closed: end it with } on the same line"),
+    (r"^Invalid value", "a value is missing or is not TOML (a string needs quotes: game = \"doudizhu\"; "
+     "or a list above is not closed with ])"),
+)
+
+
+def syntax_problem(e: tomllib.TOMLDecodeError, text: str) -> tuple[int | None, str]:
+    """The line (from 1; the last line for an error "at end of document";
+    ``None`` if unknown) and the message of a TOML syntax error in ``text``:
+    a plain hint for the common mistakes (a string not closed, a key given
+    twice, a missing ``=``, a bracket not closed) with the column, else
+    tomllib's own message."""
+    raw = str(e)
+    m = re.search(r"\(at line (\d+), column (\d+)\)$", raw)
+    lines = text.splitlines()
+    line = int(m.group(1)) if m else (len(lines) or 1) if raw.endswith("(at end of document)") else None
+    where = f" (column {m.group(2)})" if m else ""
+    for pattern, hint in _SYNTAX_HINTS:
+        h = re.match(pattern, raw)
+        if h is None:
+            continue
+        key = ""
+        if "{key}" in hint and line is not None and line <= len(lines):
+            k = _parse_key(lines[line - 1].strip())
+            key = f"{'.'.join(k[0])} " if k else ""
+        table = "[" + ".".join(p.strip(" '\"") for p in h.group(1).split(",") if p.strip()) + "]" \
+            if "{table}" in hint else ""
+        return line, hint.replace("{key}", key or "a key ").replace("{table}", table) + where
+    return line, raw
 
 
 def load(path: str | Path, remote: bool = False) -> TournamentSpec:
@@ -324,7 +435,7 @@ def load(path: str | Path, remote: bool = False) -> TournamentSpec:
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise SpecError(str(path), [("(syntax)", _syntax_line(e), str(e))]) from None
+        raise SpecError(str(path), [("(syntax)", *syntax_problem(e, text))]) from None
     lines = _key_lines(text)
     found: list[Problem] = []
     origins: dict[int, _Origin] = {}
@@ -337,6 +448,7 @@ def load(path: str | Path, remote: bool = False) -> TournamentSpec:
         found += [(f, k, ln, msg) for f, (k, ln, msg) in zip(e.files, e.problems)]
     if found:
         raise _spec_error(str(path), found)
+    spec.file = str(path.resolve())
     return spec
 
 
@@ -356,9 +468,12 @@ def _include(path: Path, patterns: Any, line: int | None, raw: dict[str, Any], o
         return
     files: dict[Path, None] = {}  # in order, each once
     for pattern in patterns:
-        matched = [base / m for m in sorted(glob.glob(pattern, root_dir=base, recursive=True))]
-        matched = [m for m in matched if m.is_file() and not m.samefile(path)]
-        if not matched:
+        every = [base / m for m in sorted(glob.glob(pattern, root_dir=base, recursive=True))]
+        matched = [m for m in every if m.is_file() and not m.samefile(path)]
+        if not matched and any(m.is_file() for m in every):
+            found.append((main, "include", line, f"{pattern!r} matches only the tournament file itself, which is "
+                          "never included: put the entries in files of their own, e.g. entries/*.toml"))
+        elif not matched:
             found.append((main, "include", line, f"{pattern!r} matches no file (patterns are relative to "
                           f"{base.resolve()}{os.sep}, the tournament file's directory)"))
         files.update(dict.fromkeys(matched))
@@ -373,7 +488,7 @@ def _include(path: Path, patterns: Any, line: int | None, raw: dict[str, Any], o
             found.append((str(f), "(file)", None, f"cannot read it: {getattr(e, 'strerror', None) or e}"))
             continue
         except tomllib.TOMLDecodeError as e:
-            found.append((str(f), "(syntax)", _syntax_line(e), str(e)))
+            found.append((str(f), "(syntax)", *syntax_problem(e, text)))
             continue
         flines = _key_lines(text)
         for k in doc:
@@ -382,13 +497,27 @@ def _include(path: Path, patterns: Any, line: int | None, raw: dict[str, Any], o
                               f"tournament's settings are in {main})"))
         fbots = doc.get("bots")
         if not isinstance(fbots, list) or not fbots:
-            found.append((str(f), "bots", flines.get("bots"), "no [[bots]] table: an included file lists bots, "
-                          "each in a [[bots]] table with name and command"))
+            found.append((str(f), "bots", flines.get("bots", 1), "the file has no [[bots]] table: an included file "
+                          "lists bots, each in a [[bots]] table with name and command"))
             continue
         for j, b in enumerate(fbots):
             origins[len(bots)] = _Origin(str(f), j, flines)
             bots.append(b)
     raw["bots"] = bots
+
+
+def unknown_key(key: str, known: Any) -> str:
+    """The problem of an unknown ``key`` of a table whose keys are ``known``
+    (any iterable of names): ``unknown key (did you mean `command`?) (known: ...)``."""
+    return f"unknown key{did_you_mean(key, known)} (known: {', '.join(sorted(known))})"
+
+
+def _twin(table: dict[str, Any], key: str, known: Any) -> str:
+    """For a missing required ``key`` of ``table`` (whose keys are ``known``):
+    `` (`comand` looks like a misspelling of it)`` when one of its unknown keys is
+    close to it, else ``""``."""
+    close = get_close_matches(key, [k for k in table if k not in known], n=1)
+    return f" (`{close[0]}` looks like a misspelling of it)" if close else ""
 
 
 def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int] | None = None,
@@ -437,15 +566,15 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
              "port", "variant", "params", "clock", "faults", "trueskill", "limits", "sandbox", "execution", "bots"}
     for k in raw:
         if k not in known:
-            bad(k, f"unknown key (known: {', '.join(sorted(known))})")
+            bad(k, unknown_key(k, known))
 
     name = get(raw, "name", "name", str, "", lambda v: bool(_NAME_RE.match(v)),
                "must be 1-64 letters, digits, '_', '-', '.'")
     if "name" not in raw:
-        bad("name", "missing (a unique tournament name is required)")
+        bad("name", f"missing (a unique tournament name is required){_twin(raw, 'name', known)}")
     game = get(raw, "game", "game", str, "", lambda v: v in GAME_IDS, f"must be one of {', '.join(GAME_IDS)}")
     if "game" not in raw:
-        bad("game", "missing")
+        bad("game", f"missing{_twin(raw, 'game', known)}")
     cls = None
     if game:
         try:
@@ -462,7 +591,7 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
         table_keys = ("confidence", "duplicate", "kind", "matches_per_bot", "max_matches", "seatings", "until")
         for k in sched:
             if k not in table_keys:
-                bad(f"schedule.{k}", f"unknown key (known: {', '.join(table_keys)})")
+                bad(f"schedule.{k}", unknown_key(k, table_keys))
         schedule = get(sched, "kind", "schedule.kind", str, "round_robin", lambda v: v in SCHEDULES,
                        f"must be one of {', '.join(SCHEDULES)}")
         seatings = get(sched, "seatings", "schedule.seatings", str, "balanced", lambda v: v in DESIGNS,
@@ -472,7 +601,8 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
                                   lambda v: 1 <= v <= 1_000_000, "must be 1..1000000")
             duplicate = get(sched, "duplicate", "schedule.duplicate", bool, False)
             if "matches_per_bot" not in sched:
-                bad("schedule", 'a sampled schedule needs its length: matches_per_bot = K (matches each bot plays)')
+                bad("schedule", "a sampled schedule needs its length: matches_per_bot = K (matches each bot plays)"
+                    + _twin(sched, "matches_per_bot", table_keys))
             if "games" in raw:
                 bad("games", "a sampled schedule has no repetitions: matches_per_bot sets its length")
         else:
@@ -487,7 +617,8 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
         max_matches = get(sched, "max_matches", "schedule.max_matches", int, 0, lambda v: 1 <= v <= 1_000_000,
                           "must be 1..1000000")
         if until and "max_matches" not in sched:
-            bad("schedule", 'until = "separated" needs a budget: max_matches = N (matches in all)')
+            bad("schedule", 'until = "separated" needs a budget: max_matches = N (matches in all)'
+                + _twin(sched, "max_matches", table_keys))
     else:
         schedule = get(raw, "schedule", "schedule", str, "round_robin", lambda v: v in SCHEDULES,
                        f"must be one of {', '.join(SCHEDULES)} (or a [schedule] table)")
@@ -507,12 +638,12 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
     if cls is not None:
         for k, v in variant.items():
             if k not in cls.variant_defaults:
-                bad(f"variant.{k}", f"unknown variant flag of {game} (known: "
-                    f"{', '.join(sorted(cls.variant_defaults)) or 'none'})")
+                bad(f"variant.{k}", f"unknown variant flag of {game}{did_you_mean(k, cls.variant_defaults)} "
+                    f"(known: {', '.join(sorted(cls.variant_defaults)) or 'none'})")
         for k, v in params.items():
             if k not in cls.param_defaults:
-                bad(f"params.{k}", f"unknown match parameter of {game} (known: "
-                    f"{', '.join(sorted(cls.param_defaults)) or 'none'})")
+                bad(f"params.{k}", f"unknown match parameter of {game}{did_you_mean(k, cls.param_defaults)} "
+                    f"(known: {', '.join(sorted(cls.param_defaults)) or 'none'})")
         if players in cls.player_counts:
             # each flag and parameter on its own, so every bad value is reported in one pass,
             # then all of them together (for rules that tie several values)
@@ -557,7 +688,7 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
                            (lim, set(Limits.__dataclass_fields__), "limits")):
         for k in t:
             if k not in allowed:
-                bad(f"{tn}.{k}", f"unknown key (known: {', '.join(sorted(allowed))})")
+                bad(f"{tn}.{k}", unknown_key(k, allowed))
     decision_ms = get(clock, "decision_ms", "clock.decision_ms", int, 1000, lambda v: 1 <= v <= 3_600_000,
                       "must be 1..3600000 ms")
     bank_ms = get(clock, "bank_ms", "clock.bank_ms", int, 0, lambda v: 0 <= v <= 36_000_000, "must be >= 0 ms")
@@ -603,15 +734,15 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
             bad(key, "must be a table")
             continue
         for k in b:
-            if k not in {"name", "command", "external", "token", "persistent", "limits", "resources"}:
-                bad(f"{key}.{k}", "unknown key (known: command, external, limits, name, persistent, resources, "
-                    "token)")
+            if k not in _BOT_KEYS:
+                bad(f"{key}.{k}", unknown_key(k, _BOT_KEYS))
         bname = get(b, "name", f"{key}.name", str, "", lambda v: bool(_NAME_RE.match(v)),
                     "must be 1-64 letters, digits, '_', '-', '.'")
         bfile, _, bline = place(f"{key}.name")
-        where = f"{bfile}:{bline or '?'}"
+        bline = bline or place(key)[2]  # a bot without a name: its [[bots]] line
+        where = f"{bfile}:{bline}" if bline else bfile
         if "name" not in b:
-            bad(f"{key}", "bot without a name")
+            bad(f"{key}", f"bot without a name{_twin(b, 'name', _BOT_KEYS)}")
         elif bname in seen:
             bad(f"{key}.name", f"duplicate bot name {bname!r} (also at {seen[bname]})")
         else:
@@ -635,11 +766,12 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
                 bad(f"{key}.limits", "an external bot is not launched by the referee: limits do not apply")
         if external:
             if not token:
-                bad(f"{key}.token", "an external bot needs a token")
+                bad(f"{key}.token", f"an external bot needs a token{_twin(b, 'token', _BOT_KEYS)}")
             if command:
                 bad(f"{key}.command", "an external bot has no command (it connects on its own)")
         elif not command.strip():
-            bad(f"{key}.command", "missing (or set external = true with a token)")
+            bad(f"{key}.command",
+                f"missing (or set external = true with a token){_twin(b, 'command', _BOT_KEYS)}")
         elif (why := check_command(command, Path(cwd))) is not None:
             bad(f"{key}.command", why)
         bots.append(BotEntry(bname, command, external, token, persistent, resources=list(resources), limits=own_limits,
@@ -655,8 +787,11 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
                 "matches_per_bot = K")
         if until and max_matches and max_matches < first:
             bad("schedule.max_matches", f"is below the first full schedule ({first} matches)")
-    if any(b.external for b in bots) and port == 0 and not remote:
-        bad("port", "external bots need a fixed port to connect to")
+    externals = [b for b in bots if b.external]
+    if externals and port == 0 and not remote:
+        named = _listed([f"{b.name or '(no name)'} ({b.where})" for b in externals])
+        bad("port", f"external bots need a fixed port to connect to: {named}; set port = N in {path} "
+            "(the port they connect to), or run the tournament on a hosted referee with --referee HOST:PORT")
     if executor == "dask" and any(b.external for b in bots):
         bad("execution.executor", "external bots connect to this machine's referee: they cannot play on a "
             "Dask cluster (use executor = \"local\")")
@@ -671,6 +806,18 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
         params=params, decision_ms=decision_ms, bank_ms=bank_ms, fault_policy=policy, max_faults=max_faults,
         connect_timeout_ms=connect_ms, end_grace_ms=end_grace_ms, trueskill=tsp, limits=limits, base_dir=base_dir, clock=clock_kind,
         bot_uids=bot_uids, isolate_network=isolate_network, cwd=cwd, executor=executor, scheduler=scheduler)
+
+
+def command_labels(bots: list[BotEntry]) -> dict[str, str]:
+    """Who runs each command of the launched ``bots``, for messages about a
+    command: ``{"python a.py": "bot e02 (entries/e02.toml:2)"}`` (``"bots
+    a (FILE:LINE), b (FILE:LINE)"`` when several run the same one)."""
+    by_command: dict[str, list[BotEntry]] = {}
+    for b in bots:
+        if not b.external:
+            by_command.setdefault(b.command, []).append(b)
+    return {cmd: f"{plural(len(bs), 'bot')} " + ", ".join(f"{b.name} ({b.where})" if b.where else b.name for b in bs)
+            for cmd, bs in by_command.items()}
 
 
 def schedule_size(bots: int, players: int, schedule: str, games: int = 1, seatings: str = "balanced",
