@@ -3,7 +3,8 @@ from real match logs of every game: President's leader is the seat leading
 the trick now, scores are whole numbers everywhere in a replay, the
 sidebars say things in words (no protocol identifiers), `referee replay`
 prints whole scores, and the last bot of a board shows a dash with a
-tooltip where the figures about the next bot down would be."""
+tooltip where the figures about the next bot down would be; the
+head-to-head counts ties and leaves pairs that never met empty."""
 
 from __future__ import annotations
 
@@ -200,6 +201,51 @@ def test_last_bot_shows_a_dash_for_the_figures_about_the_next_bot(logs, tmp_path
     assert "P(&gt; next) <span" in last and "separated <span" in last
     first = (site / "bots" / f"{rows[0][0]}.html").read_text()
     assert "no bot below" not in first
+
+
+def test_head_to_head_counts_ties_and_leaves_pairs_that_never_met_empty(tmp_path):
+    """Five bots of a Dou Dizhu tournament: b and c, the peasants of both
+    matches, lost together twice (tied twice, as the CSV says); c and d never
+    met. The report's matrix (its page and the leaderboard's) shows each
+    pair as ahead–behind–tied under a legend saying so, and nothing where a
+    pair never met."""
+    from referee.web.report import write_report
+    from tournaments.importer import import_results
+    from tournaments.store import Store
+
+    src = tmp_path / "results.jsonl"
+    games = [(["a", "b", "c"], [2, -1, -1]), (["a", "b", "c"], [2, -1, -1]), (["a", "b", "d"], [-2, 1, 1]),
+             (["e", "a", "b"], [2, -1, -1])]
+    with src.open("w", encoding="utf-8") as f:
+        for m, (seats, scores) in enumerate(games):
+            ranks = [1 + sum(x > y for x in scores) for y in scores]
+            f.write(json.dumps({"match": m, "seed": m + 1, "status": "complete", "seats": seats, "scores": scores,
+                                "ranks": ranks, "faults": [0] * 3, "decisions": 10, "elapsed_s": 1.0}) + "\n")
+    store = Store(str(tmp_path / "h2h.sqlite"))
+    try:
+        import_results(store, src, "ties", "doudizhu", 3)
+        write_report(store, store.tournament("ties"), tmp_path / "site")
+    finally:
+        store.close()
+    csv_rows = (tmp_path / "site" / "h2h.csv").read_text().splitlines()
+    assert "b,c,2,0,0,2" in csv_rows and not any(r.startswith(("c,d,", "d,c,")) for r in csv_rows)
+
+    def cell(html: str, a: str, b: str) -> tuple[str, str]:
+        """The text and the tooltip of row a's cell in column b."""
+        m = re.search(rf'<td[^>]* title="{a} vs {b}: ([^"]*)">([^<]*)</td>', html)
+        assert m, (a, b)
+        return m.group(2), m.group(1)
+
+    for page in ("h2h.html", "index.html"):
+        html = (tmp_path / "site" / page).read_text()
+        assert "each cell is <b>ahead–behind–tied</b>" in html and "empty: they never met" in html
+        assert cell(html, "b", "c") == ("0–0–2", "0 ahead, 0 behind, 2 tied")
+        assert cell(html, "c", "b") == ("0–0–2", "0 ahead, 0 behind, 2 tied")
+        assert cell(html, "a", "b") == ("2–1–1", "2 ahead, 1 behind, 1 tied")
+        assert cell(html, "b", "d") == ("0–0–1", "0 ahead, 0 behind, 1 tied")
+        assert cell(html, "c", "d") == ("", "never met as opponents")
+        assert cell(html, "d", "c") == ("", "never met as opponents")
+        assert "–0–0–" not in html and ">0–0<" not in html
 
 
 def test_p_better_than_next_is_rounded_down_as_in_the_cli() -> None:
