@@ -247,6 +247,18 @@ def test_keyboard_buttons_slider_and_round_menu(driver, logs):
     assert step_of(driver) == data["rounds"][3][1]
 
 
+def test_the_table_panel_says_when_nothing_is_on_the_table(driver, logs):
+    log = logs["doudizhu"]
+    for page in ("all.html", "seat1.html"):
+        driver.get((replay_dir(log) / page).as_uri())
+        assert step_of(driver) == 0
+        assert driver.find_elements(By.CSS_SELECTOR, "#info dt") == []
+        note = driver.find_element(By.ID, "no-info")
+        assert note.is_displayed() and note.text == "nothing on the table yet"
+        press(driver, Keys.END)  # the auction is over: the landlord, the result
+        assert driver.find_elements(By.CSS_SELECTOR, "#info dt") and not note.is_displayed()
+
+
 def dom_cards_per_step(driver, steps: int) -> list[list[str]]:
     """Card codes in the rendered replay (card elements and card-like words in
     its text) at steps 0..steps, stepping with the → key's handler."""
