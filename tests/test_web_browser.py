@@ -111,6 +111,7 @@ def report(tmp_path_factory):
                          capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "referee report web-report" in run.stderr  # where its report can be made and opened
+    assert "serves http://127.0.0.1:8080/t/web-report/ on its default port (--port changes it)" in run.stderr
     out = tmp / "site"
     rep = subprocess.run([*REFEREE, "report", "web-report", "--db", str(db), "--out", str(out)], cwd=ROOT, env=env(),
                          capture_output=True, text=True, timeout=600)
