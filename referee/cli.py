@@ -52,7 +52,7 @@ from referee.runner import MatchSpec, UnfinishedLog, replay_log
 from referee.sandbox import capabilities
 from referee.service import Referee, check_bounds
 from referee.summary import print_summary, round_lines
-from referee.webcli import DEFAULT_DB, play, report, web, write_match_replay
+from referee.webcli import DEFAULT_DB, WEB_PORT, play, report, web, write_match_replay
 from referee.words import plural
 
 app = typer.Typer(
@@ -259,13 +259,15 @@ def _print_replay(log_path: str | None) -> None:
 
 
 def _print_report_hint(name: str, database: str) -> None:
-    """Say how to see the tournament in a browser (static report or live site)."""
+    """Say how to see the tournament in a browser (static report or live site;
+    the live site's address on `referee web`'s default port, said as such)."""
     # report and web read $REFEREE_DB too: no --db when that (or the default) is the database
     same = database == (os.environ.get("REFEREE_DB") or DEFAULT_DB)
     db, note = db_flag(None if same else database)
     out = (Path("runs/report") / name).resolve() / "index.html"
     console.print(f"report: `referee report {name}{db}` writes {out}; "
-                  f"live: `referee web{db}` serves http://127.0.0.1:8080/t/{name}/{note}", markup=False)
+                  f"live: `referee web{db}` serves http://127.0.0.1:{WEB_PORT}/t/{name}/ on its default port "
+                  f"(--port changes it){note}", markup=False)
 
 
 def _ints(v):

@@ -27,6 +27,8 @@ from referee.games import GAME_IDS, UnknownGame, game_class
 from referee.words import plural
 
 DEFAULT_DB = "runs/referee.sqlite"
+#: the port `referee web` and `referee play` listen on unless told otherwise (--port)
+WEB_PORT = 8080
 
 
 def report(
@@ -80,7 +82,7 @@ def web(
                            help="Results database path or URL (default: $REFEREE_DB, else runs/referee.sqlite)."),
     host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (pages are read-only; "
                              "a public address shows every finished match's cards to anyone)."),
-    port: int = typer.Option(8080, "--port", help="TCP port (0 = any free port)."),
+    port: int = typer.Option(WEB_PORT, "--port", help="TCP port (0 = any free port)."),
     bot: Optional[list[str]] = typer.Option(None, "--bot", "-b", help="A bot command the new-match form offers "
                                             "(/play), besides the sample bots; repeatable. The form never runs a "
                                             "command typed in a browser."),
@@ -205,7 +207,7 @@ def play(
     spectator_delay_s: int = typer.Option(0, "--spectator-delay-s", help="Spectators see the public view this "
                                           "many seconds late."),
     host: str = typer.Option("127.0.0.1", "--host", help="Address of the web server."),
-    port: int = typer.Option(8080, "--port", help="Port of the web server (0 = any free port)."),
+    port: int = typer.Option(WEB_PORT, "--port", help="Port of the web server (0 = any free port)."),
     token_file: Optional[Path] = typer.Option(None, "--token-file", help="External bots the form offers "
                                               "(NAME=TOKEN lines)."),
     referee_port: int = typer.Option(0, "--referee-port", help="Port of the referee on 127.0.0.1 (0 = any)."),

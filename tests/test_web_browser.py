@@ -111,6 +111,7 @@ def report(tmp_path_factory):
                          capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "referee report web-report" in run.stderr  # where its report can be made and opened
+    assert "serves http://127.0.0.1:8080/t/web-report/ on its default port (--port changes it)" in run.stderr
     out = tmp / "site"
     rep = subprocess.run([*REFEREE, "report", "web-report", "--db", str(db), "--out", str(out)], cwd=ROOT, env=env(),
                          capture_output=True, text=True, timeout=600)
@@ -245,6 +246,18 @@ def test_keyboard_buttons_slider_and_round_menu(driver, logs):
     driver.find_element(By.CSS_SELECTOR, 'a[href^="seat1.html"]').click()  # another view, same step
     assert driver.current_url.endswith(f"seat1.html#step={data['rounds'][3][1]}")
     assert step_of(driver) == data["rounds"][3][1]
+
+
+def test_the_table_panel_says_when_nothing_is_on_the_table(driver, logs):
+    log = logs["doudizhu"]
+    for page in ("all.html", "seat1.html"):
+        driver.get((replay_dir(log) / page).as_uri())
+        assert step_of(driver) == 0
+        assert driver.find_elements(By.CSS_SELECTOR, "#info dt") == []
+        note = driver.find_element(By.ID, "no-info")
+        assert note.is_displayed() and note.text == "nothing on the table yet"
+        press(driver, Keys.END)  # the auction is over: the landlord, the result
+        assert driver.find_elements(By.CSS_SELECTOR, "#info dt") and not note.is_displayed()
 
 
 def dom_cards_per_step(driver, steps: int) -> list[list[str]]:
@@ -510,7 +523,7 @@ def overflow(driver) -> dict:
         const w = document.documentElement.clientWidth;
         const out = {page: Math.max(0, document.documentElement.scrollWidth - w)};
         document.querySelectorAll('main table').forEach((t, i) => {
-          if (t.closest('.scroll')) return;  // a box of its own that scrolls (the top-50 matrix)
+          if (t.closest('.scroll, .h2h-wrap')) return;  // a box of its own that scrolls (the top-50 matrix)
           out[(t.className || 'table') + i] = Math.max(0, Math.ceil(t.getBoundingClientRect().right) - w);
         });
         return out;""")
@@ -547,6 +560,39 @@ def test_paged_pages_fit_the_window(driver, big_site, width):
         shot(driver, f"page-matches-bot-{width}")
         driver.get(f"{base}/bots/{names[3]}.html")
         shot(driver, f"page-bot-paged-{width}")
+    finally:
+        driver.set_window_size(1400, 900)
+
+
+def test_head_to_head_of_30_bots_scrolls_in_its_box_at_1280(driver, big_site):
+    """At 1280 x 900 the top-30 matrix is wider than the window: its box fits
+    the window (both its scroll bars in view once the box is), scrolls
+    sideways to the 30th column, and holds the bot column and the header row
+    in place meanwhile."""
+    driver.set_window_size(1280, 900)
+    try:
+        driver.get(f"{big_site['base']}/h2h.html?k=30")
+        box = driver.execute_script("""
+            const s = document.getElementById('h2h'), css = getComputedStyle(s), r = s.getBoundingClientRect();
+            return {overflowX: css.overflowX, scroll: s.scrollWidth, client: s.clientWidth, right: r.right,
+                    height: r.height, window: document.documentElement.clientWidth, innerHeight: innerHeight,
+                    page: document.documentElement.scrollWidth};""")
+        assert box["overflowX"] in ("auto", "scroll") and box["scroll"] > box["client"] + 200, box
+        assert box["right"] <= box["window"] and box["page"] <= box["window"], box  # nothing cut off by the window
+        assert box["height"] <= box["innerHeight"], box
+        assert len(driver.find_elements(By.CSS_SELECTOR, "table.h2h thead th")) == 2 + 30
+        moved = driver.execute_script("""
+            const s = document.getElementById('h2h');
+            s.scrollLeft = s.scrollWidth; s.scrollTop = s.scrollHeight;
+            const box = s.getBoundingClientRect(), heads = s.querySelectorAll('thead th');
+            const last = heads[heads.length - 1].getBoundingClientRect();
+            const bot = s.querySelector('tbody tr:last-child th.bot').getBoundingClientRect();
+            return {scrolled: s.scrollLeft, left: box.left, right: box.right, top: box.top,
+                    last_left: last.left, last_right: last.right, last_top: last.top, bot_left: bot.left};""")
+        assert moved["scrolled"] > 0
+        assert moved["left"] < moved["last_left"] and moved["last_right"] <= moved["right"], moved  # column 30 shown
+        assert abs(moved["bot_left"] - moved["left"]) <= 2 and abs(moved["last_top"] - moved["top"]) <= 2, moved
+        shot(driver, "page-h2h-30-scrolled-1280")
     finally:
         driver.set_window_size(1400, 900)
 

@@ -3,21 +3,27 @@ from real match logs of every game: President's leader is the seat leading
 the trick now, scores are whole numbers everywhere in a replay, the
 sidebars say things in words (no protocol identifiers), `referee replay`
 prints whole scores, and the last bot of a board shows a dash with a
-tooltip where the figures about the next bot down would be."""
+tooltip where the figures about the next bot down would be; the
+head-to-head counts ties and leaves pairs that never met empty; the rating
+chart tells its lines apart and labels its axes at round steps."""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import itertools
 import json
+import math
 import re
 import subprocess
+import time
 
 import pytest
 
 from cardgames.v1 import referee_pb2 as pb
 from referee.games import replay_module
 from referee.runner import BasicSeatLink, MatchSpec, run_match
+from referee.web import svg
 from referee.web.replay import read_log, steps, views
 from referee.web.site import replay_page
 from referee.web.table import score_text
@@ -200,6 +206,98 @@ def test_last_bot_shows_a_dash_for_the_figures_about_the_next_bot(logs, tmp_path
     assert "P(&gt; next) <span" in last and "separated <span" in last
     first = (site / "bots" / f"{rows[0][0]}.html").read_text()
     assert "no bot below" not in first
+
+
+def test_head_to_head_counts_ties_and_leaves_pairs_that_never_met_empty(tmp_path):
+    """Five bots of a Dou Dizhu tournament: b and c, the peasants of both
+    matches, lost together twice (tied twice, as the CSV says); c and d never
+    met. The report's matrix (its page and the leaderboard's) shows each
+    pair as ahead–behind–tied under a legend saying so, and nothing where a
+    pair never met."""
+    from referee.web.report import write_report
+    from tournaments.importer import import_results
+    from tournaments.store import Store
+
+    src = tmp_path / "results.jsonl"
+    games = [(["a", "b", "c"], [2, -1, -1]), (["a", "b", "c"], [2, -1, -1]), (["a", "b", "d"], [-2, 1, 1]),
+             (["e", "a", "b"], [2, -1, -1])]
+    with src.open("w", encoding="utf-8") as f:
+        for m, (seats, scores) in enumerate(games):
+            ranks = [1 + sum(x > y for x in scores) for y in scores]
+            f.write(json.dumps({"match": m, "seed": m + 1, "status": "complete", "seats": seats, "scores": scores,
+                                "ranks": ranks, "faults": [0] * 3, "decisions": 10, "elapsed_s": 1.0}) + "\n")
+    store = Store(str(tmp_path / "h2h.sqlite"))
+    try:
+        import_results(store, src, "ties", "doudizhu", 3)
+        write_report(store, store.tournament("ties"), tmp_path / "site")
+    finally:
+        store.close()
+    csv_rows = (tmp_path / "site" / "h2h.csv").read_text().splitlines()
+    assert "b,c,2,0,0,2" in csv_rows and not any(r.startswith(("c,d,", "d,c,")) for r in csv_rows)
+
+    def cell(html: str, a: str, b: str) -> tuple[str, str]:
+        """The text and the tooltip of row a's cell in column b."""
+        m = re.search(rf'<td[^>]* title="{a} vs {b}: ([^"]*)">([^<]*)</td>', html)
+        assert m, (a, b)
+        return m.group(2), m.group(1)
+
+    for page in ("h2h.html", "index.html"):
+        html = (tmp_path / "site" / page).read_text()
+        assert "each cell is <b>ahead–behind–tied</b>" in html and "empty: they never met" in html
+        assert cell(html, "b", "c") == ("0–0–2", "0 ahead, 0 behind, 2 tied")
+        assert cell(html, "c", "b") == ("0–0–2", "0 ahead, 0 behind, 2 tied")
+        assert cell(html, "a", "b") == ("2–1–1", "2 ahead, 1 behind, 1 tied")
+        assert cell(html, "b", "d") == ("0–0–1", "0 ahead, 0 behind, 1 tied")
+        assert cell(html, "c", "d") == ("", "never met as opponents")
+        assert cell(html, "d", "c") == ("", "never met as opponents")
+        assert "–0–0–" not in html and ">0–0<" not in html
+
+
+def svg_lines(plot: str) -> list[tuple[str, str]]:
+    """The (colour, dash pattern) of each rating line of a chart."""
+    return [(m.group(1), m.group(2) or "") for m in
+            re.finditer(r'<polyline class="mu" [^>]*stroke="([^"]+)" stroke-width="2"(?: stroke-dasharray="([^"]+)")?',
+                        plot)]
+
+
+def round_step(labels: list[float]) -> float:
+    """The one step between the labels, checked to be 1, 2 or 5 × 10^k."""
+    steps = {round(b - a, 9) for a, b in itertools.pairwise(labels)}
+    assert len(steps) == 1, labels
+    step = steps.pop()
+    mantissa = step / 10 ** math.floor(math.log10(step))
+    assert any(math.isclose(mantissa, m) for m in (1, 2, 5)), (step, labels)
+    return step
+
+
+def test_the_rating_chart_tells_its_lines_apart_and_ticks_at_round_steps():
+    def series(bots: int, xs: list[float]) -> dict[str, list[tuple[float, float, float]]]:
+        return {f"entry-{b:02d}": [(x, 25 + 3 * math.sin(b + k / 3) + b / 7, 2.0) for k, x in enumerate(xs)]
+                for b in range(bots)}
+
+    plot = svg.rating_plot(series(10, list(range(40))))
+    lines = svg_lines(plot)
+    assert len(lines) == 10 and len({c for c, _ in lines}) == 10 and {d for _, d in lines} == {""}
+    rgb = [[int(c[i:i + 2], 16) for i in (1, 3, 5)] for c, _ in lines]
+    assert min(math.dist(p, q) for p, q in itertools.combinations(rgb, 2)) > 60  # no two blues
+    legend = re.findall(r'<line x1="[^"]+" x2="[^"]+" y1="[^"]+" y2="[^"]+" stroke="([^"]+)" stroke-width="3"', plot)
+    assert legend == [c for c, _ in lines]
+    # the match axis from 0 to 39: 0, 10, 20, 30 (not 0, 8, 16, 23, 31, 39); the rating axis as round
+    x_ticks = [float(t) for t in re.findall(r'<text class="x-tick"[^>]*>([^<]+)</text>', plot)]
+    assert x_ticks == [0, 10, 20, 30]
+    assert round_step([float(t) for t in re.findall(r'<text class="y-tick"[^>]*>([^<]+)</text>', plot)]) >= 0.1
+    for last in (3, 7, 23, 79, 250, 1234):
+        got = [float(t) for t in re.findall(r'<text class="x-tick"[^>]*>([^<]+)</text>',
+                                            svg.rating_plot(series(2, [0, last])))]
+        assert got[0] == 0 and got[-1] <= last < got[-1] + round_step(got) and 3 <= len(got) <= 6, (last, got)
+    # more lines than colours: the next ones dashed, no two lines alike
+    lines = svg_lines(svg.rating_plot(series(14, list(range(10)))))
+    assert len(set(lines)) == 14 and lines[10][1] and lines[10][0] == lines[0][0]
+    # a time axis: round minutes (UTC)
+    t0 = 1_700_000_123.0
+    plot = svg.rating_plot(series(3, [t0 + 60 * k for k in range(38)]), by_time=True)
+    minutes = [time.strptime(t, "%H:%M") for t in re.findall(r'<text class="x-tick"[^>]*>([^<]+)</text>', plot)]
+    assert [m.tm_min % 10 for m in minutes] == [0] * len(minutes) and len(minutes) >= 3
 
 
 def test_p_better_than_next_is_rounded_down_as_in_the_cli() -> None:

@@ -104,8 +104,8 @@ class Snapshot:
     ``counts``: stored matches per status; ``summaries``: ``seat_summary``
     and ``role_summary`` (:func:`tournaments.details.store_summaries`);
     ``top``: the best :data:`H2H_MAX_K` bots and ``pairs[(a, b)] =
-    (a finished ahead of b, behind, matches together)`` among them (as
-    opponents); ``entrants``: a ladder's (``None`` for a tournament);
+    (a finished ahead of b, behind, tied)`` among them, over the matches they
+    played as opponents (a pair that never did is not in it); ``entrants``: a ladder's (``None`` for a tournament);
     ``fit_stale``: the board's fit is older than ``key`` (the kept fit of a
     first computation)."""
 
@@ -236,9 +236,11 @@ def compute_snapshot(store: Store, t: dict[str, Any], kept_fit: bool = False) ->
     pairs: dict[tuple[str, str], tuple[int, int, int]] = {}
     for r in store.pair_totals(tid, among=[ids[b] for b in top if b in ids]):
         a, b = name_of[r["bot_a"]], name_of[r["bot_b"]]
-        n, ahead, behind = int(r["matches"]), int(r["a_ahead"]), int(r["b_ahead"])
-        pairs[(a, b)] = (ahead, behind, n)
-        pairs[(b, a)] = (behind, ahead, n)
+        if not r["matches"]:  # partners only
+            continue
+        ahead, behind, tied = int(r["a_ahead"]), int(r["b_ahead"]), int(r["tied"])
+        pairs[(a, b)] = (ahead, behind, tied)
+        pairs[(b, a)] = (behind, ahead, tied)
     entrants = None
     if is_ladder(spec):
         entrants = LadderStore(store, create=False).entrants(tid)

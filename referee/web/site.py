@@ -506,11 +506,10 @@ class Pages:
 
     def head_to_head(self, k: int) -> dict[str, Any]:
         """The matrix of the top ``k`` bots (k <= :data:`H2H_MAX_K`):
-        ``cells[a][b] = (a finished ahead of b, behind)`` over the matches they
-        played as opponents, ``None`` when they never met. O(k²)."""
+        ``cells[a][b] = (a finished ahead of b, behind, tied)`` over the matches
+        they played as opponents, ``None`` when they never met as opponents. O(k²)."""
         bots = self.snap.top[:max(1, min(k, H2H_MAX_K))]
-        cells = {a: {b: self.snap.pairs.get((a, b), (0, 0, 0))[:2] if (a, b) in self.snap.pairs else None
-                     for b in bots} for a in bots}
+        cells = {a: {b: self.snap.pairs.get((a, b)) for b in bots} for a in bots}
         return {"bots": bots, "slugs": {b: self.bot_slug(b) for b in bots}, "cells": cells,
                 "ranks": {b: self.snap.rank(b) for b in bots}}
 

@@ -2,17 +2,47 @@
 
 from __future__ import annotations
 
+import math
 import time
 from html import escape
 from typing import Callable
 
-PALETTE = ("#1f6feb", "#d1242f", "#1a7f37", "#8250df", "#bf8700", "#0a7ea4", "#cf222e", "#57606a",
-           "#e16f24", "#116329")
+#: ten distinct line colours (Tableau 10, the classic set)
+PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+           "#bcbd22", "#17becf")
+#: the second cue of lines beyond the palette: the 11th to 20th line dashed, the 21st to 30th dotted, ...
+DASHES = ("", "7 4", "2 3", "9 3 2 3")
+#: a time axis' tick steps in seconds: round minutes, hours and days
+TIME_STEPS = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400,
+              2 * 86400, 7 * 86400, 14 * 86400, 28 * 86400)
 
 
-def utc_tick(lo: float, hi: float) -> Callable[[float], str]:
-    """How a tick of a time axis from ``lo`` to ``hi`` (Unix seconds) is labelled, in UTC."""
-    fmt = "%H:%M:%S" if hi - lo < 600 else "%H:%M" if hi - lo < 2 * 86400 else "%m-%d"
+def line_style(n: int) -> tuple[str, str]:
+    """The colour and the ``stroke-dasharray`` (``""``: solid) of the ``n``-th
+    line of a chart (from 0): the first 10 lines solid in 10 distinct colours,
+    the next ones the same colours with a dash pattern."""
+    return PALETTE[n % len(PALETTE)], DASHES[n // len(PALETTE) % len(DASHES)]
+
+
+def nice_step(span: float, most: int = 5) -> float:
+    """The smallest round step (1, 2 or 5 × 10^k) that cuts ``span`` (> 0)
+    into at most ``most`` parts."""
+    step = 10.0 ** math.floor(math.log10(span / most))
+    for m in (1, 2, 5, 10):
+        if span / (m * step) <= most:
+            return m * step
+    return 10 * step
+
+
+def ticks(lo: float, hi: float, step: float) -> list[float]:
+    """The multiples of ``step`` from ``lo`` to ``hi`` (both included)."""
+    first = math.ceil(lo / step - 1e-9)
+    return [round(k * step, 9) for k in range(first, math.floor(hi / step + 1e-9) + 1)]
+
+
+def utc_tick(step: float) -> Callable[[float], str]:
+    """How a tick of a time axis every ``step`` seconds (Unix time) is labelled, in UTC."""
+    fmt = "%H:%M:%S" if step < 60 else "%H:%M" if step < 86400 else "%m-%d"
     return lambda v: time.strftime(fmt, time.gmtime(v))
 
 
@@ -23,8 +53,10 @@ def rating_plot(series: dict[str, list[tuple[float, float, float]]], band: bool 
     ``series``: bot -> ``[(x, mu, sigma)]`` in the order ratings were
     applied; ``x`` is the match index, or with ``by_time`` the Unix time the
     match finished (axis in UTC). With ``band`` (one bot) the band
-    mu ± 3·sigma is shaded and the rating mu − 3·sigma drawn dashed. Returns
-    an ``<svg>`` element as text; O(points)."""
+    mu ± 3·sigma is shaded and the rating mu − 3·sigma drawn dashed. Lines
+    are told apart by :func:`line_style`; both axes are labelled at round
+    steps (:func:`nice_step`; a time axis at round minutes, hours or days).
+    Returns an ``<svg>`` element as text; O(points)."""
     pts = [(i, mu, sg) for s in series.values() for i, mu, sg in s]
     if not pts:
         return (f'<svg class="plot" width="{width}" height="60" role="img"><text x="12" y="34" '
@@ -52,24 +84,30 @@ def rating_plot(series: dict[str, list[tuple[float, float, float]]], band: bool 
 
     out = [f'<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" role="img" font-size="11" font-family="sans-serif">']
-    for k in range(5):  # horizontal grid and y labels
-        v = lo + (hi - lo) * k / 4
+    y_step = nice_step(hi - lo)
+    digits = max(0, -math.floor(math.log10(y_step) + 1e-9))
+    for v in ticks(lo, hi, y_step):  # horizontal grid and y labels
         y = Y(v)
         out.append(f'<line x1="{left}" x2="{left + pw}" y1="{y:.1f}" y2="{y:.1f}" stroke="#e6e9ee"/>')
-        out.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" fill="#5f6b7a">{v:.1f}</text>')
+        out.append(f'<text class="y-tick" x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" fill="#5f6b7a">'
+                   f'{v:.{digits}f}</text>')
     if by_time:
-        label = utc_tick(x0, x1)
-        ticks = [x0 + (x1 - x0) * k / 4 for k in range(5)] if x1 > x0 else [x0]
+        span = max(x1 - x0, 1)
+        x_step = next((t for t in TIME_STEPS if span / t <= 5), nice_step(span / 86400) * 86400)
+        label = utc_tick(x_step)
     else:
-        label = str
-        ticks = [x0 + round((x1 - x0) * k / max(1, min(5, x1 - x0))) for k in range(int(min(6, x1 - x0 + 1)))]
-    for k, i in enumerate(ticks):  # the outer labels stay inside the plot
-        anchor = "start" if k == 0 and len(ticks) > 1 else "end" if k == len(ticks) - 1 and k else "middle"
-        out.append(f'<text x="{X(i):.1f}" y="{height - 10}" text-anchor="{anchor}" fill="#5f6b7a">{label(i)}</text>')
+        x_step = max(1.0, nice_step(x1 - x0)) if x1 > x0 else 1.0
+        label = "{:.0f}".format
+    x_ticks = ticks(x0, x1, x_step) or [x0]
+    for i in x_ticks:  # a label near the right end ends there (the margin may be narrow)
+        anchor = "end" if X(i) > left + pw - 24 and X(i) > left else "middle"
+        out.append(f'<text class="x-tick" x="{X(i):.1f}" y="{height - 10}" text-anchor="{anchor}" '
+                   f'fill="#5f6b7a">{label(i)}</text>')
     for n, (bot, s) in enumerate(series.items()):
         if not s:
             continue
-        color = PALETTE[n % len(PALETTE)]
+        color, dash = line_style(n)
+        dashed = f' stroke-dasharray="{dash}"' if dash else ""
         if band:
             upper = " ".join(f"{X(i):.1f},{Y(mu + 3 * sg):.1f}" for i, mu, sg in s)
             lower = " ".join(f"{X(i):.1f},{Y(mu - 3 * sg):.1f}" for i, mu, sg in reversed(s))
@@ -79,14 +117,14 @@ def rating_plot(series: dict[str, list[tuple[float, float, float]]], band: bool 
                        f'stroke-dasharray="5 4"/>')
         line = " ".join(f"{X(i):.1f},{Y(mu):.1f}" for i, mu, _ in s)
         out.append(f'<polyline class="mu" data-bot="{escape(bot)}" points="{line}" fill="none" stroke="{color}" '
-                   f'stroke-width="2"/>')
+                   f'stroke-width="2"{dashed}/>')
         if len(s) == 1:
             i, mu, _ = s[0]
             out.append(f'<circle cx="{X(i):.1f}" cy="{Y(mu):.1f}" r="3" fill="{color}"/>')
         if not band and len(series) > 1:
             ly = top + 14 + 16 * n
             out.append(f'<line x1="{width - right + 12}" x2="{width - right + 30}" y1="{ly - 4}" y2="{ly - 4}" '
-                       f'stroke="{color}" stroke-width="3"/>')
+                       f'stroke="{color}" stroke-width="3"{dashed}/>')
             out.append(f'<text x="{width - right + 36}" y="{ly}" fill="#1d2430">{escape(bot[:22])}</text>')
     axis = "finished (UTC)" if by_time else "match"
     out.append(f'<text x="{left}" y="{height - 1}" fill="#5f6b7a" font-size="10" class="x-axis">{axis}</text>')

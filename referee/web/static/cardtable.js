@@ -123,6 +123,7 @@
       info.appendChild(el("dt", "", r[0]));
       info.appendChild(el("dd", "", r[1]));
     });
+    document.getElementById("no-info").hidden = !!(st.info && st.info.length);
     var res = document.getElementById("results");
     res.innerHTML = "";
     if (st.results) {
