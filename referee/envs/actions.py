@@ -219,7 +219,8 @@ class Decision:
                 if self.oracle.submittable(self.selection, self.size):
                     allowed.append(lay.submit_index)
             m = np.zeros(lay.size, dtype=np.int8)
-            m[allowed] = 1
+            for i in allowed:  # a few entries: faster than numpy's fancy indexing with a list
+                m[i] = 1
             self._mask = m
         return self._mask.copy()
 

@@ -101,7 +101,6 @@ class Table:
         self._arrays: list[np.ndarray | None] = [None] * self.players  # per seat, kept by _update
         self.game: Game = self.cls(self.players, self.variant, self.params, seeded_rng(0))  # checks the options
         self.decision: Decision | None = None
-        self._base: np.ndarray | None = None  # the acting seat's array without its selection
         self.scores = match_scores(self.game)
         self.last_illegal = False
         self.events: list[Any] = []  # the last action's event records (public and private), for render
@@ -111,7 +110,7 @@ class Table:
         """Start a new match whose deals follow ``seed``."""
         self.game = self.cls(self.players, self.variant, self.params, seeded_rng(seed))
         self.game.pop_events()
-        self.decision, self._base = None, None
+        self.decision = None
         self._arrays = [None] * self.players
         self.scores = match_scores(self.game)
         self.last_illegal = False
@@ -124,7 +123,7 @@ class Table:
         if game.name != self.name or game.players != self.players:
             raise ValueError(f"a {game.name} match of {game.players} players, not {self.name} of {self.players}")
         self.game = game
-        self.decision, self._base = None, None
+        self.decision = None
         self._arrays = [None] * self.players
         self.scores = match_scores(game)
         self.last_illegal = False
@@ -150,8 +149,6 @@ class Table:
                 obs = None if complete else protocol.game_observation(g, seat)
                 d = decision_for(self.layout, self.name, obs, kind, legal, complete)
             self.decision = d
-            self._base = self._array(seat).copy()
-            self._base[self.encoder.decision + DECISION_KINDS.index(kind)] = 1  # as encode writes it
         return d
 
     def _array(self, seat: int) -> np.ndarray:
@@ -170,9 +167,9 @@ class Table:
         g = self.game
         if seat == g.to_act:
             d = self._decision()
-            assert self._base is not None
-            return {"observation": with_selection(self._base, self.encoder.selection, d.selection),
-                    "action_mask": d.mask()}
+            obs = with_selection(self._array(seat), self.encoder.selection, d.selection)
+            obs[self.encoder.decision + DECISION_KINDS.index(d.kind)] = 1  # as encode writes it
+            return {"observation": obs, "action_mask": d.mask()}
         return {"observation": self._array(seat).copy(),
                 "action_mask": np.zeros(self.layout.size, dtype=np.int8)}
 
@@ -205,7 +202,7 @@ class Table:
         g = self.game
         g.apply(seat, action)
         self.events = g.pop_events()
-        self.decision, self._base = None, None
+        self.decision = None
         if not self._update(self._arrays, self.encoder.offsets, g, [e.record for e in self.events]):
             self._arrays = [None] * self.players
         new = match_scores(g)

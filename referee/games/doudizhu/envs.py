@@ -5,7 +5,7 @@ through :func:`referee.games.envs_module`."""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 from referee.engine import PASS, Action, Game
 from referee.envs.actions import CARD_INDEX, N_CARDS, Oracle
@@ -85,17 +85,19 @@ def _write(w: Writer, kind: str | None, hand: Sequence[str], phase_index: int, r
     w.seat_cards("played", history, "cards each seat played this round")
 
 
-def state_decision(g: Any) -> tuple[tuple[Action, ...], Oracle] | None:
+def state_decision(g: Any) -> tuple[tuple[Action, ...], Oracle | None] | None:
     """The decision of the seat to act, read from the engine for a play
     (the auction: ``None``, the engine's list): the actions without cards
     (PASS when there is a top) and a :class:`RankOracle` over the rank-level
     moves of spec section 7 (:func:`rules.legal_moves`), instead of the
-    engine's list of every code multiset."""
+    engine's list of every code multiset; no oracle when no play beats the
+    top (PASS is the only action)."""
     if g.phase != "play":
         return None
     p = g.playp
     s = p.to_act
-    return ((_PASS,) if p.top is not None else ()), RankOracle(p.groups[s], R.legal_moves(p.cnts[s], g.players, p.top))
+    moves = R.legal_moves(p.cnts[s], g.players, p.top)
+    return ((_PASS,) if p.top is not None else ()), (RankOracle(p.groups[s], moves) if moves else None)
 
 
 _PASS = Action(PASS)
@@ -108,18 +110,21 @@ class RankOracle:
     ranks in some legal rank-level move and the hand holds another copy of
     it; the masks equal those of the list of every code multiset
     (``tests/test_envs.py``). ``groups``: the hand's codes by rank
-    (:func:`rules.by_rank`); ``moves``: :func:`rules.legal_moves`. Cost per
-    step: linear in the moves still consistent with the selection.
-    ``ValueError`` if a selection shrinks (a decision only adds cards)."""
+    (:func:`rules.by_rank`); ``moves``: :func:`rules.legal_moves`.
 
-    __slots__ = ("_groups", "_moves", "_cands", "_sel", "_size")
+    Each move and the selection are held as sets of *rank instances* packed
+    in an int (:func:`_rank_bits`: bit ``8 * rank + copy``, as
+    :func:`referee.envs.actions.instances` does for codes), so that a move
+    holds the selection exactly when ``move & sel == sel``. Cost per step:
+    linear in the moves still holding the selection. ``ValueError`` if a
+    selection shrinks (a decision only adds cards)."""
+
+    __slots__ = ("_held", "_cands", "_sel", "_size")
 
     def __init__(self, groups: Sequence[tuple[str, ...]], moves: list[tuple[tuple[int, int], ...]]):
-        self._groups = groups
-        self._moves = moves
-        #: (rank counts, cards) of the moves holding the selection; made at the first card
-        self._cands: list[tuple[dict[int, int], int]] | None = None
-        self._sel: dict[int, int] = {}  # the selection's rank counts
+        self._held = [(r, group) for r, group in enumerate(groups) if group]  # the ranks in the hand
+        self._cands = [_rank_bits(m) for m in moves]  # the moves holding the selection
+        self._sel = 0  # the selection's rank instances
         self._size = 0
 
     def _narrow(self, selection: dict[str, int], size: int) -> None:
@@ -127,39 +132,45 @@ class RankOracle:
             return
         if size < self._size:
             raise ValueError("a RankOracle's selection only grows")
-        sel: dict[int, int] = {}
+        counts: dict[int, int] = {}
         for c, k in selection.items():
             r = R.RANK_OF[c]
-            sel[r] = sel.get(r, 0) + k
-        changed = [(r, k) for r, k in sel.items() if self._sel.get(r, 0) != k]
-        cands = self._cands
-        if cands is None:
-            cands = [(d, sum(d.values())) for d in map(dict, self._moves)]
-        self._cands = [(d, t) for d, t in cands if all(d.get(r, 0) >= k for r, k in changed)]
+            counts[r] = counts.get(r, 0) + k
+        sel = _rank_bits(counts.items())
+        self._cands = [m for m in self._cands if m & sel == sel]
         self._sel, self._size = sel, size
 
     def addable(self, selection: dict[str, int], size: int) -> set[str]:
         self._narrow(selection, size)
-        if self._cands is None:  # nothing selected: the ranks of every legal move
-            ranks = {r for m in self._moves for r, _ in m}
-        else:
-            sel = self._sel
-            ranks = {r for d, _ in self._cands for r, k in d.items() if k > sel.get(r, 0)}
+        more = 0  # the rank instances some move holds beyond the selection
+        for m in self._cands:
+            more |= m
+        more &= ~self._sel
         out = set()
-        for r in ranks:
-            group = self._groups[r]
-            for c in group:
-                if selection.get(c, 0) < group.count(c):
-                    out.add(c)
+        for r, group in self._held:
+            if more >> (8 * r) & 0xFF:
+                for c in group:
+                    if selection.get(c, 0) < group.count(c):
+                        out.add(c)
         return out
 
     def submittable(self, selection: dict[str, int], size: int) -> bool:
         self._narrow(selection, size)
-        return size > 0 and self._cands is not None and any(t == size for _, t in self._cands)
+        return size > 0 and self._sel in self._cands
 
     def closed(self, selection: dict[str, int], size: int) -> bool:
         self._narrow(selection, size)
-        return self._cands is not None and all(t == size for _, t in self._cands)
+        return size > 0 and all(m == self._sel for m in self._cands)
+
+
+def _rank_bits(counts: Iterable[tuple[int, int]]) -> int:
+    """The rank instances of (rank, count) pairs as bits of an int: bits
+    ``8 * rank`` .. ``8 * rank + count - 1`` (a rank holds at most 8 cards,
+    two decks)."""
+    bits = 0
+    for r, k in counts:
+        bits |= ((1 << k) - 1) << (8 * r)
+    return bits
 
 
 def update(arrays: list[Any], off: dict[str, int], g: Any, records: Sequence[Any]) -> bool:
