@@ -192,7 +192,8 @@ def test_without_reconnect_the_driver_says_how_to_resume_and_resume_finishes(hos
         stop_process(driver)
     assert driver.returncode == 1 and "Traceback" not in err, err
     msg = " ".join(err.split())
-    assert f"the referee at {addr} went away (" in msg and "certificate" not in msg, msg
+    assert f"the referee at {addr} went away (the referee is shutting down: match hosted-m00001 was stopped" in msg
+    assert "certificate" not in msg, msg
     assert "the finished matches are saved" in msg, msg
     m = re.search(r"continue with `(referee tournament run [^`]+)`", msg)
     assert m and m.group(1) == f"referee tournament run {f} --referee {addr} --resume", msg
@@ -203,6 +204,27 @@ def test_without_reconnect_the_driver_says_how_to_resume_and_resume_finishes(hos
     assert r.returncode == 0, r.stderr
     assert {row["bot"]: row["matches"] for row in json.loads(r.stdout)} == {n: 6 for n in BOTS}
     _counted_once(tmp_path)
+
+
+def test_ctrl_c_while_the_driver_waits_for_the_referee_stops_it_with_the_resume_command(hosted, tmp_path: Path) -> None:
+    addr, serve, oplog, _, f = hosted
+    err_file = tmp_path / "driver.err"
+    with err_file.open("w") as err:
+        driver = subprocess.Popen([sys.executable, "-m", "referee.cli", "tournament", "run", str(f), "--referee",
+                                   addr, "--quiet", "--reconnect", "600"], cwd=ROOT, stdout=subprocess.DEVNULL,
+                                  stderr=err, env={**os.environ, "REFEREE_ADMIN_TOKEN": ADMIN})
+    try:
+        _until(lambda: _records(oplog, "match_started"), "the first match to start", shown=oplog)
+        assert _sigterm(serve) == 0
+        _until(lambda: "waiting up to 600 s for it to come back" in err_file.read_text(), "the driver to wait",
+               shown=err_file)
+        driver.send_signal(signal.SIGINT)
+        assert driver.wait(30) == 130
+    finally:
+        stop_process(driver)
+    text = " ".join(err_file.read_text().split())
+    assert f"interrupted: finished matches are saved; continue with `referee tournament run {f} --referee {addr} " \
+           "--resume`" in text and "Traceback" not in text, text
 
 
 def test_only_a_failure_that_can_be_tls_gets_the_certificate_hint() -> None:
