@@ -45,8 +45,8 @@ class RemoteError(RuntimeError):
     """The remote referee refused or failed a call; the message says which and why."""
 
 
-#: how many suffixed ids (``<id>-2`` ...) a match with an id of the caller's tries before taking the referee's own
-MAX_ID_SUFFIX = 50
+#: the last suffix a match with an id of the caller's tries (``<id>-2`` ... ``<id>-51``) before the referee's own id
+MAX_ID_SUFFIX = 51
 
 
 #: what gRPC's details say when the failure may be TLS's: a handshake that failed (a certificate
@@ -185,7 +185,7 @@ class RemoteReferee:
         ``unique_id`` too, an id the referee already has (a match played
         again, another tournament of the same name) becomes ``<id>-2``,
         ``<id>-3``, ... (the first it does not have; after
-        :data:`MAX_ID_SUFFIX` tries, the referee's own id) instead of an error.
+        ``<id>-51`` (:data:`MAX_ID_SUFFIX`), the referee's own id) instead of an error.
         Launched bots' output goes to ``log_dir`` (``<match id>.seat<N>.*``);
         relative paths in their commands are taken from ``base_dir`` (default:
         the current directory). Raises :class:`RemoteError` when the referee
@@ -244,17 +244,20 @@ class RemoteReferee:
         """``RunMatch``; with ``unique_id``, again under ``<id>-2``, ``<id>-3``, ...
         while the referee answers ``ALREADY_EXISTS`` (see :meth:`run_match`)."""
         base = req.match_id
-        for n in range(2, MAX_ID_SUFFIX + 2):
+        ids = [base]
+        if unique_id and base:  # at last an empty id: the referee makes one, which it never has
+            ids += [f"{base}-{n}" for n in range(2, MAX_ID_SUFFIX + 1)] + [""]
+        for i, match_id in enumerate(ids):
+            req.match_id = match_id
             try:
                 res = await stub.RunMatch(req, metadata=md)
                 self.reached = True
                 return res
             except grpc.RpcError as e:
-                if not (unique_id and req.match_id and e.code() == grpc.StatusCode.ALREADY_EXISTS):
+                if e.code() != grpc.StatusCode.ALREADY_EXISTS or i == len(ids) - 1:
                     raise
                 self.reached = True
-                req.match_id = f"{base}-{n}" if n <= MAX_ID_SUFFIX else ""  # at last: the referee's own
-        raise AssertionError("unreachable: the last try has no id of ours")
+        raise ValueError("no match id to try")  # never: ids is not empty
 
     @staticmethod
     async def _crashes(procs: dict[int, BotProcess], faults: list[dict[str, Any]]) -> list[dict[str, Any]]:

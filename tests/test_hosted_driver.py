@@ -13,7 +13,6 @@ stops with the exact command that continues, which then finishes the run.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import re
@@ -24,10 +23,12 @@ import sys
 import time
 from pathlib import Path
 
+import grpc
 import pytest
 
+from cardgames.v1 import admin_pb2
 from conftest import ROOT, run, stop_process
-from referee.remote import RemoteReferee, RemoteSeat, unreachable
+from referee.remote import MAX_ID_SUFFIX, RemoteReferee, RemoteSeat, unreachable
 from referee.runner import MatchSpec
 from referee.service import Referee
 
@@ -266,3 +267,29 @@ def test_a_match_id_the_referee_already_has_gets_a_suffix(tmp_path: Path) -> Non
 
     (tmp_path / "logs").mkdir()
     assert run(body()) == ["same-m00000", "same-m00000-2", "same-m00000-3"]
+
+
+def test_when_every_suffix_is_taken_the_match_gets_the_referees_own_id() -> None:
+    class Taken(grpc.RpcError):
+        def code(self) -> grpc.StatusCode:
+            return grpc.StatusCode.ALREADY_EXISTS
+
+        def details(self) -> str:
+            return "this referee already has a match"
+
+    class Stub:  # a referee that has every id it is offered
+        tried: list[str] = []
+
+        async def RunMatch(self, req, metadata):
+            self.tried.append(req.match_id)
+            if req.match_id:
+                raise Taken()
+            return admin_pb2.RunMatchResponse(match_id="doudizhu-20261206-190000-abcdef-1")
+
+    stub = Stub()
+    remote = RemoteReferee("127.0.0.1:1", ADMIN)
+    res = run(remote._run_match_call(stub, admin_pb2.RunMatchRequest(match_id="t-m00000"), [], unique_id=True))
+    assert res.match_id == "doudizhu-20261206-190000-abcdef-1"
+    assert stub.tried == ["t-m00000", *(f"t-m00000-{n}" for n in range(2, MAX_ID_SUFFIX + 1)), ""]
+    with pytest.raises(grpc.RpcError):  # without unique_id, the referee's ALREADY_EXISTS stands
+        run(remote._run_match_call(stub, admin_pb2.RunMatchRequest(match_id="t-m00000"), [], unique_id=False))
