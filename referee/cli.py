@@ -46,7 +46,7 @@ from referee.oplog import stderr_log
 from referee.outcomes import MatchStatus
 from referee.play import play_launched
 from referee.protocol import PROTOCOL_VERSION
-from referee.remote import (RemoteError, RemoteReferee, RemoteSeat, new_match_id, outcome_of, play_and_fetch,
+from referee.remote import (RefereeGone, RemoteError, RemoteReferee, RemoteSeat, new_match_id, outcome_of, play_and_fetch,
                             seat_names_in_log)
 from referee.runner import MatchSpec, UnfinishedLog, replay_log
 from referee.sandbox import capabilities
@@ -619,6 +619,19 @@ def _remote_for_tournament(spec, addr: Optional[str], admin_token: Optional[str]
     return RemoteReferee(addr, admin_token, tls_ca, end_grace_s=spec.end_grace_ms / 1000)
 
 
+#: ``tournament run --referee``: how long to wait for a referee that went away (seconds)
+REFEREE_RECONNECT_S = 300.0
+
+
+def _resume_command(file: Path, db: Optional[str], referee_addr: Optional[str], tls_ca: Optional[Path]) -> str:
+    """The command that continues this run (``--resume``), with the options it
+    needs again, and the note for a masked password (``""`` if none)."""
+    flag, note = db_flag(db)
+    remote = f" --referee {shlex.quote(referee_addr)}" if referee_addr else ""
+    remote += f" --tls-ca {shlex.quote(str(tls_ca))}" if referee_addr and tls_ca is not None else ""
+    return f"referee tournament run {shlex.quote(str(file))}{remote} --resume{flag}", note
+
+
 @tournament_app.command("run")
 def tournament_run(
     file: Path = typer.Argument(..., help="Tournament file (TOML), e.g. tournaments/examples/doudizhu.toml."),
@@ -643,6 +656,10 @@ def tournament_run(
                                                     help="File holding the running referee's admin token (--referee)."),
     tls_ca: Optional[Path] = typer.Option(None, "--tls-ca", help="With --referee: the referee speaks TLS; trust "
                                           "the CA in this PEM file (also passed to the bots launched here)."),
+    reconnect: float = typer.Option(REFEREE_RECONNECT_S, "--reconnect", metavar="SECONDS",
+                                    help="With --referee: when the referee goes away (stopped, restarted), wait "
+                                    "this long for it to come back and play on (the matches it was playing are "
+                                    "played again); 0: stop at once (finish later with --resume)."),
 ) -> None:
     """Run a tournament of bots over gRPC and print its leaderboard (ranked by the batch-fit Elo).
 
@@ -690,6 +707,8 @@ def tournament_run(
         fail("--referee plays every match on that referee: it excludes the Dask executor")
     if admin_token_file is not None:
         admin_token = secret_file_or_exit(admin_token_file, "--admin-token-file").strip()
+    if reconnect < 0:
+        fail(f"--reconnect SECONDS must be 0 (stop at once) or more, got {reconnect:g}")
     remote = _remote_for_tournament(spec, referee_addr, admin_token, tls_ca)
     if resume and fresh:
         fail("--resume and --fresh exclude each other")
@@ -748,18 +767,26 @@ def tournament_run(
             bar.start()
         bar.update(task, completed=p.done, total=p.total, faults=p.faults)
 
+    def notify(line: str) -> None:  # the remote referee went away, came back
+        console.print(f"[yellow]note[/yellow]: {escape(line)}")
+
     try:
         try:  # SIGTERM stops like Ctrl-C: bots reaped, lease released
             res = run_until_signal(run_tournament(spec, resume=resume, fresh=fresh, on_progress=on_progress,
-                                                  remote=remote, sandbox=sandbox, schedule=schedule))
+                                                  remote=remote, sandbox=sandbox, schedule=schedule,
+                                                  reconnect_s=reconnect, notify=notify))
         finally:
             bar.stop()
+    except RefereeGone as e:
+        command, note = _resume_command(file, db, referee_addr, tls_ca)
+        fail(f"{e}; the finished matches are saved, the ones it was playing count for nothing and will be played "
+             f"again; once it is back, continue with `{command}`{note}", 1)
     except (TournamentError, RemoteError, StorageError, ExecutorError) as e:
         fail(str(e), 1 if isinstance(e, (StorageError, ExecutorError)) else 2)
     except Interrupted as e:
-        flag, note = db_flag(db)
+        command, note = _resume_command(file, db, referee_addr, tls_ca)
         console.print(f"[yellow]interrupted[/yellow]: finished matches are saved; continue with "
-                      f"`referee tournament run {escape(shlex.quote(str(file)))} --resume{escape(flag)}`{note}")
+                      f"`{escape(command)}`{note}")
         raise typer.Exit(128 + e.signum)
     out = render(res.board, fmt, title=f"{res.name} — {res.progress.done}/{res.progress.total} matches",
                  confidence=spec.confidence)

@@ -22,13 +22,18 @@ Events (``event`` field) and their fields:
                    ``too_many_unauthenticated``), ``detail``, ``peer``, ``name``
 ``closed``         ``name``, ``peer``, ``session``, ``reason`` (``not_reading``,
                    ``flood``, ``read_failed``, ``bot_closed``, ``match_over``,
-                   ``shutdown``, ``write_failed``), ``detail``
+                   ``shutdown``, ``write_failed``; ``shutdown``: every
+                   connection that ends while the referee stops), ``detail``
 ``match_started``  ``match_id``, ``game``, ``seats`` (names), ``no_show`` (seats)
-``match_ended``    ``match_id``, ``status``, ``faults`` (count per kind), ``elapsed_s``
+``match_ended``    ``match_id``, ``status``, ``faults`` (count per kind), ``elapsed_s``;
+                   a match stopped before its end: status ``aborted: referee
+                   shutting down`` or ``aborted: stopped by its caller``, no faults
 ``admin_refused``  ``method``, ``peer``, ``reason``
 ``tokens``         ``source`` (the token file), ``tokens`` (how many now),
                    ``added``, ``removed`` (a reload, ``referee serve``), or
                    ``error`` (the file could not be used: the tokens stay)
+``stopped``        ``port``, ``matches_stopped``, ``connections_closed``: the
+                   referee's last line
 =================  =============================================================
 
 Tokens are never logged.

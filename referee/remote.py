@@ -38,21 +38,45 @@ from referee.engine import MatchResult
 from referee.outcomes import MatchStatus
 from referee.play import CRASH_GRACE_S
 from referee.runner import FaultRecord, MatchOutcome, MatchSpec
+from referee.service import SHUTTING_DOWN
 
 
 class RemoteError(RuntimeError):
     """The remote referee refused or failed a call; the message says which and why."""
 
 
+#: the last suffix a match with an id of the caller's tries (``<id>-2`` ... ``<id>-51``) before the referee's own id
+MAX_ID_SUFFIX = 51
+
+
+#: what gRPC's details say when the failure may be TLS's: a handshake that failed (a certificate
+#: not trusted or not naming the host, TLS against plaintext) or, without TLS, a TLS server that
+#: closed the plaintext connection ("Socket closed")
+_TLS_TROUBLE = re.compile(r"handshake|ssl|tls|certificate|x509|peer name|socket closed", re.IGNORECASE)
+
+
 def unreachable(what: str, addr: str, details: str, tls_ca: Path | str | None) -> str:
     """The message for a ``what`` ("referee", "ladder") at ``addr`` that did
-    not answer (gRPC ``UNAVAILABLE`` with ``details``), with the likely fix:
-    without ``tls_ca``, that it may speak TLS; with it, that its certificate
-    may not match. gRPC's trailing ``: OK`` (a TLS failure's) is dropped."""
+    not answer (gRPC ``UNAVAILABLE`` with ``details``). When ``details`` say
+    the failure may be TLS's (a failed handshake, a closed socket), the likely
+    fix: without ``tls_ca``, that it may speak TLS; with it, that its
+    certificate may not match. A refused connection or a cancelled call gets
+    no such hint. gRPC's trailing ``: OK`` (a TLS failure's) is dropped."""
     details = re.sub(r"(?::\s*OK)+\s*$", "", details.strip())
-    hint = ("; if it speaks TLS, give --tls-ca" if tls_ca is None
-            else f"; does its certificate match {addr} and --tls-ca?")
+    hint = ""
+    if _TLS_TROUBLE.search(details):
+        hint = ("; if it speaks TLS, give --tls-ca" if tls_ca is None
+                else f"; does its certificate match {addr} and --tls-ca?")
+    elif "connection refused" in details.lower():
+        hint = "; is `referee serve` running on that port?"
     return f"no {what} answers at {addr} ({details}){hint}"
+
+
+class RefereeGone(RemoteError):
+    """The referee answered earlier in this run and now does not (it stopped,
+    restarted or the network dropped): a call failed with ``UNAVAILABLE`` or
+    ``CANCELLED``, or the referee stopped the match because it was shutting
+    down. Nothing of the call was kept (the match it played is not counted)."""
 
 
 @dataclass
@@ -104,6 +128,43 @@ class RemoteReferee:
 
     def __init__(self, addr: str, admin_token: str, tls_ca: Path | None = None, end_grace_s: float = 1.0):
         self.addr, self.admin_token, self.tls_ca, self.end_grace_s = addr, admin_token, tls_ca, end_grace_s
+        #: the referee has answered a call of this object (so a later UNAVAILABLE means it went away)
+        self.reached = False
+
+    def _failure(self, e: grpc.RpcError) -> RemoteError:
+        """The error for a failed call: :class:`RefereeGone` when the referee
+        answered before and is now unreachable (or cut the call short), else
+        :class:`RemoteError` saying why it is unreachable or what it refused."""
+        code, details = e.code(), e.details() or ""
+        if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED) and (
+                self.reached or SHUTTING_DOWN in details):
+            return RefereeGone(f"the referee at {self.addr} went away ({details})")
+        if code == grpc.StatusCode.UNAVAILABLE:
+            return RemoteError(unreachable("referee", self.addr, details, self.tls_ca))
+        self.reached = True
+        return RemoteError(f"referee at {self.addr} refused: {code.name}: {details}")
+
+    async def wait_back(self, timeout_s: float, every_s: float = 0.5) -> bool:
+        """Wait up to ``timeout_s`` seconds for the referee to answer again
+        (an ``AdminService.CheckTokens`` call with no token, tried every
+        ``every_s`` seconds); True once it does (any answer but ``UNAVAILABLE``
+        and ``CANCELLED``), False when the time is up. Cancellable."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            try:
+                async with self._channel() as ch:
+                    await admin_pb2_grpc.AdminServiceStub(ch).CheckTokens(
+                        admin_pb2.CheckTokensRequest(), metadata=[("x-admin-token", self.admin_token)],
+                        timeout=max(0.1, min(5.0, left)))
+                return True
+            except grpc.RpcError as e:
+                if e.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED,
+                                    grpc.StatusCode.DEADLINE_EXCEEDED):
+                    return True  # it answers (an older referee: UNIMPLEMENTED)
+            await asyncio.sleep(min(every_s, max(0.0, deadline - time.monotonic())))
 
     def _channel(self) -> grpc.aio.Channel:
         if self.tls_ca is None:
@@ -113,19 +174,24 @@ class RemoteReferee:
     async def run_match(self, spec: MatchSpec, seats: list[RemoteSeat], log_dir: Path,
                         limits: Limits | None = None, connect_timeout_s: float = 15.0,
                         own_id: bool = False, hello_names: bool = False,
-                        base_dir: Path | None = None) -> dict[str, Any]:
+                        base_dir: Path | None = None, unique_id: bool = False) -> dict[str, Any]:
         """Play ``spec`` with ``seats`` on the remote referee; returns the
         ``RunMatchResponse`` as JSON (``match_id``, ``status``, ``result``,
         ``log_path``, ``seat_names``). The seats are recorded under
         ``spec.seat_names`` (when it names every seat); ``hello_names``: as
         ``<Hello.bot_name>#<seat>`` instead, like a local ``referee match``;
         ``own_id``: the match gets ``spec.match_id`` on the referee too (so
-        that its log can be fetched even if the call is cancelled).
+        that its log can be fetched even if the call is cancelled); with
+        ``unique_id`` too, an id the referee already has (a match played
+        again, another tournament of the same name) becomes ``<id>-2``,
+        ``<id>-3``, ... (the first it does not have; after
+        ``<id>-51`` (:data:`MAX_ID_SUFFIX`), the referee's own id) instead of an error.
         Launched bots' output goes to ``log_dir`` (``<match id>.seat<N>.*``);
         relative paths in their commands are taken from ``base_dir`` (default:
         the current directory). Raises :class:`RemoteError` when the referee
         refuses (bad admin token, unknown bot name, bad parameters, a match id
-        it already has) or cannot be reached."""
+        it already has) or cannot be reached, :class:`RefereeGone` when it
+        answered before and went away (shut down, restarted) during the call."""
         tokens = {i: secrets.token_hex(16) for i, s in enumerate(seats) if s.command is not None}
         labels = list(spec.seat_names) if len(spec.seat_names) == len(seats) else []
         req = admin_pb2.RunMatchRequest(
@@ -146,22 +212,21 @@ class RemoteReferee:
                 if tokens:  # before launching: a bot may connect before RunMatch arrives
                     await stub.RegisterTokens(admin_pb2.RegisterTokensRequest(tokens=list(tokens.values())),
                                               metadata=md)
+                    self.reached = True
                 extra = ["--tls-ca", str(Path(self.tls_ca).resolve())] if self.tls_ca is not None else []
                 for i, tok in tokens.items():
                     label = f"{spec.match_id or 'remote-' + tok[:6]}.seat{i}"
                     procs[i] = BotProcess(seats[i].command or "", label, self.addr, tok, log_dir,
                                           limits=seats[i].limits or limits,
                                           extra_args=extra, cwd_for_relative=base_dir).start()
-                res = ints(json_format.MessageToDict(await stub.RunMatch(req, metadata=md),
+                res = ints(json_format.MessageToDict(await self._run_match_call(stub, req, md, unique_id),
                                                      preserving_proto_field_name=True))
                 crashes = await self._crashes(procs, res.get("result", {}).get("faults", []))
                 deadline = time.monotonic() + self.end_grace_s  # told Goodbye: they exit by themselves
                 while procs and time.monotonic() < deadline and any(p.poll() is None for p in procs.values()):
                     await asyncio.sleep(0.02)
         except grpc.RpcError as e:
-            if e.code() == grpc.StatusCode.UNAVAILABLE:
-                raise RemoteError(unreachable("referee", self.addr, e.details() or "", self.tls_ca)) from None
-            raise RemoteError(f"referee at {self.addr} refused: {e.code().name}: {e.details()}") from None
+            raise self._failure(e) from None
         finally:
             try:
                 await asyncio.gather(*(asyncio.to_thread(p.stop) for p in procs.values()))
@@ -173,6 +238,26 @@ class RemoteReferee:
             res.setdefault("result", {}).setdefault("faults", []).extend(crashes)
             res["crashes"] = crashes
         return res
+
+    async def _run_match_call(self, stub: admin_pb2_grpc.AdminServiceStub, req: admin_pb2.RunMatchRequest,
+                              md: list[tuple[str, str]], unique_id: bool) -> admin_pb2.RunMatchResponse:
+        """``RunMatch``; with ``unique_id``, again under ``<id>-2``, ``<id>-3``, ...
+        while the referee answers ``ALREADY_EXISTS`` (see :meth:`run_match`)."""
+        base = req.match_id
+        ids = [base]
+        if unique_id and base:  # at last an empty id: the referee makes one, which it never has
+            ids += [f"{base}-{n}" for n in range(2, MAX_ID_SUFFIX + 1)] + [""]
+        for i, match_id in enumerate(ids):
+            req.match_id = match_id
+            try:
+                res = await stub.RunMatch(req, metadata=md)
+                self.reached = True
+                return res
+            except grpc.RpcError as e:
+                if e.code() != grpc.StatusCode.ALREADY_EXISTS or i == len(ids) - 1:
+                    raise
+                self.reached = True
+        raise ValueError("no match id to try")  # never: ids is not empty
 
     @staticmethod
     async def _crashes(procs: dict[int, BotProcess], faults: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -201,10 +286,10 @@ class RemoteReferee:
                     admin_pb2.CheckTokensRequest(tokens=tokens), metadata=[("x-admin-token", self.admin_token)])
         except grpc.RpcError as e:
             if e.code() == grpc.StatusCode.UNIMPLEMENTED:
+                self.reached = True
                 return None
-            if e.code() == grpc.StatusCode.UNAVAILABLE:
-                raise RemoteError(unreachable("referee", self.addr, e.details() or "", self.tls_ca)) from None
-            raise RemoteError(f"referee at {self.addr} refused: {e.code().name}: {e.details()}") from None
+            raise self._failure(e) from None
+        self.reached = True
         return sorted({i for i in res.unknown if i < len(tokens)})
 
     async def fetch_log(self, match_id: str, dest: Path) -> Path:
@@ -249,13 +334,16 @@ class RemoteReferee:
 
     async def play(self, spec: MatchSpec, seats: list[RemoteSeat], log_dir: Path,
                    limits: Limits | None = None, connect_timeout_s: float = 15.0,
-                   base_dir: Path | None = None) -> RemoteOutcome:
+                   base_dir: Path | None = None, own_id: bool = False) -> RemoteOutcome:
         """:meth:`run_match` as an outcome for the tournament runner and the
         ladder; the match log is fetched to ``log_dir/<spec.match_id>.jsonl``
         (if the referee cannot send it, ``log_path`` is its path on the
-        referee's machine and ``log_fetched`` is false)."""
+        referee's machine and ``log_fetched`` is false). ``own_id``: the
+        match is played under ``spec.match_id`` on the referee too, or the
+        first ``<id>-N`` it does not have (``unique_id`` of :meth:`run_match`)."""
         t0 = time.monotonic()
-        res = await self.run_match(spec, seats, log_dir, limits, connect_timeout_s, base_dir=base_dir)
+        res = await self.run_match(spec, seats, log_dir, limits, connect_timeout_s, base_dir=base_dir,
+                                   own_id=own_id, unique_id=own_id)
         result = res.get("result", {})
         log_path, why = await self.fetch_into(res, log_dir / f"{spec.match_id or res['match_id']}.jsonl")
         return RemoteOutcome(match_id=res.get("match_id", ""), status=MatchStatus(result.get("status", "aborted")),

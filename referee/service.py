@@ -81,7 +81,7 @@ from referee import __version__
 from referee.oplog import BOT_NAME_MAX, OperatorLog, valid_bot_name
 from referee.protocol import PROTOCOL_VERSION
 from referee.clocks import DEFAULT_STALL_THRESHOLD_MS, StallMonitor
-from referee.outcomes import FaultKind
+from referee.outcomes import FaultKind, MatchStatus
 from referee.runner import BasicSeatLink, MatchOutcome, MatchSpec, StrayReporter, run_match
 
 DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024
@@ -109,6 +109,11 @@ KEEPALIVE_OPTIONS = [
 ]
 
 
+#: the start of the details of ``RunMatch``'s ``UNAVAILABLE`` for a match stopped because the referee
+#: is shutting down (a driver plays that match again once the referee is back: :mod:`referee.remote`)
+SHUTTING_DOWN = "the referee is shutting down"
+
+
 class CloseKind(enum.StrEnum):
     """Why a bot connection was closed, in one word: the operator log's
     ``closed`` ``reason`` (:attr:`BotConnection.close_reason` says it in words)."""
@@ -125,7 +130,7 @@ class CloseKind(enum.StrEnum):
     BOT_CLOSED = "bot_closed"
     #: the referee closed it after the match it was launched for
     MATCH_OVER = "match_over"
-    #: the referee is stopping
+    #: the referee is stopping (also a stream the bot ended while it was: after the Goodbye, or at once)
     SHUTDOWN = "shutdown"
 
 
@@ -602,6 +607,10 @@ class Referee:
         self.port = 0
         self._match_ids = itertools.count(1)
         self.active_matches = 0
+        #: :meth:`stop` has begun: connections that end now are closed by the shutdown
+        self.stopping = False
+        #: the matches of ``AdminService.RunMatch`` being played (tasks of :meth:`play`): :meth:`stop` stops them
+        self.remote_matches: set[asyncio.Task] = set()
         #: the standing competition this referee hosts (``tournaments.ladder.Ladder``), answering
         #: AdminService's Ladder* calls; ``None``: they are refused with FAILED_PRECONDITION
         self.ladder: Any = None
@@ -875,9 +884,19 @@ class Referee:
         return self.port
 
     async def stop(self, grace_s: float = 1.0) -> None:
-        """Goodbye to every connection (each write bounded by ``end_write_s``), then stop the server
-        (``grace_s`` seconds for the calls in flight)."""
+        """Stop the matches ``AdminService.RunMatch`` is playing (each logged
+        ``match_ended`` ``aborted: referee shutting down``, its caller told
+        ``UNAVAILABLE`` :data:`SHUTTING_DOWN`), Goodbye to every connection
+        (each write bounded by ``end_write_s``; every connection that ends from
+        now on is logged closed as ``shutdown``), then stop the server
+        (``grace_s`` seconds for the calls in flight); the operator's log ends
+        with a ``stopped`` line."""
+        self.stopping = True
         await self.stalls.stop()
+        runs = [t for t in self.remote_matches if not t.done()]
+        for t in runs:
+            t.cancel()
+        await asyncio.gather(*runs, return_exceptions=True)  # their Goodbyes are bounded writes
         live = [c for c in self.connections if not c.closed.is_set()]
 
         async def bye(c: BotConnection) -> None:
@@ -895,6 +914,8 @@ class Referee:
         if self._private_root is not None:
             shutil.rmtree(self._private_root, ignore_errors=True)
             self._private_root = None
+        if self.port:
+            self.oplog.emit("stopped", port=self.port, matches_stopped=len(runs), connections_closed=len(live))
         self.oplog.close()
 
     # -- matches -----------------------------------------------------------------
@@ -956,9 +977,15 @@ class Referee:
         self.oplog.emit("match_started", match_id=spec.match_id, game=spec.game, seats=list(spec.seat_names),
                         no_show=[s for s, ln in enumerate(links) if ln.no_show])
         self.active_matches += 1
+        t0 = time.monotonic()
         try:
             meters = [(cpu_meters or {}).get(t) for t in tokens]
             outcome = await run_match(spec, links, path, cpu_meters=meters, stalls=self.stalls, hide_log=hide_log)
+        except asyncio.CancelledError:  # stopped before its end: no result
+            why = "referee shutting down" if self.stopping else "stopped by its caller"
+            self.oplog.emit("match_ended", match_id=spec.match_id, status=f"{MatchStatus.ABORTED.value}: {why}",
+                            faults={}, elapsed_s=round(time.monotonic() - t0, 3))
+            raise
         finally:
             self.active_matches -= 1
             for seat in seats:
@@ -988,9 +1015,12 @@ class Referee:
         return outcome
 
     async def _goodbye(self, c: BotConnection) -> None:
-        """Goodbye after the match the connection's bot was launched for, then close it."""
-        await c.write(pb.RefereeMessage(goodbye=pb.Goodbye(reason="match over")), self.end_write_s)
-        c.close(CloseKind.MATCH_OVER, "match over")
+        """Goodbye after the match the connection's bot was launched for (or, when the referee
+        is stopping, because it is), then close it."""
+        kind, reason = ((CloseKind.SHUTDOWN, "referee shutting down") if self.stopping
+                        else (CloseKind.MATCH_OVER, "match over"))
+        await c.write(pb.RefereeMessage(goodbye=pb.Goodbye(reason=reason)), self.end_write_s)
+        c.close(kind, reason)
 
     def _no_show_reason(self, token: str, game: str) -> str:
         slot = self.tokens.get(token)
@@ -1136,6 +1166,8 @@ class _BotServicer(referee_pb2_grpc.RefereeServiceServicer):
                     while not conn.closed.is_set():
                         msg = await context.read()
                         if msg is grpc.aio.EOF:
+                            if ref.stopping:  # the Goodbye may be on its way, or read already
+                                conn.close(CloseKind.SHUTDOWN, "referee shutting down")
                             conn.close(CloseKind.BOT_CLOSED, "the stream ended before the referee's Goodbye: "
                                                              "the bot closed it or its process ended")
                             return
@@ -1154,6 +1186,8 @@ class _BotServicer(referee_pb2_grpc.RefereeServiceServicer):
             if task is not None:
                 task.cancel()
             # no-op if closed already: the first reason stands
+            if ref.stopping:
+                conn.close(CloseKind.SHUTDOWN, "referee shutting down")
             conn.close(CloseKind.BOT_CLOSED, "the connection was lost before the referee's Goodbye: the bot's "
                        "process may have ended, or the network dropped")
             ref._release(conn)  # released at once: nothing keeps a closed connection
@@ -1242,6 +1276,8 @@ class _AdminServicer(admin_pb2_grpc.AdminServiceServicer):
                        context: grpc.aio.ServicerContext) -> admin_pb2.RunMatchResponse:
         ref = self.ref
         await self._admit(context, "RunMatch")
+        if ref.stopping:
+            await context.abort(grpc.StatusCode.UNAVAILABLE, f"{SHUTTING_DOWN}: no match is started")
         for t in request.register_tokens:
             ref.register_token(t, max_connections=1)  # each is one launched bot's
         seat_tokens, problem = _seat_tokens(ref, request)
@@ -1273,11 +1309,21 @@ class _AdminServicer(admin_pb2_grpc.AdminServiceServicer):
         spec.seat_names = list(request.seat_labels)
         # bots launched for this match are told Goodbye; bots that connected on their own stay
         self.match_ids.add(spec.match_id)
+        run = asyncio.ensure_future(ref.play(spec, seat_tokens, (request.bot_connect_ms or 10_000) / 1000.0,
+                                             close_after=False, close_tokens=set(request.register_tokens),
+                                             hello_names=request.hello_names and bool(request.seat_labels)))
+        ref.remote_matches.add(run)
         try:
-            outcome = await ref.play(spec, seat_tokens, (request.bot_connect_ms or 10_000) / 1000.0,
-                                     close_after=False, close_tokens=set(request.register_tokens),
-                                     hello_names=request.hello_names and bool(request.seat_labels))
+            outcome = await run
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if run.cancelled() and ref.stopping and not (task is not None and task.cancelling()):
+                await context.abort(grpc.StatusCode.UNAVAILABLE,
+                                    f"{SHUTTING_DOWN}: match {spec.match_id} was stopped before its end and counts "
+                                    "for nothing; play it again once the referee is back")
+            raise
         finally:
+            ref.remote_matches.discard(run)
             self.match_ids.discard(spec.match_id)
         res = admin_pb2.RunMatchResponse(match_id=spec.match_id, status=outcome.status_text,
                                          log_path=outcome.log_path or "", seat_names=spec.seat_names)

@@ -27,9 +27,15 @@ the log directory; executors only play.
 * :class:`RemoteExecutor` (``tournament run --referee HOST:PORT``,
   ``referee ladder FILE --referee HOST:PORT``): every match on one running
   referee (``referee serve``) through its admin RPC; external bots are the
-  ones connected there, command bots are launched on this machine. The log
+  ones connected there, command bots are launched on this machine. Each
+  match has the id it has locally on the referee too (``<tournament>-m00039``,
+  or ``<tournament>-m00039-2`` ... when the referee already has a match of
+  that id: one played again, another tournament of the same name). The log
   is fetched into the log directory (``AdminService.MatchLog``); a referee
   that cannot send it leaves it on its host, and its path there is recorded.
+  When the referee goes away (stopped, restarted) the executor waits up to
+  ``reconnect_s`` for it to answer again and plays the matches it lost again
+  from the start (they were never returned, so never counted).
 """
 
 from __future__ import annotations
@@ -40,15 +46,16 @@ import shutil
 import socket
 import tempfile
 import threading
+import time
 import uuid
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 from referee.bots import BotProcess, Limits
 from referee.play import SeatPlan, launch, play_match, private_log_dir
-from referee.remote import RemoteError, RemoteReferee, RemoteSeat
+from referee.remote import RefereeGone, RemoteError, RemoteReferee, RemoteSeat
 from referee.outcomes import MatchStatus
 from referee.runner import MatchSpec
 from referee.sandbox import Sandbox, SandboxError, prepare
@@ -276,14 +283,24 @@ def sandbox_for(bot_uids: str, isolate_network: bool, commands: list[str], base_
 
 
 class RemoteExecutor:
-    """Every match on one running referee through its admin RPC (see module docstring)."""
+    """Every match on one running referee through its admin RPC (see module docstring).
+
+    ``reconnect_s``: how long to wait for the referee to answer again when
+    it went away during a match (0: not at all, the run stops);
+    ``notify``: called with one line of text when it went away and when it is back."""
 
     name = "remote"
 
-    def __init__(self, remote: RemoteReferee, concurrency: int):
+    def __init__(self, remote: RemoteReferee, concurrency: int, reconnect_s: float = 0.0,
+                 notify: Callable[[str], None] | None = None):
         self.remote = remote
         self.log_dir = Path(".")
         self._sem = asyncio.Semaphore(concurrency)
+        self.reconnect_s = reconnect_s
+        self.notify = notify or (lambda line: None)
+        self._waiting = asyncio.Lock()  # one wait for the referee however many matches it lost
+        self._back_at = float("-inf")  # when it last answered again after going away (monotonic)
+        self._gave_up: RefereeGone | None = None
 
     async def start(self, spec: TournamentSpec, log_dir: Path) -> None:
         self.log_dir = log_dir
@@ -292,13 +309,18 @@ class RemoteExecutor:
         async with self._sem:
             seats = [RemoteSeat(token=s.token if s.external else None, command=None if s.external else s.command)
                      for s in job.seats]
-            try:
-                out = await self.remote.play(job.spec, seats, self.log_dir, job.limits, job.connect_timeout_s,
-                                             base_dir=Path(job.base_dir))
-            except RemoteError as e:  # the referee names seats by number: say whose they are
-                who = ", ".join(f"seat {i}: {s.name}" + (" (external: its token)" if s.external else "")
-                                for i, s in enumerate(job.seats))
-                raise RemoteError(f"{e} (match {job.index}; {who})") from None
+            while True:
+                try:
+                    out = await self.remote.play(job.spec, seats, self.log_dir, job.limits, job.connect_timeout_s,
+                                                 base_dir=Path(job.base_dir), own_id=True)
+                    break
+                except RefereeGone as e:  # nothing of the match counts: play it again once the referee is back
+                    await self._referee_back(e, time.monotonic())
+                except RemoteError as e:
+                    # the referee names seats by number: say whose they are
+                    who = ", ".join(f"seat {i}: {s.name}" + (" (external: its token)" if s.external else "")
+                                    for i, s in enumerate(job.seats))
+                    raise RemoteError(f"{e} (match {job.index}; {who})") from None
             fetched = Path(out.log_path) if out.log_fetched and out.log_path else None  # in log_dir already
             return FinishedMatch(job.index, out.status, out.to_json(), out.decisions, out.elapsed_s,
                                  reason=str(out.result.get("reason", "")), log_file=fetched,
@@ -306,6 +328,28 @@ class RemoteExecutor:
 
     async def stop(self) -> None:
         return None
+
+    async def _referee_back(self, gone: RefereeGone, failed_at: float) -> None:
+        """Return once the referee answers again after ``gone`` (a failure at
+        ``failed_at``, monotonic): at once if it answered since; else wait
+        for it, at most :attr:`reconnect_s`, one wait for every match it lost.
+        Raises :class:`~referee.remote.RefereeGone` (``gone``, or saying it did
+        not come back in time) when there is no time to wait or the time is up."""
+        async with self._waiting:
+            if self._gave_up is not None:
+                raise self._gave_up
+            if self._back_at > failed_at:
+                return
+            if self.reconnect_s <= 0:
+                self._gave_up = gone
+                raise gone
+            self.notify(f"{gone}; waiting up to {self.reconnect_s:g} s for it to come back (the matches it was "
+                        "playing will be played again)")
+            if not await self.remote.wait_back(self.reconnect_s):
+                self._gave_up = RefereeGone(f"{gone} and did not come back within {self.reconnect_s:g} s")
+                raise self._gave_up
+            self._back_at = time.monotonic()
+            self.notify(f"the referee at {self.remote.addr} is back; playing on")
 
 
 async def check_external_tokens(remote: RemoteReferee, spec: TournamentSpec) -> bool:
@@ -540,12 +584,14 @@ class DaskExecutor:
 
 
 def make_executor(spec: TournamentSpec, remote: RemoteReferee | None = None,
-                  sandbox: Sandbox | None = None) -> Executor:
+                  sandbox: Sandbox | None = None, reconnect_s: float = 0.0,
+                  notify: Callable[[str], None] | None = None) -> Executor:
     """The executor the spec asks for (``executor``, ``scheduler``,
-    ``concurrency``), or a :class:`RemoteExecutor` on ``remote``; ``sandbox``
-    is the local executor's (see :class:`LocalExecutor`)."""
+    ``concurrency``), or a :class:`RemoteExecutor` on ``remote`` (with its
+    ``reconnect_s`` and ``notify``); ``sandbox`` is the local executor's
+    (see :class:`LocalExecutor`)."""
     if remote is not None:
-        return RemoteExecutor(remote, spec.concurrency)
+        return RemoteExecutor(remote, spec.concurrency, reconnect_s, notify)
     if spec.executor == "dask":
         return DaskExecutor(spec.scheduler)
     return LocalExecutor(spec.concurrency, sandbox)

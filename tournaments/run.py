@@ -210,7 +210,8 @@ async def run_tournament(spec: TournamentSpec, resume: bool = False, fresh: bool
                          on_progress: Callable[[Progress], None] | None = None,
                          stop_after: int | None = None, executor: Executor | None = None,
                          remote: RemoteReferee | None = None, sandbox: Sandbox | None = None,
-                         schedule: AdaptiveSchedule | None = None) -> TournamentResult:
+                         schedule: AdaptiveSchedule | None = None, reconnect_s: float = 0.0,
+                         notify: Callable[[str], None] | None = None) -> TournamentResult:
     """Run (or resume) a tournament to the end and return its leaderboard.
 
     ``stop_after``: play at most that many matches this call (for tests and
@@ -219,7 +220,10 @@ async def run_tournament(spec: TournamentSpec, resume: bool = False, fresh: bool
     :func:`tournaments.executor.make_executor`); ``remote``: play every match
     on that running referee instead (external bots are the ones connected
     there; command bots are launched here per match), which raises
-    :class:`~referee.remote.RemoteError` if it refuses. ``sandbox``: the
+    :class:`~referee.remote.RemoteError` if it refuses; when it goes away,
+    the run waits up to ``reconnect_s`` seconds for it to come back (saying
+    so through ``notify``) and plays the matches it lost again, else raises
+    :class:`~referee.remote.RefereeGone`. ``sandbox``: the
     local executor's bot isolation (default: the file's ``[sandbox]``,
     checked before the store is opened). ``schedule``: the spec's schedule
     when already built (:class:`~tournaments.adaptive.AdaptiveSchedule`,
@@ -239,7 +243,7 @@ async def run_tournament(spec: TournamentSpec, resume: bool = False, fresh: bool
                                       [b.command for b in spec.bots if not b.external], Path(spec.cwd))
             except ExecutorError as e:
                 raise TournamentError(str(e)) from None
-        executor = make_executor(spec, remote, sandbox)
+        executor = make_executor(spec, remote, sandbox, reconnect_s, notify)
     store = Store(spec.database)
     try:
         return await _run(spec, store, t0, resume, fresh, on_progress, stop_after, executor, schedule)
