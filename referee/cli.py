@@ -650,7 +650,8 @@ def tournament_run(
     referee_addr: Optional[str] = typer.Option(None, "--referee", help="Run every match on a running referee "
                                                "HOST:PORT (referee serve; its admin token in REFEREE_ADMIN_TOKEN "
                                                "or --admin-token-file): external bots are the ones connected "
-                                               "there, command bots are launched here."),
+                                               "there (seated by their token, or without one by their name), "
+                                               "command bots are launched here."),
     admin_token: Optional[str] = typer.Option(None, "--admin-token", envvar="REFEREE_ADMIN_TOKEN", hidden=True),
     admin_token_file: Optional[Path] = typer.Option(None, "--admin-token-file",
                                                     help="File holding the running referee's admin token (--referee)."),
@@ -665,7 +666,8 @@ def tournament_run(
 
     Validates the whole file first, and the files its include names (every
     problem with its file, key and line); with --referee, also that the
-    referee knows every external bot's token (every unknown one named).
+    referee can seat every external bot, by its token or (without one) by
+    its name (every one it cannot named).
     Results go to the database as each match ends, so a killed run loses at
     most the matches in flight: finish it with --resume. While it runs the
     tournament holds a lease in the database: a second run of it is refused.
@@ -726,8 +728,8 @@ def tournament_run(
         problem = None
     if problem:
         fail(problem)
-    if remote is not None:  # every external bot's token, before the first match (a new run or --resume)
-        from tournaments.executor import check_external_tokens
+    if remote is not None:  # every external bot's token or name, before the first match (a new run or --resume)
+        from tournaments.executor import check_external_tokens, unchecked_note
 
         try:
             checked = run_until_signal(check_external_tokens(remote, spec))
@@ -736,9 +738,7 @@ def tournament_run(
         except Interrupted as e:
             raise typer.Exit(128 + e.signum)
         if not checked:
-            console.print(f"note: the referee at {referee_addr} cannot check tokens (no AdminService.CheckTokens: "
-                          "an older version); an unknown token stops the run at its bot's first match",
-                          markup=False)
+            console.print(f"note: {unchecked_note(referee_addr, spec, running=True)}", markup=False)
     sandbox = None  # on a Dask cluster each worker makes its own; a remote referee has its own
     if spec.executor == "local" and remote is None:
         sandbox = bot_sandbox(spec.bot_uids, spec.isolate_network, [b.command for b in spec.bots if not b.external],
@@ -811,7 +811,7 @@ def tournament_check(
     file: Path = typer.Argument(..., help="Tournament file (TOML), e.g. tournaments/examples/doudizhu.toml."),
     referee_addr: Optional[str] = typer.Option(None, "--referee", help="The running referee HOST:PORT the "
                                                "tournament will run on (run --referee): also ask it whether it "
-                                               "knows every external bot's token (its admin token in "
+                                               "can seat every external bot, by token or name (its admin token in "
                                                "REFEREE_ADMIN_TOKEN or --admin-token-file)."),
     admin_token: Optional[str] = typer.Option(None, "--admin-token", envvar="REFEREE_ADMIN_TOKEN", hidden=True),
     admin_token_file: Optional[Path] = typer.Option(None, "--admin-token-file",
@@ -825,7 +825,7 @@ def tournament_check(
     `tournament run` does (every problem with its file, key and line, the
     bot commands, the bots' sandbox), then prints the plan: bots, seats,
     schedule and matches. With --referee, also asks that referee whether
-    it knows every external bot's token. Never plays, stores or starts
+    it can seat every external bot (by its token, or by its name). Never plays, stores or starts
     anything else.
     """
     from tournaments import spec as tspec
@@ -844,7 +844,7 @@ def tournament_check(
     remote = _remote_for_tournament(spec, referee_addr, admin_token, tls_ca)
     note = ""
     if remote is not None:
-        from tournaments.executor import check_external_tokens
+        from tournaments.executor import check_external_tokens, unchecked_note
 
         try:
             checked = run_until_signal(check_external_tokens(remote, spec))
@@ -853,9 +853,10 @@ def tournament_check(
         except Interrupted as e:
             raise typer.Exit(128 + e.signum)
         externals = sum(b.external for b in spec.bots)
-        note = (f"; the referee at {referee_addr} knows every external bot's token" if checked and externals
-                else f"; the referee at {referee_addr} cannot check tokens (no AdminService.CheckTokens: an older "
-                     "version)" if externals else "")
+        known = ("knows every external bot's token" if not any(b.by_name for b in spec.bots)
+                 else "can seat every external bot (its token or its name is registered there)")
+        note = (f"; the referee at {referee_addr} {known}" if checked and externals
+                else f"; {unchecked_note(referee_addr, spec)}" if externals else "")
     if spec.executor == "local" and remote is None:
         sandbox = bot_sandbox(spec.bot_uids, spec.isolate_network, [b.command for b in spec.bots if not b.external],
                               Path(spec.cwd), tspec.command_labels(spec.bots))

@@ -91,6 +91,20 @@ class RemoteSeat:
 
 
 @dataclass
+class SeatCheck:
+    """What :meth:`RemoteReferee.check_seats` learnt: indices (ascending)
+    into the tokens asked about that the referee does not accept, and into
+    the names asked about that no bot, or more than one, is registered
+    under. ``names_checked`` False: the referee is older than the names'
+    check and did not check them (then both name lists are empty)."""
+
+    unknown_tokens: list[int]
+    unknown_names: list[int]
+    ambiguous_names: list[int]
+    names_checked: bool
+
+
+@dataclass
 class RemoteOutcome:
     """A finished remote match, with the attributes the tournament runner reads
     from a :class:`referee.runner.MatchOutcome`."""
@@ -280,17 +294,29 @@ class RemoteReferee:
         does not offer that call (an older referee: ``UNIMPLEMENTED``).
         Raises :class:`RemoteError` when it refuses (bad admin token) or
         cannot be reached."""
+        checked = await self.check_seats(tokens, [])
+        return None if checked is None else checked.unknown_tokens
+
+    async def check_seats(self, tokens: list[str], names: list[str]) -> "SeatCheck | None":
+        """Whether the referee could seat bots by these ``tokens`` and by
+        these ``names`` (``AdminService.CheckTokens``): the :class:`SeatCheck`,
+        or ``None`` when it does not offer that call (an older referee:
+        ``UNIMPLEMENTED``). Raises :class:`RemoteError` when it refuses (bad
+        admin token) or cannot be reached."""
         try:
             async with self._channel() as ch:
                 res = await admin_pb2_grpc.AdminServiceStub(ch).CheckTokens(
-                    admin_pb2.CheckTokensRequest(tokens=tokens), metadata=[("x-admin-token", self.admin_token)])
+                    admin_pb2.CheckTokensRequest(tokens=tokens, names=names),
+                    metadata=[("x-admin-token", self.admin_token)])
         except grpc.RpcError as e:
             if e.code() == grpc.StatusCode.UNIMPLEMENTED:
                 self.reached = True
                 return None
             raise self._failure(e) from None
         self.reached = True
-        return sorted({i for i in res.unknown if i < len(tokens)})
+        return SeatCheck(sorted({i for i in res.unknown if i < len(tokens)}),
+                         sorted({i for i in res.unknown_names if i < len(names)}),
+                         sorted({i for i in res.ambiguous_names if i < len(names)}), res.names_checked)
 
     async def fetch_log(self, match_id: str, dest: Path) -> Path:
         """Write the log of ``match_id`` (a match played on the referee,

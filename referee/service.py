@@ -1349,8 +1349,13 @@ class _AdminServicer(admin_pb2_grpc.AdminServiceServicer):
     async def CheckTokens(self, request: admin_pb2.CheckTokensRequest,
                           context: grpc.aio.ServicerContext) -> admin_pb2.CheckTokensResponse:
         await self._admit(context, "CheckTokens")
+        # how many bots each name could seat: registered_named's rule, counted once for every name
+        registered = collections.Counter(slot.name for slot in self.ref.tokens.values() if not slot.revoked)
+        seated = [registered[n] if n else 0 for n in request.names]
         return admin_pb2.CheckTokensResponse(
-            unknown=[i for i, t in enumerate(request.tokens) if not self.ref.accepts_token(t)])
+            unknown=[i for i, t in enumerate(request.tokens) if not self.ref.accepts_token(t)],
+            unknown_names=[i for i, k in enumerate(seated) if k == 0],
+            ambiguous_names=[i for i, k in enumerate(seated) if k > 1], names_checked=True)
 
     async def RegisterTokens(self, request: admin_pb2.RegisterTokensRequest,
                              context: grpc.aio.ServicerContext) -> admin_pb2.RegisterTokensResponse:
@@ -1359,6 +1364,12 @@ class _AdminServicer(admin_pb2_grpc.AdminServiceServicer):
         for t in request.tokens:
             ref.register_token(t, max_connections=1)  # each is one launched bot's
         return admin_pb2.RegisterTokensResponse()
+
+
+def registered_named(ref: Referee, name: str) -> list[str]:
+    """The tokens registered under bot ``name`` and not taken out of the token
+    file: a seat is given by that name when there is exactly one."""
+    return [tok for tok, slot in ref.tokens.items() if slot.name == name and not slot.revoked]
 
 
 def _seat_tokens(ref: Referee, request: admin_pb2.RunMatchRequest) -> tuple[list[str], str]:
@@ -1371,7 +1382,7 @@ def _seat_tokens(ref: Referee, request: admin_pb2.RunMatchRequest) -> tuple[list
         name = request.seat_names[i] if i < len(request.seat_names) else ""
         if not t and name:
             # a bot taken out of the token file may still be seated while its connection lives
-            named = ([tok for tok, slot in ref.tokens.items() if slot.name == name and not slot.revoked]
+            named = (registered_named(ref, name)
                      or [tok for tok, slot in ref.tokens.items() if slot.name == name])
             if len(named) != 1:
                 return [], (f"seat {i}: no bot named {name!r} is registered with this referee"

@@ -68,6 +68,26 @@ def test_check_tokens_lists_the_tokens_the_referee_does_not_accept(tmp_logs: Pat
     assert not found_by_digest
 
 
+async def _check_names(port: int, names: list[str]) -> admin_pb2.CheckTokensResponse:
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
+        return await admin_pb2_grpc.AdminServiceStub(ch).CheckTokens(
+            admin_pb2.CheckTokensRequest(names=names), metadata=[("x-admin-token", "adm")], timeout=30)
+
+
+def test_check_tokens_lists_the_names_a_seat_could_not_be_given_by(tmp_logs: Path) -> None:
+    """A name seats a bot when exactly one registered token (not taken out of the token file) has it,
+    the rule of RunMatchRequest.seat_names: none is unknown, two are ambiguous; an empty name seats
+    nobody. Asking a name of a bot that connected and was then taken out of the file: unknown."""
+    async def body(ref: Referee):
+        ref.register_token("registered", "alice")
+        ref.set_tokens([("bob", "listed"), ("twin", "twin-1"), ("twin", "twin-2"), ("carol", "dropped")])
+        ref.set_tokens([("bob", "listed"), ("twin", "twin-1"), ("twin", "twin-2")])
+        res = await _check_names(ref.port, ["alice", "bob", "twin", "nobody", "carol", "", "bob"])
+        return list(res.unknown), list(res.unknown_names), list(res.ambiguous_names), res.names_checked
+
+    assert run(with_referee(tmp_logs, body, admin_token="adm")) == ([], [3, 4, 5], [2], True)
+
+
 def test_check_tokens_reveals_nothing_without_the_admin_token(tmp_logs: Path) -> None:
     async def body(ref: Referee):
         ref.register_token("known", "alice")
@@ -98,12 +118,34 @@ def older_referee():
         server.stop(None)
 
 
-def _tournament(tmp_path: Path) -> Path:
+def _tournament(tmp_path: Path, by_name: int = 0) -> Path:
+    """Three external bots; the first ``by_name`` of them without a token (seated by name)."""
     f = tmp_path / "t.toml"
     f.write_text(f'name = "t"\ngame = "doudizhu"\nplayers = 3\nconcurrency = 1\n'
                  f'database = "{tmp_path / "t.sqlite"}"\nlog_dir = "{tmp_path / "logs"}"\n\n'
-                 + "".join(f'[[bots]]\nname = "b{i}"\nexternal = true\ntoken = "tok{i}"\n\n' for i in range(3)))
+                 + "".join(f'[[bots]]\nname = "b{i}"\nexternal = true\n'
+                           + ("" if i < by_name else f'token = "tok{i}"\n') + "\n" for i in range(3)))
     return f
+
+
+class _TokensOnly(admin_pb2_grpc.AdminServiceServicer):
+    """A referee from before CheckTokensRequest.names: every token known, names ignored."""
+
+    def CheckTokens(self, request, context):
+        return admin_pb2.CheckTokensResponse()
+
+
+def test_a_referee_that_ignores_names_leaves_bots_seated_by_name_unchecked(tmp_path: Path) -> None:
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    admin_pb2_grpc.add_AdminServiceServicer_to_server(_TokensOnly(), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        remote = RemoteReferee(f"127.0.0.1:{port}", "adm")
+        assert run(check_external_tokens(remote, tspec.load(_tournament(tmp_path), remote=True))) is True
+        assert run(check_external_tokens(remote, tspec.load(_tournament(tmp_path, by_name=1), remote=True))) is False
+    finally:
+        server.stop(None)
 
 
 def test_an_older_referee_without_check_tokens_is_not_checked(older_referee: str, tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 import time
@@ -136,9 +137,10 @@ def test_unknown_tokens_stop_the_tournament_before_any_match_naming_every_bot(ho
     write({**BOTS, "carol": "not-carols-token"}, include=True)
     r = _cli("tournament", "run", str(f), "--referee", addr, "--quiet")
     assert r.returncode == 2 and "Traceback" not in r.stdout + r.stderr, r.stderr
-    assert f"the referee at {addr} does not know the token of 2 external bots; no match was started:" in r.stderr
+    assert f"the referee at {addr} cannot seat 2 external bots; no match was started:" in r.stderr
     carol_at, dave_at = line_of(f, 'name = "carol"'), line_of(extra, 'name = "dave"')
-    carol, dave = f"  {f}:{carol_at}: carol\n", f"  {extra}:{dave_at}: dave\n"
+    unknown = "its token is not registered there"
+    carol, dave = f"  {f}:{carol_at}: carol: {unknown}\n", f"  {extra}:{dave_at}: dave: {unknown}\n"
     assert carol in r.stderr and dave in r.stderr, r.stderr
     assert "alice" not in r.stderr and "bob" not in r.stderr
     assert "referee serve --token-file" in r.stderr
@@ -154,9 +156,9 @@ def test_unknown_tokens_stop_the_tournament_before_any_match_naming_every_bot(ho
     write({**BOTS, "carol": "not-carols-token"}, include=False)  # tokens are not in the fingerprint
     r = _cli("tournament", "run", str(f), "--referee", addr, "--quiet", "--resume")
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
-    assert "does not know the token of 1 external bot; no match was started:" in r.stderr
+    assert "cannot seat 1 external bot; no match was started:" in r.stderr
     carol_at = line_of(f, 'name = "carol"')  # a line earlier: no include
-    assert f"  {f}:{carol_at}: carol\n" in r.stderr, r.stderr
+    assert f"  {f}:{carol_at}: carol: {unknown}\n" in r.stderr, r.stderr
 
 
 def test_tournament_check_asks_the_referee_about_every_external_token_and_plays_nothing(hosted,
@@ -178,6 +180,84 @@ def test_tournament_check_asks_the_referee_about_every_external_token_and_plays_
     write({**BOTS, "bob": "not-bobs-token"})
     r = _cli("tournament", "check", str(f), "--referee", addr)
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
-    assert "does not know the token of 1 external bot" in r.stderr and f"{f}:" in r.stderr and ": bob" in r.stderr
+    assert "cannot seat 1 external bot" in r.stderr and f"{f}:" in r.stderr
+    assert ": bob: its token is not registered there" in r.stderr
     assert "not-bobs-token" not in r.stderr and r.stdout == ""
     assert not db.exists() and not (tmp_path / "logs").exists()  # nothing played or stored
+
+
+def _by_name_file(f: Path, tmp_path: Path, bots: list[str], include: str = "") -> None:
+    """A tournament file whose external bots are given by name only (no token anywhere)."""
+    entries = "".join(f'[[bots]]\nname = "{n}"\nexternal = true\n\n' for n in bots)
+    f.write_text(f'name = "byname"\ngame = "doudizhu"\nplayers = 3\nseed = 3\nconcurrency = 1\n'
+                 f'database = "{tmp_path / "t.sqlite"}"\nlog_dir = "{tmp_path / "logs"}"\n'
+                 + (f'include = ["{include}"]\n' if include else "")
+                 + f'params = {{ rounds = 1 }}\n\n{entries}')
+
+
+def test_tournament_seats_external_bots_by_their_registered_name(hosted, tmp_path: Path) -> None:
+    """The tournament file names the external bots and holds no token: the hosted referee seats
+    the bots registered (and connected) under those names, the matches record them, and the stored
+    spec says each is seated by name."""
+    addr, bots = hosted
+    f = tmp_path / "byname.toml"
+    _by_name_file(f, tmp_path, list(BOTS))
+    r = _cli("tournament", "check", str(f), "--referee", addr)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"the referee at {addr} can seat every external bot" in r.stdout
+    r = _cli("tournament", "run", str(f), "--referee", addr, "--quiet", "--format", "json")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "cannot check" not in r.stderr
+    board = {row["bot"]: row for row in json.loads(r.stdout)}
+    assert {b: row["matches"] for b, row in board.items()} == {"alice": 6, "bob": 6, "carol": 6}
+    assert all(row["timeouts"] == row["illegal"] == row["crashes"] == 0 for row in board.values())
+    assert all(p.poll() is None for p in bots.values())
+    with sqlite3.connect(tmp_path / "t.sqlite") as db:
+        seats = [sorted(json.loads(s)) for s, in db.execute("SELECT seats_json FROM matches")]
+        spec = json.loads(db.execute("SELECT spec_json FROM tournaments").fetchone()[0])
+    assert len(seats) == 6 and all(s == ["alice", "bob", "carol"] for s in seats)
+    assert [(b["name"], b["seated_by"]) for b in spec["bots"]] == [("alice", "name"), ("bob", "name"),
+                                                                    ("carol", "name")]
+    logs = sorted((tmp_path / "logs").glob("**/*.jsonl"))
+    assert len(logs) == 6
+    assert all(n in logs[0].read_text() for n in BOTS)
+
+
+def test_an_unregistered_name_stops_the_tournament_before_any_match(hosted, tmp_path: Path) -> None:
+    """An external bot whose name the referee does not know (here in an included file), beside one
+    whose token it does not know: run and check both name each with its file, line and why."""
+    addr, _bots = hosted
+    f, extra = tmp_path / "byname.toml", tmp_path / "entries.toml"
+    extra.write_text('# a late entry\n[[bots]]\nname = "mallory"\nexternal = true\n\n'
+                     '[[bots]]\nname = "trent"\nexternal = true\ntoken = "not-a-known-token"\n')
+    _by_name_file(f, tmp_path, list(BOTS), include="entries.toml")
+    lines = extra.read_text().splitlines()
+    mallory_at, trent_at = lines.index('name = "mallory"') + 1, lines.index('name = "trent"') + 1
+    for cmd in ("run", "check"):
+        r = _cli("tournament", cmd, str(f), "--referee", addr, *(["--quiet"] if cmd == "run" else []))
+        assert r.returncode == 2 and "Traceback" not in r.stdout + r.stderr, r.stderr
+        assert f"the referee at {addr} cannot seat 2 external bots; no match was started:" in r.stderr
+        assert f"  {extra}:{mallory_at}: mallory: no bot is registered there under this name\n" in r.stderr
+        assert f"  {extra}:{trent_at}: trent: its token is not registered there\n" in r.stderr
+        assert "alice" not in r.stderr and "not-a-known-token" not in r.stderr
+    assert not list((tmp_path / "logs").glob("**/*.jsonl"))  # no match was played
+
+
+def test_a_local_run_refuses_external_bots_without_a_token_naming_each(tmp_path: Path) -> None:
+    """Without --referee the tournament's own referee has no registered names: every tokenless
+    external bot is named at load, with its file and line, and what to do; nothing runs."""
+    f = tmp_path / "byname.toml"
+    _by_name_file(f, tmp_path, ["alice", "bob", "carol"])
+    text = f.read_text().replace('name = "bob"\nexternal = true\n', 'name = "bob"\nexternal = true\ntoken = "b"\n')
+    f.write_text(text.replace("concurrency = 1\n", "concurrency = 1\nport = 50999\n"))
+    lines = f.read_text().splitlines()
+    for cmd in ("run", "check"):
+        r = _cli("tournament", cmd, str(f))
+        assert r.returncode == 2 and "Traceback" not in r.stdout + r.stderr, r.stderr
+        for n in ("alice", "carol"):
+            at = lines.index(f'name = "{n}"') + 1
+            assert (f"{f}:{at}: bots[{['alice', 'bob', 'carol'].index(n)}].token: external bot {n} has no token: "
+                    'give token = "...", or run on a hosted referee with --referee where the bot is registered '
+                    "by this name") in r.stderr, r.stderr
+        assert "bob" not in r.stderr
+    assert not (tmp_path / "t.sqlite").exists() and not (tmp_path / "logs").exists()

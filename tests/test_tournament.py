@@ -436,3 +436,30 @@ def test_resume_of_a_changed_file_names_the_changes_before_the_plan_line(tmp_pat
     assert "connect_timeout_ms" not in err  # does not change the matches: not a change that refuses
     assert "s3cret" not in err and "n3w" not in err  # tokens are never shown
     assert "--fresh" in err and "tournament cup:" not in err and "sandbox:" not in err  # refused before the plan
+
+
+def test_external_bots_seated_by_name_keep_the_fingerprint_and_show_how_each_is_seated(tmp_path: Path) -> None:
+    """An external bot without a token (seated by name on a hosted referee) is the same bot to the
+    fingerprint as with one; the stored spec says how each is seated and holds no token. A local
+    run needs every token: the error names each tokenless bot at its name's line."""
+    head = 'name = "t"\ngame = "doudizhu"\nplayers = 3\nport = 50999\n\n'
+    bots = "".join(f'[[bots]]\nname = "b{i}"\nexternal = true\ntoken = "secret{i}"\n\n' for i in range(3))
+    f = tmp_path / "t.toml"
+    f.write_text(head + bots)
+    with_tokens = tspec.load(f, remote=True)
+    assert tspec.load(f).fingerprint() == with_tokens.fingerprint()
+    f.write_text(head + bots.replace('token = "secret0"\n', "").replace('token = "secret2"\n', ""))
+    by_name = tspec.load(f, remote=True)
+    assert [b.by_name for b in by_name.bots] == [True, False, True]
+    assert by_name.fingerprint() == with_tokens.fingerprint()
+    stored = by_name.public_json()
+    assert [(b["name"], b["seated_by"]) for b in stored["bots"]] == [("b0", "name"), ("b1", "token"), ("b2", "name")]
+    assert "secret" not in json.dumps(stored)
+    assert by_name.changes_from(with_tokens.public_json()) == [] == with_tokens.changes_from(stored)
+
+    with pytest.raises(tspec.SpecError) as ei:
+        tspec.load(f)
+    line = {ln.split('"')[1]: n for n, ln in enumerate(f.read_text().splitlines(), 1) if ln.startswith("name")}
+    hint = 'give token = "...", or run on a hosted referee with --referee where the bot is registered by this name'
+    assert str(ei.value).splitlines()[1:] == [
+        f"{f}:{line[f'b{i}']}: bots[{i}].token: external bot b{i} has no token: {hint}" for i in (0, 2)]

@@ -27,7 +27,8 @@ the log directory; executors only play.
 * :class:`RemoteExecutor` (``tournament run --referee HOST:PORT``,
   ``referee ladder FILE --referee HOST:PORT``): every match on one running
   referee (``referee serve``) through its admin RPC; external bots are the
-  ones connected there, command bots are launched on this machine. Each
+  ones connected there (seated by their token, or without one by the name
+  they are registered under there), command bots are launched on this machine. Each
   match has the id it has locally on the referee too (``<tournament>-m00039``,
   or ``<tournament>-m00039-2`` ... when the referee already has a match of
   that id: one played again, another tournament of the same name). The log
@@ -77,7 +78,8 @@ class ExecutorError(RuntimeError):
 class SeatEntry:
     """Who plays a seat: bot ``name`` launched from ``command`` for this match,
     or kept running for the whole tournament (``persistent``), or an
-    ``external`` bot that connects with ``token`` (local executor only).
+    ``external`` bot that connects with ``token`` (local and remote executors;
+    on the remote one, without a token, seated by its ``name``).
     ``limits``: the bot's own limits (``None``: the tournament's)."""
 
     name: str
@@ -307,8 +309,7 @@ class RemoteExecutor:
 
     async def play(self, job: MatchJob) -> FinishedMatch:
         async with self._sem:
-            seats = [RemoteSeat(token=s.token if s.external else None, command=None if s.external else s.command)
-                     for s in job.seats]
+            seats = [_remote_seat(s) for s in job.seats]
             while True:
                 try:
                     out = await self.remote.play(job.spec, seats, self.log_dir, job.limits, job.connect_timeout_s,
@@ -318,7 +319,8 @@ class RemoteExecutor:
                     await self._referee_back(e, time.monotonic())
                 except RemoteError as e:
                     # the referee names seats by number: say whose they are
-                    who = ", ".join(f"seat {i}: {s.name}" + (" (external: its token)" if s.external else "")
+                    who = ", ".join(f"seat {i}: {s.name}" + (f" (external: its {'token' if s.token else 'name'})"
+                                                             if s.external else "")
                                     for i, s in enumerate(job.seats))
                     raise RemoteError(f"{e} (match {job.index}; {who})") from None
             fetched = Path(out.log_path) if out.log_fetched and out.log_path else None  # in log_dir already
@@ -352,30 +354,59 @@ class RemoteExecutor:
             self.notify(f"the referee at {self.remote.addr} is back; playing on")
 
 
+def _remote_seat(s: SeatEntry) -> RemoteSeat:
+    """Seat ``s`` on a remote referee: an external bot by its token, or
+    without one by the name it is registered under there; any other bot by
+    its command, launched on this machine."""
+    if not s.external:
+        return RemoteSeat(command=s.command)
+    return RemoteSeat(token=s.token) if s.token else RemoteSeat(name=s.name)
+
+
 async def check_external_tokens(remote: RemoteReferee, spec: TournamentSpec) -> bool:
     """Before a tournament's first match on ``remote``: ask that referee once
-    (``AdminService.CheckTokens``) whether it accepts the token of every
-    ``external`` bot of ``spec``. Returns True when it does (or there is no
-    external bot: nothing is asked), False when the referee does not offer
-    the call (an older one: nothing was checked). Raises
-    :class:`~referee.remote.RemoteError` naming every external bot whose
-    token it does not accept, with the file and line where each is defined
-    and what to do, and when it refuses the call or cannot be reached."""
+    (``AdminService.CheckTokens``) whether it can seat every ``external``
+    bot of ``spec``: by its token, or (:attr:`~tournaments.spec.BotEntry.by_name`)
+    by its name, the rule of ``RunMatchRequest.seat_names`` (exactly one
+    bot registered there under that name). Returns True when it can (or
+    there is no external bot: nothing is asked), False when the referee
+    could not check (an older one, without the call, or without its names
+    when a bot is seated by name). Raises :class:`~referee.remote.RemoteError`
+    naming every external bot it cannot seat, with the file and line where
+    each is defined, why (its token is unknown; no bot, or several, of its
+    name) and what to do, and when it refuses the call or cannot be reached."""
     external = [b for b in spec.bots if b.external]
     if not external:
         return True
-    unknown = await remote.unknown_tokens([b.token for b in external])
-    if unknown is None:
+    by_token = [b for b in external if not b.by_name]
+    by_name = [b for b in external if b.by_name]
+    checked = await remote.check_seats([b.token for b in by_token], [b.name for b in by_name])
+    if checked is None:
         return False
-    if unknown:
-        n = len(unknown)
-        lines = "".join(f"\n  {external[i].where}: {external[i].name}" for i in unknown)
-        raise RemoteError(f"the referee at {remote.addr} does not know the token of {n} external "
-                          f"{plural(n, 'bot')}; no match was started:{lines}\n"
-                          "register each token with that referee (a NAME=TOKEN line in the file of `referee serve "
-                          "--token-file FILE`, reread when it changes) or correct it in the tournament file, "
-                          "then run again")
-    return True
+    why = {by_token[i].name: "its token is not registered there" for i in checked.unknown_tokens}
+    why.update({by_name[i].name: "no bot is registered there under this name" for i in checked.unknown_names})
+    why.update({by_name[i].name: "several bots are registered there under this name"
+                for i in checked.ambiguous_names})
+    if why:
+        n = len(why)
+        lines = "".join(f"\n  {b.where}: {b.name}: {why[b.name]}" for b in external if b.name in why)
+        raise RemoteError(f"the referee at {remote.addr} cannot seat {n} external {plural(n, 'bot')}; "
+                          f"no match was started:{lines}\n"
+                          "register each bot with that referee under its name (a NAME=TOKEN line in the file of "
+                          "`referee serve --token-file FILE`, reread when it changes), or correct its token or name "
+                          "in the tournament file, then run again")
+    return checked.names_checked or not by_name
+
+
+def unchecked_note(addr: str, spec: TournamentSpec, running: bool = False) -> str:
+    """The note for a tournament whose external bots the referee at ``addr``
+    could not check (:func:`check_external_tokens` returned False);
+    ``running``: with what that means for the run."""
+    names = any(b.by_name for b in spec.bots)
+    what = "tokens and bot names (an older version)" if names else \
+        "tokens (no AdminService.CheckTokens: an older version)"
+    then = f"; an unknown token{' or name' if names else ''} stops the run at its bot's first match" if running else ""
+    return f"the referee at {addr} cannot check {what}{then}"
 
 
 # --------------------------------------------------------------------------- Dask workers

@@ -29,7 +29,9 @@ Every problem is reported with its key and line before any match starts;
     [sandbox]   bot_uids = "auto" | "off" | "60000-60999", isolate_network = false
     [execution] executor = "local" | "dask", scheduler = "tcp://HOST:8786"
     [[bots]]    name = "...", command = "python sample_bots/random_bot.py"
-                (or external = true, token = "..."), persistent = false,
+                (or external = true, token = "...": a bot that connects on its own; on a hosted
+                referee, --referee, external = true without a token: the bot registered there
+                under this name), persistent = false,
                 limits = { memory_mb = 4096 }   (this bot's own limits),
                 resources = ["java"]   # Dask: only workers started with --resources java=N
 
@@ -121,7 +123,9 @@ class _Origin:
 
 @dataclass
 class BotEntry:
-    """One bot of a tournament: launched (``command``) or ``external`` (connects with ``token``)."""
+    """One bot of a tournament: launched (``command``) or ``external`` (connects on its own),
+    seated by its ``token``, or without one by its ``name`` (on a hosted referee, where it is
+    registered under that name: :attr:`by_name`)."""
 
     name: str
     command: str = ""
@@ -133,6 +137,11 @@ class BotEntry:
     limits: Limits | None = None
     #: where the bot is defined, ``"FILE:LINE"`` (its name's line; the included file's for a bot written there)
     where: str = ""
+
+    @property
+    def by_name(self) -> bool:
+        """An external bot without a token: seated by the name it is registered under on a hosted referee."""
+        return self.external and not self.token
 
 
 @dataclass
@@ -235,12 +244,16 @@ class TournamentSpec:
 
     def public_json(self) -> dict[str, Any]:
         """The spec as stored in the results database: external bots' tokens
-        and the database password are not in it."""
+        and the database password are not in it; each external bot's
+        ``seated_by`` says how it is seated, ``"token"`` (its token shown as
+        ``"***"``) or ``"name"`` (no token: by its name on a hosted referee)."""
         d = asdict(self)
         d["database"] = mask_url(self.database)
         for b in d["bots"]:
             if b.get("token"):
                 b["token"] = "***"
+            if b.get("external"):
+                b["seated_by"] = "token" if b.get("token") else "name"
             b.pop("where", None)
         return d
 
@@ -257,7 +270,7 @@ def _fingerprinted(spec: dict[str, Any]) -> dict[str, Any]:
     d = {k: v for k, v in spec.items() if k not in _NOT_FINGERPRINTED}
     if d.get("clock") == "wall":
         d.pop("clock")  # files from before the CPU clock keep their fingerprint
-    d["bots"] = [{k: v for k, v in b.items() if k not in ("token", "resources", "limits", "where")}
+    d["bots"] = [{k: v for k, v in b.items() if k not in ("token", "seated_by", "resources", "limits", "where")}
                  for b in d.get("bots", [])]
     if not d.get("until"):
         for k in ("until", "confidence", "max_matches"):
@@ -429,7 +442,8 @@ def load(path: str | Path, remote: bool = False) -> TournamentSpec:
     """Read and validate a tournament file and the files its ``include``
     names. Raises :class:`SpecError` listing every problem with file, key
     and line, or ``FileNotFoundError`` (the tournament file). ``remote``: the
-    matches run on a running referee (``--referee``), so ``port`` is not needed."""
+    matches run on a running referee (``--referee``), so ``port`` is not needed
+    and an external bot without a token is seated by its name."""
     path = Path(path)
     text = path.read_text(encoding="utf-8")
     try:
@@ -524,6 +538,7 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
           base_dir: str = ".", remote: bool = False, fixed_schedule: bool = True,
           origins: dict[int, _Origin] | None = None) -> TournamentSpec:
     """Validate an already-parsed TOML document (see :func:`load`).
+    ``remote``: see :func:`load`.
     ``fixed_schedule = False`` (a ladder's file): the schedule's size is not checked.
     ``origins``: the bots (by index in ``raw["bots"]``) written in included
     files, whose problems are reported with that file, key and line."""
@@ -765,8 +780,14 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
             if external and lb:
                 bad(f"{key}.limits", "an external bot is not launched by the referee: limits do not apply")
         if external:
-            if not token:
+            if not token and not fixed_schedule:  # a ladder seats its external bots by token only
                 bad(f"{key}.token", f"an external bot needs a token{_twin(b, 'token', _BOT_KEYS)}")
+            elif not token and not remote:  # reported at BotEntry.where, its name's line
+                tfile, tkey, _ = place(f"{key}.token")
+                found.append((tfile, tkey, bline,
+                              f"external bot {bname or '(no name)'} has no token{_twin(b, 'token', _BOT_KEYS)}: give "
+                              "token = \"...\", or run on a hosted referee with --referee where the bot is "
+                              "registered by this name"))
             if command:
                 bad(f"{key}.command", "an external bot has no command (it connects on its own)")
         elif not command.strip():

@@ -54,16 +54,24 @@ class RegisterTokensResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class CheckTokensRequest(_message.Message):
-    __slots__ = ("tokens",)
+    __slots__ = ("tokens", "names")
     TOKENS_FIELD_NUMBER: _ClassVar[int]
+    NAMES_FIELD_NUMBER: _ClassVar[int]
     tokens: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, tokens: _Optional[_Iterable[str]] = ...) -> None: ...
+    names: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, tokens: _Optional[_Iterable[str]] = ..., names: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class CheckTokensResponse(_message.Message):
-    __slots__ = ("unknown",)
+    __slots__ = ("unknown", "unknown_names", "ambiguous_names", "names_checked")
     UNKNOWN_FIELD_NUMBER: _ClassVar[int]
+    UNKNOWN_NAMES_FIELD_NUMBER: _ClassVar[int]
+    AMBIGUOUS_NAMES_FIELD_NUMBER: _ClassVar[int]
+    NAMES_CHECKED_FIELD_NUMBER: _ClassVar[int]
     unknown: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, unknown: _Optional[_Iterable[int]] = ...) -> None: ...
+    unknown_names: _containers.RepeatedScalarFieldContainer[int]
+    ambiguous_names: _containers.RepeatedScalarFieldContainer[int]
+    names_checked: bool
+    def __init__(self, unknown: _Optional[_Iterable[int]] = ..., unknown_names: _Optional[_Iterable[int]] = ..., ambiguous_names: _Optional[_Iterable[int]] = ..., names_checked: _Optional[bool] = ...) -> None: ...
 
 class RunMatchResponse(_message.Message):
     __slots__ = ("match_id", "status", "result", "log_path", "seat_names")

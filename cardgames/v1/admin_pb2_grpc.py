@@ -107,12 +107,14 @@ class AdminServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def CheckTokens(self, request, context):
-        """Which of the given tokens this referee does not accept: the indices
-        (into CheckTokensRequest.tokens, ascending) of those no bot could
-        connect with now. `referee tournament run --referee` asks it once
-        before its first match with every external bot's token. Nothing else
-        is revealed and nothing changes; PERMISSION_DENIED without the admin
-        token, like every call of this service.
+        """Which of the given tokens this referee does not accept (the indices,
+        into CheckTokensRequest.tokens, ascending, of those no bot could
+        connect with now), and which of the given bot names it could not seat
+        by name (RunMatchRequest.seat_names): none, or more than one, bot
+        registered under that name. `referee tournament run --referee` asks it
+        once before its first match with every external bot's token or name.
+        Nothing else is revealed and nothing changes; PERMISSION_DENIED without
+        the admin token, like every call of this service.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
