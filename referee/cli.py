@@ -531,7 +531,7 @@ def serve(
         except OSError as e:
             fail(f"cannot listen on {host}:{port}: {e}")
         print(f"referee listening on {host}:{bound} ({'TLS' if tls else 'plaintext'}); "
-              f"{len(entries)} bot token(s){shown}{adm if shown else ''}", flush=True)
+              f"{len(entries)} {plural(len(entries), 'bot token')}{shown}{adm if shown else ''}", flush=True)
         print(f"sandbox of launched bots: {capabilities().describe()}", flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()

@@ -336,7 +336,7 @@ def ladder_verify(
     if problems:
         for p in problems[:50]:
             print(f"  {p}")
-        fail(f"{len(problems)} difference(s) between the history and what was recorded", 1)
+        fail(f"{len(problems)} {plural(len(problems), 'difference')} between the history and what was recorded", 1)
     print("every recorded decision and rating is the one the history gives")
 
 

@@ -726,7 +726,7 @@ class MatchRunner:
         actions, and it ranks last (its team loses)."""
         if seat not in self.forfeited:
             self.forfeited.add(seat)
-            self.faults.append(FaultRecord(seat, FaultKind.FORFEIT, message=f"after {self.fault_count[seat]} fault(s)"))
+            self.faults.append(FaultRecord(seat, FaultKind.FORFEIT, message=f"after {self.fault_count[seat]} {plural(self.fault_count[seat], 'fault')}"))
 
     def stray(self, seat: int, kind: FaultKind, request_id: int) -> None:
         """A stray reply of ``seat`` (reported through its :class:`StrayReporter`)."""

@@ -449,7 +449,7 @@ def test_tournament_check_validates_like_run_prints_the_plan_and_stores_nothing(
     (tmp_path / "entries" / "e5.toml").write_text('[[bots]]\nname = "e5\n')
     r = check(str(f))
     assert r.returncode == 2 and "Traceback" not in r.stderr and r.stdout == "", r.stderr
-    assert "3 problem(s)" in r.stderr and "did you mean `command`?" in r.stderr and "(syntax)" in r.stderr, r.stderr
+    assert "3 problems" in r.stderr and "did you mean `command`?" in r.stderr and "(syntax)" in r.stderr, r.stderr
     r = check(str(tmp_path / "nope.toml"))
     assert r.returncode == 2 and "no such tournament file" in r.stderr
     assert not db.exists()  # nothing stored

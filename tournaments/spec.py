@@ -97,7 +97,7 @@ class SpecError(ValueError):
         lines = [f"{f}:{ln}: {key}: {msg}" if ln else f"{f}: {key}: {msg}"
                  for f, (key, ln, msg) in zip(self.files, problems)]
         where = path if set(self.files) <= {path} else f"{path} and the files it includes"
-        super().__init__(f"{len(problems)} problem(s) in {where}:\n" + "\n".join(lines))
+        super().__init__(f"{len(problems)} {plural(len(problems), 'problem')} in {where}:\n" + "\n".join(lines))
 
 
 #: one problem found: ``(file, key, line, message)``
