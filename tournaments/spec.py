@@ -61,7 +61,7 @@ from referee.bots import Limits
 from referee.games import GAME_IDS, UnknownGame, game_class
 from referee.runner import FAULT_POLICIES
 from referee.sandbox import parse_uid_range
-from referee.words import did_you_mean, plural
+from referee.words import counts_text, did_you_mean, plural
 from tournaments.dburl import mask_url
 from tournaments.sampled import group_count
 from tournaments.seatings import DESIGNS, block_size
@@ -598,7 +598,7 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
             bad("game", str(e))
     players = get(raw, "players", "players", int, cls.player_counts[0] if cls else 0)
     if cls and players not in cls.player_counts:
-        bad("players", f"{game} is played by {' or '.join(map(str, cls.player_counts))} players, not {players}")
+        bad("players", f"{game} is played by {counts_text(cls.player_counts)} players, not {players}")
     schedule, until, confidence, max_matches = "round_robin", "", 0.95, 0
     seatings, matches_per_bot, duplicate = "balanced", 0, False
     if isinstance(raw.get("schedule"), dict):
