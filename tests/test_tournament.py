@@ -141,13 +141,18 @@ def test_included_files_add_their_bots_and_their_problems_name_file_key_and_line
                    ("entries/carol.toml", "players", 1), ("entries/carol.toml", "bots[0].comand", 4),
                    ("entries/carol.toml", "bots[0].command", 2), ("entries/late/dave.toml", "(syntax)", 1)}, got
     text = str(e)
-    assert f"{main}:4: include: 'nobody/*.toml' matches no file" in text
+    assert f"{main}:4: include: 'nobody/*.toml' matches no file (patterns are relative to {comp}{os.sep}, " \
+        "the tournament file's directory)" in text
     assert f"{comp / 'entries' / 'bob.toml'}:6: bots[1].name: duplicate bot name 'house' (also at {main}:7)" in text
     assert text.index(f"{main}:4") < text.index("bob.toml:4") < text.index("carol.toml:1")  # the main file first
     main.write_text(main.read_text().replace('include = [', 'include = "entries/*.toml"\nx = ['))
     with pytest.raises(tspec.SpecError) as ei:
         tspec.load(main)
     assert f"{main}:4: include: must be a list of glob patterns" in str(ei.value)
+    main.write_text(main.read_text().replace('include = "entries/*.toml"\nx = [', f'include = ["{comp}/none/*.toml",'))
+    with pytest.raises(tspec.SpecError) as ei:  # an absolute pattern is relative to nothing: only "matches no file"
+        tspec.load(main)
+    assert f"{main}:4: include: '{comp}/none/*.toml' matches no file\n" in str(ei.value) + "\n", str(ei.value)
 
 
 def test_every_example_file_is_valid() -> None:

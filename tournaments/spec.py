@@ -470,7 +470,7 @@ def _include(path: Path, patterns: Any, line: int | None, raw: dict[str, Any], o
              found: list[Problem]) -> None:
     """Append the ``[[bots]]`` of the files ``include`` names to ``raw["bots"]``.
     ``patterns``: glob patterns relative to the tournament file's directory
-    (``**`` too), each file taken once, in pattern order, each pattern's
+    (or absolute; ``**`` too), each file taken once, in pattern order, each pattern's
     matches sorted; ``origins`` gets, per index in ``raw["bots"]``, where
     that bot was written. A pattern matching no file, and an included file
     that is unreadable or holds anything but ``[[bots]]`` tables, go to
@@ -487,6 +487,8 @@ def _include(path: Path, patterns: Any, line: int | None, raw: dict[str, Any], o
         if not matched and any(m.is_file() for m in every):
             found.append((main, "include", line, f"{pattern!r} matches only the tournament file itself, which is "
                           "never included: put the entries in files of their own, e.g. entries/*.toml"))
+        elif not matched and os.path.isabs(pattern):
+            found.append((main, "include", line, f"{pattern!r} matches no file"))
         elif not matched:
             found.append((main, "include", line, f"{pattern!r} matches no file (patterns are relative to "
                           f"{base.resolve()}{os.sep}, the tournament file's directory)"))
