@@ -429,7 +429,7 @@ def test_resume_of_a_changed_file_names_the_changes_before_the_plan_line(tmp_pat
     (tmp_path / "entries" / "e02.toml").write_text('[[bots]]\nname = "e02"\ncommand = "python sample_bots/random_bot.py'
                                                    ' --seed 7"\n')
     main.write_text(main.read_text().replace("seed = 9", "seed = 10").replace('token = "s3cret"', 'token = "n3w"')
-                    + "[trueskill]\nmu = 30\n[clock]\nkind = \"cpu\"\nconnect_timeout_ms = 500\n")
+                    + "[trueskill]\nmu = 30\n[clock]\nkind = \"cpu\"\ndecision_ms = 800\nconnect_timeout_ms = 500\n")
     r = _cli("tournament", "run", str(main), "--resume", "-q")
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     err = " ".join(r.stderr.split())
@@ -437,7 +437,8 @@ def test_resume_of_a_changed_file_names_the_changes_before_the_plan_line(tmp_pat
     assert "bot removed: e01" in err
     assert 'bot e02 changed (command "python sample_bots/random_bot.py --seed 2" -> ' \
            '"python sample_bots/random_bot.py --seed 7")' in err
-    assert "seed: 9 -> 10" in err and "trueskill.mu: 25.0 -> 30.0" in err and 'clock: (not set) -> "cpu"' in err
+    assert "seed: 9 -> 10" in err and "trueskill.mu: 25.0 -> 30.0" in err and 'clock.kind: "wall" -> "cpu"' in err
+    assert "clock.decision_ms: 1000 -> 800" in err and "; decision_ms" not in err  # the file's own dotted keys
     assert "connect_timeout_ms" not in err  # does not change the matches: not a change that refuses
     assert "s3cret" not in err and "n3w" not in err  # tokens are never shown
     assert "--fresh" in err and "tournament cup:" not in err and "sandbox:" not in err  # refused before the plan

@@ -214,9 +214,15 @@ class TournamentSpec:
         :meth:`public_json`) and this one, one phrase each: bots added,
         removed or changed (by name; a new bot with where it is defined),
         a different order of the bots, then each setting with its old and
-        new value (``seed: 9 -> 10``). Tokens are never named. Empty when
-        only the referee version's schedule design differs."""
+        new value, by its dotted key in the file (``seed: 9 -> 10``,
+        ``clock.decision_ms: 1000 -> 800``). Tokens are never named. Empty
+        when only the referee version's schedule design differs."""
         old, new = _fingerprinted(stored), _fingerprinted(asdict(self))
+        for d in (old, new):
+            d.setdefault("clock", "wall")  # the fingerprint leaves the default out
+        if not old.get("schedule") == new.get("schedule") == "sampled":
+            old.pop("duplicate", None)  # follows from the schedule's kind, which says it
+            new.pop("duplicate", None)
         where = {b.name: b.where for b in self.bots}
         old_bots = {b.get("name"): b for b in old.pop("bots", [])}
         new_bots = {b.get("name"): b for b in new.pop("bots", [])}
@@ -236,11 +242,7 @@ class TournamentSpec:
         kept = [n for n in new_bots if n in old_bots]
         if kept != [n for n in old_bots if n in new_bots]:
             out.append("the bots are in another order (the order of the file and its includes)")
-        flat_old, flat_new = _flat(old), _flat(new)
-        for k in sorted(set(flat_old) | set(flat_new)):
-            if flat_old.get(k, _UNSET) != flat_new.get(k, _UNSET):
-                out.append(f"{k}: {_shown(flat_old.get(k, _UNSET))} -> {_shown(flat_new.get(k, _UNSET))}")
-        return out
+        return out + _setting_changes(old, new)
 
     def public_json(self) -> dict[str, Any]:
         """The spec as stored in the results database: external bots' tokens
@@ -262,6 +264,23 @@ class TournamentSpec:
 _NOT_FINGERPRINTED = ("concurrency", "database", "log_dir", "port", "base_dir", "limits", "connect_timeout_ms",
                       "end_grace_ms", "bot_uids", "isolate_network", "cwd", "executor", "scheduler", "file")
 _UNSET = object()
+#: the dotted key in the file of each setting whose :class:`TournamentSpec` field is named otherwise
+_FILE_KEYS = {"seatings": "schedule.seatings", "matches_per_bot": "schedule.matches_per_bot",
+              "duplicate": "schedule.duplicate", "until": "schedule.until", "confidence": "schedule.confidence",
+              "max_matches": "schedule.max_matches", "decision_ms": "clock.decision_ms", "bank_ms": "clock.bank_ms",
+              "connect_timeout_ms": "clock.connect_timeout_ms", "end_grace_ms": "clock.end_grace_ms",
+              "clock": "clock.kind", "fault_policy": "faults.policy", "max_faults": "faults.max_faults",
+              "bot_uids": "sandbox.bot_uids", "isolate_network": "sandbox.isolate_network",
+              "executor": "execution.executor", "scheduler": "execution.scheduler"}
+
+
+def _setting_changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """Each setting that differs between two specs (as dicts, without their
+    bots), ``"key: old -> new"`` by its dotted key in the file, sorted by it."""
+    flat_old = {_FILE_KEYS.get(k, k): v for k, v in _flat(old).items()}
+    flat_new = {_FILE_KEYS.get(k, k): v for k, v in _flat(new).items()}
+    return [f"{k}: {_shown(flat_old.get(k, _UNSET))} -> {_shown(flat_new.get(k, _UNSET))}"
+            for k in sorted(set(flat_old) | set(flat_new)) if flat_old.get(k, _UNSET) != flat_new.get(k, _UNSET)]
 
 
 def _fingerprinted(spec: dict[str, Any]) -> dict[str, Any]:
