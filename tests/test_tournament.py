@@ -444,6 +444,35 @@ def test_resume_of_a_changed_file_names_the_changes_before_the_plan_line(tmp_pat
     assert "--fresh" in err and "tournament cup:" not in err and "sandbox:" not in err  # refused before the plan
 
 
+def test_resume_says_how_many_matches_are_played_and_which_allowed_settings_changed(tmp_path: Path) -> None:
+    import asyncio
+
+    from tournaments.run import run_tournament
+
+    f = tmp_path / "t.toml"
+    bots = "".join(f'[[bots]]\nname = "b{i}"\ncommand = "python sample_bots/random_bot.py --seed {i}"\n'
+                   for i in range(3))
+    f.write_text(f'name = "rs"\ngame = "doudizhu"\nplayers = 3\nconcurrency = 1\ndatabase = "{tmp_path / "r.sqlite"}"\n'
+                 f'log_dir = "{tmp_path / "logs"}"\nparams = {{ rounds = 1 }}\n{bots}')
+    old = os.getcwd()
+    os.chdir(ROOT)  # the bots' commands are relative to the repository
+    try:
+        asyncio.run(run_tournament(tspec.load(f), stop_after=2))
+    finally:
+        os.chdir(old)
+    f.write_text(f.read_text().replace("concurrency = 1", "concurrency = 2")
+                 .replace("[[bots]]", "[clock]\nconnect_timeout_ms = 5000\n[[bots]]", 1)
+                 .replace("--seed 2\"\n", "--seed 2\"\nlimits = { memory_mb = 1024 }\n"))
+    r = _cli("tournament", "run", str(f), "--resume", "-q", "-f", "json")
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    err = " ".join(r.stderr.split())
+    assert ("resuming: 2 of 6 matches already played; changed since it was started: clock.connect_timeout_ms: "
+            "15000 -> 5000; concurrency: 1 -> 2; bot b2 changed (limits.memory_mb 2048 -> 1024) ") in err, err
+    assert err.index("tournament rs:") < err.index("resuming:")  # under the plan line
+    r = _cli("tournament", "run", str(f), "--resume", "-q", "-f", "json")
+    assert "resuming: all 6 matches already played, nothing more to play" in " ".join(r.stderr.split()), r.stderr
+
+
 def test_external_bots_seated_by_name_keep_the_fingerprint_and_show_how_each_is_seated(tmp_path: Path) -> None:
     """An external bot without a token (seated by name on a hosted referee) is the same bot to the
     fingerprint as with one; the stored spec says how each is seated and holds no token. A local

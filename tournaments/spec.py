@@ -244,6 +244,40 @@ class TournamentSpec:
             out.append("the bots are in another order (the order of the file and its includes)")
         return out + _setting_changes(old, new)
 
+    def resume_changes(self, stored: dict[str, Any]) -> list[str]:
+        """What differs, among the settings that may change before a
+        ``--resume`` (those :meth:`fingerprint` leaves out but the paths and
+        the database), between the spec a tournament was stored with
+        (``stored``: its :meth:`public_json`) and this one, one phrase each
+        with its dotted key in the file and its old and new value
+        (``clock.connect_timeout_ms: 15000 -> 5000``), then each bot whose
+        limits, resources or way of being seated changed (``bot dave
+        changed (seated_by "name" -> "token")``). Tokens are never named."""
+        now = self.public_json()
+        old = {k: v for k, v in stored.items() if k in _RESUMABLE}
+        new = {k: v for k, v in now.items() if k in _RESUMABLE}
+        out = _setting_changes(old, new)
+        old_bots = {b.get("name"): b for b in stored.get("bots", []) if isinstance(b, dict)}
+        for b in now["bots"]:
+            was = old_bots.get(b["name"])
+            if was is None:
+                continue
+            was, b = dict(was), dict(b)
+            if was.get("limits") is None and b.get("limits") is None:
+                was.pop("limits", None)  # both under [limits]: a change of it is said once, above
+                b.pop("limits", None)
+            else:  # its own limits on one side at least: compared with what it had, [limits] or its own
+                was["limits"] = was.get("limits") or stored.get("limits")
+                b["limits"] = b.get("limits") or now["limits"]
+            flat_old = _flat({k: was[k] for k in _BOT_RESUMABLE if was.get(k) is not None})
+            flat_new = _flat({k: b[k] for k in _BOT_RESUMABLE if b.get(k) is not None})
+            what = "; ".join(f"{k} {_shown(flat_old.get(k, _UNSET))} -> {_shown(flat_new.get(k, _UNSET))}"
+                             for k in sorted(set(flat_old) | set(flat_new))
+                             if flat_old.get(k, _UNSET) != flat_new.get(k, _UNSET))
+            if what:
+                out.append(f"bot {b['name']} changed ({what})")
+        return out
+
     def public_json(self) -> dict[str, Any]:
         """The spec as stored in the results database: external bots' tokens
         and the database password are not in it; each external bot's
@@ -264,6 +298,11 @@ class TournamentSpec:
 _NOT_FINGERPRINTED = ("concurrency", "database", "log_dir", "port", "base_dir", "limits", "connect_timeout_ms",
                       "end_grace_ms", "bot_uids", "isolate_network", "cwd", "executor", "scheduler", "file")
 _UNSET = object()
+#: the settings of :data:`_NOT_FINGERPRINTED` a ``--resume`` says it sees changed (not the paths or the database)
+_RESUMABLE = ("concurrency", "log_dir", "port", "limits", "connect_timeout_ms", "end_grace_ms", "bot_uids",
+              "isolate_network", "executor", "scheduler")
+#: likewise of each bot (its token is never shown: only how it is seated)
+_BOT_RESUMABLE = ("seated_by", "resources", "limits")
 #: the dotted key in the file of each setting whose :class:`TournamentSpec` field is named otherwise
 _FILE_KEYS = {"seatings": "schedule.seatings", "matches_per_bot": "schedule.matches_per_bot",
               "duplicate": "schedule.duplicate", "until": "schedule.until", "confidence": "schedule.confidence",
