@@ -715,13 +715,16 @@ def tournament_run(
     if resume and fresh:
         fail("--resume and --fresh exclude each other")
     # before any progress bar is drawn: a tournament another driver runs, or one that exists
-    from tournaments.run import existing_problem
+    from tournaments.run import existing_problem, resume_note
     from tournaments.store import Store
 
+    resuming = None  # the line that says what a --resume finds (printed under the plan line)
     try:
         st = Store(spec.database)
         try:
             problem = existing_problem(spec, st, resume, fresh)
+            if resume and problem is None:
+                resuming = resume_note(spec, st)
         finally:
             st.close()
     except StorageError:  # an unusable database: the run itself reports it
@@ -752,6 +755,8 @@ def tournament_run(
     console.print(f"tournament [bold]{escape(spec.name)}[/bold]: {spec.game}, {len(spec.bots)} bots, "
                   f"{spec.players} seats, {plan}, {escape(where)}; "
                   f"results in {escape(mask_url(spec.database))}")
+    if resuming is not None:
+        console.print(resuming, markup=False)
     if sandbox is not None:
         console.print(f"sandbox: {sandbox.describe()}", markup=False)
     bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("ETA"),

@@ -24,7 +24,7 @@ import uvicorn
 from referee.botcommand import check_command
 from referee.clikit import bot_sandbox, console, fail, open_store, parse_kv, parse_tokens, secret_file_or_exit
 from referee.games import GAME_IDS, UnknownGame, game_class
-from referee.words import plural
+from referee.words import counts_text, plural
 
 DEFAULT_DB = "runs/referee.sqlite"
 #: the port `referee web` and `referee play` listen on unless told otherwise (--port)
@@ -235,7 +235,7 @@ def play(
     bots = bot or []
     n = players or (len(humans) + len(bots) if len(bots) > 1 else cls.player_counts[0])
     if n not in cls.player_counts:
-        fail(f"{game} is played by {' or '.join(map(str, cls.player_counts))} players, not {n}"
+        fail(f"{game} is played by {counts_text(cls.player_counts)} players, not {n}"
              + ("" if players else " (give --players)"), 2)
     if any(not 0 <= s < n for s in humans):
         fail(f"--human-seat must be a seat 0..{n - 1}", 2)

@@ -20,3 +20,14 @@ def did_you_mean(word: str, known: Iterable[str]) -> str:
     (``difflib.get_close_matches``, its default cutoff 0.6)."""
     close = get_close_matches(word, list(known), n=1)
     return f" (did you mean `{close[0]}`?)" if close else ""
+
+
+def counts_text(values: Iterable[int]) -> str:
+    """Allowed counts (sorted, distinct) as words: ``"4"``, ``"3 or 4"``, a
+    run of three or more consecutive values as ``"4 to 7"``, else ``"3, 4
+    or 6"`` (``f"president is played by {counts_text((4, 5, 6, 7))} players"``)."""
+    vs = sorted(set(values))
+    if len(vs) >= 3 and vs[-1] - vs[0] == len(vs) - 1:
+        return f"{vs[0]} to {vs[-1]}"
+    words = [str(v) for v in vs]
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"

@@ -453,3 +453,17 @@ def test_tournament_check_validates_like_run_prints_the_plan_and_stores_nothing(
     r = check(str(tmp_path / "nope.toml"))
     assert r.returncode == 2 and "no such tournament file" in r.stderr
     assert not db.exists()  # nothing stored
+
+
+def test_allowed_player_counts_read_as_a_range_a_pair_or_a_list(tmp_path: Path) -> None:
+    from referee.words import counts_text
+
+    assert [counts_text(c) for c in ((4,), (3, 4), (4, 5, 6, 7), (3, 4, 6), (2, 4))] == [
+        "4", "3 or 4", "4 to 7", "3, 4 or 6", "2 or 4"]
+    f = tmp_path / "t.toml"
+    bots = "".join(f'[[bots]]\nname = "b{i}"\ncommand = "python {ROOT}/sample_bots/random_bot.py"\n' for i in range(4))
+    for game, players, words in (("president", 3, "president is played by 4 to 7 players, not 3"),
+                                 ("doudizhu", 5, "doudizhu is played by 3 or 4 players, not 5")):
+        f.write_text(f'name = "n"\ngame = "{game}"\nplayers = {players}\n{bots}')
+        r = _cli("tournament", "check", str(f))
+        assert r.returncode == 2 and f"{f}:3: players: {words}" in " ".join(r.stderr.split()), r.stderr

@@ -141,13 +141,18 @@ def test_included_files_add_their_bots_and_their_problems_name_file_key_and_line
                    ("entries/carol.toml", "players", 1), ("entries/carol.toml", "bots[0].comand", 4),
                    ("entries/carol.toml", "bots[0].command", 2), ("entries/late/dave.toml", "(syntax)", 1)}, got
     text = str(e)
-    assert f"{main}:4: include: 'nobody/*.toml' matches no file" in text
+    assert f"{main}:4: include: 'nobody/*.toml' matches no file (patterns are relative to {comp}{os.sep}, " \
+        "the tournament file's directory)" in text
     assert f"{comp / 'entries' / 'bob.toml'}:6: bots[1].name: duplicate bot name 'house' (also at {main}:7)" in text
     assert text.index(f"{main}:4") < text.index("bob.toml:4") < text.index("carol.toml:1")  # the main file first
     main.write_text(main.read_text().replace('include = [', 'include = "entries/*.toml"\nx = ['))
     with pytest.raises(tspec.SpecError) as ei:
         tspec.load(main)
     assert f"{main}:4: include: must be a list of glob patterns" in str(ei.value)
+    main.write_text(main.read_text().replace('include = "entries/*.toml"\nx = [', f'include = ["{comp}/none/*.toml",'))
+    with pytest.raises(tspec.SpecError) as ei:  # an absolute pattern is relative to nothing: only "matches no file"
+        tspec.load(main)
+    assert f"{main}:4: include: '{comp}/none/*.toml' matches no file\n" in str(ei.value) + "\n", str(ei.value)
 
 
 def test_every_example_file_is_valid() -> None:
@@ -424,7 +429,7 @@ def test_resume_of_a_changed_file_names_the_changes_before_the_plan_line(tmp_pat
     (tmp_path / "entries" / "e02.toml").write_text('[[bots]]\nname = "e02"\ncommand = "python sample_bots/random_bot.py'
                                                    ' --seed 7"\n')
     main.write_text(main.read_text().replace("seed = 9", "seed = 10").replace('token = "s3cret"', 'token = "n3w"')
-                    + "[trueskill]\nmu = 30\n[clock]\nkind = \"cpu\"\nconnect_timeout_ms = 500\n")
+                    + "[trueskill]\nmu = 30\n[clock]\nkind = \"cpu\"\ndecision_ms = 800\nconnect_timeout_ms = 500\n")
     r = _cli("tournament", "run", str(main), "--resume", "-q")
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     err = " ".join(r.stderr.split())
@@ -432,10 +437,40 @@ def test_resume_of_a_changed_file_names_the_changes_before_the_plan_line(tmp_pat
     assert "bot removed: e01" in err
     assert 'bot e02 changed (command "python sample_bots/random_bot.py --seed 2" -> ' \
            '"python sample_bots/random_bot.py --seed 7")' in err
-    assert "seed: 9 -> 10" in err and "trueskill.mu: 25.0 -> 30.0" in err and 'clock: (not set) -> "cpu"' in err
+    assert "seed: 9 -> 10" in err and "trueskill.mu: 25.0 -> 30.0" in err and 'clock.kind: "wall" -> "cpu"' in err
+    assert "clock.decision_ms: 1000 -> 800" in err and "; decision_ms" not in err  # the file's own dotted keys
     assert "connect_timeout_ms" not in err  # does not change the matches: not a change that refuses
     assert "s3cret" not in err and "n3w" not in err  # tokens are never shown
     assert "--fresh" in err and "tournament cup:" not in err and "sandbox:" not in err  # refused before the plan
+
+
+def test_resume_says_how_many_matches_are_played_and_which_allowed_settings_changed(tmp_path: Path) -> None:
+    import asyncio
+
+    from tournaments.run import run_tournament
+
+    f = tmp_path / "t.toml"
+    bots = "".join(f'[[bots]]\nname = "b{i}"\ncommand = "python sample_bots/random_bot.py --seed {i}"\n'
+                   for i in range(3))
+    f.write_text(f'name = "rs"\ngame = "doudizhu"\nplayers = 3\nconcurrency = 1\ndatabase = "{tmp_path / "r.sqlite"}"\n'
+                 f'log_dir = "{tmp_path / "logs"}"\nparams = {{ rounds = 1 }}\n{bots}')
+    old = os.getcwd()
+    os.chdir(ROOT)  # the bots' commands are relative to the repository
+    try:
+        asyncio.run(run_tournament(tspec.load(f), stop_after=2))
+    finally:
+        os.chdir(old)
+    f.write_text(f.read_text().replace("concurrency = 1", "concurrency = 2")
+                 .replace("[[bots]]", "[clock]\nconnect_timeout_ms = 5000\n[[bots]]", 1)
+                 .replace("--seed 2\"\n", "--seed 2\"\nlimits = { memory_mb = 1024 }\n"))
+    r = _cli("tournament", "run", str(f), "--resume", "-q", "-f", "json")
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    err = " ".join(r.stderr.split())
+    assert ("resuming: 2 of 6 matches already played; changed since it was started: clock.connect_timeout_ms: "
+            "15000 -> 5000; concurrency: 1 -> 2; bot b2 changed (limits.memory_mb 2048 -> 1024) ") in err, err
+    assert err.index("tournament rs:") < err.index("resuming:")  # under the plan line
+    r = _cli("tournament", "run", str(f), "--resume", "-q", "-f", "json")
+    assert "resuming: all 6 matches already played, nothing more to play" in " ".join(r.stderr.split()), r.stderr
 
 
 def test_external_bots_seated_by_name_keep_the_fingerprint_and_show_how_each_is_seated(tmp_path: Path) -> None:

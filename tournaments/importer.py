@@ -34,6 +34,7 @@ from typing import Any, Callable, Iterator
 
 from referee.games import GAME_IDS, game_class
 from referee.outcomes import MatchStatus
+from referee.words import counts_text
 from tournaments.record import MatchRecord
 from tournaments.spec import TrueSkillParams
 from tournaments.store import LeaseHeld, LeaseHolder, Store
@@ -135,7 +136,7 @@ def check_file(path: Path, game: str, players: int) -> Checked:
     if game not in GAME_IDS:
         problems.append((0, f"unknown game {game!r} (known: {', '.join(GAME_IDS)})"))
     elif players not in game_class(game).player_counts:
-        counts = " or ".join(map(str, game_class(game).player_counts))
+        counts = counts_text(game_class(game).player_counts)
         problems.append((0, f"{game} is played by {counts} players, not {players}"))
     if problems:
         raise BadImport(str(path), problems)

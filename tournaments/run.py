@@ -162,6 +162,28 @@ def existing_problem(spec: TournamentSpec, store: Store, resume: bool, fresh: bo
     return None
 
 
+def resume_note(spec: TournamentSpec, store: Store) -> str | None:
+    """The line ``--resume`` prints before it plays: how many of the stored
+    tournament's matches are already played, and the settings that may
+    change before a resume and did, old -> new
+    (:meth:`TournamentSpec.resume_changes`), e.g. ``resuming: 12 of 48
+    matches already played; changed since it was started: concurrency: 2 ->
+    4`` (``resuming: all 48 matches already played, nothing more to play``
+    for a complete one). ``None`` when no tournament of that name is stored
+    (the run starts it)."""
+    t = store.tournament(spec.name)
+    if t is None:
+        return None
+    done, total = len(store.finished_indices(int(t["id"]))), int(t["total_matches"])
+    line = (f"resuming: all {total} {plural(total, 'match', 'matches')} already played, nothing more to play"
+            if done >= total else f"resuming: {done} of {total} {plural(total, 'match', 'matches')} already played")
+    try:
+        changes = spec.resume_changes(json.loads(t["spec_json"]))
+    except (ValueError, TypeError, AttributeError):  # a stored spec this version cannot read
+        changes = []
+    return line + (f"; changed since it was started: {'; '.join(changes)}" if changes else "")
+
+
 def _log_error(path: Path, e: OSError) -> StorageError:
     return StorageError(f"match log {path}: {e.strerror or e} (log directory {path.parent}); "
                         "free space or fix the directory, then continue with --resume")

@@ -61,7 +61,7 @@ from referee.bots import Limits
 from referee.games import GAME_IDS, UnknownGame, game_class
 from referee.runner import FAULT_POLICIES
 from referee.sandbox import parse_uid_range
-from referee.words import did_you_mean, plural
+from referee.words import counts_text, did_you_mean, plural
 from tournaments.dburl import mask_url
 from tournaments.sampled import group_count
 from tournaments.seatings import DESIGNS, block_size
@@ -214,9 +214,15 @@ class TournamentSpec:
         :meth:`public_json`) and this one, one phrase each: bots added,
         removed or changed (by name; a new bot with where it is defined),
         a different order of the bots, then each setting with its old and
-        new value (``seed: 9 -> 10``). Tokens are never named. Empty when
-        only the referee version's schedule design differs."""
+        new value, by its dotted key in the file (``seed: 9 -> 10``,
+        ``clock.decision_ms: 1000 -> 800``). Tokens are never named. Empty
+        when only the referee version's schedule design differs."""
         old, new = _fingerprinted(stored), _fingerprinted(asdict(self))
+        for d in (old, new):
+            d.setdefault("clock", "wall")  # the fingerprint leaves the default out
+        if not old.get("schedule") == new.get("schedule") == "sampled":
+            old.pop("duplicate", None)  # follows from the schedule's kind, which says it
+            new.pop("duplicate", None)
         where = {b.name: b.where for b in self.bots}
         old_bots = {b.get("name"): b for b in old.pop("bots", [])}
         new_bots = {b.get("name"): b for b in new.pop("bots", [])}
@@ -236,10 +242,40 @@ class TournamentSpec:
         kept = [n for n in new_bots if n in old_bots]
         if kept != [n for n in old_bots if n in new_bots]:
             out.append("the bots are in another order (the order of the file and its includes)")
-        flat_old, flat_new = _flat(old), _flat(new)
-        for k in sorted(set(flat_old) | set(flat_new)):
-            if flat_old.get(k, _UNSET) != flat_new.get(k, _UNSET):
-                out.append(f"{k}: {_shown(flat_old.get(k, _UNSET))} -> {_shown(flat_new.get(k, _UNSET))}")
+        return out + _setting_changes(old, new)
+
+    def resume_changes(self, stored: dict[str, Any]) -> list[str]:
+        """What differs, among the settings that may change before a
+        ``--resume`` (those :meth:`fingerprint` leaves out but the paths and
+        the database), between the spec a tournament was stored with
+        (``stored``: its :meth:`public_json`) and this one, one phrase each
+        with its dotted key in the file and its old and new value
+        (``clock.connect_timeout_ms: 15000 -> 5000``), then each bot whose
+        limits, resources or way of being seated changed (``bot dave
+        changed (seated_by "name" -> "token")``). Tokens are never named."""
+        now = self.public_json()
+        old = {k: v for k, v in stored.items() if k in _RESUMABLE}
+        new = {k: v for k, v in now.items() if k in _RESUMABLE}
+        out = _setting_changes(old, new)
+        old_bots = {b.get("name"): b for b in stored.get("bots", []) if isinstance(b, dict)}
+        for b in now["bots"]:
+            was = old_bots.get(b["name"])
+            if was is None:
+                continue
+            was, b = dict(was), dict(b)
+            if was.get("limits") is None and b.get("limits") is None:
+                was.pop("limits", None)  # both under [limits]: a change of it is said once, above
+                b.pop("limits", None)
+            else:  # its own limits on one side at least: compared with what it had, [limits] or its own
+                was["limits"] = was.get("limits") or stored.get("limits")
+                b["limits"] = b.get("limits") or now["limits"]
+            flat_old = _flat({k: was[k] for k in _BOT_RESUMABLE if was.get(k) is not None})
+            flat_new = _flat({k: b[k] for k in _BOT_RESUMABLE if b.get(k) is not None})
+            what = "; ".join(f"{k} {_shown(flat_old.get(k, _UNSET))} -> {_shown(flat_new.get(k, _UNSET))}"
+                             for k in sorted(set(flat_old) | set(flat_new))
+                             if flat_old.get(k, _UNSET) != flat_new.get(k, _UNSET))
+            if what:
+                out.append(f"bot {b['name']} changed ({what})")
         return out
 
     def public_json(self) -> dict[str, Any]:
@@ -262,6 +298,28 @@ class TournamentSpec:
 _NOT_FINGERPRINTED = ("concurrency", "database", "log_dir", "port", "base_dir", "limits", "connect_timeout_ms",
                       "end_grace_ms", "bot_uids", "isolate_network", "cwd", "executor", "scheduler", "file")
 _UNSET = object()
+#: the settings of :data:`_NOT_FINGERPRINTED` a ``--resume`` says it sees changed (not the paths or the database)
+_RESUMABLE = ("concurrency", "log_dir", "port", "limits", "connect_timeout_ms", "end_grace_ms", "bot_uids",
+              "isolate_network", "executor", "scheduler")
+#: likewise of each bot (its token is never shown: only how it is seated)
+_BOT_RESUMABLE = ("seated_by", "resources", "limits")
+#: the dotted key in the file of each setting whose :class:`TournamentSpec` field is named otherwise
+_FILE_KEYS = {"seatings": "schedule.seatings", "matches_per_bot": "schedule.matches_per_bot",
+              "duplicate": "schedule.duplicate", "until": "schedule.until", "confidence": "schedule.confidence",
+              "max_matches": "schedule.max_matches", "decision_ms": "clock.decision_ms", "bank_ms": "clock.bank_ms",
+              "connect_timeout_ms": "clock.connect_timeout_ms", "end_grace_ms": "clock.end_grace_ms",
+              "clock": "clock.kind", "fault_policy": "faults.policy", "max_faults": "faults.max_faults",
+              "bot_uids": "sandbox.bot_uids", "isolate_network": "sandbox.isolate_network",
+              "executor": "execution.executor", "scheduler": "execution.scheduler"}
+
+
+def _setting_changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """Each setting that differs between two specs (as dicts, without their
+    bots), ``"key: old -> new"`` by its dotted key in the file, sorted by it."""
+    flat_old = {_FILE_KEYS.get(k, k): v for k, v in _flat(old).items()}
+    flat_new = {_FILE_KEYS.get(k, k): v for k, v in _flat(new).items()}
+    return [f"{k}: {_shown(flat_old.get(k, _UNSET))} -> {_shown(flat_new.get(k, _UNSET))}"
+            for k in sorted(set(flat_old) | set(flat_new)) if flat_old.get(k, _UNSET) != flat_new.get(k, _UNSET)]
 
 
 def _fingerprinted(spec: dict[str, Any]) -> dict[str, Any]:
@@ -470,7 +528,7 @@ def _include(path: Path, patterns: Any, line: int | None, raw: dict[str, Any], o
              found: list[Problem]) -> None:
     """Append the ``[[bots]]`` of the files ``include`` names to ``raw["bots"]``.
     ``patterns``: glob patterns relative to the tournament file's directory
-    (``**`` too), each file taken once, in pattern order, each pattern's
+    (or absolute; ``**`` too), each file taken once, in pattern order, each pattern's
     matches sorted; ``origins`` gets, per index in ``raw["bots"]``, where
     that bot was written. A pattern matching no file, and an included file
     that is unreadable or holds anything but ``[[bots]]`` tables, go to
@@ -487,6 +545,8 @@ def _include(path: Path, patterns: Any, line: int | None, raw: dict[str, Any], o
         if not matched and any(m.is_file() for m in every):
             found.append((main, "include", line, f"{pattern!r} matches only the tournament file itself, which is "
                           "never included: put the entries in files of their own, e.g. entries/*.toml"))
+        elif not matched and os.path.isabs(pattern):
+            found.append((main, "include", line, f"{pattern!r} matches no file"))
         elif not matched:
             found.append((main, "include", line, f"{pattern!r} matches no file (patterns are relative to "
                           f"{base.resolve()}{os.sep}, the tournament file's directory)"))
@@ -598,7 +658,7 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
             bad("game", str(e))
     players = get(raw, "players", "players", int, cls.player_counts[0] if cls else 0)
     if cls and players not in cls.player_counts:
-        bad("players", f"{game} is played by {' or '.join(map(str, cls.player_counts))} players, not {players}")
+        bad("players", f"{game} is played by {counts_text(cls.player_counts)} players, not {players}")
     schedule, until, confidence, max_matches = "round_robin", "", 0.95, 0
     seatings, matches_per_bot, duplicate = "balanced", 0, False
     if isinstance(raw.get("schedule"), dict):

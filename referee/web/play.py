@@ -45,7 +45,7 @@ from referee.play import SeatPlan, play_match
 from referee.runner import FAULT_POLICIES, MatchOutcome, MatchSpec
 from referee.service import Referee
 from referee.web.human import HumanSeat
-from referee.words import plural
+from referee.words import counts_text, plural
 
 log = logging.getLogger(__name__)
 
@@ -172,7 +172,7 @@ def parse_form(form: Mapping[str, str], commands: list[str], external: list[str]
         raise FormError("game", f"unknown game {game[:30]!r}; games: {', '.join(GAME_IDS)}") from None
     players = _int(form, "players", cls.player_counts[0], 1, 64, "players")
     if players not in cls.player_counts:
-        raise FormError("players", f"{game} is played by {' or '.join(map(str, cls.player_counts))} players, "
+        raise FormError("players", f"{game} is played by {counts_text(cls.player_counts)} players, "
                                    f"not {players}")
     seats = []
     for s in range(players):
