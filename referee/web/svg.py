@@ -15,6 +15,20 @@ DASHES = ("", "7 4", "2 3", "9 3 2 3")
 #: a time axis' tick steps in seconds: round minutes, hours and days
 TIME_STEPS = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400,
               2 * 86400, 7 * 86400, 14 * 86400, 28 * 86400)
+#: the most characters of a bot's name shown in a chart's legend and the head-to-head's bot column
+NAME_CHARS = 24
+
+
+def short_name(name: str, most: int = NAME_CHARS) -> str:
+    """``name`` as shown where room is short: whole if it has at most
+    ``most`` characters (>= 3), else its start and its end around an
+    ellipsis, ``most`` characters in all, the end kept at least as long as
+    the start (bots named alike differ at the end: ``bot-v12``, ``-03``).
+    Where it is shown shortened, the full name is in a tooltip."""
+    if len(name) <= most:
+        return name
+    head = (most - 1) // 2
+    return name[:head] + "…" + name[len(name) - (most - 1 - head):]
 
 
 def line_style(n: int) -> tuple[str, str]:
