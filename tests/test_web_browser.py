@@ -634,3 +634,30 @@ def test_replay_rounds_and_match_list_fit_the_window(driver, logs, tmp_path_fact
     finally:
         driver.set_window_size(1400, 900)
 
+
+def test_the_rating_chart_fills_the_width_and_names_its_lines_at_1280(driver, big_site):
+    """At 1280 x 900 the leaderboard's chart takes the room it has (up to its
+    960 px), its legend shows ten distinct names, each entry and line
+    naming its bot in full in a <title>, and the x axis' name lies below
+    its tick labels."""
+    driver.set_window_size(1280, 900)
+    try:
+        driver.get(f"{big_site['base']}/index.html")
+        chart = driver.execute_script("""
+            const svg = document.querySelector('#plot svg'), r = svg.getBoundingClientRect();
+            const box = e => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
+            return {width: r.width, window: document.documentElement.clientWidth,
+                    shown: [...svg.querySelectorAll('g.legend text')].map(t => t.textContent),
+                    legend: [...svg.querySelectorAll('g.legend > title')].map(t => t.textContent),
+                    lines: [...svg.querySelectorAll('polyline.mu > title')].map(t => t.textContent),
+                    ticks: [...svg.querySelectorAll('text.x-tick')].map(box),
+                    axis: box(svg.querySelector('text.x-axis'))};""")
+        assert 900 <= chart["width"] <= 960 and chart["width"] <= chart["window"], chart
+        assert len(set(chart["shown"])) == 10 and all("…" in t for t in chart["shown"]), chart["shown"]
+        assert chart["legend"] == chart["lines"] and len(chart["legend"]) == 10
+        assert set(chart["legend"]) <= set(big_site["names"])
+        assert all(chart["axis"][1] >= bottom for *_, bottom in chart["ticks"]), chart  # below every tick label
+        driver.execute_script("document.getElementById('plot').scrollIntoView()")
+        shot(driver, "page-chart-1280")
+    finally:
+        driver.set_window_size(1400, 900)

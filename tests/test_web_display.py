@@ -388,3 +388,19 @@ def test_the_head_to_head_shows_long_names_apart_with_their_rank_and_says_what_i
         assert all(bot == title and shown == svg.short_name(bot) and "…" in shown for bot, _, title, shown in rows)
         assert len({shown for *_, shown in rows}) == 5
 
+
+def test_the_rating_chart_names_long_lines_in_full_and_its_axis_under_the_ticks():
+    series = {n: [(x, 25 + k + x / 10, 2.0) for x in range(30)] for k, n in enumerate(LONG[:10])}
+    plot = svg.rating_plot(series)
+    legend = re.findall(r'<g class="legend"><title>([^<]+)</title><line [^>]+/><text [^>]+>([^<]+)</text></g>', plot)
+    assert [full for full, _ in legend] == LONG[:10]
+    assert [shown for _, shown in legend] == [svg.short_name(n) for n in LONG[:10]]
+    assert len({shown for _, shown in legend}) == 10
+    lines = re.findall(r'<polyline class="mu" data-bot="([^"]+)" [^>]+><title>([^<]+)</title></polyline>', plot)
+    assert lines == [(n, n) for n in LONG[:10]]
+    # the canvas takes the container's width, at most its own
+    assert re.match(r'<svg [^>]*viewBox="0 0 960 320" style="width: 100%; height: auto; max-width: 960px"', plot)
+    # the axis name sits under the tick labels, centred on the plot, clear of the first tick
+    ticks = [(float(x), float(y)) for x, y in re.findall(r'<text class="x-tick" x="([^"]+)" y="([^"]+)"', plot)]
+    x, y = (float(v) for v in re.search(r'<text x="([^"]+)" y="([^"]+)"[^>]* class="x-axis">match<', plot).groups())
+    assert all(y >= ty + 10 for _, ty in ticks) and x - ticks[0][0] > 100
