@@ -568,7 +568,9 @@ def test_head_to_head_of_30_bots_scrolls_in_its_box_at_1280(driver, big_site):
     """At 1280 x 900 the top-30 matrix is wider than the window: its box fits
     the window (both its scroll bars in view once the box is), scrolls
     sideways to the 30th column, and holds the bot column and the header row
-    in place meanwhile."""
+    in place meanwhile. The bots' long names, alike but for a number, show
+    apart (shortened in the middle, not cut by the column), each with its
+    rank, which stays in view with the name."""
     driver.set_window_size(1280, 900)
     try:
         driver.get(f"{big_site['base']}/h2h.html?k=30")
@@ -580,7 +582,7 @@ def test_head_to_head_of_30_bots_scrolls_in_its_box_at_1280(driver, big_site):
         assert box["overflowX"] in ("auto", "scroll") and box["scroll"] > box["client"] + 200, box
         assert box["right"] <= box["window"] and box["page"] <= box["window"], box  # nothing cut off by the window
         assert box["height"] <= box["innerHeight"], box
-        assert len(driver.find_elements(By.CSS_SELECTOR, "table.h2h thead th")) == 2 + 30
+        assert len(driver.find_elements(By.CSS_SELECTOR, "table.h2h thead th")) == 1 + 30
         moved = driver.execute_script("""
             const s = document.getElementById('h2h');
             s.scrollLeft = s.scrollWidth; s.scrollTop = s.scrollHeight;
@@ -592,6 +594,17 @@ def test_head_to_head_of_30_bots_scrolls_in_its_box_at_1280(driver, big_site):
         assert moved["scrolled"] > 0
         assert moved["left"] < moved["last_left"] and moved["last_right"] <= moved["right"], moved  # column 30 shown
         assert abs(moved["bot_left"] - moved["left"]) <= 2 and abs(moved["last_top"] - moved["top"]) <= 2, moved
+        rows = driver.execute_script("""
+            const s = document.getElementById('h2h'), box = s.getBoundingClientRect();
+            return [...s.querySelectorAll('tbody th.bot')].map(th => {
+              const rank = th.querySelector('.rank').getBoundingClientRect();
+              return {rank: th.querySelector('.rank').textContent, name: th.querySelector('a').textContent,
+                      title: th.querySelector('a').title, clipped: th.scrollWidth > th.clientWidth,
+                      rank_shown: rank.left >= box.left && rank.right <= th.getBoundingClientRect().right};
+            });""")
+        assert [r["rank"] for r in rows] == [str(k) for k in range(1, 31)]
+        assert all(r["rank_shown"] and not r["clipped"] for r in rows), rows
+        assert len({r["name"] for r in rows}) == 30 and all(r["title"] in big_site["names"] for r in rows)
         shot(driver, "page-h2h-30-scrolled-1280")
     finally:
         driver.set_window_size(1400, 900)
@@ -618,5 +631,33 @@ def test_replay_rounds_and_match_list_fit_the_window(driver, logs, tmp_path_fact
             assert len(driver.find_elements(By.CSS_SELECTOR, "#match-list tr[data-bots]")) == 6, name
             assert set(overflow(driver).values()) == {0}, (name, width, overflow(driver))
             shot(driver, f"page-matches-{name}-{width}")
+    finally:
+        driver.set_window_size(1400, 900)
+
+
+def test_the_rating_chart_fills_the_width_and_names_its_lines_at_1280(driver, big_site):
+    """At 1280 x 900 the leaderboard's chart takes the room it has (up to its
+    960 px), its legend shows ten distinct names, each entry and line
+    naming its bot in full in a <title>, and the x axis' name lies below
+    its tick labels."""
+    driver.set_window_size(1280, 900)
+    try:
+        driver.get(f"{big_site['base']}/index.html")
+        chart = driver.execute_script("""
+            const svg = document.querySelector('#plot svg'), r = svg.getBoundingClientRect();
+            const box = e => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
+            return {width: r.width, window: document.documentElement.clientWidth,
+                    shown: [...svg.querySelectorAll('g.legend text')].map(t => t.textContent),
+                    legend: [...svg.querySelectorAll('g.legend > title')].map(t => t.textContent),
+                    lines: [...svg.querySelectorAll('polyline.mu > title')].map(t => t.textContent),
+                    ticks: [...svg.querySelectorAll('text.x-tick')].map(box),
+                    axis: box(svg.querySelector('text.x-axis'))};""")
+        assert 900 <= chart["width"] <= 960 and chart["width"] <= chart["window"], chart
+        assert len(set(chart["shown"])) == 10 and all("…" in t for t in chart["shown"]), chart["shown"]
+        assert chart["legend"] == chart["lines"] and len(chart["legend"]) == 10
+        assert set(chart["legend"]) <= set(big_site["names"])
+        assert all(chart["axis"][1] >= bottom for *_, bottom in chart["ticks"]), chart  # below every tick label
+        driver.execute_script("document.getElementById('plot').scrollIntoView()")
+        shot(driver, "page-chart-1280")
     finally:
         driver.set_window_size(1400, 900)

@@ -4,8 +4,10 @@ the trick now, scores are whole numbers everywhere in a replay, the
 sidebars say things in words (no protocol identifiers), `referee replay`
 prints whole scores, and the last bot of a board shows a dash with a
 tooltip where the figures about the next bot down would be; the
-head-to-head counts ties and leaves pairs that never met empty; the rating
-chart tells its lines apart and labels its axes at round steps."""
+head-to-head counts ties and leaves pairs that never met empty, says what
+its colours mean, and tells bots with long, alike names apart; the rating
+chart tells its lines apart, labels its axes at round steps and names its
+lines in full in tooltips."""
 
 from __future__ import annotations
 
@@ -355,3 +357,50 @@ def test_a_smear_round_passed_out_names_no_seat_for_its_items(tmp_path):
     for view in views(3):
         rows = steps(read_log(path), view)[-1]["results"]["rows"]
         assert [r[:8] for r in rows] == [[str(k), "passed out", "-", "-", "-", "-", "-", "-"] for k in (1, 2)], rows
+
+
+LONG = [f"random-bot-with-long-name-{i:02d}" for i in range(1, 13)]
+
+
+def test_long_alike_names_keep_their_distinct_end_around_an_ellipsis():
+    assert svg.short_name("heuristic-04") == "heuristic-04"
+    assert svg.short_name("x" * svg.NAME_CHARS) == "x" * svg.NAME_CHARS
+    shown = [svg.short_name(n) for n in LONG]
+    assert shown[0] == "random-bot-…long-name-01"
+    assert len(set(shown)) == len(LONG) and all(len(s) == svg.NAME_CHARS for s in shown)
+    assert all(s.endswith(n[-9:]) for s, n in zip(shown, LONG))
+
+
+def test_the_head_to_head_shows_long_names_apart_with_their_rank_and_says_what_its_colours_mean(logs, tmp_path):
+    """Five bots named a-rather-long-bot-name-000-v12 and on: each row's
+    sticky cell holds its rank and the name shortened in the middle (the
+    full name its tooltip), all five distinct; the legend says what green
+    and red mean."""
+    site = game_report(tmp_path, "h2h-long", logs["doudizhu"])
+    for page in ("h2h.html", "index.html"):
+        html = (site / page).read_text()
+        assert ('<span class="win-more">green, bold</span>: ahead more often than behind, '
+                '<span class="win-less">red</span>: behind more often') in html
+        table = re.search(r'<table class="grid h2h">.*?</table>', html, re.S).group(0)
+        rows = re.findall(r'<tr data-bot="([^"]+)"><th class="l bot"><span class="rank">(\d+)</span>'
+                          r'<a href="[^"]+" title="([^"]+)">([^<]+)</a></th>', table)
+        assert [int(r) for _, r, _, _ in rows] == [1, 2, 3, 4, 5]
+        assert all(bot == title and shown == svg.short_name(bot) and "…" in shown for bot, _, title, shown in rows)
+        assert len({shown for *_, shown in rows}) == 5
+
+
+def test_the_rating_chart_names_long_lines_in_full_and_its_axis_under_the_ticks():
+    series = {n: [(x, 25 + k + x / 10, 2.0) for x in range(30)] for k, n in enumerate(LONG[:10])}
+    plot = svg.rating_plot(series)
+    legend = re.findall(r'<g class="legend"><title>([^<]+)</title><line [^>]+/><text [^>]+>([^<]+)</text></g>', plot)
+    assert [full for full, _ in legend] == LONG[:10]
+    assert [shown for _, shown in legend] == [svg.short_name(n) for n in LONG[:10]]
+    assert len({shown for _, shown in legend}) == 10
+    lines = re.findall(r'<polyline class="mu" data-bot="([^"]+)" [^>]+><title>([^<]+)</title></polyline>', plot)
+    assert lines == [(n, n) for n in LONG[:10]]
+    # the canvas takes the container's width, at most its own
+    assert re.match(r'<svg [^>]*viewBox="0 0 960 320" style="width: 100%; height: auto; max-width: 960px"', plot)
+    # the axis name sits under the tick labels, centred on the plot, clear of the first tick
+    ticks = [(float(x), float(y)) for x, y in re.findall(r'<text class="x-tick" x="([^"]+)" y="([^"]+)"', plot)]
+    x, y = (float(v) for v in re.search(r'<text x="([^"]+)" y="([^"]+)"[^>]* class="x-axis">match<', plot).groups())
+    assert all(y >= ty + 10 for _, ty in ticks) and x - ticks[0][0] > 100

@@ -123,7 +123,9 @@ def role_labels(game: str) -> dict[str, tuple[str, str]]:
 @functools.lru_cache(maxsize=1)
 def environment() -> Environment:
     """The Jinja2 environment of the page templates (HTML autoescaped), made once."""
-    return Environment(loader=PackageLoader("referee.web", "templates"), autoescape=select_autoescape(["html"]))
+    env = Environment(loader=PackageLoader("referee.web", "templates"), autoescape=select_autoescape(["html"]))
+    env.filters["short_name"] = svg.short_name  # a long bot name's start and end around an ellipsis
+    return env
 
 
 def replay_href(match_id: str, view: View = "all") -> str:

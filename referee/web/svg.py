@@ -15,6 +15,20 @@ DASHES = ("", "7 4", "2 3", "9 3 2 3")
 #: a time axis' tick steps in seconds: round minutes, hours and days
 TIME_STEPS = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400,
               2 * 86400, 7 * 86400, 14 * 86400, 28 * 86400)
+#: the most characters of a bot's name shown in a chart's legend and the head-to-head's bot column
+NAME_CHARS = 24
+
+
+def short_name(name: str, most: int = NAME_CHARS) -> str:
+    """``name`` as shown where room is short: whole if it has at most
+    ``most`` characters (>= 3), else its start and its end around an
+    ellipsis, ``most`` characters in all, the end kept at least as long as
+    the start (bots named alike differ at the end: ``bot-v12``, ``-03``).
+    Where it is shown shortened, the full name is in a tooltip."""
+    if len(name) <= most:
+        return name
+    head = (most - 1) // 2
+    return name[:head] + "…" + name[len(name) - (most - 1 - head):]
 
 
 def line_style(n: int) -> tuple[str, str]:
@@ -47,7 +61,7 @@ def utc_tick(step: float) -> Callable[[float], str]:
 
 
 def rating_plot(series: dict[str, list[tuple[float, float, float]]], band: bool = False,
-                width: int = 620, height: int = 260, by_time: bool = False) -> str:
+                width: int = 960, height: int = 320, by_time: bool = False) -> str:
     """A line per bot of TrueSkill mu after each of its matches.
 
     ``series``: bot -> ``[(x, mu, sigma)]`` in the order ratings were
@@ -55,13 +69,21 @@ def rating_plot(series: dict[str, list[tuple[float, float, float]]], band: bool 
     match finished (axis in UTC). With ``band`` (one bot) the band
     mu ± 3·sigma is shaded and the rating mu − 3·sigma drawn dashed. Lines
     are told apart by :func:`line_style`; both axes are labelled at round
-    steps (:func:`nice_step`; a time axis at round minutes, hours or days).
+    steps (:func:`nice_step`; a time axis at round minutes, hours or days),
+    the x axis named under its labels. Each line and legend entry has the
+    bot's full name as its ``<title>`` (a tooltip); the legend shows it
+    through :func:`short_name`.
+
+    The chart is drawn on a ``width`` x ``height`` (px) canvas and takes the
+    width of its container, at most ``width`` px, its height scaled alike.
     Returns an ``<svg>`` element as text; O(points)."""
     pts = [(i, mu, sg) for s in series.values() for i, mu, sg in s]
     if not pts:
-        return (f'<svg class="plot" width="{width}" height="60" role="img"><text x="12" y="34" '
+        return (f'<svg class="plot" width="{width}" height="60" style="width: 100%; max-width: {width}px" '
+                f'role="img"><text x="12" y="34" '
                 f'fill="#5f6b7a" font-size="13">no rated match yet</text></svg>')
-    left, right, top, bottom = 44, 12 + (150 if not band and len(series) > 1 else 0), 12, 28
+    legend = not band and len(series) > 1
+    left, right, top, bottom = 44, 12 + (190 if legend else 0), 12, 40
     xs = [p[0] for p in pts]
     x0, x1 = min(xs), max(xs)
     if band:
@@ -83,7 +105,8 @@ def rating_plot(series: dict[str, list[tuple[float, float, float]]], band: bool 
         return top + ph * (hi - v) / (hi - lo)
 
     out = [f'<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'viewBox="0 0 {width} {height}" role="img" font-size="11" font-family="sans-serif">']
+           f'viewBox="0 0 {width} {height}" style="width: 100%; height: auto; max-width: {width}px" role="img" '
+           f'font-size="11" font-family="sans-serif">']
     y_step = nice_step(hi - lo)
     digits = max(0, -math.floor(math.log10(y_step) + 1e-9))
     for v in ticks(lo, hi, y_step):  # horizontal grid and y labels
@@ -101,13 +124,14 @@ def rating_plot(series: dict[str, list[tuple[float, float, float]]], band: bool 
     x_ticks = ticks(x0, x1, x_step) or [x0]
     for i in x_ticks:  # a label near the right end ends there (the margin may be narrow)
         anchor = "end" if X(i) > left + pw - 24 and X(i) > left else "middle"
-        out.append(f'<text class="x-tick" x="{X(i):.1f}" y="{height - 10}" text-anchor="{anchor}" '
+        out.append(f'<text class="x-tick" x="{X(i):.1f}" y="{top + ph + 16}" text-anchor="{anchor}" '
                    f'fill="#5f6b7a">{label(i)}</text>')
     for n, (bot, s) in enumerate(series.items()):
         if not s:
             continue
         color, dash = line_style(n)
         dashed = f' stroke-dasharray="{dash}"' if dash else ""
+        name = f"<title>{escape(bot)}</title>"
         if band:
             upper = " ".join(f"{X(i):.1f},{Y(mu + 3 * sg):.1f}" for i, mu, sg in s)
             lower = " ".join(f"{X(i):.1f},{Y(mu - 3 * sg):.1f}" for i, mu, sg in reversed(s))
@@ -117,16 +141,17 @@ def rating_plot(series: dict[str, list[tuple[float, float, float]]], band: bool 
                        f'stroke-dasharray="5 4"/>')
         line = " ".join(f"{X(i):.1f},{Y(mu):.1f}" for i, mu, _ in s)
         out.append(f'<polyline class="mu" data-bot="{escape(bot)}" points="{line}" fill="none" stroke="{color}" '
-                   f'stroke-width="2"{dashed}/>')
+                   f'stroke-width="2"{dashed}>{name}</polyline>')
         if len(s) == 1:
             i, mu, _ = s[0]
-            out.append(f'<circle cx="{X(i):.1f}" cy="{Y(mu):.1f}" r="3" fill="{color}"/>')
-        if not band and len(series) > 1:
+            out.append(f'<circle cx="{X(i):.1f}" cy="{Y(mu):.1f}" r="3" fill="{color}">{name}</circle>')
+        if legend:
             ly = top + 14 + 16 * n
-            out.append(f'<line x1="{width - right + 12}" x2="{width - right + 30}" y1="{ly - 4}" y2="{ly - 4}" '
-                       f'stroke="{color}" stroke-width="3"{dashed}/>')
-            out.append(f'<text x="{width - right + 36}" y="{ly}" fill="#1d2430">{escape(bot[:22])}</text>')
+            out.append(f'<g class="legend">{name}<line x1="{width - right + 12}" x2="{width - right + 30}" '
+                       f'y1="{ly - 4}" y2="{ly - 4}" stroke="{color}" stroke-width="3"{dashed}/>'
+                       f'<text x="{width - right + 36}" y="{ly}" fill="#1d2430">{escape(short_name(bot))}</text></g>')
     axis = "finished (UTC)" if by_time else "match"
-    out.append(f'<text x="{left}" y="{height - 1}" fill="#5f6b7a" font-size="10" class="x-axis">{axis}</text>')
+    out.append(f'<text x="{left + pw / 2:.1f}" y="{height - 6}" text-anchor="middle" fill="#5f6b7a" font-size="10" '
+               f'class="x-axis">{axis}</text>')
     out.append("</svg>")
     return "".join(out)
