@@ -133,11 +133,14 @@ def test_node_bot_reports_bad_token_and_exits_nonzero(node_bot: str, tmp_path: P
 
 
 def test_node_bot_reports_unreachable_referee(node_bot: str) -> None:
-    """Nothing listening: a clear UNAVAILABLE message and exit status 1, not a hang."""
+    """Nothing listening: a clear UNAVAILABLE message and exit status 1, not a hang; the line
+    does not end with the empty "Resolution note: " grpc-js appends to such details."""
     r = subprocess.run(["node", "sample_bots/node/bot.js", "--referee", "127.0.0.1:1", "--token", "t"],
                        cwd=REPO, capture_output=True, text=True, timeout=60)
     assert r.returncode == 1
-    assert "UNAVAILABLE" in r.stderr, r.stderr
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("node-bot: connection ended: UNAVAILABLE: "), r.stderr
+    assert "Resolution note" not in r.stderr and not lines[0].endswith(" "), r.stderr
 
 
 def test_node_bot_rejects_bad_arguments(node_bot: str) -> None:

@@ -139,7 +139,9 @@ function main() {
   const onStatus = (st) => {
     if (st.code === grpc.status.OK) return finish(0);
     const name = Object.keys(grpc.status).find((k) => grpc.status[k] === st.code) || st.code;
-    return finish(1, `connection ended: ${name}: ${st.details}`);
+    // grpc-js may end the details with an empty "Resolution note: "
+    const details = String(st.details).replace(/\s*Resolution note:\s*$/, '');
+    return finish(1, `connection ended: ${name}: ${details}`);
   };
   call.on('error', onStatus);
   call.on('status', onStatus);

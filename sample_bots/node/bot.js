@@ -57,6 +57,14 @@ function mayReconnect(st) {
   return st.code === grpc.status.INTERNAL && String(st.details).startsWith('Received RST_STREAM');
 }
 
+/**
+ * The details of a final status `st`, without the empty "Resolution note: " grpc-js may end them
+ * with (e.g. "No connection established. Last error: ... ECONNREFUSED 127.0.0.1:1. Resolution note: ").
+ */
+function statusDetails(st) {
+  return String(st.details || st.message).replace(/\s*Resolution note:\s*$/, '');
+}
+
 // ----------------------------------------------------------------- arguments
 function usage(msg) {
   process.stderr.write(
@@ -358,7 +366,7 @@ function connectAndPlay(opts, v1, creds, rng, reconnecting) {
   function onStatus(st) {
     if (st.code === grpc.status.OK) return finish(0, "the stream ended without the referee's Goodbye");
     const name = Object.keys(grpc.status).find((k) => grpc.status[k] === st.code) || String(st.code);
-    const why = `${name}: ${st.details || st.message}`;
+    const why = `${name}: ${statusDetails(st)}`;
     if (mayReconnect(st)) return finish(1, why);
     return finish(1, null, `connection ended: ${why}`);
   }
