@@ -66,6 +66,9 @@ def parse_args(default_name: str, argv: list[str] | None = None,
     if extra:
         extra(ap)
     args = ap.parse_args(argv)
+    # a bot the referee launched (token on REFEREE_TOKEN_FD) writes stderr to a file the referee
+    # keeps, not to a person: it does not announce its first connection (see _connect_and_play)
+    args.launched = args.token is None and bool(os.environ.get("REFEREE_TOKEN_FD"))
     if args.token is None:
         try:
             args.token = token_from_environment()
@@ -101,6 +104,9 @@ def token_from_environment() -> str | None:
 def run(choose: Chooser, args: argparse.Namespace, version: str = "1") -> int:
     """Play until the referee ends the connection. Returns a process exit code.
 
+    On stderr, a bot run by hand (not ``args.launched``) says
+    ``NAME: connected to ADDR; waiting for matches`` when first welcomed.
+
     With ``args.reconnect`` > 0 (seconds), a connection lost, a referee that
     cannot be reached or a Goodbye saying the referee shuts down is followed
     by new connections with the same Hello, ``FIRST_RETRY_S`` apart doubling
@@ -109,9 +115,11 @@ def run(choose: Chooser, args: argparse.Namespace, version: str = "1") -> int:
     patience = getattr(args, "reconnect", 0) or 0
     lost_at: float | None = None  # time.monotonic() when the connection was lost; None while connected
     delay = FIRST_RETRY_S
+    was_welcomed = False  # an earlier connection was welcomed: a new welcome is a return
     try:
         while True:
-            code, why, welcomed = _connect_and_play(choose, args, version, reconnecting=lost_at is not None)
+            code, why, welcomed = _connect_and_play(choose, args, version, reconnecting=was_welcomed)
+            was_welcomed = was_welcomed or welcomed
             if why is None or patience <= 0:
                 if why is not None and code != 0:
                     print(f"{args.name}: connection ended: {why}", file=sys.stderr)
@@ -132,11 +140,24 @@ def run(choose: Chooser, args: argparse.Namespace, version: str = "1") -> int:
         return 130
 
 
+def _rejection(r: pb.ActionResult) -> str:
+    """The stderr line (without the name) for an answer the referee did not
+    apply: ``request N rejected: FAULT RULE MESSAGE`` (empty parts left out),
+    or, for a reply naming a match this connection no longer sits in
+    (``unknown_request`` without a ``match_id``: the match ended, for
+    instance aborted by a referee shutting down, while the reply was on its
+    way), that the reply came after its match ended."""
+    if r.fault == "unknown_request" and not r.match_id:
+        return f"reply to request {r.request_id} came after its match ended; the referee ignored it"
+    return f"request {r.request_id} rejected: " + " ".join(part for part in (r.fault, r.rule, r.message) if part)
+
+
 def _connect_and_play(choose: Chooser, args: argparse.Namespace, version: str,
                       reconnecting: bool) -> tuple[int, str | None, bool]:
     """One connection: Hello, then play until it ends. Returns (exit code,
     why a new connection may help or ``None`` when it would not, whether the
-    referee welcomed this connection)."""
+    referee welcomed this connection). ``reconnecting``: an earlier connection
+    was welcomed (this welcome is reported as a return)."""
     outbox: "queue.Queue[pb.BotMessage | None]" = queue.Queue()
     outbox.put(pb.BotMessage(hello=pb.Hello(
         bot_name=args.name, bot_version=version, token=args.token, protocol_version=1,
@@ -162,6 +183,8 @@ def _connect_and_play(choose: Chooser, args: argparse.Namespace, version: str,
                 welcomed = True
                 if reconnecting:
                     print(f"{args.name}: reconnected to {args.referee}", file=sys.stderr)
+                elif not getattr(args, "launched", False):
+                    print(f"{args.name}: connected to {args.referee}; waiting for matches", file=sys.stderr)
             elif which == "match_started":
                 matches[msg.match_started.match_id] = msg.match_started
             elif which == "decision_request":
@@ -170,9 +193,7 @@ def _connect_and_play(choose: Chooser, args: argparse.Namespace, version: str,
                 outbox.put(pb.BotMessage(action_reply=pb.ActionReply(
                     match_id=req.match_id, request_id=req.request_id, action=action)))
             elif which == "action_result" and not msg.action_result.accepted:
-                r = msg.action_result
-                print(f"{args.name}: request {r.request_id} rejected: {r.fault} {r.rule} {r.message}",
-                      file=sys.stderr)
+                print(f"{args.name}: {_rejection(msg.action_result)}", file=sys.stderr)
             elif which == "match_ended":
                 matches.pop(msg.match_ended.match_id, None)
             elif which == "goodbye":

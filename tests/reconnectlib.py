@@ -1,10 +1,12 @@
-"""The ``--reconnect SECONDS`` scenarios every sample bot (Python, Node, C++)
-must pass, for tests/test_bot_reconnect.py, tests/test_node_bot.py and
-tests/test_cpp_bot.py: a bot connected on its own comes back to a referee
+"""The ``--reconnect SECONDS`` and stderr scenarios every sample bot (Python,
+Node, C++) must pass, for tests/test_bot_reconnect.py, tests/test_node_bot.py
+and tests/test_cpp_bot.py: a bot connected on its own comes back to a referee
 that restarted on the same address, and plays there; without the option it
 exits as before; a refusal a new connection cannot cure (a bad token) is
 never retried; Ctrl-C while it waits to reconnect exits 130 quietly; a
-negative value is a usage error.
+negative value is a usage error. On stderr, a bot run by hand says it is
+connected and waiting, a launched one does not; a reply to a match that has
+ended is reported as such, other rejections with single spaces.
 
 Real processes and real gRPC on loopback: an in-process Referee on
 127.0.0.1 (port 0, then the same port again) and the bot as a child process
@@ -22,7 +24,9 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from cardgames.v1 import referee_pb2 as pb
 from conftest import ROOT, aio_bot, run, stop_process
+from referee.bots import BotProcess
 from referee.runner import MatchSpec
 from referee.service import Referee
 
@@ -47,6 +51,11 @@ async def _until(cond: Callable[[], bool], what: str, timeout_s: float = 30) -> 
 
 def _connected(ref: Referee) -> bool:
     return any(c.token == TOKEN and not c.closed.is_set() for c in ref.connections)
+
+
+def connected_line(port: int) -> str:
+    """What ``rb`` run by hand says on stderr once the referee on 127.0.0.1:PORT welcomed it."""
+    return f"rb: connected to 127.0.0.1:{port}; waiting for matches"
 
 
 async def _start(tmp: Path, port: int = 0) -> Referee:
@@ -79,9 +88,11 @@ def comes_back_to_a_restarted_referee_and_plays(bot_argv: list[str], tmp_path: P
     under the bot without one, as a killed process would - and the same
     process connects to a new referee on the same port and plays a match."""
     err = tmp_path / "bot.err"
+    ports: list[int] = []
 
     async def body() -> None:
         first = await _start(tmp_path / "first")
+        ports.append(first.port)
         refs = [first]
         bot = _bot(bot_argv, first.port, err, "--reconnect", "60")
         try:
@@ -109,9 +120,11 @@ def comes_back_to_a_restarted_referee_and_plays(bot_argv: list[str], tmp_path: P
 
     run(body())
     text = err.read_text()
+    lines = text.splitlines()
+    assert lines[0] == connected_line(ports[0]) and text.count("waiting for matches") == 1, text
     assert "rb: lost the referee at 127.0.0.1:" in text, text
     assert ("Goodbye: referee shutting down" in text) == goodbye, text
-    assert "rb: reconnected to 127.0.0.1:" in text, text
+    assert f"rb: reconnected to 127.0.0.1:{ports[0]}" in lines, text
     assert TOKEN not in text
 
 
@@ -119,8 +132,11 @@ def exits_without_reconnect_and_never_retries_a_bad_token(bot_argv: list[str], t
     """Without the option the bot exits 0 after the referee's Goodbye, as
     before; with ``--reconnect 1`` it gives up (exit 1) when nobody answers on
     the port for 1 s; a bad token is refused at once, never retried."""
+    ports: list[int] = []
+
     async def body() -> None:
         ref = await _start(tmp_path / "ref")
+        ports.append(ref.port)
         plain = _bot(bot_argv, ref.port, tmp_path / "plain.err")
         brief = _bot(bot_argv, ref.port, tmp_path / "brief.err", "--reconnect", "1")
         bad = _bot(bot_argv, ref.port, tmp_path / "bad.err", "--reconnect", "60", token="not-a-registered-token")
@@ -137,9 +153,10 @@ def exits_without_reconnect_and_never_retries_a_bad_token(bot_argv: list[str], t
 
     run(body())
     bad = (tmp_path / "bad.err").read_text()
-    assert "UNAUTHENTICATED" in bad and "reconnect" not in bad, bad
-    assert (tmp_path / "plain.err").read_text() == ""
+    assert "UNAUTHENTICATED" in bad and "reconnect" not in bad and "connected to" not in bad, bad
+    assert (tmp_path / "plain.err").read_text() == connected_line(ports[0]) + "\n"
     brief = (tmp_path / "brief.err").read_text()
+    assert brief.startswith(connected_line(ports[0]) + "\n"), brief
     assert "rb: lost the referee at 127.0.0.1:" in brief, brief
     assert "rb: could not reconnect to 127.0.0.1:" in brief and "giving up" in brief, brief
 
@@ -171,3 +188,75 @@ def a_negative_value_is_a_usage_error(bot_argv: list[str]) -> None:
     r = subprocess.run([*bot_argv, "--referee", "127.0.0.1:1", "--reconnect", "-1"], cwd=ROOT, capture_output=True,
                        text=True, timeout=60, env={**os.environ, "REFEREE_TOKEN": TOKEN})
     assert r.returncode == 2 and "--reconnect" in r.stderr and "Traceback" not in r.stderr, (r.returncode, r.stderr)
+
+
+def reports_its_connection_and_rejections_on_stderr(bot_argv: list[str], tmp_path: Path) -> None:
+    """Run by hand, the bot says ``NAME: connected to ADDR; waiting for
+    matches`` once welcomed. The referee then sends it a request of a match
+    the connection does not sit in, as after a match ended under a reply on
+    its way: the bot's reply is refused (``unknown_request``, no
+    ``match_id``), which the bot reports as a reply that came after its
+    match ended; an ``ActionResult`` without a rule is printed with single
+    spaces. The referee's Goodbye ends the bot (exit 0): three lines in all."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    err = tmp_path / "bot.err"
+    ports: list[int] = []
+
+    async def body() -> None:
+        ref = await _start(tmp_path / "ref")
+        ports.append(ref.port)
+        bot = None
+        try:
+            bot = _bot(bot_argv, ref.port, err)
+            await _until(lambda: "waiting for matches" in err.read_text(), "the bot's connected line")
+            (conn,) = [c for c in ref.connections if c.token == TOKEN and not c.closed.is_set()]
+            pass_action = pb.Action(kind=pb.ACTION_KIND_PASS)
+            conn.post(pb.RefereeMessage(decision_request=pb.DecisionRequest(
+                match_id="ended-match", request_id=4242, kind=pb.DECISION_KIND_PLAY, legal_actions=[pass_action],
+                legal_actions_complete=True, time_left_ms=1000)))
+            await _until(lambda: "4242" in err.read_text(), "the bot's line about its late reply")
+            conn.post(pb.RefereeMessage(action_result=pb.ActionResult(
+                match_id="some-match", request_id=7, accepted=False, fault="timeout",
+                message="no answer within 1000 ms", applied=pass_action)))
+            await _until(lambda: "request 7" in err.read_text(), "the bot's rejection line")
+            await ref.stop(0.2)  # Goodbye "referee shutting down"
+            assert await _exit_code(bot) == 0
+        finally:
+            if bot is not None:
+                stop_process(bot)
+            await ref.stop(0.2)
+
+    run(body())
+    assert err.read_text().splitlines() == [
+        connected_line(ports[0]),
+        "rb: reply to request 4242 came after its match ended; the referee ignored it",
+        "rb: request 7 rejected: timeout no answer within 1000 ms",
+    ]
+
+
+def says_nothing_on_connecting_when_launched(bot_argv: list[str], tmp_path: Path) -> None:
+    """Launched by the referee (token on ``REFEREE_TOKEN_FD``, stderr to a
+    file the referee keeps), the bot does not announce its connection: after
+    a connection and the referee's Goodbye its stderr is empty."""
+    launched: list[BotProcess] = []
+
+    async def body() -> None:
+        ref = Referee(tmp_path / "ref")
+        await ref.start("127.0.0.1", 0)
+        token = ref.new_token("rb")
+        try:
+            bot = BotProcess(" ".join(bot_argv), "launched", f"127.0.0.1:{ref.port}", token, tmp_path / "logs",
+                             cwd_for_relative=ROOT)
+            launched.append(bot)
+            bot.start()
+            await _until(lambda: any(c.token == token for c in ref.connections), "the launched bot to connect")
+            await ref.stop(0.2)  # Goodbye: the bot exits 0
+            await _until(lambda: bot.poll() is not None, "the launched bot to exit")
+            assert bot.poll() == 0, bot.tail_stderr()
+        finally:
+            for bot in launched:
+                bot.stop()
+            await ref.stop(0.2)
+
+    run(body())
+    assert launched[0].stderr_path.read_text() == ""

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from reconnectlib import reports_its_connection_and_rejections_on_stderr
 from referee.botnew import new_bot
 
 REPO = Path(__file__).resolve().parent.parent
@@ -122,12 +123,17 @@ def test_cli_creates_missing_parent_and_prints_next_steps(tmp_path: Path) -> Non
 # ----------------------------------------------------------------------------- real matches
 # (the bots are written to a directory every uid can read, as a user's would be: bots run under their own uid)
 def test_python_skeleton_finishes_a_real_match(shared_tmp: Path) -> None:
+    """Launched, it plays without a fault and says nothing on stderr; run by hand, it
+    says it is connected and reports rejections as the sample bots do."""
     tmp_path = shared_tmp
     r = run_referee(["bot", "new", "pyskel", "--lang", "python", "--dir", str(tmp_path)])
     assert r.returncode == 0, r.stderr
     out = play_seat0(f"python {tmp_path / 'pyskel' / 'bot.py'} --seed 5", tmp_path / "logs")
     assert out["status"] == "complete"
     assert [f for f in out["faults"] if f["seat"] == 0] == []
+    assert next((tmp_path / "logs").glob("*.seat0.stderr")).read_text() == ""
+    reports_its_connection_and_rejections_on_stderr([sys.executable, str(tmp_path / "pyskel" / "bot.py")],
+                                                    tmp_path / "by-hand")
 
 
 def test_python_skeleton_relative_path_from_its_folder(shared_tmp: Path) -> None:
@@ -158,3 +164,11 @@ def test_node_skeleton_finishes_a_real_match(shared_tmp: Path) -> None:
     out = play_seat0(f"node {folder / 'bot.js'} --seed 5", tmp_path / "logs")
     assert out["status"] == "complete"
     assert [f for f in out["faults"] if f["seat"] == 0] == []
+    assert next((tmp_path / "logs").glob("*.seat0.stderr")).read_text() == ""  # launched: nothing to say
+    # run by hand: says it is connected, reports rejections as the sample bots do
+    reports_its_connection_and_rejections_on_stderr(["node", str(folder / "bot.js")], tmp_path / "by-hand")
+    # nothing listening: UNAVAILABLE, without the empty "Resolution note: " grpc-js appends
+    r = subprocess.run(["node", str(folder / "bot.js"), "--referee", "127.0.0.1:1", "--token", "t"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and "jsskel: connection ended: UNAVAILABLE: " in r.stderr, r.stderr
+    assert "Resolution note" not in r.stderr and not r.stderr.rstrip("\n").endswith(" "), r.stderr

@@ -21,7 +21,8 @@ import pytest
 
 from conftest import ROOT, shared_dir
 from reconnectlib import (a_negative_value_is_a_usage_error, comes_back_to_a_restarted_referee_and_plays,
-                          ctrl_c_while_reconnecting_exits_130, exits_without_reconnect_and_never_retries_a_bad_token)
+                          ctrl_c_while_reconnecting_exits_130, exits_without_reconnect_and_never_retries_a_bad_token,
+                          reports_its_connection_and_rejections_on_stderr, says_nothing_on_connecting_when_launched)
 
 RANDOM_BOT = "python sample_bots/random_bot.py"
 HEURISTIC_BOT = "python sample_bots/heuristic_bot.py"
@@ -82,7 +83,8 @@ def test_cpp_bot_plays_a_match_of_every_game(cpp_bot: str, tmp_path: Path, game:
     assert [f for f in out["faults"] if f["seat"] == seat] == []
     assert seat not in out["forfeited"]
     stderr = next(tmp_path.glob(f"*.seat{seat}.stderr")).read_text()
-    assert "not applied" not in stderr and "connection ended" not in stderr, stderr
+    assert "rejected" not in stderr and "connection ended" not in stderr, stderr
+    assert "connected to" not in stderr, stderr  # launched: its connection is not announced
 
 
 def test_cpp_bot_in_a_short_tournament(cpp_bot: str, tmp_path: Path) -> None:
@@ -167,3 +169,11 @@ def test_cpp_bot_ctrl_c_while_reconnecting_exits_130(cpp_bot: str, tmp_path: Pat
 
 def test_cpp_bot_rejects_a_negative_reconnect(cpp_bot: str) -> None:
     a_negative_value_is_a_usage_error([cpp_bot])
+
+
+def test_cpp_bot_reports_its_connection_and_a_reply_after_its_match_ended(cpp_bot: str, tmp_path: Path) -> None:
+    reports_its_connection_and_rejections_on_stderr([cpp_bot], tmp_path)
+
+
+def test_cpp_bot_launched_says_nothing_on_connecting(cpp_bot: str, tmp_path: Path) -> None:
+    says_nothing_on_connecting_when_launched([cpp_bot], tmp_path)

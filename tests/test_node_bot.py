@@ -22,7 +22,8 @@ import pytest
 
 from conftest import stop_process
 from reconnectlib import (a_negative_value_is_a_usage_error, comes_back_to_a_restarted_referee_and_plays,
-                          ctrl_c_while_reconnecting_exits_130, exits_without_reconnect_and_never_retries_a_bad_token)
+                          ctrl_c_while_reconnecting_exits_130, exits_without_reconnect_and_never_retries_a_bad_token,
+                          reports_its_connection_and_rejections_on_stderr, says_nothing_on_connecting_when_launched)
 
 REPO = Path(__file__).resolve().parent.parent
 NODE_DIR = REPO / "sample_bots" / "node"
@@ -97,6 +98,7 @@ def test_node_bot_plays_a_full_match(node_bot: str, tmp_path: Path) -> None:
     assert 0 not in out["forfeited"]
     stderr = next(tmp_path.glob("*.seat0.stderr")).read_text()
     assert "rejected" not in stderr and "connection ended" not in stderr, stderr
+    assert "connected to" not in stderr, stderr  # launched: its connection is not announced
 
 
 def test_node_bot_in_the_middle_seat_with_4_players(node_bot: str, tmp_path: Path) -> None:
@@ -133,11 +135,14 @@ def test_node_bot_reports_bad_token_and_exits_nonzero(node_bot: str, tmp_path: P
 
 
 def test_node_bot_reports_unreachable_referee(node_bot: str) -> None:
-    """Nothing listening: a clear UNAVAILABLE message and exit status 1, not a hang."""
+    """Nothing listening: a clear UNAVAILABLE message and exit status 1, not a hang; the line
+    does not end with the empty "Resolution note: " grpc-js appends to such details."""
     r = subprocess.run(["node", "sample_bots/node/bot.js", "--referee", "127.0.0.1:1", "--token", "t"],
                        cwd=REPO, capture_output=True, text=True, timeout=60)
     assert r.returncode == 1
-    assert "UNAVAILABLE" in r.stderr, r.stderr
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("node-bot: connection ended: UNAVAILABLE: "), r.stderr
+    assert "Resolution note" not in r.stderr and not lines[0].endswith(" "), r.stderr
 
 
 def test_node_bot_rejects_bad_arguments(node_bot: str) -> None:
@@ -348,3 +353,11 @@ def test_node_bot_ctrl_c_while_reconnecting_exits_130(node_bot: str, tmp_path: P
 
 def test_node_bot_rejects_a_negative_reconnect(node_bot: str) -> None:
     a_negative_value_is_a_usage_error(node_bot.split())
+
+
+def test_node_bot_reports_its_connection_and_a_reply_after_its_match_ended(node_bot: str, tmp_path: Path) -> None:
+    reports_its_connection_and_rejections_on_stderr(node_bot.split(), tmp_path)
+
+
+def test_node_bot_launched_says_nothing_on_connecting(node_bot: str, tmp_path: Path) -> None:
+    says_nothing_on_connecting_when_launched(node_bot.split(), tmp_path)

@@ -62,7 +62,9 @@ function parseArgs(argv) {
     opts[keys[flag]] = inline !== undefined ? inline : argv[++i];
   }
   // the referee hands a bot it launches its token on the descriptor REFEREE_TOKEN_FD names
-  // (never in the environment nor on the command line); a bot on its own: REFEREE_TOKEN
+  // (never in the environment nor on the command line); a bot on its own: REFEREE_TOKEN.
+  // A launched bot's stderr goes to a file the referee keeps: it does not announce its connection.
+  opts.launched = opts.token === undefined && Boolean(process.env.REFEREE_TOKEN_FD);
   if (opts.token === undefined) opts.token = tokenFromEnvironment();
   if (!opts.referee || !opts.token) fail(2, 'usage: bot.js --referee HOST:PORT [--token T] [--name N] [--seed S] [--tls-ca FILE] (token: --token or REFEREE_TOKEN)');
   return opts;
@@ -119,7 +121,9 @@ function main() {
   };
 
   call.on('data', (msg) => {
-    if (msg.msg === 'match_started') {
+    if (msg.msg === 'welcome') {
+      if (!opts.launched) process.stderr.write(`${opts.name}: connected to ${opts.referee}; waiting for matches\n`);
+    } else if (msg.msg === 'match_started') {
       matches.set(msg.match_started.match_id, msg.match_started);
     } else if (msg.msg === 'decision_request') {
       const req = msg.decision_request;
@@ -128,18 +132,26 @@ function main() {
                                    action: { kind: a.kind, cards: a.cards || [], amount: a.amount || 0 } } });
     } else if (msg.msg === 'action_result' && !msg.action_result.accepted) {
       const r = msg.action_result;
-      process.stderr.write(`${opts.name}: request ${r.request_id} rejected: ${r.fault} ${r.rule} ${r.message}\n`);
+      if (r.fault === 'unknown_request' && !r.match_id) { // the match ended while the reply was on its way
+        process.stderr.write(`${opts.name}: reply to request ${r.request_id} came after its match ended; ` +
+                             'the referee ignored it\n');
+      } else {
+        const why = [r.fault, r.rule, r.message].filter((part) => part).join(' ');
+        process.stderr.write(`${opts.name}: request ${r.request_id} rejected: ${why}\n`);
+      }
     } else if (msg.msg === 'match_ended') {
       matches.delete(msg.match_ended.match_id);
     } else if (msg.msg === 'goodbye') {
       call.end();
       finish(0);
-    } // 'welcome' and 'event' need no answer
+    } // 'event' needs no answer
   });
   const onStatus = (st) => {
     if (st.code === grpc.status.OK) return finish(0);
     const name = Object.keys(grpc.status).find((k) => grpc.status[k] === st.code) || st.code;
-    return finish(1, `connection ended: ${name}: ${st.details}`);
+    // grpc-js may end the details with an empty "Resolution note: "
+    const details = String(st.details).replace(/\s*Resolution note:\s*$/, '');
+    return finish(1, `connection ended: ${name}: ${details}`);
   };
   call.on('error', onStatus);
   call.on('status', onStatus);

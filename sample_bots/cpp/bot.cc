@@ -11,7 +11,9 @@
 // REFEREE_TOKEN (a bot connecting on its own).
 //
 // Behaviour: sends a Hello (protocol_version 1; games [] = every game unless
-// --games; events bundled into the decision requests), then answers every
+// --games; events bundled into the decision requests) and, run by hand (not
+// launched by the referee), says "NAME: connected to ADDR; waiting for
+// matches" on stderr once welcomed; then answers every
 // DecisionRequest with one of its legal_actions, chosen uniformly with a
 // seeded RNG, echoing match_id and request_id. It plays every game.
 // Exit status: 0 after a Goodbye or a normal end of the stream; 1 with
@@ -72,6 +74,9 @@ struct Options {
   unsigned max_matches = 1;
   double reconnect = 0;  // seconds; 0: exit when the connection ends
   bool verbose = false;
+  // launched by the referee (token on REFEREE_TOKEN_FD): its stderr goes to a file the
+  // referee keeps, not to a person, so the first connection is not announced
+  bool launched = false;
 };
 
 [[noreturn]] void Usage(const std::string& error) {
@@ -174,7 +179,11 @@ Options ParseArgs(int argc, char** argv) {
     }
   }
   if (o.referee.empty()) Usage("--referee HOST:PORT is required");
-  if (!have_token) o.token = TokenFromEnvironment();
+  if (!have_token) {
+    const char* fd_text = std::getenv("REFEREE_TOKEN_FD");
+    o.launched = fd_text != nullptr && *fd_text != '\0';
+    o.token = TokenFromEnvironment();
+  }
   if (o.token.empty()) Usage("no token: set REFEREE_TOKEN or pass --token");
   return o;
 }
@@ -237,6 +246,22 @@ const char* StatusName(grpc::StatusCode code) {
   }
 }
 
+// The stderr line (without the name) for an answer the referee did not apply:
+// "request N rejected: FAULT RULE MESSAGE" (empty parts left out), or, for a
+// reply naming a match this connection no longer sits in (unknown_request
+// without a match_id: the match ended, for instance aborted by a referee
+// shutting down, while the reply was on its way), that the reply came after
+// its match ended.
+std::string Rejection(const pb::ActionResult& r) {
+  const std::string request = std::to_string(r.request_id());
+  if (r.fault() == "unknown_request" && r.match_id().empty())
+    return "reply to request " + request + " came after its match ended; the referee ignored it";
+  std::string line = "request " + request + " rejected:";
+  for (const std::string* part : {&r.fault(), &r.rule(), &r.message()})
+    if (!part->empty()) line += " " + *part;
+  return line;
+}
+
 // How one connection ended.
 struct Outcome {
   int exit_code = 0;
@@ -245,7 +270,8 @@ struct Outcome {
 };
 
 // One connection: Hello, then play until it ends. `reconnecting`: an earlier
-// connection was lost (a welcome is then reported on stderr).
+// connection was welcomed (this welcome is reported as a return); else a bot
+// run by hand (not opts.launched) reports its first welcome.
 Outcome ConnectAndPlay(const Options& opts, std::mt19937_64& rng, bool reconnecting) {
   auto stub = pb::RefereeService::NewStub(MakeChannel(opts));
   grpc::ClientContext context;
@@ -269,7 +295,11 @@ Outcome ConnectAndPlay(const Options& opts, std::mt19937_64& rng, bool reconnect
     switch (msg.msg_case()) {
       case pb::RefereeMessage::kWelcome:
         outcome.welcomed = true;
-        if (reconnecting) std::cerr << opts.name << ": reconnected to " << opts.referee << "\n";
+        if (reconnecting) {
+          std::cerr << opts.name << ": reconnected to " << opts.referee << "\n";
+        } else if (!opts.launched) {
+          std::cerr << opts.name << ": connected to " << opts.referee << "; waiting for matches\n";
+        }
         break;
       case pb::RefereeMessage::kDecisionRequest: {
         const pb::DecisionRequest& req = msg.decision_request();
@@ -289,8 +319,7 @@ Outcome ConnectAndPlay(const Options& opts, std::mt19937_64& rng, bool reconnect
       }
       case pb::RefereeMessage::kActionResult:
         // Only sent when the referee did not apply our answer as given.
-        std::cerr << opts.name << ": request " << msg.action_result().request_id() << " not applied: "
-                  << msg.action_result().fault() << " " << msg.action_result().message() << "\n";
+        std::cerr << opts.name << ": " << Rejection(msg.action_result()) << "\n";
         break;
       case pb::RefereeMessage::kGoodbye:
         // the end of this bot's work, unless the referee is going away (a new one may come back)
@@ -331,8 +360,10 @@ int Run(const Options& opts, std::mt19937_64& rng) {
   using Clock = std::chrono::steady_clock;
   std::optional<Clock::time_point> lost_at;  // when the connection was lost; empty while connected
   double delay = kFirstRetrySeconds;
+  bool was_welcomed = false;  // an earlier connection was welcomed: a new welcome is a return
   while (true) {
-    const Outcome outcome = ConnectAndPlay(opts, rng, lost_at.has_value());
+    const Outcome outcome = ConnectAndPlay(opts, rng, was_welcomed);
+    was_welcomed = was_welcomed || outcome.welcomed;
     const std::string why = outcome.why.value_or("");
     if (!outcome.why || opts.reconnect <= 0) {
       if (outcome.why && outcome.exit_code != 0) std::cerr << opts.name << ": connection ended: " << why << "\n";

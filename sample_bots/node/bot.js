@@ -15,7 +15,9 @@
 // @grpc/proto-loader, so there is no copied or generated protocol code.
 //
 // Behaviour: sends a Hello (protocol_version 1, games [] = every game unless
-// --games), answers every DecisionRequest with one of its legal_actions
+// --games) and, run by hand (not launched by the referee), says
+// "NAME: connected to ADDR; waiting for matches" on stderr once welcomed;
+// answers every DecisionRequest with one of its legal_actions
 // (seeded RNG), echoing match_id and request_id. Dou Dizhu gets one cheap
 // heuristic (see chooseDoudizhu); every other game plays uniformly at random.
 // Exit status: 0 after a Goodbye or when the referee ends the stream
@@ -57,6 +59,28 @@ function mayReconnect(st) {
   return st.code === grpc.status.INTERNAL && String(st.details).startsWith('Received RST_STREAM');
 }
 
+/**
+ * The details of a final status `st`, without the empty "Resolution note: " grpc-js may end them
+ * with (e.g. "No connection established. Last error: ... ECONNREFUSED 127.0.0.1:1. Resolution note: ").
+ */
+function statusDetails(st) {
+  return String(st.details || st.message).replace(/\s*Resolution note:\s*$/, '');
+}
+
+/**
+ * The stderr line (without the name) for an ActionResult `r` the referee did not apply:
+ * "request N rejected: FAULT RULE MESSAGE" (empty parts left out), or, for a reply naming a
+ * match this connection no longer sits in (unknown_request without a match_id: the match
+ * ended, for instance aborted by a referee shutting down, while the reply was on its way),
+ * that the reply came after its match ended.
+ */
+function rejection(r) {
+  if (r.fault === 'unknown_request' && !r.match_id) {
+    return `reply to request ${r.request_id} came after its match ended; the referee ignored it`;
+  }
+  return `request ${r.request_id} rejected: ` + [r.fault, r.rule, r.message].filter((part) => part).join(' ');
+}
+
 // ----------------------------------------------------------------- arguments
 function usage(msg) {
   process.stderr.write(
@@ -92,6 +116,9 @@ function parseArgs(argv) {
     opts[key] = value;
   }
   if (!opts.referee) usage('--referee HOST:PORT is required');
+  // a bot the referee launched (token on REFEREE_TOKEN_FD) writes stderr to a file the referee
+  // keeps, not to a person: it does not announce its first connection (see connectAndPlay)
+  opts.launched = opts.token === undefined && Boolean(process.env.REFEREE_TOKEN_FD);
   if (opts.token === undefined) opts.token = tokenFromEnvironment(usage);
   if (!opts.token) usage('no token: set REFEREE_TOKEN or pass --token');
   if (opts.seed !== null) {
@@ -282,7 +309,8 @@ function loadProtocol() {
  * One connection: Hello, then play until it ends. Resolves to {code, why,
  * welcomed}: the exit code, why a new connection may help (null when it would
  * not) and whether the referee welcomed this connection. `reconnecting` says
- * the bot lost an earlier connection (a welcome is then reported on stderr).
+ * an earlier connection was welcomed (this welcome is reported as a return);
+ * else a bot run by hand (not opts.launched) reports its first welcome.
  */
 function connectAndPlay(opts, v1, creds, rng, reconnecting) {
   let resolve;
@@ -310,7 +338,11 @@ function connectAndPlay(opts, v1, creds, rng, reconnecting) {
     switch (msg.msg) {
       case 'welcome':
         welcomed = true;
-        if (reconnecting) process.stderr.write(`${opts.name}: reconnected to ${opts.referee}\n`);
+        if (reconnecting) {
+          process.stderr.write(`${opts.name}: reconnected to ${opts.referee}\n`);
+        } else if (!opts.launched) {
+          process.stderr.write(`${opts.name}: connected to ${opts.referee}; waiting for matches\n`);
+        }
         break;
       case 'match_started':
         matches.set(msg.match_started.match_id, msg.match_started);
@@ -335,9 +367,7 @@ function connectAndPlay(opts, v1, creds, rng, reconnecting) {
       }
       case 'action_result': {
         const r = msg.action_result;
-        if (!r.accepted) {
-          process.stderr.write(`${opts.name}: request ${r.request_id} rejected: ${r.fault} ${r.rule} ${r.message}\n`);
-        }
+        if (!r.accepted) process.stderr.write(`${opts.name}: ${rejection(r)}\n`);
         break;
       }
       case 'match_ended':
@@ -358,7 +388,7 @@ function connectAndPlay(opts, v1, creds, rng, reconnecting) {
   function onStatus(st) {
     if (st.code === grpc.status.OK) return finish(0, "the stream ended without the referee's Goodbye");
     const name = Object.keys(grpc.status).find((k) => grpc.status[k] === st.code) || String(st.code);
-    const why = `${name}: ${st.details || st.message}`;
+    const why = `${name}: ${statusDetails(st)}`;
     if (mayReconnect(st)) return finish(1, why);
     return finish(1, null, `connection ended: ${why}`);
   }
@@ -391,8 +421,10 @@ async function run(opts, v1, creds, rng) {
   const patience = opts.reconnect;
   let lostAt = null; // performance.now() when the connection was lost; null while connected
   let delay = FIRST_RETRY_MS;
+  let wasWelcomed = false; // an earlier connection was welcomed: a new welcome is a return
   for (;;) {
-    const { code, why, welcomed } = await connectAndPlay(opts, v1, creds, rng, lostAt !== null);
+    const { code, why, welcomed } = await connectAndPlay(opts, v1, creds, rng, wasWelcomed);
+    wasWelcomed = wasWelcomed || welcomed;
     if (why === null || patience <= 0) {
       if (why !== null && code !== 0) say(`connection ended: ${why}`);
       return code;
