@@ -1,9 +1,11 @@
 """``referee bot new``: the skeletons it writes, and that they play real matches.
 
 The end-to-end cases run ``referee bot new`` then ``referee match doudizhu``
-as subprocesses over loopback gRPC. The Node case is skipped only when
-``node`` is not installed; it runs ``npm install`` in the generated folder,
-as its README tells a user to (npm registry or a warm npm cache needed).
+as subprocesses over loopback gRPC. The Node cases are skipped only when
+``node`` is not installed; they share one generated folder in which
+``npm install`` runs once, as its README tells a user to (npm registry or a
+warm npm cache needed). The Node skeleton's ``--reconnect SECONDS`` goes
+through the scenarios of tests/reconnectlib.py, as the sample bots do.
 """
 
 from __future__ import annotations
@@ -14,10 +16,14 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
-from reconnectlib import reports_its_connection_and_rejections_on_stderr
+from conftest import shared_dir
+from reconnectlib import (a_negative_value_is_a_usage_error, comes_back_to_a_restarted_referee_and_plays,
+                          ctrl_c_while_reconnecting_exits_130, exits_without_reconnect_and_never_retries_a_bad_token,
+                          reports_its_connection_and_rejections_on_stderr)
 from referee.botnew import new_bot
 
 REPO = Path(__file__).resolve().parent.parent
@@ -149,18 +155,30 @@ def test_python_skeleton_relative_path_from_its_folder(shared_tmp: Path) -> None
     assert out["status"] == "complete" and [f for f in out["faults"] if f["seat"] == 0] == []
 
 
-def test_node_skeleton_finishes_a_real_match(shared_tmp: Path) -> None:
-    tmp_path = shared_tmp
+@pytest.fixture(scope="module")
+def node_skeleton() -> Iterator[Path]:
+    """The folder of a Node skeleton ``jsskel`` made by ``referee bot new`` in a
+    directory every uid can read, after ``npm install`` in it as its README says."""
     if shutil.which("node") is None:
-        pytest.skip("node not installed: the Node.js skeleton test needs Node.js >= 18 on PATH")
+        pytest.skip("node not installed: the Node.js skeleton tests need Node.js >= 18 on PATH")
     npm = shutil.which("npm")
     assert npm, "node is installed but npm is not"
-    r = run_referee(["bot", "new", "jsskel", "--lang", "node", "--dir", str(tmp_path)])
-    assert r.returncode == 0, r.stderr
-    folder = tmp_path / "jsskel"
-    inst = subprocess.run([npm, "install", "--prefer-offline", "--no-audit", "--no-fund"], cwd=folder,
-                          capture_output=True, text=True, timeout=600)
-    assert inst.returncode == 0, f"npm install failed:\n{inst.stdout}\n{inst.stderr}"
+    tmp_path = shared_dir()
+    try:
+        r = run_referee(["bot", "new", "jsskel", "--lang", "node", "--dir", str(tmp_path)])
+        assert r.returncode == 0, r.stderr
+        folder = tmp_path / "jsskel"
+        inst = subprocess.run([npm, "install", "--prefer-offline", "--no-audit", "--no-fund"], cwd=folder,
+                              capture_output=True, text=True, timeout=600)
+        assert inst.returncode == 0, f"npm install failed:\n{inst.stdout}\n{inst.stderr}"
+        yield folder
+    finally:
+        shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def test_node_skeleton_finishes_a_real_match(node_skeleton: Path, shared_tmp: Path) -> None:
+    folder = node_skeleton
+    tmp_path = shared_tmp
     out = play_seat0(f"node {folder / 'bot.js'} --seed 5", tmp_path / "logs")
     assert out["status"] == "complete"
     assert [f for f in out["faults"] if f["seat"] == 0] == []
@@ -172,3 +190,25 @@ def test_node_skeleton_finishes_a_real_match(shared_tmp: Path) -> None:
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 1 and "jsskel: connection ended: UNAVAILABLE: " in r.stderr, r.stderr
     assert "Resolution note" not in r.stderr and not r.stderr.rstrip("\n").endswith(" "), r.stderr
+
+
+# ----------------------------------------------------------------------------- --reconnect (Node skeleton)
+# The Python skeleton runs sample_bots/botlib.py's code, tested in tests/test_bot_reconnect.py;
+# the Node skeleton has its own copy of the Node sample bot's reconnect loop: the same scenarios.
+@pytest.mark.parametrize("goodbye", [True, False], ids=["goodbye", "dropped"])
+def test_node_skeleton_comes_back_to_a_restarted_referee_and_plays(node_skeleton: Path, tmp_path: Path,
+                                                                   goodbye: bool) -> None:
+    comes_back_to_a_restarted_referee_and_plays(["node", str(node_skeleton / "bot.js")], tmp_path, goodbye)
+
+
+def test_node_skeleton_without_reconnect_exits_and_never_retries_a_bad_token(node_skeleton: Path,
+                                                                             tmp_path: Path) -> None:
+    exits_without_reconnect_and_never_retries_a_bad_token(["node", str(node_skeleton / "bot.js")], tmp_path)
+
+
+def test_node_skeleton_ctrl_c_while_reconnecting_exits_130(node_skeleton: Path, tmp_path: Path) -> None:
+    ctrl_c_while_reconnecting_exits_130(["node", str(node_skeleton / "bot.js")], tmp_path)
+
+
+def test_node_skeleton_rejects_a_negative_reconnect(node_skeleton: Path) -> None:
+    a_negative_value_is_a_usage_error(["node", str(node_skeleton / "bot.js")])
