@@ -154,8 +154,11 @@ function connectAndPlay(opts, v1, creds, rng, reconnecting) {
   call.on('data', (msg) => {
     if (msg.msg === 'welcome') {
       welcomed = true;
-      if (reconnecting) process.stderr.write(`${opts.name}: reconnected to ${opts.referee}\n`);
-      else if (!opts.launched) process.stderr.write(`${opts.name}: connected to ${opts.referee}; waiting for matches\n`);
+      if (reconnecting) {
+        process.stderr.write(`${opts.name}: reconnected to ${opts.referee}\n`);
+      } else if (!opts.launched) { // a launched bot's stderr goes to a file, not to a person
+        process.stderr.write(`${opts.name}: connected to ${opts.referee}; waiting for matches\n`);
+      }
     } else if (msg.msg === 'match_started') {
       matches.set(msg.match_started.match_id, msg.match_started);
     } else if (msg.msg === 'decision_request') {
