@@ -204,6 +204,14 @@ def test_without_reconnect_the_driver_says_how_to_resume_and_resume_finishes(hos
     assert "the finished matches are saved" in msg, msg
     m = re.search(r"continue with `(referee tournament run [^`]+)`", msg)
     assert m and m.group(1) == f"referee tournament run {f} --referee {addr} --resume", msg
+    # tournament status gives the same command: the stored tournament knows where it ran (not the admin token)
+    st = subprocess.run([sys.executable, "-m", "referee.cli", "tournament", "status", "hosted", "--db",
+                         str(tmp_path / "t.sqlite")], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                        env={k: v for k, v in os.environ.items() if k != "REFEREE_DB"})
+    assert f"finish it with `{m.group(1)} --db {tmp_path / 't.sqlite'}`" in " ".join(st.stdout.split()), st.stdout
+    with sqlite3.connect(tmp_path / "t.sqlite") as db:
+        stored = db.execute("SELECT spec_json FROM tournaments").fetchone()[0]
+    assert json.loads(stored)["referee"] == addr and ADMIN not in stored, stored
     again(tmp_path / "serve2.jsonl")
     r = subprocess.run([sys.executable, "-m", "referee.cli", *m.group(1).split()[1:],
                         "--quiet", "--format", "json"], cwd=ROOT, capture_output=True, text=True, timeout=120,
