@@ -691,6 +691,9 @@ def tournament_run(
         spec.concurrency = concurrency
     if db:
         spec.database = db
+    # stored, for the command `tournament status` gives (the admin token is never stored)
+    spec.referee = referee_addr or ""
+    spec.tls_ca = str(tls_ca.resolve()) if referee_addr and tls_ca is not None else ""
     if executor is not None:
         if executor not in tspec.EXECUTORS:
             fail(f"--executor must be one of {', '.join(tspec.EXECUTORS)}, got {executor!r}")
@@ -891,23 +894,37 @@ def _reading_db(db: Optional[str], config: Optional[Path]) -> tuple[str, Optiona
     return db or os.environ.get("REFEREE_DB") or "runs/referee.sqlite", name
 
 
-def _started_from(config: Optional[Path], stored: dict[str, Any]) -> tuple[str, str, str]:
+def _started_from(config: Optional[Path], stored: dict[str, Any]) -> tuple[str, str, str, str]:
     """How a printed command names the file a stored tournament was started
-    from: ``(cd, file, note)``, shell-quoted. ``cd``: ``"cd DIR && "`` when it
-    was started from another directory that still exists (its bots' relative
-    paths are taken from there), else ``""``; ``file``: the ``--config`` file,
-    else the stored path (relative to that directory when under it), else
-    ``FILE`` with a ``note`` saying which file that is."""
+    from, and the referee it last ran on: ``(cd, file, remote, note)``,
+    shell-quoted. ``cd``: ``"cd DIR && "`` when it was started from another
+    directory that still exists (its bots' relative paths are taken from
+    there), else ``""``; ``file``: the ``--config`` file, else the stored
+    path, else ``FILE`` with a ``note`` saying which file that is;
+    ``remote``: ``" --referee HOST:PORT"`` and ``" --tls-ca CA"`` as its last
+    run gave them (``""``: it ran on this machine). Stored paths are shown
+    relative to the directory the command runs in when under it."""
+    here = os.getcwd()
+    cd, file, note = "", "FILE", ""
     if config is not None:
-        return "", shlex.quote(str(config)), ""
-    path = stored.get("file") or ""
-    if not path:
-        return "", "FILE", (f" (FILE: the tournament file of {stored.get('name', 'it')!r}; a results database "
-                            "written before this version does not keep its path)")
-    here, there = os.getcwd(), stored.get("cwd") or os.getcwd()
-    cd = f"cd {shlex.quote(there)} && " if there != here and os.path.isdir(there) else ""
-    rel = os.path.relpath(path, there if cd else here)
-    return cd, shlex.quote(path if rel.startswith("..") else rel), ""
+        file = shlex.quote(str(config))
+    elif stored.get("file"):
+        there = stored.get("cwd") or here
+        cd = f"cd {shlex.quote(there)} && " if there != here and os.path.isdir(there) else ""
+        here = there if cd else here
+    else:
+        note = (f" (FILE: the tournament file of {stored.get('name', 'it')!r}; a results database "
+                "written before this version does not keep its path)")
+
+    def shown(path: str) -> str:
+        rel = os.path.relpath(path, here)
+        return shlex.quote(path if rel.startswith("..") else rel)
+
+    if config is None and stored.get("file"):
+        file = shown(stored["file"])
+    remote = f" --referee {shlex.quote(stored['referee'])}" if stored.get("referee") else ""
+    remote += f" --tls-ca {shown(stored['tls_ca'])}" if remote and stored.get("tls_ca") else ""
+    return cd, file, remote, note
 
 
 #: ``leaderboard --details``: the pair tables cover this many of the best bots by default
@@ -953,9 +970,9 @@ def tournament_status(
         print(lease_held_line(lease))
     elif state in ("interrupted", "stopped"):
         flag, note = db_flag(given_db)
-        cd, file, file_note = _started_from(config, stored)
+        cd, file, remote, file_note = _started_from(config, stored)
         how = (f"continue it with `{cd}referee ladder {file}{flag}`{note}{file_note}" if is_ladder or state == "stopped"
-               else f"finish it with `{cd}referee tournament run {file} --resume{flag}`{note}{file_note}")
+               else f"finish it with `{cd}referee tournament run {file}{remote} --resume{flag}`{note}{file_note}")
         if state == "interrupted":
             print(f"  not running: {why_not_running(stale, 'driver')}; {how}")
         else:

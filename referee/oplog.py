@@ -24,15 +24,21 @@ Events (``event`` field) and their fields:
                    ``flood``, ``read_failed``, ``bot_closed``, ``match_over``,
                    ``shutdown``, ``write_failed``; ``shutdown``: every
                    connection that ends while the referee stops), ``detail``
+``match_waiting``  ``match_id``, ``game``, ``waiting_for`` (the seats of one bot
+                   with no free connection yet), ``wait_s`` (how long it waits
+                   at most): one line per bot a match waits for, before its start
 ``match_started``  ``match_id``, ``game``, ``seats`` (names), ``no_show`` (seats)
 ``match_ended``    ``match_id``, ``status``, ``faults`` (count per kind), ``elapsed_s``;
                    a match stopped before its end: status ``aborted: referee
-                   shutting down`` or ``aborted: stopped by its caller``, no faults
+                   shutting down`` or ``aborted: stopped by its caller``, no
+                   faults; stopped while it waited for its seats, also
+                   ``waiting_for`` (as above) and ``elapsed_s`` the time it waited
 ``admin_refused``  ``method``, ``peer``, ``reason``
 ``tokens``         ``source`` (the token file), ``tokens`` (how many now),
                    ``added``, ``removed`` (a reload, ``referee serve``), or
                    ``error`` (the file could not be used: the tokens stay)
-``stopped``        ``port``, ``matches_stopped``, ``connections_closed``: the
+``stopped``        ``port``, ``matches_stopped``, ``connections_closed`` (the
+                   ``closed`` lines of reason ``shutdown`` written): the
                    referee's last line
 =================  =============================================================
 

@@ -57,6 +57,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import enum
+import functools
 import hashlib
 import hmac
 import itertools
@@ -609,6 +610,8 @@ class Referee:
         self.active_matches = 0
         #: :meth:`stop` has begun: connections that end now are closed by the shutdown
         self.stopping = False
+        #: the ``closed`` lines of reason ``shutdown`` logged (the ``stopped`` line's ``connections_closed``)
+        self.closed_by_shutdown = 0
         #: the matches of ``AdminService.RunMatch`` being played (tasks of :meth:`play`): :meth:`stop` stops them
         self.remote_matches: set[asyncio.Task] = set()
         #: the standing competition this referee hosts (``tournaments.ladder.Ladder``), answering
@@ -783,7 +786,8 @@ class Referee:
 
     async def acquire(self, token: str, timeout_s: float,
                       gone: Callable[[], bool] | None = None,
-                      reserve: str | None = None, game: str = "") -> BotConnection | None:
+                      reserve: str | None = None, game: str = "",
+                      waiting: Callable[[], None] | None = None) -> BotConnection | None:
         """A live connection of ``token`` with a free match slot, waiting up to
         ``timeout_s``; ``None`` if none came (the bot never connected or died).
         ``gone()`` returning true (e.g. the bot's process exited) stops the wait early.
@@ -791,7 +795,9 @@ class Referee:
         same step it is found free (so two matches starting at once cannot both
         take a bot's last slot), and a connection already holding a seat of that
         match is skipped (one connection never holds two seats of a match).
-        ``game``: only a connection whose ``Hello.games`` allows it."""
+        ``game``: only a connection whose ``Hello.games`` allows it.
+        ``waiting()`` is called once, when no such connection is there at once
+        and the call starts to wait."""
         slot = self.tokens[token]
         deadline = time.monotonic() + timeout_s
         async with slot.cond:
@@ -804,6 +810,9 @@ class Referee:
                 left = deadline - time.monotonic()
                 if left <= 0 or (gone is not None and gone()):
                     return None
+                if waiting is not None:
+                    waiting()
+                    waiting = None
                 try:
                     await asyncio.wait_for(slot.cond.wait(), min(left, 0.1))
                 except asyncio.TimeoutError:
@@ -814,6 +823,14 @@ class Referee:
         if slot is not None:
             async with slot.cond:
                 slot.cond.notify_all()
+
+    def log_closed(self, conn: BotConnection) -> None:
+        """The operator's ``closed`` line of a released connection (:meth:`_release`), counted
+        for the ``stopped`` line when its reason is ``shutdown``."""
+        self.oplog.emit("closed", name=conn.name, peer=conn.peer, session=conn.session_id, reason=conn.close_kind,
+                        detail=conn.close_reason)
+        if conn.close_kind is CloseKind.SHUTDOWN:
+            self.closed_by_shutdown += 1
 
     def _release(self, conn: BotConnection) -> None:
         """Forget a closed connection at once (its token's list, the live set)."""
@@ -890,7 +907,9 @@ class Referee:
         (each write bounded by ``end_write_s``; every connection that ends from
         now on is logged closed as ``shutdown``), then stop the server
         (``grace_s`` seconds for the calls in flight); the operator's log ends
-        with a ``stopped`` line."""
+        with a ``stopped`` line (``connections_closed``: how many ``closed``
+        lines of reason ``shutdown`` it wrote, waiting up to ``end_write_s``
+        for the last ones)."""
         self.stopping = True
         await self.stalls.stop()
         runs = [t for t in self.remote_matches if not t.done()]
@@ -914,8 +933,13 @@ class Referee:
         if self._private_root is not None:
             shutil.rmtree(self._private_root, ignore_errors=True)
             self._private_root = None
+        # every connection is closed now; their handlers log them as they end (the server cancelled them)
+        deadline = time.monotonic() + self.end_write_s
+        while self.connections and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
         if self.port:
-            self.oplog.emit("stopped", port=self.port, matches_stopped=len(runs), connections_closed=len(live))
+            self.oplog.emit("stopped", port=self.port, matches_stopped=len(runs),
+                            connections_closed=self.closed_by_shutdown)
         self.oplog.close()
 
     # -- matches -----------------------------------------------------------------
@@ -943,24 +967,55 @@ class Referee:
         the bot's CPU seconds so far (``spec.clock == "cpu"``); ``hello_names``: rename the
         seats ``"<Hello.bot_name>#<seat>"``; ``hide_log``: the match log has no
         name until the match ends (bots run under the referee's uid). Never
-        raises for bot faults.
+        raises for bot faults. The operator's log gets a ``match_waiting``
+        line for each bot the match has to wait for, ``match_started`` once
+        every seat is taken (or a no-show), and ``match_ended``; cancelled
+        (while waiting for its seats too), the match ends ``aborted`` and the
+        cancellation propagates.
         """
-        deadline = time.monotonic() + connect_timeout_s
+        t0 = time.monotonic()
+        deadline = t0 + connect_timeout_s
         gone = gone or {}
+
+        def seat_name(s: int) -> str:
+            return spec.seat_names[s] if len(spec.seat_names) == len(tokens) else self.tokens[tokens[s]].name
+
+        def seats_of(t: str) -> list[str]:
+            return [seat_name(s) for s, tok in enumerate(tokens) if tok == t]
 
         # One connection never holds two seats of a match (it would see both views): a
         # token seated twice needs two connections. Tokens are acquired one at a time in
         # sorted order, so two matches waiting for the same busy bots cannot deadlock.
         by_token: dict[str, list[BotConnection | None]] = {}
-        for t in sorted(set(tokens)):
-            by_token[t] = [await self.acquire(t, deadline - time.monotonic(), gone.get(t),
-                                              reserve=spec.match_id, game=spec.game)
-                           for _ in range(tokens.count(t))]
+        waiting_for: list[str] = []  # the seats of the bot being acquired
+        logged: set[str] = set()  # the tokens whose wait is logged
+
+        def waiting(t: str) -> None:  # one line per bot the match has to wait for
+            if t not in logged:
+                logged.add(t)
+                self.oplog.emit("match_waiting", match_id=spec.match_id, game=spec.game, waiting_for=waiting_for,
+                                wait_s=round(max(0.0, deadline - time.monotonic()), 1))
+
+        try:
+            for t in sorted(set(tokens)):
+                got: list[BotConnection | None] = by_token.setdefault(t, [])
+                waiting_for = seats_of(t)
+                for _ in range(tokens.count(t)):
+                    got.append(await self.acquire(t, deadline - time.monotonic(), gone.get(t), reserve=spec.match_id,
+                                                  game=spec.game, waiting=functools.partial(waiting, t)))
+        except asyncio.CancelledError:  # stopped before it was seated: the seats reserved so far are freed
+            for c in (c for held in by_token.values() for c in held if c is not None):
+                c.seats.pop(spec.match_id, None)
+            self.oplog.emit("match_ended", match_id=spec.match_id, status=self._aborted_status(), faults={},
+                            elapsed_s=round(time.monotonic() - t0, 3), waiting_for=waiting_for)
+            for t in by_token:
+                await self._notify(t)
+            raise
         conns = [by_token[t].pop(0) for t in tokens]
         links: list[Any] = []
         seats: list[MatchSeat] = []
         for s, (t, c) in enumerate(zip(tokens, conns)):
-            name = spec.seat_names[s] if len(spec.seat_names) == len(tokens) else self.tokens[t].name
+            name = seat_name(s)
             if c is None:
                 links.append(NoShowSeat(name, self._no_show_reason(t, spec.game)))
             else:
@@ -977,14 +1032,13 @@ class Referee:
         self.oplog.emit("match_started", match_id=spec.match_id, game=spec.game, seats=list(spec.seat_names),
                         no_show=[s for s, ln in enumerate(links) if ln.no_show])
         self.active_matches += 1
-        t0 = time.monotonic()
+        started = time.monotonic()
         try:
             meters = [(cpu_meters or {}).get(t) for t in tokens]
             outcome = await run_match(spec, links, path, cpu_meters=meters, stalls=self.stalls, hide_log=hide_log)
         except asyncio.CancelledError:  # stopped before its end: no result
-            why = "referee shutting down" if self.stopping else "stopped by its caller"
-            self.oplog.emit("match_ended", match_id=spec.match_id, status=f"{MatchStatus.ABORTED.value}: {why}",
-                            faults={}, elapsed_s=round(time.monotonic() - t0, 3))
+            self.oplog.emit("match_ended", match_id=spec.match_id, status=self._aborted_status(),
+                            faults={}, elapsed_s=round(time.monotonic() - started, 3))
             raise
         finally:
             self.active_matches -= 1
@@ -1013,6 +1067,11 @@ class Referee:
         self.oplog.emit("match_ended", match_id=spec.match_id, status=outcome.status_text, faults=dict(faults),
                         elapsed_s=round(outcome.elapsed_s, 3))
         return outcome
+
+    def _aborted_status(self) -> str:
+        """The ``match_ended`` status of a match stopped before its end (its task cancelled)."""
+        why = "referee shutting down" if self.stopping else "stopped by its caller"
+        return f"{MatchStatus.ABORTED.value}: {why}"
 
     async def _goodbye(self, c: BotConnection) -> None:
         """Goodbye after the match the connection's bot was launched for (or, when the referee
@@ -1195,9 +1254,9 @@ class _BotServicer(referee_pb2_grpc.RefereeServiceServicer):
                 for seat in ref.rebind(other):
                     ref.oplog.emit("reconnected", name=other.name, peer=other.peer, session=other.session_id,
                                    match_id=seat.match_id, seat=seat.name)
+            # logged before any await: a handler cancelled from now on (the server stopping) still logs it
+            ref.log_closed(conn)
             await ref._notify(hello.token)
-            ref.oplog.emit("closed", name=name, peer=peer, session=conn.session_id, reason=conn.close_kind,
-                           detail=conn.close_reason)
             if slot.revoked:
                 ref._forget_revoked()
         if conn.not_reading:

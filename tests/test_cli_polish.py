@@ -467,3 +467,49 @@ def test_allowed_player_counts_read_as_a_range_a_pair_or_a_list(tmp_path: Path) 
         f.write_text(f'name = "n"\ngame = "{game}"\nplayers = {players}\n{bots}')
         r = _cli("tournament", "check", str(f))
         assert r.returncode == 2 and f"{f}:3: players: {words}" in " ".join(r.stderr.split()), r.stderr
+
+
+def test_status_gives_the_referee_and_ca_a_tournament_last_ran_with(tmp_path: Path) -> None:
+    """A tournament run with ``--referee HOST:PORT --tls-ca CA`` stores both (never the admin
+    token): status's command gives them again, the CA relative to the directory it runs in when
+    under it; a resume elsewhere replaces them (the stored spec keeps the latest run's)."""
+    import os
+
+    from tournaments import spec as tspec
+    from tournaments.run import _open
+    from tournaments.store import LeaseHolder, Store
+
+    f = tmp_path / "cup.toml"
+    db = tmp_path / "r.sqlite"
+    bots = "".join(f'[[bots]]\nname = "b{i}"\ncommand = "python {ROOT}/sample_bots/random_bot.py"\n' for i in range(3))
+    f.write_text(f'name = "cupR"\ngame = "doudizhu"\nplayers = 3\ndatabase = "{db}"\n{bots}')
+    s = tspec.load(f)
+    s.referee, s.tls_ca = "localhost:50051", str(tmp_path / "certs" / "ca.pem")
+    st = Store(str(db))
+    try:
+        st.create_tournament(s.name, s.game, s.public_json(), s.fingerprint(), 6,
+                             [(b.name, b.command, False) for b in s.bots])
+    finally:
+        st.close()
+    env = {k: v for k, v in os.environ.items() if k != "REFEREE_DB"}
+
+    def status(cwd: Path) -> str:
+        r = subprocess.run([PY, "-m", "referee.cli", "tournament", "status", "cupR", "--db", str(db)], cwd=cwd,
+                           capture_output=True, text=True, env=env)
+        assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+        return " ".join(r.stdout.split())
+
+    out = status(ROOT)
+    assert (f"finish it with `referee tournament run {f} --referee localhost:50051 --tls-ca {tmp_path}/certs/ca.pem "
+            f"--resume --db {db}`") in out, out
+    st = Store(str(db))
+    try:
+        st.update_spec(1, {"cwd": str(tmp_path)})  # started from tmp_path: the CA is under it
+        assert "localhost:50051 --tls-ca certs/ca.pem --resume" in status(tmp_path)
+        s.referee, s.tls_ca = "127.0.0.1:6000", ""  # resumed on another referee, without TLS, then interrupted
+        me = LeaseHolder.me()
+        st.release_lease(_open(s, True, False, st, [], me), me)
+    finally:
+        st.close()
+    out = status(tmp_path)
+    assert "`referee tournament run cup.toml --referee 127.0.0.1:6000 --resume --db" in out, out

@@ -34,8 +34,9 @@ from referee.service import Referee
 
 ADMIN = "hosted-driver-admin-token"
 BOTS = {"alice": "alice-secret", "bob": "bob-secret", "carol": "carol-secret"}
+#: dave is registered, and never connects
 ENV = {**os.environ, "REFEREE_ADMIN_TOKEN": ADMIN,
-       "REFEREE_TOKENS": "\n".join(f"{n}={t}" for n, t in BOTS.items())}
+       "REFEREE_TOKENS": "\n".join(f"{n}={t}" for n, t in {**BOTS, "dave": "dave-secret"}.items())}
 #: a random bot that takes 30 ms per decision: a one-round match lasts about two seconds
 SLOW_BOT = f"""
 import random, sys, time
@@ -154,7 +155,12 @@ def _shutdown_logged(oplog: Path) -> str:
     closed = {r["name"]: r["reason"] for r in recs if r["event"] == "closed"}
     assert closed == {n: "shutdown" for n in BOTS}, recs
     assert recs[-1]["event"] == "stopped" and recs[-1]["matches_stopped"] == 1, recs[-1]
+    assert recs[-1]["connections_closed"] == _closed_by_shutdown(recs), recs
     return aborted[0]
+
+
+def _closed_by_shutdown(recs: list[dict]) -> int:
+    return sum(r["event"] == "closed" and r["reason"] == "shutdown" for r in recs)
 
 
 def test_the_driver_waits_for_a_restarted_referee_and_plays_the_lost_match_again(hosted, tmp_path: Path) -> None:
@@ -198,6 +204,14 @@ def test_without_reconnect_the_driver_says_how_to_resume_and_resume_finishes(hos
     assert "the finished matches are saved" in msg, msg
     m = re.search(r"continue with `(referee tournament run [^`]+)`", msg)
     assert m and m.group(1) == f"referee tournament run {f} --referee {addr} --resume", msg
+    # tournament status gives the same command: the stored tournament knows where it ran (not the admin token)
+    st = subprocess.run([sys.executable, "-m", "referee.cli", "tournament", "status", "hosted", "--db",
+                         str(tmp_path / "t.sqlite")], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                        env={k: v for k, v in os.environ.items() if k != "REFEREE_DB"})
+    assert f"finish it with `{m.group(1)} --db {tmp_path / 't.sqlite'}`" in " ".join(st.stdout.split()), st.stdout
+    with sqlite3.connect(tmp_path / "t.sqlite") as db:
+        stored = db.execute("SELECT spec_json FROM tournaments").fetchone()[0]
+    assert json.loads(stored)["referee"] == addr and ADMIN not in stored, stored
     again(tmp_path / "serve2.jsonl")
     r = subprocess.run([sys.executable, "-m", "referee.cli", *m.group(1).split()[1:],
                         "--quiet", "--format", "json"], cwd=ROOT, capture_output=True, text=True, timeout=120,
@@ -293,3 +307,56 @@ def test_when_every_suffix_is_taken_the_match_gets_the_referees_own_id() -> None
     assert stub.tried == ["t-m00000", *(f"t-m00000-{n}" for n in range(2, MAX_ID_SUFFIX + 1)), ""]
     with pytest.raises(grpc.RpcError):  # without unique_id, the referee's ALREADY_EXISTS stands
         run(remote._run_match_call(stub, admin_pb2.RunMatchRequest(match_id="t-m00000"), [], unique_id=False))
+
+
+def test_a_match_waiting_for_a_seat_when_the_referee_stops_is_logged_aborted(hosted, tmp_path: Path) -> None:
+    """``referee match --seat alice --seat bob --seat dave`` (dave never connects): the referee logs
+    that the match waits for dave; SIGTERM then stops it, and its log says so by the match's id,
+    as for a match in flight; the ``stopped`` line counts the ``closed`` lines it wrote."""
+    addr, serve, oplog, _, _ = hosted
+    client = subprocess.Popen([sys.executable, "-m", "referee.cli", "match", "doudizhu", "--referee", addr,
+                               "--seat", "alice", "--seat", "bob", "--seat", "dave", "--rounds", "3",
+                               "--log-dir", str(tmp_path / "client")], cwd=ROOT, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env={**os.environ, "REFEREE_ADMIN_TOKEN": ADMIN})
+    try:
+        waiting = _until(lambda: _records(oplog, "match_waiting"), "the match to wait for dave", shown=oplog)
+        assert _sigterm(serve) == 0
+        out, err = client.communicate(timeout=60)
+    finally:
+        stop_process(client)
+    assert len(waiting) == 1 and waiting[0]["waiting_for"] == ["dave"] and waiting[0]["wait_s"] > 0, waiting
+    match_id = waiting[0]["match_id"]
+    assert f"match {match_id} was stopped before its end" in " ".join((out + err).split()), out + err
+    assert "Traceback" not in out + err
+    recs = _records(oplog)
+    named = [r for r in recs if r.get("match_id") == match_id]
+    assert [r["event"] for r in named] == ["match_waiting", "match_ended"], named
+    assert named[1]["status"] == "aborted: referee shutting down" and named[1]["waiting_for"] == ["dave"], named
+    assert recs[-1]["event"] == "stopped" and recs[-1]["matches_stopped"] == 1, recs[-1]
+    assert recs[-1]["connections_closed"] == _closed_by_shutdown(recs) == 3, recs
+
+
+def test_the_stopped_line_counts_the_bots_a_driver_launched_too(hosted, tmp_path: Path) -> None:
+    """A hosted tournament with a bot the driver launches (it connects with a token the driver
+    registered): stopped in flight, the referee closes that bot's connection with the match; the
+    ``stopped`` line's ``connections_closed`` counts it with the three bots connected on their own."""
+    addr, serve, oplog, _, _ = hosted
+    f = tmp_path / "mixed.toml"
+    entries = "".join(f'[[bots]]\nname = "{n}"\nexternal = true\ntoken = "{BOTS[n]}"\n\n' for n in ("alice", "bob"))
+    f.write_text(f'name = "mixed"\ngame = "doudizhu"\nplayers = 3\nseed = 3\nconcurrency = 1\n'
+                 f'database = "{tmp_path / "m.sqlite"}"\nlog_dir = "{tmp_path / "logs"}"\n'
+                 f'params = {{ rounds = 1 }}\n\n{entries}'
+                 f'[[bots]]\nname = "slow"\ncommand = "python {tmp_path / "slow.py"}"\n')
+    driver = _driver(f, addr, "--reconnect", "0")
+    try:
+        _until(lambda: _in_flight(oplog, 1), "the first match to be in flight", shown=oplog)
+        assert _sigterm(serve) == 0
+        driver.communicate(timeout=60)
+    finally:
+        stop_process(driver)
+    recs = _records(oplog)
+    closed = sorted(r["name"] for r in recs if r["event"] == "closed" and r["reason"] == "shutdown")
+    assert closed == ["alice", "bob", "carol", "slow"], recs
+    ended = [r["status"] for r in recs if r["event"] == "match_ended"]
+    assert ended == ["aborted: referee shutting down"], recs
+    assert recs[-1]["event"] == "stopped" and recs[-1]["connections_closed"] == 4, recs[-1]

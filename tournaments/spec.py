@@ -200,6 +200,10 @@ class TournamentSpec:
     #: the tournament file, an absolute path ("" for a document not read from a file); stored, so that
     #: ``tournament status`` can give the command that resumes it
     file: str = ""
+    #: the run's ``--referee HOST:PORT`` ("": matches on this machine) and ``--tls-ca`` file (an absolute
+    #: path, "" for none), stored (updated by each run) for the same command; never the admin token
+    referee: str = ""
+    tls_ca: str = ""
 
     def fingerprint(self) -> str:
         """Hash of everything that determines the matches and ratings (not
@@ -296,7 +300,8 @@ class TournamentSpec:
 
 #: the settings that do not change a tournament's matches or ratings (left out of its fingerprint)
 _NOT_FINGERPRINTED = ("concurrency", "database", "log_dir", "port", "base_dir", "limits", "connect_timeout_ms",
-                      "end_grace_ms", "bot_uids", "isolate_network", "cwd", "executor", "scheduler", "file")
+                      "end_grace_ms", "bot_uids", "isolate_network", "cwd", "executor", "scheduler", "file",
+                      "referee", "tls_ca")
 _UNSET = object()
 #: the settings of :data:`_NOT_FINGERPRINTED` a ``--resume`` says it sees changed (not the paths or the database)
 _RESUMABLE = ("concurrency", "log_dir", "port", "limits", "connect_timeout_ms", "end_grace_ms", "bot_uids",

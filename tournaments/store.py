@@ -543,6 +543,16 @@ class Store:
             return new
 
     @_guarded
+    def update_spec(self, tid: int, fields: dict[str, Any]) -> None:
+        """Set these keys of the tournament's stored spec (settings of the latest run that
+        are not in its fingerprint, e.g. ``referee``); the other keys stay."""
+        with self._write() as c:
+            spec = json.loads(c.execute(select(tournaments.c.spec_json).where(tournaments.c.id == tid)).scalar_one())
+            spec.update(fields)
+            c.execute(update(tournaments).where(tournaments.c.id == tid).values(
+                spec_json=json.dumps(spec, sort_keys=True)))
+
+    @_guarded
     def finish_live(self, tid: int) -> None:
         """Apply live TrueSkill to every stored match not applied yet, in index
         order, missing indices skipped (the end of an import, or of a schedule
