@@ -100,7 +100,8 @@ def installed() -> Iterator[dict]:
 def test_wheel_ships_complete_samples_examples_and_docs(installed: dict) -> None:
     names = set(zipfile.ZipFile(installed["wheel"]).namelist())
     for f in ("sample_bots/cpp/bot.cc", "sample_bots/cpp/Makefile", "sample_bots/cpp/README.md",
-              "sample_bots/node/bot.js", "sample_bots/node/package.json", "sample_bots/node/package-lock.json",
+              "sample_bots/node/bot.js", "sample_bots/node/botlib.js", "sample_bots/node/package.json",
+              "sample_bots/node/package-lock.json",
               "sample_bots/node/README.md", "sample_bots/random_bot.py", "sample_bots/heuristic_bot.py", "sample_bots/heuristics/doudizhu.py",
               "cardgames/v1/referee.proto", "tournaments/examples/doudizhu.toml",
               "tournaments/examples/ladder/doudizhu.toml"):
