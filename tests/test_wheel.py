@@ -139,6 +139,12 @@ def test_bot_new_points_at_the_installed_protocol_guide(installed: dict) -> None
     assert guide.as_posix() in (installed["work"] / "mybot" / "README.md").read_text()
 
 
+def test_bot_new_node_pastes_the_installed_botlib(installed: dict) -> None:
+    """The Node skeleton carries the code of the installed sample_bots/node/botlib.js."""
+    _run(["referee", "bot", "new", "jsbot", "--lang", "node"], cwd=installed["work"], env=installed["env"])
+    assert "function connectAndPlay(" in (installed["work"] / "jsbot" / "bot.js").read_text()
+
+
 def test_example_tournament_runs_from_the_copy(installed: dict) -> None:
     """The command ``referee init`` prints, as printed."""
     command = re.search(r"^  (referee tournament run \S+)$", installed["init"], re.M).group(1)
