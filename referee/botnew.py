@@ -66,6 +66,19 @@ def botlib_code() -> str:
     return "\n".join(lines).strip("\n")
 
 
+def node_botlib_code() -> str:
+    """The code of ``sample_bots/node/botlib.js`` (the Node sample bot's connection
+    to the referee) without its header comment, its ``'use strict';`` and its
+    ``module.exports``: what the Node skeleton's ``__BOTLIB__`` stands for, so
+    that a new bot is one file running the same client code as the sample bot."""
+    source = resources.files("sample_bots").joinpath("node", "botlib.js").read_text(encoding="utf-8")
+    lines = source.splitlines()
+    while lines and (lines[0].startswith("//") or lines[0] in ("", "'use strict';")):
+        lines.pop(0)
+    exports = next(i for i, line in enumerate(lines) if line.startswith("module.exports"))
+    return "\n".join(lines[:exports]).strip("\n")
+
+
 def _display(p: Path) -> str:
     """``p`` relative to the current directory when inside it, else absolute (POSIX separators)."""
     p = p.resolve()
@@ -107,8 +120,7 @@ def new_bot(name: str, lang: str = "python", directory: Path | str = ".") -> lis
         # written inside a JS string literal: JSON escaping is valid JS escaping
         "__REFEREE_PROTOS__": json.dumps(str(protos))[1:-1] if protos else "",
     }
-    if lang == "python":
-        subs["__BOTLIB__"] = botlib_code()
+    subs["__BOTLIB__"] = botlib_code() if lang == "python" else node_botlib_code()
     texts = []
     pkg = resources.files("referee.templates")
     for src, dst in TEMPLATES[lang]:

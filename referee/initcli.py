@@ -8,7 +8,7 @@ layout, so that every command in the README and the docs works from there:
   taken relative to the directory ``referee`` is run from;
 * ``sample_bots/``: the Python sample bots the examples launch, the C++
   sample (``cpp/``: ``bot.cc``, ``Makefile``, ``README.md``) and the Node
-  sample (``node/``: ``bot.js``, ``package.json``, ``package-lock.json``);
+  sample (``node/``: ``bot.js``, ``botlib.js``, ``package.json``, ``package-lock.json``);
 * ``protos/cardgames/v1/*.proto``: the protocol, which the C++ sample
   compiles and the Node sample loads from ``../../protos``;
 * ``docs/``: the documentation.

@@ -73,6 +73,10 @@ def test_node_skeleton_files_point_at_the_protos(tmp_path: Path) -> None:
     protos = (REPO / "protos").resolve()
     assert f'const DEFAULT_PROTOS = {json.dumps(str(protos))};' in js
     assert "process.env.REFEREE_PROTOS" in js
+    # one file: sample_bots/node/botlib.js pasted in (no require of it, no placeholder left), below the strategy
+    assert "__BOTLIB__" not in js and "botlib" not in js.replace("sample_bots/node/botlib.js", "")
+    assert "module.exports" not in js and js.count("'use strict';") == 1
+    assert js.index("function choose(") < js.index("function connectAndPlay(") < js.index("\nmain();")
     pkg = json.loads((tmp_path / "beta" / "package.json").read_text())
     assert pkg["name"] == "beta" and set(pkg["dependencies"]) == {"@grpc/grpc-js", "@grpc/proto-loader"}
     assert "npm install" in (tmp_path / "beta" / "README.md").read_text()
@@ -194,7 +198,7 @@ def test_node_skeleton_finishes_a_real_match(node_skeleton: Path, shared_tmp: Pa
 
 # ----------------------------------------------------------------------------- --reconnect (Node skeleton)
 # The Python skeleton runs sample_bots/botlib.py's code, tested in tests/test_bot_reconnect.py;
-# the Node skeleton has its own copy of the Node sample bot's reconnect loop: the same scenarios.
+# the Node skeleton runs sample_bots/node/botlib.js's code pasted into its one file: the same scenarios.
 @pytest.mark.parametrize("goodbye", [True, False], ids=["goodbye", "dropped"])
 def test_node_skeleton_comes_back_to_a_restarted_referee_and_plays(node_skeleton: Path, tmp_path: Path,
                                                                    goodbye: bool) -> None:

@@ -100,7 +100,8 @@ def installed() -> Iterator[dict]:
 def test_wheel_ships_complete_samples_examples_and_docs(installed: dict) -> None:
     names = set(zipfile.ZipFile(installed["wheel"]).namelist())
     for f in ("sample_bots/cpp/bot.cc", "sample_bots/cpp/Makefile", "sample_bots/cpp/README.md",
-              "sample_bots/node/bot.js", "sample_bots/node/package.json", "sample_bots/node/package-lock.json",
+              "sample_bots/node/bot.js", "sample_bots/node/botlib.js", "sample_bots/node/package.json",
+              "sample_bots/node/package-lock.json",
               "sample_bots/node/README.md", "sample_bots/random_bot.py", "sample_bots/heuristic_bot.py", "sample_bots/heuristics/doudizhu.py",
               "cardgames/v1/referee.proto", "tournaments/examples/doudizhu.toml",
               "tournaments/examples/ladder/doudizhu.toml"):
@@ -136,6 +137,12 @@ def test_bot_new_points_at_the_installed_protocol_guide(installed: dict) -> None
     guide = installed["venv"].resolve() / "share" / "doc" / "cardgame-referee" / "protocol.md"
     assert guide.is_file()
     assert guide.as_posix() in (installed["work"] / "mybot" / "README.md").read_text()
+
+
+def test_bot_new_node_pastes_the_installed_botlib(installed: dict) -> None:
+    """The Node skeleton carries the code of the installed sample_bots/node/botlib.js."""
+    _run(["referee", "bot", "new", "jsbot", "--lang", "node"], cwd=installed["work"], env=installed["env"])
+    assert "function connectAndPlay(" in (installed["work"] / "jsbot" / "bot.js").read_text()
 
 
 def test_example_tournament_runs_from_the_copy(installed: dict) -> None:

@@ -20,13 +20,10 @@
 // 1); a bad token is never retried. Exit status: 0 after the referee's
 // Goodbye, 1 for a connection error, 2 for bad arguments, 130 on Ctrl-C.
 //
-// Write your strategy in choose().
+// Write your strategy in choose(), at the top. Below it: the arguments and
+// main(), then, after the long divider, the connection to the referee: the
+// code of the referee's sample_bots/node/botlib.js, as the Node sample bot runs it.
 'use strict';
-
-const fs = require('fs');
-const path = require('path');
-const grpc = require('@grpc/grpc-js');
-const protoLoader = require('@grpc/proto-loader');
 
 const BOT_NAME = '__BOT_NAME__';
 const BOT_VERSION = '0.1.0';
@@ -50,25 +47,9 @@ function choose(req, started, rng) {
   return legal[Math.floor(rng() * legal.length)];
 }
 
-// mulberry32: small seeded PRNG, floats in [0, 1)
-function makeRng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-// ------------------------------------------------- connection to the referee
-// Nothing below needs editing to play: it parses the arguments, connects,
-// answers each DecisionRequest with choose() and, with --reconnect, connects
-// again when the referee goes away.
-
-// --reconnect: wait this long before the first new attempt, doubling up to the second figure (milliseconds)
-const FIRST_RETRY_MS = 500;
-const MAX_RETRY_MS = 10000;
+// ------------------------------------------------- arguments and main()
+// Nothing below needs editing to play. (fs and grpc are required with the
+// connection code at the bottom.)
 
 function parseArgs(argv) {
   const opts = { name: BOT_NAME, seed: String(Date.now() ^ process.pid), tlsCa: '', reconnect: '0' };
@@ -83,7 +64,7 @@ function parseArgs(argv) {
   // (never in the environment nor on the command line); a bot on its own: REFEREE_TOKEN.
   // A launched bot's stderr goes to a file the referee keeps: it does not announce its connection.
   opts.launched = opts.token === undefined && Boolean(process.env.REFEREE_TOKEN_FD);
-  if (opts.token === undefined) opts.token = tokenFromEnvironment();
+  if (opts.token === undefined) opts.token = tokenFromEnvironment((message) => fail(2, message));
   if (!opts.referee || !opts.token) {
     fail(2, 'usage: bot.js --referee HOST:PORT [--token T] [--name N] [--seed S] [--tls-ca FILE] ' +
             '[--reconnect SECONDS] (token: --token or REFEREE_TOKEN)');
@@ -93,161 +74,31 @@ function parseArgs(argv) {
   return opts;
 }
 
-/** The token from the descriptor REFEREE_TOKEN_FD names (read to the end, closed), else REFEREE_TOKEN. */
-function tokenFromEnvironment() {
-  const fdText = process.env.REFEREE_TOKEN_FD;
-  delete process.env.REFEREE_TOKEN_FD;
-  if (!fdText) return process.env.REFEREE_TOKEN;
-  try {
-    const fd = Number(fdText);
-    const chunks = [];
-    const buf = Buffer.alloc(4096);
-    let n;
-    while ((n = fs.readSync(fd, buf, 0, buf.length, null)) > 0) chunks.push(Buffer.from(buf.subarray(0, n)));
-    fs.closeSync(fd);
-    return Buffer.concat(chunks).toString('utf8').trim();
-  } catch (e) {
-    fail(2, `REFEREE_TOKEN_FD=${fdText}: cannot read the token from that descriptor (${e.message})`);
-  }
-}
-
+/** Write `NAME: message` on stderr and exit with `code`. */
 function fail(code, message) {
   process.stderr.write(`${BOT_NAME}: ${message}\n`);
   process.exit(code);
-}
-
-/**
- * Whether a new connection may cure the final status `st` ({code, details}) of a stream: the
- * referee is unreachable or went away (UNAVAILABLE; CANCELLED or grpc-js's INTERNAL "Received
- * RST_STREAM ..." when its server stopped), or it still holds this token's dropped connection
- * (ALREADY_EXISTS). A bad token or a refused Hello is never retried.
- */
-function mayReconnect(st) {
-  if ([grpc.status.UNAVAILABLE, grpc.status.CANCELLED, grpc.status.ALREADY_EXISTS].includes(st.code)) return true;
-  return st.code === grpc.status.INTERNAL && String(st.details).startsWith('Received RST_STREAM');
-}
-
-/**
- * One connection: Hello, then play until it ends. Resolves to {code, why, welcomed}: the exit
- * code, why a new connection may help (null when it would not) and whether the referee welcomed
- * this connection. `reconnecting`: an earlier connection was welcomed (this welcome is a return).
- */
-function connectAndPlay(opts, v1, creds, rng, reconnecting) {
-  const client = new v1.RefereeService(opts.referee, creds, {
-    // a 4-player Dou Dizhu lead can list ~100k legal actions (several MB)
-    'grpc.max_receive_message_length': 64 * 1024 * 1024,
-  });
-  const call = client.Connect();
-  const matches = new Map(); // match_id -> MatchStarted
-  let welcomed = false;
-  let resolve;
-  const ended = new Promise((r) => { resolve = r; });
-  let done = false;
-  const finish = (code, why, message) => {
-    if (done) return;
-    done = true;
-    if (message) process.stderr.write(`${opts.name}: ${message}\n`);
-    client.close();
-    resolve({ code, why, welcomed });
-  };
-
-  call.on('data', (msg) => {
-    if (msg.msg === 'welcome') {
-      welcomed = true;
-      if (reconnecting) {
-        process.stderr.write(`${opts.name}: reconnected to ${opts.referee}\n`);
-      } else if (!opts.launched) { // a launched bot's stderr goes to a file, not to a person
-        process.stderr.write(`${opts.name}: connected to ${opts.referee}; waiting for matches\n`);
-      }
-    } else if (msg.msg === 'match_started') {
-      matches.set(msg.match_started.match_id, msg.match_started);
-    } else if (msg.msg === 'decision_request') {
-      const req = msg.decision_request;
-      const a = choose(req, matches.get(req.match_id), rng);
-      call.write({ action_reply: { match_id: req.match_id, request_id: req.request_id,
-                                   action: { kind: a.kind, cards: a.cards || [], amount: a.amount || 0 } } });
-    } else if (msg.msg === 'action_result' && !msg.action_result.accepted) {
-      const r = msg.action_result;
-      if (r.fault === 'unknown_request' && !r.match_id) { // the match ended while the reply was on its way
-        process.stderr.write(`${opts.name}: reply to request ${r.request_id} came after its match ended; ` +
-                             'the referee ignored it\n');
-      } else {
-        const why = [r.fault, r.rule, r.message].filter((part) => part).join(' ');
-        process.stderr.write(`${opts.name}: request ${r.request_id} rejected: ${why}\n`);
-      }
-    } else if (msg.msg === 'match_ended') {
-      matches.delete(msg.match_ended.match_id);
-    } else if (msg.msg === 'goodbye') {
-      const reason = msg.goodbye.reason;
-      call.end();
-      finish(0, reason === 'referee shutting down' ? `Goodbye: ${reason}` : null);
-    } // 'event' needs no answer
-  });
-  const onStatus = (st) => {
-    if (st.code === grpc.status.OK) return finish(0, "the stream ended without the referee's Goodbye");
-    const name = Object.keys(grpc.status).find((k) => grpc.status[k] === st.code) || st.code;
-    // grpc-js may end the details with an empty "Resolution note: "
-    const why = `${name}: ${String(st.details).replace(/\s*Resolution note:\s*$/, '')}`;
-    return mayReconnect(st) ? finish(1, why) : finish(1, null, `connection ended: ${why}`);
-  };
-  call.on('error', onStatus);
-  call.on('status', onStatus);
-
-  call.write({ hello: { bot_name: opts.name, bot_version: BOT_VERSION, token: opts.token, protocol_version: 1,
-                        games: [] /* [] = every game */, max_concurrent_matches: 1 } });
-  return ended;
-}
-
-/**
- * Play until the referee ends the connection; resolves to the exit code. With opts.reconnect > 0
- * (seconds), connect again while connectAndPlay says it may help, FIRST_RETRY_MS apart doubling
- * up to MAX_RETRY_MS, until welcomed; after opts.reconnect seconds without a welcome: exit code 1.
- */
-async function run(opts, v1, creds, rng) {
-  const say = (line) => process.stderr.write(`${opts.name}: ${line}\n`);
-  const patience = opts.reconnect;
-  let lostAt = null; // performance.now() when the connection was lost; null while connected
-  let delay = FIRST_RETRY_MS;
-  let wasWelcomed = false;
-  for (;;) {
-    const { code, why, welcomed } = await connectAndPlay(opts, v1, creds, rng, wasWelcomed);
-    wasWelcomed = wasWelcomed || welcomed;
-    if (why === null || patience <= 0) {
-      if (why !== null && code !== 0) say(`connection ended: ${why}`);
-      return code;
-    }
-    if (welcomed || lostAt === null) {
-      const what = welcomed ? 'lost the referee' : 'cannot reach the referee';
-      say(`${what} at ${opts.referee} (${why}); reconnecting for up to ${patience} s`);
-      lostAt = performance.now();
-      delay = FIRST_RETRY_MS;
-    }
-    const left = lostAt + patience * 1000 - performance.now();
-    if (left <= 0) {
-      say(`could not reconnect to ${opts.referee} within ${patience} s (last attempt: ${why}); giving up`);
-      return 1;
-    }
-    await new Promise((wake) => setTimeout(wake, Math.min(delay, left)));
-    delay = Math.min(2 * delay, MAX_RETRY_MS);
-  }
 }
 
 function main() {
   const opts = parseArgs(process.argv.slice(2));
   const rng = makeRng(Number(opts.seed) || 0);
   const protos = process.env.REFEREE_PROTOS || DEFAULT_PROTOS;
-  const entry = path.join(protos, 'cardgames', 'v1', 'referee.proto');
-  if (!fs.existsSync(entry)) fail(1, `${entry} not found: set REFEREE_PROTOS to the referee's protos/ directory`);
-  const def = protoLoader.loadSync(entry, {
-    includeDirs: [protos], keepCase: true, longs: String, enums: String, defaults: true, oneofs: true,
+  const v1 = loadProtocol(protos, (entry) => {
+    fail(1, `${entry} not found: set REFEREE_PROTOS to the referee's protos/ directory`);
   });
-  const v1 = grpc.loadPackageDefinition(def).cardgames.v1;
   const creds = opts.tlsCa ? grpc.credentials.createSsl(fs.readFileSync(opts.tlsCa)) : grpc.credentials.createInsecure();
-  process.on('SIGINT', () => process.exit(130)); // Ctrl-C: leave quietly
-  run(opts, v1, creds, rng).then((code) => {
-    process.exitCode = code;
-    setTimeout(() => process.exit(code), 200).unref(); // give a half-closed stream a moment to flush
-  });
+  const hello = { bot_name: opts.name, bot_version: BOT_VERSION, protocol_version: 1,
+                  games: [] /* [] = every game */, max_concurrent_matches: 1 };
+  runAndExit(opts, v1, creds, hello, (req, started) => choose(req, started, rng));
 }
+
+// =========================================================================================
+// The connection to the referee: the token, the .proto files, the Hello, the answers to
+// each DecisionRequest and the --reconnect loop. The same code as the referee's
+// sample_bots/node/botlib.js, pasted in by `referee bot new` so that this bot is one file.
+// =========================================================================================
+
+__BOTLIB__
 
 main();
