@@ -216,3 +216,12 @@ def test_node_skeleton_ctrl_c_while_reconnecting_exits_130(node_skeleton: Path, 
 
 def test_node_skeleton_rejects_a_negative_reconnect(node_skeleton: Path) -> None:
     a_negative_value_is_a_usage_error(["node", str(node_skeleton / "bot.js")])
+
+
+def test_node_skeleton_reports_an_unreadable_tls_ca_without_a_stack_trace(node_skeleton: Path, tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-ca.pem"
+    r = subprocess.run(["node", str(node_skeleton / "bot.js"), "--referee", "127.0.0.1:1", "--token", "t",
+                        "--tls-ca", str(missing)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith(f"jsskel: cannot read --tls-ca file {missing} (ENOENT"), r.stderr
+    assert "    at " not in r.stderr  # no stack trace

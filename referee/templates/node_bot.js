@@ -87,7 +87,7 @@ function main() {
   const v1 = loadProtocol(protos, (entry) => {
     fail(1, `${entry} not found: set REFEREE_PROTOS to the referee's protos/ directory`);
   });
-  const creds = opts.tlsCa ? grpc.credentials.createSsl(fs.readFileSync(opts.tlsCa)) : grpc.credentials.createInsecure();
+  const creds = channelCredentials(opts.tlsCa, (message) => fail(2, message));
   const hello = { bot_name: opts.name, bot_version: BOT_VERSION, protocol_version: 1,
                   games: [] /* [] = every game */, max_concurrent_matches: 1 };
   runAndExit(opts, v1, creds, hello, (req, started) => choose(req, started, rng));

@@ -34,10 +34,8 @@
 // after a dropped connection").
 'use strict';
 
-const fs = require('fs');
 const path = require('path');
-const grpc = require('@grpc/grpc-js');
-const { makeRng, tokenFromEnvironment, loadProtocol, runAndExit } = require('./botlib');
+const { makeRng, tokenFromEnvironment, channelCredentials, loadProtocol, runAndExit } = require('./botlib');
 
 const PROTOCOL_VERSION = 1;
 const BOT_VERSION = '1.0.0';
@@ -237,16 +235,7 @@ function main() {
     process.stderr.write(`error: ${entry} not found; set REFEREE_PROTOS to the referee's protos/ directory\n`);
     process.exit(1);
   });
-  let creds = grpc.credentials.createInsecure();
-  if (opts.tlsCa) {
-    let ca;
-    try {
-      ca = fs.readFileSync(opts.tlsCa);
-    } catch (e) {
-      usage(`cannot read --tls-ca file ${opts.tlsCa} (${e.message})`);
-    }
-    creds = grpc.credentials.createSsl(ca);
-  }
+  const creds = channelCredentials(opts.tlsCa, usage);
   const hello = {
     bot_name: opts.name,
     bot_version: BOT_VERSION,

@@ -60,6 +60,22 @@ function tokenFromEnvironment(onError) {
 }
 
 /**
+ * The channel credentials for --tls-ca FILE: TLS trusting the CA in that PEM file, or plain
+ * TCP when tlsCa is empty. When the file cannot be read, calls onError(message), which must
+ * not return.
+ */
+function channelCredentials(tlsCa, onError) {
+  if (!tlsCa) return grpc.credentials.createInsecure();
+  let ca;
+  try {
+    ca = fs.readFileSync(tlsCa);
+  } catch (e) {
+    onError(`cannot read --tls-ca file ${tlsCa} (${e.message})`);
+  }
+  return grpc.credentials.createSsl(ca);
+}
+
+/**
  * Load cardgames.v1 from the directory protosDir (holding cardgames/v1/referee.proto); returns
  * the package's gRPC definitions. When that file is absent, calls onMissing(entry) (its path),
  * which must not return.
@@ -254,5 +270,6 @@ function runAndExit(opts, v1, creds, hello, decide) {
 }
 
 module.exports = {
-  makeRng, tokenFromEnvironment, loadProtocol, mayReconnect, statusDetails, rejection, connectAndPlay, run, runAndExit,
+  makeRng, tokenFromEnvironment, channelCredentials, loadProtocol, mayReconnect, statusDetails, rejection,
+  connectAndPlay, run, runAndExit,
 };
