@@ -25,7 +25,7 @@ def did_you_mean(word: str, known: Iterable[str]) -> str:
 def counts_text(values: Iterable[int]) -> str:
     """Allowed counts (sorted, distinct) as words: ``"4"``, ``"3 or 4"``, a
     run of three or more consecutive values as ``"4 to 7"``, else ``"3, 4
-    or 6"`` (``f"president is played by {counts_text((4, 5, 6, 7))} players"``)."""
+    or 6"`` (``f"played by {counts_text((4, 5, 6, 7))} players"``)."""
     vs = sorted(set(values))
     if len(vs) >= 3 and vs[-1] - vs[0] == len(vs) - 1:
         return f"{vs[0]} to {vs[-1]}"
