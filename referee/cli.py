@@ -632,6 +632,12 @@ def _resume_command(file: Path, db: Optional[str], referee_addr: Optional[str], 
     return f"referee tournament run {shlex.quote(str(file))}{remote} --resume{flag}", note
 
 
+#: the --referee commands' admin token: hidden, from REFEREE_ADMIN_TOKEN, or read from --admin-token-file
+_ADMIN_TOKEN_OPT = typer.Option(None, "--admin-token", envvar="REFEREE_ADMIN_TOKEN", hidden=True)
+_ADMIN_TOKEN_FILE_OPT = typer.Option(None, "--admin-token-file",
+                                     help="File holding the running referee's admin token (--referee).")
+
+
 @tournament_app.command("run")
 def tournament_run(
     file: Path = typer.Argument(..., help="Tournament file (TOML), e.g. tournaments/examples/doudizhu.toml."),
@@ -652,9 +658,8 @@ def tournament_run(
                                                "or --admin-token-file): external bots are the ones connected "
                                                "there (seated by their token, or without one by their name), "
                                                "command bots are launched here."),
-    admin_token: Optional[str] = typer.Option(None, "--admin-token", envvar="REFEREE_ADMIN_TOKEN", hidden=True),
-    admin_token_file: Optional[Path] = typer.Option(None, "--admin-token-file",
-                                                    help="File holding the running referee's admin token (--referee)."),
+    admin_token: Optional[str] = _ADMIN_TOKEN_OPT,
+    admin_token_file: Optional[Path] = _ADMIN_TOKEN_FILE_OPT,
     tls_ca: Optional[Path] = typer.Option(None, "--tls-ca", help="With --referee: the referee speaks TLS; trust "
                                           "the CA in this PEM file (also passed to the bots launched here)."),
     reconnect: float = typer.Option(REFEREE_RECONNECT_S, "--reconnect", metavar="SECONDS",
@@ -821,9 +826,8 @@ def tournament_check(
                                                "tournament will run on (run --referee): also ask it whether it "
                                                "can seat every external bot, by token or name (its admin token in "
                                                "REFEREE_ADMIN_TOKEN or --admin-token-file)."),
-    admin_token: Optional[str] = typer.Option(None, "--admin-token", envvar="REFEREE_ADMIN_TOKEN", hidden=True),
-    admin_token_file: Optional[Path] = typer.Option(None, "--admin-token-file",
-                                                    help="File holding the running referee's admin token (--referee)."),
+    admin_token: Optional[str] = _ADMIN_TOKEN_OPT,
+    admin_token_file: Optional[Path] = _ADMIN_TOKEN_FILE_OPT,
     tls_ca: Optional[Path] = typer.Option(None, "--tls-ca", help="With --referee: the referee speaks TLS; trust "
                                           "the CA in this PEM file."),
 ) -> None:
