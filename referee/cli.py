@@ -35,9 +35,9 @@ from referee.benchcli import bench
 from referee.botcommand import check_command
 from referee.botnew import bot_app
 from referee.bots import Limits
-from referee.clikit import (bot_label, bot_sandbox, console, db_flag, fail, lease_held_line, open_store, os_error_text,
-                            parse_kv, parse_tokens, read_ca, read_secret_file, secret_file_or_exit, tls_or_exit,
-                            why_not_running)
+from referee.clikit import (CONFIG_OPT, bot_label, bot_sandbox, console, db_flag, fail, lease_held_line, open_store,
+                            os_error_text, parse_kv, parse_tokens, read_ca, read_secret_file, reading_db,
+                            secret_file_or_exit, tls_or_exit, why_not_running)
 from referee.conformance import run as run_conformance
 from referee.games import GAME_IDS, UnknownGame, game_class
 from referee.initcli import init
@@ -878,26 +878,6 @@ def tournament_check(
           f"{plan}; no problem found in {file}{note}")
 
 
-def _reading_db(db: Optional[str], config: Optional[Path]) -> tuple[str, Optional[str]]:
-    """The database a reading command uses, and the tournament name the
-    ``--config`` file gives: ``--db``, else the file's ``database``, else
-    ``$REFEREE_DB``, else ``runs/referee.sqlite``."""
-    name = None
-    if config is not None:
-        from tournaments import spec as tspec
-
-        try:
-            s = tspec.load(config)
-        except FileNotFoundError:
-            fail(f"no such tournament file: {config}")
-        except tspec.SpecError as e:
-            fail(str(e))
-        name = s.name
-        if not db:
-            db = s.database
-    return db or os.environ.get("REFEREE_DB") or "runs/referee.sqlite", name
-
-
 def _started_from(config: Optional[Path], stored: dict[str, Any]) -> tuple[str, str, str, str]:
     """How a printed command names the file a stored tournament was started
     from, and the referee it last ran on: ``(cd, file, remote, note)``,
@@ -942,7 +922,7 @@ def tournament_status(
     name: Optional[str] = typer.Argument(None, help="Tournament name (default: the --config file's, else the latest)."),
     db: Optional[str] = typer.Option(None, "--db", help="Results database path or URL "
                                      "(default: the --config file's, else $REFEREE_DB, else runs/referee.sqlite)."),
-    config: Optional[Path] = typer.Option(None, "--config", "-c", help="Tournament file: its database and name."),
+    config: Optional[Path] = CONFIG_OPT,
 ) -> None:
     """Show a tournament's progress: matches done/total, state (running,
     interrupted or complete, and who holds the lease), faults."""
@@ -951,7 +931,7 @@ def tournament_status(
 
     # the database a printed follow-up command must name: the --config file names its own
     given_db = db or (os.environ.get("REFEREE_DB") if config is None else None)
-    db, cfg_name = _reading_db(db, config)
+    db, cfg_name = reading_db(db, config)
     store = open_store(db, "--db PATH or --config FILE")
     name = name or cfg_name
     try:
@@ -995,7 +975,7 @@ def leaderboard(
     fmt: str = typer.Option("table", "--format", "-f", help="table, json or csv."),
     db: Optional[str] = typer.Option(None, "--db", help="Results database path or URL "
                                      "(default: the --config file's, else $REFEREE_DB, else runs/referee.sqlite)."),
-    config: Optional[Path] = typer.Option(None, "--config", "-c", help="Tournament file: its database and name."),
+    config: Optional[Path] = CONFIG_OPT,
     show_details: bool = typer.Option(False, "--details", help="Also per-seat and per-role summaries, head-to-head, "
                                       "per-seat and per-role tables and (duplicate schedules) per-deal paired "
                                       "tables (JSON: a 'details' key)."),
@@ -1019,7 +999,7 @@ def leaderboard(
         fail(f"--confidence must be one of {', '.join(METHODS)}, got {confidence!r}")
     if show_details and fmt == "csv":
         fail("--details is shown as a table or JSON, not CSV")
-    db, cfg_name = _reading_db(db, config)
+    db, cfg_name = reading_db(db, config)
     store = open_store(db, "--db PATH or --config FILE")
     try:
         t, board = board_from_store(store, tournament or cfg_name, confidence)
@@ -1058,7 +1038,7 @@ def tournament_list(
 
     if fmt not in ("table", "json"):
         fail("--format must be table or json")
-    db, _ = _reading_db(db, None)
+    db, _ = reading_db(db, None)
     store = open_store(db, "--db PATH or --config FILE")
     try:
         rows = listing(store)
@@ -1099,7 +1079,7 @@ def results_export(
                             "`referee results import` needs to rebuild every total)."),
     db: Optional[str] = typer.Option(None, "--db", help="Results database path or URL "
                                      "(default: the --config file's, else $REFEREE_DB, else runs/referee.sqlite)."),
-    config: Optional[Path] = typer.Option(None, "--config", "-c", help="Tournament file: its database and name."),
+    config: Optional[Path] = CONFIG_OPT,
 ) -> None:
     """Export a tournament's per-match results, streamed: match index, seed,
     status, seats, scores, ranks (1 = best), forfeits, faults per seat and log path."""
@@ -1109,7 +1089,7 @@ def results_export(
 
     if fmt not in EXPORT_FORMATS:
         fail(f"--format must be one of {', '.join(EXPORT_FORMATS)}")
-    db, cfg_name = _reading_db(db, config)
+    db, cfg_name = reading_db(db, config)
     store = open_store(db, "--db PATH or --config FILE")
     tournament = tournament or cfg_name
     try:

@@ -3,7 +3,8 @@
 :mod:`referee.web.play`): the error console and :func:`fail`, ``KEY=VALUE``
 and ``NAME=TOKEN`` parsing, secret, TLS and CA files, a seat's label from its
 bot command, the bots' sandbox, the lines that say who holds a run's lease,
-and the ``--db`` of a printed follow-up command.
+the ``--config`` option of the commands that read a results database and the
+database they read, and the ``--db`` of a printed follow-up command.
 
 Exit statuses: 2 for a usage error (a bad option, a missing or unreadable
 file), 1 when the work itself failed (a database that cannot be opened, a
@@ -12,6 +13,7 @@ match that did not complete)."""
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import socket
 import ssl
@@ -171,6 +173,31 @@ def bot_sandbox(bot_uids: str, isolate_network: bool, commands: list[str], base:
     except (SandboxError, ValueError) as e:
         fail(str(e))
     return sb
+
+
+#: ``--config FILE`` of the commands that read a results database (:func:`reading_db`)
+CONFIG_OPT = typer.Option(None, "--config", "-c", help="Tournament file: its database and name.")
+
+
+def reading_db(db: str | None, config: Path | None) -> tuple[str, str | None]:
+    """The database a reading command uses, and the tournament name the
+    ``--config`` file gives (``None`` without one): ``--db``, else the file's
+    ``database``, else ``$REFEREE_DB``, else ``runs/referee.sqlite``. Exits
+    (2) when the file is missing or has a problem."""
+    name = None
+    if config is not None:
+        from tournaments import spec as tspec
+
+        try:
+            s = tspec.load(config)
+        except FileNotFoundError:
+            fail(f"no such tournament file: {config}")
+        except tspec.SpecError as e:
+            fail(str(e))
+        name = s.name
+        if not db:
+            db = s.database
+    return db or os.environ.get("REFEREE_DB") or "runs/referee.sqlite", name
 
 
 def open_store(db: str, choose: str = "--db PATH"):

@@ -17,12 +17,14 @@ import threading
 import webbrowser
 from pathlib import Path
 from typing import Optional
+from urllib.parse import quote
 
 import typer
 import uvicorn
 
 from referee.botcommand import check_command
-from referee.clikit import bot_sandbox, console, fail, open_store, parse_kv, parse_tokens, secret_file_or_exit
+from referee.clikit import (CONFIG_OPT, bot_sandbox, console, fail, open_store, parse_kv, parse_tokens, reading_db,
+                            secret_file_or_exit)
 from referee.games import GAME_IDS, UnknownGame, game_class
 from referee.words import counts_text, plural
 
@@ -32,9 +34,11 @@ WEB_PORT = 8080
 
 
 def report(
-    tournament: Optional[str] = typer.Argument(None, help="Tournament name (default: the latest)."),
-    db: str = typer.Option(DEFAULT_DB, "--db", envvar="REFEREE_DB",
-                           help="Results database path or URL (default: $REFEREE_DB, else runs/referee.sqlite)."),
+    tournament: Optional[str] = typer.Argument(None, help="Tournament name (default: the --config file's, else the "
+                                               "latest)."),
+    db: Optional[str] = typer.Option(None, "--db", help="Results database path or URL "
+                                     "(default: the --config file's, else $REFEREE_DB, else runs/referee.sqlite)."),
+    config: Optional[Path] = CONFIG_OPT,
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output directory "
                                        "(default: `runs/report/<tournament>/`)."),
     matches: int = typer.Option(10_000, "--matches", min=0, help="List (and replay) the newest N matches, in "
@@ -52,10 +56,11 @@ def report(
     from tournaments.report import tournament_row
     from tournaments.store import StorageError
 
-    store = open_store(db)
+    db, cfg_name = reading_db(db, config)
+    store = open_store(db, "--db PATH or --config FILE")
     try:
         try:
-            t = tournament_row(store, tournament)
+            t = tournament_row(store, tournament or cfg_name)
         except LookupError as e:
             fail(str(e), 1)
         out = out or Path("runs/report") / t["name"]
@@ -78,8 +83,9 @@ def report(
 
 
 def web(
-    db: str = typer.Option(DEFAULT_DB, "--db", envvar="REFEREE_DB",
-                           help="Results database path or URL (default: $REFEREE_DB, else runs/referee.sqlite)."),
+    db: Optional[str] = typer.Option(None, "--db", help="Results database path or URL "
+                                     "(default: the --config file's, else $REFEREE_DB, else runs/referee.sqlite)."),
+    config: Optional[Path] = CONFIG_OPT,
     host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (pages are read-only; "
                              "a public address shows every finished match's cards to anyone)."),
     port: int = typer.Option(WEB_PORT, "--port", help="TCP port (0 = any free port)."),
@@ -102,11 +108,13 @@ def web(
     play`). Ctrl-C stops it (and every match of /play, with its bots)."""
     from referee.web.app import create_app
 
-    store = open_store(db)
+    db, cfg_name = reading_db(db, config)
+    store = open_store(db, "--db PATH or --config FILE")
     store.close()
     hall = _hall(bot or [], token_file, referee_port, play_log_dir, bot_uids)
     sock, shown = _listen(host, port)
-    print(f"serving {store.display_url} on {shown}/ (Ctrl-C to stop); play: {shown}/play", flush=True)
+    page = f"; {cfg_name}: {shown}/t/{quote(cfg_name, safe='')}/" if cfg_name else ""
+    print(f"serving {store.display_url} on {shown}/ (Ctrl-C to stop){page}; play: {shown}/play", flush=True)
     _serve(create_app(db, hall=hall), sock, hall)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PY, ROOT, interrupt_when
+from conftest import PY, ROOT, interrupt_when, stop_server
 from referee.clikit import bot_label
 
 HEUR = "python sample_bots/heuristic_bot.py"
@@ -513,3 +513,63 @@ def test_status_gives_the_referee_and_ca_a_tournament_last_ran_with(tmp_path: Pa
         st.close()
     out = status(tmp_path)
     assert "`referee tournament run cup.toml --referee 127.0.0.1:6000 --resume --db" in out, out
+
+
+def _tiny(tmp_path: Path, name: str, db: Path, seed: int = 5) -> Path:
+    """A tournament file of 3 random bots, 6 one-round matches, results in ``db``."""
+    f = tmp_path / f"{name}.toml"
+    bots = "".join(f'[[bots]]\nname = "b{i}"\ncommand = "python {ROOT}/sample_bots/random_bot.py --seed {i}"\n'
+                   for i in range(3))
+    f.write_text(f'name = "{name}"\ngame = "doudizhu"\nplayers = 3\nseed = {seed}\ndatabase = "{db}"\n'
+                 f'log_dir = "{tmp_path / "logs"}"\nparams = {{ rounds = 1 }}\n{bots}')
+    return f
+
+
+def _store_as_started(f: Path, lease: bool = False) -> None:
+    """Store the tournament of file ``f`` as a run that started it and played nothing yet
+    (``lease``: and still runs, its lease held by this test's process)."""
+    from tournaments import spec as tspec
+    from tournaments.store import LeaseHolder, Store
+
+    s = tspec.load(f)
+    st = Store(s.database)
+    try:
+        st.create_tournament(s.name, s.game, s.public_json(), s.fingerprint(), 6,
+                             [(b.name, b.command, False) for b in s.bots], LeaseHolder.me() if lease else None)
+    finally:
+        st.close()
+
+
+def test_report_and_web_take_the_database_and_name_from_config(tmp_path: Path) -> None:
+    import os
+
+    from tournaments.store import Store
+
+    db = tmp_path / "r.sqlite"
+    f = _tiny(tmp_path, "cupR", db)
+    _store_as_started(f)
+    Store(str(db)).create_tournament("later", "doudizhu", {}, "x", 6, [])  # the latest: not the one --config names
+    env = {k: v for k, v in os.environ.items() if k != "REFEREE_DB"}
+    r = subprocess.run([PY, "-m", "referee.cli", "report", "--config", str(f), "-o", str(tmp_path / "site")],
+                       cwd=ROOT, capture_output=True, text=True, env=env)
+    assert r.returncode == 0 and r.stdout.strip() == f"report: {tmp_path / 'site' / 'index.html'}", r.stderr
+    assert "cupR" in (tmp_path / "site" / "index.html").read_text()
+    missing = tmp_path / "none.sqlite"
+    for cmd in ("report", "web"):  # --config names the database (never created); --db overrides it
+        g = _tiny(tmp_path, "cupM", missing)
+        r = subprocess.run([PY, "-m", "referee.cli", cmd, "-c", str(g), "--port" if cmd == "web" else "-o",
+                            "0" if cmd == "web" else str(tmp_path / "m")], cwd=ROOT, capture_output=True, text=True,
+                           env=env, timeout=60)
+        assert r.returncode == 1 and f"no results database at {missing}" in r.stderr, r.stderr
+        assert "--config FILE" in r.stderr and not missing.exists()
+    web = subprocess.Popen([PY, "-m", "referee.cli", "web", "-c", str(_tiny(tmp_path, "cupM", missing)), "--db",
+                            str(db), "--port", "0", "--play-log-dir", str(tmp_path / "play")], cwd=ROOT, env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        line = web.stdout.readline()  # the server's first line; it ends when the process does
+    finally:
+        stop_server(web, group=True)
+        web.stdout.close()
+    served, _, urls = line.partition(" on http://127.0.0.1:")
+    assert served.startswith("serving ") and served.endswith(str(db)) and "; cupM: http://127.0.0.1:" in urls, line
+    assert "/t/cupM/; play: " in line, line
