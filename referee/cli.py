@@ -636,6 +636,9 @@ def _resume_command(file: Path, db: Optional[str], referee_addr: Optional[str], 
 _ADMIN_TOKEN_OPT = typer.Option(None, "--admin-token", envvar="REFEREE_ADMIN_TOKEN", hidden=True)
 _ADMIN_TOKEN_FILE_OPT = typer.Option(None, "--admin-token-file",
                                      help="File holding the running referee's admin token (--referee).")
+#: the database `tournament run` (and `check`, reading it) uses
+_RUN_DB_OPT = typer.Option(None, "--db", help="Results database path or URL (overrides the file; "
+                           "default: the file's, else $REFEREE_DB, else runs/referee.sqlite).")
 
 
 @tournament_app.command("run")
@@ -645,8 +648,7 @@ def tournament_run(
                                 "(finished matches are kept, never replayed)."),
     fresh: bool = typer.Option(False, "--fresh", help="Delete the stored tournament of this name and start over."),
     concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", help="Matches at once (overrides the file)."),
-    db: Optional[str] = typer.Option(None, "--db", help="Results database path or URL (overrides the file; "
-                                     "default: the file's, else $REFEREE_DB, else runs/referee.sqlite)."),
+    db: Optional[str] = _RUN_DB_OPT,
     executor: Optional[str] = typer.Option(None, "--executor", help="Where matches run: local (this machine, "
                                            "the default) or dask (a Dask cluster; overrides [execution])."),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address, e.g. "
@@ -830,6 +832,7 @@ def tournament_check(
     admin_token_file: Optional[Path] = _ADMIN_TOKEN_FILE_OPT,
     tls_ca: Optional[Path] = typer.Option(None, "--tls-ca", help="With --referee: the referee speaks TLS; trust "
                                           "the CA in this PEM file."),
+    db: Optional[str] = _RUN_DB_OPT,
 ) -> None:
     """Check a tournament file without playing anything: exit 0 and its plan, or 2 and every problem.
 
@@ -837,8 +840,12 @@ def tournament_check(
     `tournament run` does (every problem with its file, key and line, the
     bot commands, the bots' sandbox), then prints the plan: bots, seats,
     schedule and matches. With --referee, also asks that referee whether
-    it can seat every external bot (by its token, or by its name). Never plays, stores or starts
-    anything else.
+    it can seat every external bot (by its token, or by its name). Then
+    looks in the results database `run` would use (never creating it): the
+    tournament is not stored yet; or stored, how much of it is played, that
+    `run` needs --resume or --fresh, and what changed in the file that
+    --resume would refuse; or running now, and who holds its lease. Never
+    plays, stores or starts anything else.
     """
     from tournaments import spec as tspec
     from tournaments.adaptive import AdaptiveSchedule
@@ -874,8 +881,54 @@ def tournament_check(
                               Path(spec.cwd), tspec.command_labels(spec.bots))
         sandbox.close()
     plan = AdaptiveSchedule(spec).plan()
+    stored = _stored_line(spec, db or spec.database)
     print(f"{spec.name}: {spec.game}, {len(spec.bots)} {plural(len(spec.bots), 'bot')}, {spec.players} seats, "
           f"{plan}; no problem found in {file}{note}")
+    print(stored)
+
+
+def _stored_line(spec: Any, db: str) -> str:
+    """What `tournament check` says of the tournament of ``spec``'s name (a
+    :class:`tournaments.spec.TournamentSpec`) in the
+    results database ``db`` (path or URL, opened to read; a missing SQLite
+    file is not created): ``not stored yet in DB``; ``running now in DB:
+    lease held by pid P on this host (heartbeat S s ago); ...``; ``stored in DB:
+    N of M matches played; `run` needs --resume (or --fresh to start
+    over)``, with ``; --resume would refuse: ...`` (what changed in the
+    file) when it would. Exits (2) when the database cannot be opened or read."""
+    from tournaments.run import resume_refusal
+    from tournaments.store import StorageError, Store, mask_url
+
+    shown = mask_url(db)
+    try:
+        store = Store(db, create=False)
+    except StorageError as e:
+        if str(e).startswith("no results database"):
+            return f"not stored yet in {shown} (no results database there yet)"
+        fail(f"cannot read the database `run` would use: {e}")
+    except Exception as e:  # a database the store cannot open: say so, no traceback
+        fail(f"cannot open the results database {shown}: {e}")
+    try:
+        t = store.tournament(spec.name)
+        if t is None:
+            return f"not stored yet in {shown}"
+        state, lease = store.run_state(t)
+        done = len(store.finished_indices(int(t["id"])))
+    except StorageError as e:
+        fail(f"cannot read the database `run` would use: {e}")
+    finally:
+        store.close()
+    if lease is not None:
+        return f"running now in {shown}: {lease_held_line(lease).strip()}; `run` is refused until it ends"
+    total = int(t["total_matches"])
+    if state == "complete":
+        line = (f"stored in {shown}: all {total} {plural(total, 'match', 'matches')} played (complete); "
+                "`run` needs --fresh to play it again (--resume plays nothing more)")
+    else:
+        line = (f"stored in {shown}: {done} of {total} {plural(total, 'match', 'matches')} played; "
+                "`run` needs --resume (or --fresh to start over)")
+    refusal = resume_refusal(spec, t)
+    return line + (f"; --resume would refuse: {refusal}" if refusal else "")
 
 
 def _started_from(config: Optional[Path], stored: dict[str, Any]) -> tuple[str, str, str, str]:

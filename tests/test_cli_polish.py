@@ -540,6 +540,42 @@ def _store_as_started(f: Path, lease: bool = False) -> None:
         st.close()
 
 
+def test_tournament_check_says_what_the_database_run_would_use_holds(tmp_path: Path) -> None:
+    import os
+
+    db = tmp_path / "r.sqlite"
+    env = {k: v for k, v in os.environ.items() if k != "REFEREE_DB"}
+
+    def check(f: Path, *args: str) -> tuple[int, str, str]:
+        r = subprocess.run([PY, "-m", "referee.cli", "tournament", "check", str(f), *args], cwd=ROOT,
+                           capture_output=True, text=True, env=env)
+        assert "Traceback" not in r.stderr, r.stderr
+        return r.returncode, " ".join(r.stdout.split()), " ".join(r.stderr.split())
+
+    f = _tiny(tmp_path, "cupA", db)
+    code, out, _ = check(f)
+    assert code == 0 and f"not stored yet in {db} (no results database there yet)" in out, out
+    assert not db.exists()  # check never creates the database
+    _store_as_started(f)
+    code, out, _ = check(f)
+    assert code == 0 and f"stored in {db}: 0 of 6 matches played; `run` needs --resume (or --fresh to start over)" \
+        in out and "would refuse" not in out, out
+    f = _tiny(tmp_path, "cupA", db, seed=6)  # the file changed since it was started
+    code, out, _ = check(f)
+    assert out.endswith("--resume would refuse: the file changed since it was started: seed: 5 -> 6"), out
+    other = tmp_path / "other.sqlite"  # --db: the database run --db would use
+    code, out, _ = check(f, "--db", str(other))
+    assert code == 0 and f"not stored yet in {other}" in out and not other.exists(), out
+    _store_as_started(_tiny(tmp_path, "cupL", db), lease=True)  # a run holds its lease now
+    code, out, _ = check(tmp_path / "cupL.toml")
+    assert code == 0 and f"running now in {db}: lease held by pid {os.getpid()} on this host (heartbeat" in out, out
+    for bad, why in ((tmp_path / "junk.sqlite", "is corrupt"), ("nosuchdriver://x/y", "not a database path or URL")):
+        if isinstance(bad, Path):
+            bad.write_text("not a database\n")
+        code, out, err = check(f, "--db", str(bad))
+        assert code == 2 and out == "" and "cannot read the database `run` would use" in err and why in err, err
+
+
 def test_report_and_web_take_the_database_and_name_from_config(tmp_path: Path) -> None:
     import os
 

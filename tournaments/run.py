@@ -125,16 +125,26 @@ def _open(spec: TournamentSpec, resume: bool, fresh: bool, store: Store, schedul
     raise TournamentError(f"{where} is being created and deleted by other drivers at the same time; retry")
 
 
-def _changed(where: str, t: dict[str, Any], spec: TournamentSpec) -> str:
-    """Why ``--resume`` refuses the stored tournament ``t`` for ``spec``: what changed in the file."""
+def resume_refusal(spec: TournamentSpec, t: dict[str, Any]) -> str | None:
+    """Why ``--resume`` would refuse the stored tournament ``t`` (a row of
+    :meth:`Store.tournament`) for ``spec``, e.g. ``the file changed since it
+    was started: seed: 9 -> 10`` (what changed, by
+    :meth:`TournamentSpec.changes_from`); ``None`` when the fingerprints
+    match and it would go on."""
+    if t["fingerprint"] == spec.fingerprint():
+        return None
     try:
         changes = spec.changes_from(json.loads(t["spec_json"]))
     except (ValueError, TypeError, AttributeError):  # a stored spec this version cannot read
         changes = []
-    what = (f"the file changed since it was started: {'; '.join(changes)}" if changes
+    return (f"the file changed since it was started: {'; '.join(changes)}" if changes
             else "it was started by a referee version that schedules matches differently")
-    return (f"{where} cannot be resumed: {what}. Undo the change to finish it with --resume, or use --fresh to "
-            "start over, or give it a new name")
+
+
+def _changed(where: str, t: dict[str, Any], spec: TournamentSpec) -> str:
+    """Why ``--resume`` refuses the stored tournament ``t`` for ``spec``: what changed in the file."""
+    return (f"{where} cannot be resumed: {resume_refusal(spec, t)}. Undo the change to finish it with --resume, "
+            "or use --fresh to start over, or give it a new name")
 
 
 def _exists_advice(state: str) -> str:
