@@ -397,6 +397,11 @@ class RefereeWait:
         self._back_at = float("-inf")  # when it last answered again after going away (monotonic)
         self._gave_up: RefereeGone | None = None
 
+    @property
+    def waiting(self) -> bool:
+        """A match is waiting for the referee to come back now."""
+        return self._waiting.locked()
+
     async def back(self, gone: RefereeGone, failed_at: float) -> None:
         """Return once the referee answers again after ``gone`` (a failure at
         ``failed_at``, ``time.monotonic()``): at once if it answered since; else

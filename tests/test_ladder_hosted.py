@@ -7,11 +7,13 @@ launched bots that take a little while per decision, so that a match is in
 flight when the referee is stopped. The ladder either waits for the referee
 and plays the lost match again (each match recorded once, ``ladder verify``
 agrees), or, with ``--reconnect 0``, stops with the command that continues it
-(``--referee``, never an admin token), as ``ladder status`` also says.
+(``--referee``, never an admin token), as ``ladder status`` also says; Ctrl-C
+while it waits stops it at once.
 """
 
 from __future__ import annotations
 
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -20,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, stop_process
+from referee.clikit import referee_flags
 from test_hosted_driver import ADMIN, SLOW_BOT, _in_flight, _records, _serve, _sigterm, _until
 from test_ladder import LadderProc
 
@@ -124,3 +127,30 @@ def test_without_reconnect_a_ladder_stops_with_the_command_that_continues_it(hos
     assert "match 1 (" in r.stdout and "was interrupted: playing it again" in r.stdout, r.stdout
     _counted_once(tmp_path, 1)
     _verified(f)
+
+
+def test_ctrl_c_while_a_ladder_waits_for_its_referee_stops_it_at_once(hosted_ladder, tmp_path: Path) -> None:
+    addr, serve, oplog, _, f, token_file = hosted_ladder
+    lad = LadderProc(tmp_path, f, "--referee", addr, "--referee-admin-token-file", str(token_file),
+                     "--max-matches", "2", "--reconnect", "600")
+    try:
+        _until(lambda: _in_flight(oplog, 1), "the first match to be in flight", shown=oplog)
+        assert _sigterm(serve) == 0
+        lad.wait("waiting up to 600 s for it to come back")
+        assert lad.stop(signal.SIGINT, timeout=20) == 0  # not the file's drain_ms (30 s): nothing can finish
+    finally:
+        lad.close()
+    out = lad.text()
+    assert f"stopping while waiting for the referee at {addr}: match(es) 1 are played again when the ladder " \
+           "starts again" in out and "ladder stopped" in out and "Traceback" not in out, out
+    _verified(f)
+    st = _cli("ladder", "status", "--config", str(f))
+    assert f"not running; continue it with `referee ladder {f} --referee {addr}`" in st.stdout, st.stdout
+
+
+def test_the_referee_options_of_a_printed_command(tmp_path: Path) -> None:
+    assert referee_flags(None, str(tmp_path / "ca.pem"), str(tmp_path)) == ""
+    assert referee_flags("h:1", None) == " --referee h:1"
+    assert referee_flags("h:1", tmp_path / "tls" / "ca.pem", str(tmp_path)) == " --referee h:1 --tls-ca tls/ca.pem"
+    elsewhere = tmp_path / "my certs" / "ca.pem"  # not under `here`: the absolute path, quoted for the shell
+    assert referee_flags("h:1", elsewhere, str(tmp_path / "run")) == f" --referee h:1 --tls-ca '{elsewhere}'"

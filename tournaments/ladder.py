@@ -881,8 +881,9 @@ class Ladder:
     async def run(self, stop: asyncio.Event, abandon: asyncio.Event | None = None) -> None:
         """Run until ``stop`` is set (or ``max_matches`` were scheduled and
         played): then schedule nothing more, let matches in progress finish
-        for up to ``drain_ms`` (at once when ``abandon`` is set), abandon the
-        rest (played again on the next start) and stop every process.
+        for up to ``drain_ms`` (at once when ``abandon`` is set, or when they
+        wait for a remote referee that went away), abandon the rest (played
+        again on the next start) and stop every process.
         Raises :class:`LadderError` when the store holds an incompatible
         ladder, another process runs it (or took its lease over while it
         ran) or the Dask cluster cannot be used;
@@ -1037,6 +1038,10 @@ class Ladder:
 
     async def _drain(self, abandon: asyncio.Event | None) -> None:
         if not self.tasks:
+            return
+        if self.remote_wait is not None and self.remote_wait.waiting:  # none can finish before it is back
+            self.say(f"stopping while waiting for the referee at {self.remote_wait.remote.addr}: match(es) "
+                     f"{', '.join(map(str, sorted(self.tasks)))} are played again when the ladder starts again")
             return
         self.say(f"stopping: {len(self.tasks)} match(es) in progress may finish for {self.spec.drain_ms / 1000:g} s")
         waits = [asyncio.ensure_future(asyncio.wait(list(self.tasks.values())))]
