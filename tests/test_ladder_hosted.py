@@ -141,7 +141,7 @@ def test_ctrl_c_while_a_ladder_waits_for_its_referee_stops_it_at_once(hosted_lad
     finally:
         lad.close()
     out = lad.text()
-    assert f"stopping while waiting for the referee at {addr}: match(es) 1 are played again when the ladder " \
+    assert f"stopping while waiting for the referee at {addr}: match 1 is played again when the ladder " \
            "starts again" in out and "ladder stopped" in out and "Traceback" not in out, out
     _verified(f)
     st = _cli("ladder", "status", "--config", str(f))

@@ -1040,8 +1040,10 @@ class Ladder:
         if not self.tasks:
             return
         if self.remote_wait is not None and self.remote_wait.waiting:  # none can finish before it is back
-            self.say(f"stopping while waiting for the referee at {self.remote_wait.remote.addr}: match(es) "
-                     f"{', '.join(map(str, sorted(self.tasks)))} are played again when the ladder starts again")
+            n = len(self.tasks)
+            self.say(f"stopping while waiting for the referee at {self.remote_wait.remote.addr}: "
+                     f"{plural(n, 'match', 'matches')} {', '.join(map(str, sorted(self.tasks)))} "
+                     f"{'is' if n == 1 else 'are'} played again when the ladder starts again")
             return
         self.say(f"stopping: {len(self.tasks)} match(es) in progress may finish for {self.spec.drain_ms / 1000:g} s")
         waits = [asyncio.ensure_future(asyncio.wait(list(self.tasks.values())))]
