@@ -37,7 +37,7 @@ from referee.botnew import bot_app
 from referee.bots import Limits
 from referee.clikit import (CONFIG_OPT, bot_label, bot_sandbox, console, db_flag, fail, lease_held_line, open_store,
                             os_error_text, parse_kv, parse_tokens, read_ca, read_secret_file, reading_db,
-                            secret_file_or_exit, tls_or_exit, why_not_running)
+                            referee_flags, secret_file_or_exit, tls_or_exit, why_not_running)
 from referee.conformance import run as run_conformance
 from referee.games import GAME_IDS, UnknownGame, game_class
 from referee.initcli import init
@@ -46,8 +46,8 @@ from referee.oplog import stderr_log
 from referee.outcomes import MatchStatus
 from referee.play import play_launched
 from referee.protocol import PROTOCOL_VERSION
-from referee.remote import (RefereeGone, RemoteError, RemoteReferee, RemoteSeat, new_match_id, outcome_of, play_and_fetch,
-                            seat_names_in_log)
+from referee.remote import (REFEREE_RECONNECT_S, RefereeGone, RemoteError, RemoteReferee, RemoteSeat, new_match_id,
+                            outcome_of, play_and_fetch, seat_names_in_log)
 from referee.runner import MatchSpec, UnfinishedLog, replay_log
 from referee.sandbox import capabilities
 from referee.service import Referee, check_bounds
@@ -619,16 +619,11 @@ def _remote_for_tournament(spec, addr: Optional[str], admin_token: Optional[str]
     return RemoteReferee(addr, admin_token, tls_ca, end_grace_s=spec.end_grace_ms / 1000)
 
 
-#: ``tournament run --referee``: how long to wait for a referee that went away (seconds)
-REFEREE_RECONNECT_S = 300.0
-
-
 def _resume_command(file: Path, db: Optional[str], referee_addr: Optional[str], tls_ca: Optional[Path]) -> str:
     """The command that continues this run (``--resume``), with the options it
     needs again, and the note for a masked password (``""`` if none)."""
     flag, note = db_flag(db)
-    remote = f" --referee {shlex.quote(referee_addr)}" if referee_addr else ""
-    remote += f" --tls-ca {shlex.quote(str(tls_ca))}" if referee_addr and tls_ca is not None else ""
+    remote = referee_flags(referee_addr, tls_ca)
     return f"referee tournament run {shlex.quote(str(file))}{remote} --resume{flag}", note
 
 
@@ -959,8 +954,7 @@ def _started_from(config: Optional[Path], stored: dict[str, Any]) -> tuple[str, 
 
     if config is None and stored.get("file"):
         file = shown(stored["file"])
-    remote = f" --referee {shlex.quote(stored['referee'])}" if stored.get("referee") else ""
-    remote += f" --tls-ca {shown(stored['tls_ca'])}" if remote and stored.get("tls_ca") else ""
+    remote = referee_flags(stored.get("referee"), stored.get("tls_ca"), here)
     return cd, file, remote, note
 
 
@@ -1008,7 +1002,8 @@ def tournament_status(
     elif state in ("interrupted", "stopped"):
         flag, note = db_flag(given_db)
         cd, file, remote, file_note = _started_from(config, stored)
-        how = (f"continue it with `{cd}referee ladder {file}{flag}`{note}{file_note}" if is_ladder or state == "stopped"
+        how = (f"continue it with `{cd}referee ladder {file}{remote}{flag}`{note}{file_note}"
+               if is_ladder or state == "stopped"
                else f"finish it with `{cd}referee tournament run {file}{remote} --resume{flag}`{note}{file_note}")
         if state == "interrupted":
             print(f"  not running: {why_not_running(stale, 'driver')}; {how}")

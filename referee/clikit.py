@@ -234,6 +234,22 @@ def db_flag(db: str | None) -> tuple[str, str]:
     return f" --db {shlex.quote(shown)}", " (with your password in place of ***)" if shown != db else ""
 
 
+def referee_flags(addr: str | None, tls_ca: str | Path | None, here: str | None = None) -> str:
+    """What a printed command that continues a run on a hosted referee
+    carries: `` --referee HOST:PORT`` and, with ``tls_ca``, `` --tls-ca CA``,
+    shell-quoted (``""`` without ``addr``; never an admin token). ``here``: a
+    directory the CA's path is shown relative to when it is under it."""
+    if not addr:
+        return ""
+    out = f" --referee {shlex.quote(addr)}"
+    if tls_ca:
+        ca = str(tls_ca)
+        if here is not None and not os.path.relpath(ca, here).startswith(".."):
+            ca = os.path.relpath(ca, here)
+        out += f" --tls-ca {shlex.quote(ca)}"
+    return out
+
+
 def lease_held_line(lease: dict) -> str:
     """The status line of a tournament's (or ladder's) live lease: its pid, host
     and the seconds since its last heartbeat."""

@@ -11,6 +11,7 @@ import asyncio
 import json
 import os
 import secrets
+import shlex
 import signal
 import time
 from pathlib import Path
@@ -27,8 +28,9 @@ from rich.table import Table
 from typer.core import TyperGroup
 
 from cardgames.v1 import admin_pb2, admin_pb2_grpc
-from referee.clikit import db_flag, fail, lease_held_line, os_error_text, read_ca, secret_file_or_exit, tls_or_exit, why_not_running
-from referee.remote import RemoteReferee, unreachable
+from referee.clikit import (db_flag, fail, lease_held_line, os_error_text, read_ca, referee_flags, secret_file_or_exit,
+                            tls_or_exit, why_not_running)
+from referee.remote import REFEREE_RECONNECT_S, RefereeGone, RemoteReferee, unreachable
 from referee.words import plural
 
 
@@ -84,6 +86,10 @@ def ladder_run(
                                                       "referee (default: the ladder's own admin token)."),
     tls_ca: Optional[Path] = typer.Option(None, "--tls-ca", help="With --referee: that referee speaks TLS; "
                                           "trust the CA in this PEM file (also passed to the bots)."),
+    reconnect: float = typer.Option(REFEREE_RECONNECT_S, "--reconnect", metavar="SECONDS",
+                                    help="With --referee: when that referee goes away (stopped, restarted), wait "
+                                    "this long for it to come back and play on (the matches it was playing are "
+                                    "played again); 0: stop at once (start the ladder again later)."),
 ) -> None:
     """Run a ladder until Ctrl-C or SIGTERM: matches are chosen from the current
     ratings, played and rated as they finish; entrants change through
@@ -122,10 +128,15 @@ def ladder_run(
         fail("--executor dask needs --scheduler tcp://HOST:8786 (or scheduler = \"...\" in [execution])")
     if spec.t.executor == "dask" and any(b.external for b in spec.t.bots):
         fail("external bots connect to this machine's referee: they cannot play on a Dask cluster")
+    if reconnect < 0:
+        fail(f"--reconnect SECONDS must be 0 (stop at once) or more, got {reconnect:g}")
     tls = tls_or_exit(tls_cert, tls_key)
     adm = _admin_token(admin_token_file)
     remote = _remote_referee(spec, referee_addr, _admin_token(referee_token_file) if referee_token_file else adm,
                              tls_ca)
+    # stored, for the command `referee ladder status --config` gives (the admin token is never stored)
+    spec.t.referee = referee_addr or ""
+    spec.t.tls_ca = str(tls_ca.resolve()) if referee_addr and tls_ca is not None else ""
     shown = not adm
     adm = adm or secrets.token_hex(16)
 
@@ -133,7 +144,8 @@ def ladder_run(
         print(line, flush=True)
 
     async def main() -> None:
-        lad = Ladder(spec, adm, say=say, max_matches=max_matches, fresh=fresh, tls=tls, remote=remote)
+        lad = Ladder(spec, adm, say=say, max_matches=max_matches, fresh=fresh, tls=tls, remote=remote,
+                     reconnect_s=reconnect)
         stop, abandon = asyncio.Event(), asyncio.Event()
         loop = asyncio.get_running_loop()
 
@@ -153,6 +165,11 @@ def ladder_run(
 
     try:
         asyncio.run(main())
+    except RefereeGone as e:
+        flag, note = db_flag(db)
+        again = f"referee ladder {shlex.quote(str(file))}{referee_flags(referee_addr, tls_ca)}{flag}"
+        fail(f"{e}; the ladder stopped (its finished matches are saved, the ones it was playing are played "
+             f"again when it starts again); once the referee is back, continue it with `{again}`{note}", 1)
     except (LadderError, StorageError) as e:
         fail(str(e), 1)
     except OSError as e:
@@ -434,7 +451,9 @@ def _stored_status(config: Path, db: Optional[str], json_out: bool) -> None:
         return
     # the file names another database: say which one to continue
     flag, note = db_flag(db if db and db != spec.t.database else None)
-    again = f"`referee ladder {config}{flag}`{note}"
+    stored = json.loads(t["spec_json"])  # where its last run played its matches
+    remote = referee_flags(stored.get("referee"), stored.get("tls_ca"), os.getcwd())
+    again = f"`referee ladder {config}{remote}{flag}`{note}"
     print(f"ladder {spec.name}: {t['game']}, {finished} {plural(finished, 'match', 'matches')} finished, "
           f"{len(entrants)} {plural(len(entrants), 'entrant')}, status {state}")
     if lease is not None:

@@ -27,7 +27,7 @@ import secrets
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import grpc
 from google.protobuf import json_format
@@ -43,6 +43,11 @@ from referee.service import SHUTTING_DOWN
 
 class RemoteError(RuntimeError):
     """The remote referee refused or failed a call; the message says which and why."""
+
+
+#: ``tournament run --referee`` and ``referee ladder --referee``: how long to wait for a referee that went away
+#: (seconds; their ``--reconnect`` default)
+REFEREE_RECONNECT_S = 300.0
 
 
 #: the last suffix a match with an id of the caller's tries (``<id>-2`` ... ``<id>-51``) before the referee's own id
@@ -376,6 +381,48 @@ class RemoteReferee:
                              result=result, log_path=log_path,
                              decisions=int(result.get("decisions", 0)), elapsed_s=time.monotonic() - t0,
                              faults=fault_records(result), log_fetched=log_path is not None and not why)
+
+
+class RefereeWait:
+    """Waiting for a referee that went away, shared by every match a driver
+    plays on it (``tournament run --referee`` and ``referee ladder --referee``):
+    however many matches it lost, one wait (up to ``reconnect_s`` seconds; 0:
+    none) for it to answer again; ``notify(line)`` says when it went away and
+    when it is back. Once it did not come back, every later wait fails at once."""
+
+    def __init__(self, remote: RemoteReferee, reconnect_s: float, notify: Callable[[str], None] | None = None):
+        self.remote, self.reconnect_s = remote, reconnect_s
+        self.notify = notify or (lambda line: None)
+        self._waiting = asyncio.Lock()  # one wait for the referee however many matches it lost
+        self._back_at = float("-inf")  # when it last answered again after going away (monotonic)
+        self._gave_up: RefereeGone | None = None
+
+    @property
+    def waiting(self) -> bool:
+        """A match is waiting for the referee to come back now."""
+        return self._waiting.locked()
+
+    async def back(self, gone: RefereeGone, failed_at: float) -> None:
+        """Return once the referee answers again after ``gone`` (a failure at
+        ``failed_at``, ``time.monotonic()``): at once if it answered since; else
+        wait for it, at most :attr:`reconnect_s`. Raises :class:`RefereeGone`
+        (``gone``, or saying it did not come back in time) when there is no
+        time to wait or the time is up. Cancellable."""
+        async with self._waiting:
+            if self._gave_up is not None:
+                raise self._gave_up
+            if self._back_at > failed_at:
+                return
+            if self.reconnect_s <= 0:
+                self._gave_up = gone
+                raise gone
+            self.notify(f"{gone}; waiting up to {self.reconnect_s:g} s for it to come back (the matches it was "
+                        "playing will be played again)")
+            if not await self.remote.wait_back(self.reconnect_s):
+                self._gave_up = RefereeGone(f"{gone} and did not come back within {self.reconnect_s:g} s")
+                raise self._gave_up
+            self._back_at = time.monotonic()
+            self.notify(f"the referee at {self.remote.addr} is back; playing on")
 
 
 def fault_records(result: dict[str, Any]) -> list[FaultRecord]:

@@ -56,7 +56,7 @@ from typing import Any, Callable, Protocol
 
 from referee.bots import BotProcess, Limits
 from referee.play import SeatPlan, launch, play_match, private_log_dir
-from referee.remote import RefereeGone, RemoteError, RemoteReferee, RemoteSeat
+from referee.remote import RefereeGone, RefereeWait, RemoteError, RemoteReferee, RemoteSeat
 from referee.outcomes import MatchStatus
 from referee.runner import MatchSpec
 from referee.sandbox import Sandbox, SandboxError, prepare
@@ -298,11 +298,7 @@ class RemoteExecutor:
         self.remote = remote
         self.log_dir = Path(".")
         self._sem = asyncio.Semaphore(concurrency)
-        self.reconnect_s = reconnect_s
-        self.notify = notify or (lambda line: None)
-        self._waiting = asyncio.Lock()  # one wait for the referee however many matches it lost
-        self._back_at = float("-inf")  # when it last answered again after going away (monotonic)
-        self._gave_up: RefereeGone | None = None
+        self._wait = RefereeWait(remote, reconnect_s, notify)
 
     async def start(self, spec: TournamentSpec, log_dir: Path) -> None:
         self.log_dir = log_dir
@@ -316,7 +312,7 @@ class RemoteExecutor:
                                                  base_dir=Path(job.base_dir), own_id=True)
                     break
                 except RefereeGone as e:  # nothing of the match counts: play it again once the referee is back
-                    await self._referee_back(e, time.monotonic())
+                    await self._wait.back(e, time.monotonic())
                 except RemoteError as e:
                     # the referee names seats by number: say whose they are
                     who = ", ".join(f"seat {i}: {s.name}" + (f" (external: its {'token' if s.token else 'name'})"
@@ -331,27 +327,6 @@ class RemoteExecutor:
     async def stop(self) -> None:
         return None
 
-    async def _referee_back(self, gone: RefereeGone, failed_at: float) -> None:
-        """Return once the referee answers again after ``gone`` (a failure at
-        ``failed_at``, monotonic): at once if it answered since; else wait
-        for it, at most :attr:`reconnect_s`, one wait for every match it lost.
-        Raises :class:`~referee.remote.RefereeGone` (``gone``, or saying it did
-        not come back in time) when there is no time to wait or the time is up."""
-        async with self._waiting:
-            if self._gave_up is not None:
-                raise self._gave_up
-            if self._back_at > failed_at:
-                return
-            if self.reconnect_s <= 0:
-                self._gave_up = gone
-                raise gone
-            self.notify(f"{gone}; waiting up to {self.reconnect_s:g} s for it to come back (the matches it was "
-                        "playing will be played again)")
-            if not await self.remote.wait_back(self.reconnect_s):
-                self._gave_up = RefereeGone(f"{gone} and did not come back within {self.reconnect_s:g} s")
-                raise self._gave_up
-            self._back_at = time.monotonic()
-            self.notify(f"the referee at {self.remote.addr} is back; playing on")
 
 
 def _remote_seat(s: SeatEntry) -> RemoteSeat:
@@ -361,7 +336,6 @@ def _remote_seat(s: SeatEntry) -> RemoteSeat:
     if not s.external:
         return RemoteSeat(command=s.command)
     return RemoteSeat(token=s.token) if s.token else RemoteSeat(name=s.name)
-
 
 async def check_external_tokens(remote: RemoteReferee, spec: TournamentSpec) -> bool:
     """Before a tournament's first match on ``remote``: ask that referee once

@@ -27,6 +27,7 @@ import asyncio
 import hashlib
 import json
 import re
+import time
 import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -41,7 +42,7 @@ from referee.bots import BotProcess, Limits
 from referee.games import game_class
 from referee.outcomes import FaultKind
 from referee.play import SeatPlan, launch, play_match, private_log_dir
-from referee.remote import RemoteReferee, RemoteSeat
+from referee.remote import RefereeGone, RefereeWait, RemoteReferee, RemoteSeat
 from referee.runner import MatchSpec
 from referee.sandbox import Sandbox, SandboxError, prepare
 from referee.service import Referee, token_digest
@@ -618,9 +619,18 @@ class Ladder:
     With ``remote`` (``referee ladder FILE --referee HOST:PORT``) every match
     is played on that running ``referee serve`` through its AdminService
     (:class:`referee.remote.RemoteReferee`): the bots are launched here and
-    connect there, the log is fetched into the ladder's log directory. The
+    connect there, the log is fetched into the ladder's log directory; each
+    match has its ladder id there too (``<ladder>-m00039``, or
+    ``<ladder>-m00039-2`` ... when that referee already has the id). The
     ladder keeps its own referee for the admin calls. External and
     persistent entrants cannot play there (refused at start and when added).
+    When that referee goes away (stopped, restarted) after answering once,
+    the ladder waits up to ``reconnect_s`` seconds for it to answer again
+    (:class:`referee.remote.RefereeWait`, saying so through ``say``) and plays
+    the matches it lost again from the start (nothing of them was recorded);
+    with no time to wait or when the time is up, it stops as on Ctrl-C with
+    those matches still scheduled (played again on the next start) and
+    :meth:`run` raises :class:`~referee.remote.RefereeGone`.
 
     One process per ladder: the ladder holds the lease of its tournament row
     (:meth:`tournaments.store.Store.acquire_lease`, renewed every
@@ -630,10 +640,14 @@ class Ladder:
 
     def __init__(self, spec: LadderSpec, admin_token: str | None, say: Callable[[str], None] = print,
                  max_matches: int | None = None, fresh: bool = False, tls: tuple[bytes, bytes] | None = None,
-                 remote: RemoteReferee | None = None):
+                 remote: RemoteReferee | None = None, reconnect_s: float = 0.0):
         self.spec = spec
         #: the running referee every match is played on (None: this process or the Dask cluster)
         self.remote = remote
+        #: the one wait for :attr:`remote` when it went away, shared by the matches it lost
+        self.remote_wait = RefereeWait(remote, reconnect_s, say) if remote is not None else None
+        #: :attr:`remote` went away and did not come back in time: the ladder stops, :meth:`run` raises it
+        self.gone: RefereeGone | None = None
         self.tls = tls
         self.admin_token = admin_token
         self.say = say
@@ -715,6 +729,8 @@ class Ladder:
         hashes = self.lstore.token_hashes(self.tid)  # also turns tokens stored by older versions into hashes
         for lbl, v in self.state.versions.items():
             v.token_hash = hashes.get(lbl, "")
+        # where it plays now, for the command `referee ladder status` gives (never an admin token)
+        self.store.update_spec(self.tid, {"referee": self.spec.t.referee, "tls_ca": self.spec.t.tls_ca})
         self.store.set_tournament_status(self.tid, "running")
 
     def _delete(self, tid: int) -> None:
@@ -865,11 +881,14 @@ class Ladder:
     async def run(self, stop: asyncio.Event, abandon: asyncio.Event | None = None) -> None:
         """Run until ``stop`` is set (or ``max_matches`` were scheduled and
         played): then schedule nothing more, let matches in progress finish
-        for up to ``drain_ms`` (at once when ``abandon`` is set), abandon the
-        rest (played again on the next start) and stop every process.
+        for up to ``drain_ms`` (at once when ``abandon`` is set, or when they
+        wait for a remote referee that went away), abandon the rest (played
+        again on the next start) and stop every process.
         Raises :class:`LadderError` when the store holds an incompatible
         ladder, another process runs it (or took its lease over while it
         ran) or the Dask cluster cannot be used;
+        :class:`~referee.remote.RefereeGone` when the remote referee went
+        away and did not come back in time (the ladder stopped cleanly);
         :class:`~tournaments.store.StorageError` when the database fails;
         ``OSError`` when the address cannot be bound."""
         t = self.spec.t
@@ -896,6 +915,8 @@ class Ladder:
         await self._run(stop, abandon)
         if self.failure:
             raise LadderError(self.failure)
+        if self.gone is not None:
+            raise self.gone
 
     async def _run(self, stop: asyncio.Event, abandon: asyncio.Event | None) -> None:
         t = self.spec.t
@@ -943,7 +964,7 @@ class Ladder:
             for m in sorted(self.state.running.values(), key=lambda m: m.sched):  # cut short by the last stop
                 self.say(f"match {m.sched} ({' / '.join(m.seats)}) was interrupted: playing it again")
                 self.tasks[m.sched] = asyncio.create_task(self._play(m))
-            while not stop.is_set():
+            while not stop.is_set() and self.gone is None:
                 async with self.lock:
                     await self._poll_online()
                     while len(self.tasks) < self.spec.t.concurrency and not self._budget_spent():
@@ -1017,6 +1038,12 @@ class Ladder:
 
     async def _drain(self, abandon: asyncio.Event | None) -> None:
         if not self.tasks:
+            return
+        if self.remote_wait is not None and self.remote_wait.waiting:  # none can finish before it is back
+            n = len(self.tasks)
+            self.say(f"stopping while waiting for the referee at {self.remote_wait.remote.addr}: "
+                     f"{plural(n, 'match', 'matches')} {', '.join(map(str, sorted(self.tasks)))} "
+                     f"{'is' if n == 1 else 'are'} played again when the ladder starts again")
             return
         self.say(f"stopping: {len(self.tasks)} match(es) in progress may finish for {self.spec.drain_ms / 1000:g} s")
         waits = [asyncio.ensure_future(asyncio.wait(list(self.tasks.values())))]
@@ -1110,6 +1137,10 @@ class Ladder:
                                                    base_dir=Path(t.cwd), end_grace_s=t.end_grace_ms / 1000)
                         done = (outcome.status, outcome.to_json(), outcome.log_path, outcome.decisions,
                                 outcome.elapsed_s)
+            except RefereeGone as e:  # nothing recorded: the match stays scheduled, played on the next start
+                self.gone = self.gone or e
+                self.say(f"match {m.sched} is played again when the ladder starts again")
+                return
             except Exception as e:  # noqa: BLE001 - a harness failure (not a bot's): record it, free the seats
                 why = f"the referee failed: {type(e).__name__}: {e}"[:300]
                 async with self.lock:
@@ -1139,15 +1170,25 @@ class Ladder:
     async def _play_remote(self, vs: list[Version], ms: MatchSpec) -> tuple:
         """Play ``ms`` on the remote referee (:attr:`remote`), the bots launched
         here; the log is fetched to ``<log_dir>/<match id>.jsonl``. Returns
-        (status, result, log path, decisions, seconds). Raises
-        :class:`~referee.remote.RemoteError` when the referee refuses or
-        cannot be reached."""
+        (status, result, log path, decisions, seconds). The match has its
+        ladder id on that referee too (with a ``-2``, ``-3`` ... suffix when
+        the referee has that id already). When the referee goes away, waits
+        for it (:attr:`remote_wait`) and plays the match again from the start.
+        Raises :class:`~referee.remote.RemoteError` when the referee refuses or
+        cannot be reached, :class:`~referee.remote.RefereeGone` when it went
+        away and did not come back in time."""
         assert self.remote is not None
         t = self.spec.t
         # a persistent version of an earlier local run is launched for each match here
         seats = [RemoteSeat(command=v.command, limits=v.limits) for v in vs]
-        out = await self.remote.play(ms, seats, self.log_dir, t.limits, t.connect_timeout_ms / 1000,
-                                     base_dir=Path(t.cwd))
+        while True:
+            try:
+                out = await self.remote.play(ms, seats, self.log_dir, t.limits, t.connect_timeout_ms / 1000,
+                                             base_dir=Path(t.cwd), own_id=True)
+                break
+            except RefereeGone as e:  # nothing of the match counts: play it again once the referee is back
+                assert self.remote_wait is not None
+                await self.remote_wait.back(e, time.monotonic())
         result = dict(out.result, worker="remote")  # as a tournament run --referee records it
         return out.status, result, out.log_path, out.decisions, out.elapsed_s
 

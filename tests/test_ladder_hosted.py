@@ -1,0 +1,156 @@
+"""A ladder on a hosted referee (``referee ladder FILE --referee HOST:PORT``)
+when that referee stops or restarts while the ladder runs.
+
+Real processes on loopback: ``referee serve`` on 127.0.0.1 port 0 (started
+again on the same port, with the same log directory) and the ladder with three
+launched bots that take a little while per decision, so that a match is in
+flight when the referee is stopped. The ladder either waits for the referee
+and plays the lost match again (each match recorded once, ``ladder verify``
+agrees), or, with ``--reconnect 0``, stops with the command that continues it
+(``--referee``, never an admin token), as ``ladder status`` also says; Ctrl-C
+while it waits stops it at once.
+"""
+
+from __future__ import annotations
+
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, stop_process
+from referee.clikit import referee_flags
+from test_hosted_driver import ADMIN, SLOW_BOT, _in_flight, _records, _serve, _sigterm, _until
+from test_ladder import LadderProc
+
+
+@pytest.fixture()
+def hosted_ladder(tmp_path: Path):
+    """(address, referee process, its operator log, again(log): a new referee on the same port,
+    ladder file, --referee-admin-token-file) with three slow launched bots in the file."""
+    (tmp_path / "slow.py").write_text(SLOW_BOT)
+    oplog = tmp_path / "serve1.jsonl"
+    serve, port = _serve(tmp_path, oplog)
+    procs = [serve]
+    try:
+        f = tmp_path / "hl.toml"
+        bots = "".join(f'[[bots]]\nname = "s{i}"\ncommand = "python {tmp_path / "slow.py"} --seed {i}"\n'
+                       for i in range(3))
+        f.write_text(f'name = "hl"\ngame = "doudizhu"\nplayers = 3\nseed = 5\nconcurrency = 1\nport = 0\n'
+                     f'database = "{tmp_path / "ladder.sqlite"}"\nlog_dir = "{tmp_path / "logs"}"\n'
+                     f'params = {{ rounds = 1 }}\n[clock]\ndecision_ms = 5000\n{bots}')
+        token_file = tmp_path / "referee.token"
+        token_file.write_text(ADMIN)
+
+        def again(log: Path) -> subprocess.Popen:
+            p, _ = _serve(tmp_path, log, port)
+            procs.append(p)
+            return p
+
+        yield f"127.0.0.1:{port}", serve, oplog, again, f, token_file
+    finally:
+        for p in procs:
+            stop_process(p)
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "referee.cli", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+
+
+def _counted_once(tmp: Path, matches: int) -> None:
+    """``matches`` matches stored, each once, each scheduled match finished by one event."""
+    with sqlite3.connect(tmp / "ladder.sqlite") as db:
+        idx = [r[0] for r in db.execute("SELECT idx FROM matches ORDER BY idx")]
+        finished = [r[0] for r in db.execute("SELECT sched FROM ladder_events WHERE kind = 'finished'")]
+        scheduled = [r[0] for r in db.execute("SELECT sched FROM ladder_events WHERE kind = 'scheduled'")]
+    assert idx == list(range(1, matches + 1)), idx
+    assert sorted(finished) == sorted(scheduled) == list(range(1, matches + 1)), (scheduled, finished)
+
+
+def _verified(f: Path) -> None:
+    r = _cli("ladder", "verify", str(f))
+    assert r.returncode == 0 and "every recorded decision and rating is the one the history gives" in r.stdout, \
+        r.stdout + r.stderr
+
+
+def test_a_ladder_waits_for_its_restarted_referee_and_plays_the_lost_match_again(hosted_ladder,
+                                                                                 tmp_path: Path) -> None:
+    addr, serve, oplog, again, f, token_file = hosted_ladder
+    lad = LadderProc(tmp_path, f, "--referee", addr, "--referee-admin-token-file", str(token_file),
+                     "--max-matches", "3", "--reconnect", "60")
+    try:
+        _until(lambda: _in_flight(oplog, 2), "the second match to be in flight", shown=oplog)
+        assert _sigterm(serve) == 0
+        stopped = [r["match_id"] for r in _records(oplog, "match_ended") if "shutting down" in r["status"]]
+        assert stopped == ["hl-m00002"], _records(oplog)  # the ladder's own match ids, on the referee too
+        second = tmp_path / "serve2.jsonl"
+        again(second)  # same port, same log directory: it has the stopped match's log
+        assert lad.p.wait(60) == 0, lad.text()
+    finally:
+        lad.close()
+    out = lad.text()
+    assert f"the referee at {addr} went away" in out and "waiting up to 60 s for it to come back" in out, out
+    assert f"the referee at {addr} is back; playing on" in out and "Traceback" not in out, out
+    assert "abandoned" not in out, out
+    assert [r["match_id"] for r in _records(second, "match_started")] == ["hl-m00002-2", "hl-m00003"]
+    assert all(r["status"] == "complete" for r in _records(second, "match_ended"))
+    _counted_once(tmp_path, 3)
+    _verified(f)
+    assert (tmp_path / "logs" / "hl" / "hl-m00002.jsonl").exists()
+
+
+def test_without_reconnect_a_ladder_stops_with_the_command_that_continues_it(hosted_ladder, tmp_path: Path) -> None:
+    addr, serve, oplog, again, f, token_file = hosted_ladder
+    lad = LadderProc(tmp_path, f, "--referee", addr, "--referee-admin-token-file", str(token_file),
+                     "--max-matches", "2", "--reconnect", "0")
+    try:
+        _until(lambda: _in_flight(oplog, 1), "the first match to be in flight", shown=oplog)
+        assert _sigterm(serve) == 0
+        assert lad.p.wait(60) == 1, lad.text()
+    finally:
+        lad.close()
+    out = " ".join(lad.text().split())
+    assert f"the referee at {addr} went away" in out and "Traceback" not in out and ADMIN not in out, out
+    assert "match 1 is played again when the ladder starts again" in out, out
+    command = f"referee ladder {f} --referee {addr}"
+    assert f"once the referee is back, continue it with `{command}`" in out, out
+    _verified(f)  # the lost match is still scheduled: nothing of it was recorded
+    st = _cli("ladder", "status", "--config", str(f))
+    assert f"not running; continue it with `{command}`" in st.stdout, st.stdout + st.stderr
+    again(tmp_path / "serve2.jsonl")
+    r = _cli(*command.split()[1:], "--referee-admin-token-file", str(token_file), "--max-matches", "0")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "match 1 (" in r.stdout and "was interrupted: playing it again" in r.stdout, r.stdout
+    _counted_once(tmp_path, 1)
+    _verified(f)
+
+
+def test_ctrl_c_while_a_ladder_waits_for_its_referee_stops_it_at_once(hosted_ladder, tmp_path: Path) -> None:
+    addr, serve, oplog, _, f, token_file = hosted_ladder
+    lad = LadderProc(tmp_path, f, "--referee", addr, "--referee-admin-token-file", str(token_file),
+                     "--max-matches", "2", "--reconnect", "600")
+    try:
+        _until(lambda: _in_flight(oplog, 1), "the first match to be in flight", shown=oplog)
+        assert _sigterm(serve) == 0
+        lad.wait("waiting up to 600 s for it to come back")
+        assert lad.stop(signal.SIGINT, timeout=20) == 0  # not the file's drain_ms (30 s): nothing can finish
+    finally:
+        lad.close()
+    out = lad.text()
+    assert f"stopping while waiting for the referee at {addr}: match 1 is played again when the ladder " \
+           "starts again" in out and "ladder stopped" in out and "Traceback" not in out, out
+    _verified(f)
+    st = _cli("ladder", "status", "--config", str(f))
+    assert f"not running; continue it with `referee ladder {f} --referee {addr}`" in st.stdout, st.stdout
+
+
+def test_the_referee_options_of_a_printed_command(tmp_path: Path) -> None:
+    assert referee_flags(None, str(tmp_path / "ca.pem"), str(tmp_path)) == ""
+    assert referee_flags("h:1", None) == " --referee h:1"
+    assert referee_flags("h:1", tmp_path / "tls" / "ca.pem", str(tmp_path)) == " --referee h:1 --tls-ca tls/ca.pem"
+    elsewhere = tmp_path / "my certs" / "ca.pem"  # not under `here`: the absolute path, quoted for the shell
+    assert referee_flags("h:1", elsewhere, str(tmp_path / "run")) == f" --referee h:1 --tls-ca '{elsewhere}'"
