@@ -409,6 +409,20 @@ def _corrupt(spec: TournamentSpec, store: Store, tid: int, played: list[Schedule
                         f"is (move it away, or restore a backup); {saved}")
 
 
+async def _to_the_end(work: Any) -> Any:
+    """Await ``work`` (an awaitable, e.g. a thread's job) to its end, also when
+    this task is cancelled meanwhile (another match failed, the run is
+    stopping): the cancellation is raised once ``work`` is done. So a match
+    that finished is recorded before the run decides what it leaves behind
+    (a refused first run deletes a tournament without a finished match)."""
+    job = asyncio.ensure_future(work)
+    try:
+        return await asyncio.shield(job)
+    except asyncio.CancelledError:
+        await job
+        raise
+
+
 async def _play_all(spec: TournamentSpec, store: Store, tid: int, me: LeaseHolder, ex: Executor,
                     schedule: AdaptiveSchedule, log_dir: Path, prog: Progress,
                     on_progress: Callable[[Progress], None] | None, stop_after: int | None,
@@ -444,9 +458,13 @@ async def _play_all(spec: TournamentSpec, store: Store, tid: int, me: LeaseHolde
         result = fm.result
         if fm.worker != "local":
             result["worker"] = fm.worker  # which Dask worker played it
-        result["log_path"] = await asyncio.to_thread(keep_log, fm, log_dir, job.spec.match_id)
-        await asyncio.to_thread(store.record_match, tid, m.index, m.seed, list(m.seats), fm.status,
-                                result, result["log_path"], fm.decisions, fm.elapsed_s)
+
+        def keep_and_record() -> None:
+            result["log_path"] = keep_log(fm, log_dir, job.spec.match_id)
+            store.record_match(tid, m.index, m.seed, list(m.seats), fm.status, result, result["log_path"],
+                               fm.decisions, fm.elapsed_s)
+
+        await _to_the_end(asyncio.to_thread(keep_and_record))
         prog.done += 1
         prog.faults += sum(1 for f in result.get("faults", []) if f["kind"] not in IGNORED_FAULTS)
         prog.aborted += fm.status is MatchStatus.ABORTED
