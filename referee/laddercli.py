@@ -30,7 +30,7 @@ from typer.core import TyperGroup
 from cardgames.v1 import admin_pb2, admin_pb2_grpc
 from referee.clikit import (db_flag, fail, lease_held_line, os_error_text, read_ca, referee_flags, secret_file_or_exit,
                             tls_or_exit, why_not_running)
-from referee.remote import REFEREE_RECONNECT_S, RefereeGone, RemoteReferee, unreachable
+from referee.remote import REFEREE_RECONNECT_S, RefereeGone, RemoteError, RemoteReferee, unreachable
 from referee.words import plural
 
 
@@ -134,6 +134,11 @@ def ladder_run(
     adm = _admin_token(admin_token_file)
     remote = _remote_referee(spec, referee_addr, _admin_token(referee_token_file) if referee_token_file else adm,
                              tls_ca)
+    if remote is not None:  # a referee that does not answer now: fail at once, as `tournament run --referee` does
+        try:  # (once it has answered, a referee that goes away is waited for: --reconnect)
+            asyncio.run(remote.check_seats([], []))
+        except RemoteError as e:
+            fail(str(e))
     # stored, for the command `referee ladder status --config` gives (the admin token is never stored)
     spec.t.referee = referee_addr or ""
     spec.t.tls_ca = str(tls_ca.resolve()) if referee_addr and tls_ca is not None else ""

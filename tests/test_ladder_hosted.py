@@ -154,3 +154,24 @@ def test_the_referee_options_of_a_printed_command(tmp_path: Path) -> None:
     assert referee_flags("h:1", tmp_path / "tls" / "ca.pem", str(tmp_path)) == " --referee h:1 --tls-ca tls/ca.pem"
     elsewhere = tmp_path / "my certs" / "ca.pem"  # not under `here`: the absolute path, quoted for the shell
     assert referee_flags("h:1", elsewhere, str(tmp_path / "run")) == f" --referee h:1 --tls-ca '{elsewhere}'"
+
+
+def test_a_ladder_whose_referee_does_not_answer_at_start_fails_at_once(tmp_path: Path) -> None:
+    """No referee on that port when the ladder starts: an error at once (exit 2), as `tournament run
+    --referee` gives, and nothing recorded; never a match abandoned after another."""
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on (bound, then closed)
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    f = tmp_path / "down.toml"
+    bots = "".join(f'[[bots]]\nname = "r{i}"\ncommand = "python sample_bots/random_bot.py --seed {i}"\n'
+                   for i in range(3))
+    f.write_text(f'name = "down"\ngame = "doudizhu"\nplayers = 3\ndatabase = "{tmp_path / "l.sqlite"}"\n{bots}')
+    token_file = tmp_path / "referee.token"
+    token_file.write_text(ADMIN)
+    r = _cli("ladder", str(f), "--referee", f"127.0.0.1:{port}", "--referee-admin-token-file", str(token_file),
+             "--reconnect", "3", "--max-matches", "3")
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stdout + r.stderr
+    assert f"no referee answers at 127.0.0.1:{port}" in r.stderr and "abandoned" not in r.stdout, r.stdout + r.stderr
+    assert not (tmp_path / "l.sqlite").exists()
