@@ -891,7 +891,7 @@ def _stored_line(spec: Any, db: str) -> str:
     N of M matches played; `run` needs --resume (or --fresh to start
     over)``, with ``; --resume would refuse: ...`` (what changed in the
     file) when it would. Exits (2) when the database cannot be opened or read."""
-    from tournaments.run import resume_refusal
+    from tournaments.run import ladder_problem, resume_refusal
     from tournaments.store import StorageError, Store, mask_url
 
     shown = mask_url(db)
@@ -907,6 +907,9 @@ def _stored_line(spec: Any, db: str) -> str:
         t = store.tournament(spec.name)
         if t is None:
             return f"not stored yet in {shown}"
+        problem = ladder_problem(spec, t, f"{spec.name!r} in {shown}")
+        if problem:
+            fail(problem)
         state, lease = store.run_state(t)
         done = len(store.finished_indices(int(t["id"])))
     except StorageError as e:

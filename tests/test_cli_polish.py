@@ -609,3 +609,22 @@ def test_report_and_web_take_the_database_and_name_from_config(tmp_path: Path) -
     served, _, urls = line.partition(" on http://127.0.0.1:")
     assert served.startswith("serving ") and served.endswith(str(db)) and "; cupM: http://127.0.0.1:" in urls, line
     assert "/t/cupM/; play: " in line, line
+
+
+def test_a_tournament_file_named_like_a_stored_ladder_is_refused_plainly(tmp_path: Path) -> None:
+    """A ladder's row is no tournament: check, run and run --fresh say so (exit 2, no traceback) and the
+    ladder is left as it was (--fresh does not delete it)."""
+    db = tmp_path / "l.sqlite"
+    bots = "".join(f'[[bots]]\nname = "r{i}"\ncommand = "python {ROOT}/sample_bots/random_bot.py --seed {i}"\n'
+                   for i in range(3))
+    f = tmp_path / "lad.toml"
+    f.write_text(f'name = "lad"\ngame = "doudizhu"\nplayers = 3\ndatabase = "{db}"\n{bots}')
+    r = _cli("ladder", str(f), "--max-matches", "0")
+    assert r.returncode == 0, r.stdout + r.stderr
+    for args in (("check",), ("run",), ("run", "--fresh"), ("run", "--resume")):
+        r = _cli("tournament", *args, str(f))
+        text = " ".join(r.stderr.split())
+        assert r.returncode == 2 and "Traceback" not in r.stderr, (args, r.stderr)
+        assert "'lad' in" in text and "is a ladder (`referee ladder`), not a tournament" in text, (args, text)
+    r = _cli("ladder", "verify", str(f))
+    assert r.returncode == 0, r.stdout + r.stderr

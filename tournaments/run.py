@@ -99,6 +99,8 @@ def _open(spec: TournamentSpec, resume: bool, fresh: bool, store: Store, schedul
     for _ in range(3):  # a concurrent driver may create or delete it between our steps
         t = store.tournament(spec.name)
         try:
+            if t is not None and (problem := ladder_problem(spec, t, f"{spec.name!r} in {store.display_url}")):
+                raise TournamentError(problem)
             if t is not None and fresh:
                 store.delete_tournament(spec.name, me)
                 t = None
@@ -123,6 +125,20 @@ def _open(spec: TournamentSpec, resume: bool, fresh: bool, store: Store, schedul
         except LeaseHeld as e:
             raise TournamentError(f"{where} {e}") from None
     raise TournamentError(f"{where} is being created and deleted by other drivers at the same time; retry")
+
+
+def ladder_problem(spec: TournamentSpec, t: dict[str, Any], where: str) -> str | None:
+    """Why a tournament file cannot use the stored row ``t`` of its name: the
+    row is a ladder's (``referee ladder``; a tournament run would neither
+    resume nor replace it), else ``None``. ``where`` names the row."""
+    try:
+        schedule = json.loads(t["spec_json"]).get("schedule")
+    except (ValueError, TypeError, AttributeError):
+        return None
+    if schedule != "ladder":
+        return None
+    return (f"{where} is a ladder (`referee ladder`), not a tournament: give the tournament another name, "
+            "or use another database (--db)")
 
 
 def resume_refusal(spec: TournamentSpec, t: dict[str, Any]) -> str | None:
@@ -164,6 +180,8 @@ def existing_problem(spec: TournamentSpec, store: Store, resume: bool, fresh: bo
     if t is None:
         return None
     where = f"tournament {spec.name!r} in {store.display_url}"
+    if problem := ladder_problem(spec, t, f"{spec.name!r} in {store.display_url}"):
+        return problem
     state, lease = store.run_state(t)
     if lease is not None:
         return f"{where} {LeaseHeld(lease, LEASE_TTL_S)}"
