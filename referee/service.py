@@ -1408,9 +1408,11 @@ class _AdminServicer(admin_pb2_grpc.AdminServiceServicer):
     async def CheckTokens(self, request: admin_pb2.CheckTokensRequest,
                           context: grpc.aio.ServicerContext) -> admin_pb2.CheckTokensResponse:
         await self._admit(context, "CheckTokens")
-        # how many bots each name could seat: registered_named's rule, counted once for every name
+        # how many bots each name could seat, by RunMatch's rule (_seat_tokens): the bots registered under it,
+        # else those taken out of the token file whose connection lives on; counted once for every name
         registered = collections.Counter(slot.name for slot in self.ref.tokens.values() if not slot.revoked)
-        seated = [registered[n] if n else 0 for n in request.names]
+        anyone = collections.Counter(slot.name for slot in self.ref.tokens.values())
+        seated = [(registered[n] or anyone[n]) if n else 0 for n in request.names]
         return admin_pb2.CheckTokensResponse(
             unknown=[i for i, t in enumerate(request.tokens) if not self.ref.accepts_token(t)],
             unknown_names=[i for i, k in enumerate(seated) if k == 0],

@@ -77,7 +77,7 @@ async def _check_names(port: int, names: list[str]) -> admin_pb2.CheckTokensResp
 def test_check_tokens_lists_the_names_a_seat_could_not_be_given_by(tmp_logs: Path) -> None:
     """A name seats a bot when exactly one registered token (not taken out of the token file) has it,
     the rule of RunMatchRequest.seat_names: none is unknown, two are ambiguous; an empty name seats
-    nobody. Asking a name of a bot that connected and was then taken out of the file: unknown."""
+    nobody. A name taken out of the file with no connection left: unknown."""
     async def body(ref: Referee):
         ref.register_token("registered", "alice")
         ref.set_tokens([("bob", "listed"), ("twin", "twin-1"), ("twin", "twin-2"), ("carol", "dropped")])
