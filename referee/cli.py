@@ -861,7 +861,7 @@ def tournament_check(
         from tournaments.executor import check_external_tokens, unchecked_note
 
         try:
-            checked = run_until_signal(check_external_tokens(remote, spec))
+            checked = run_until_signal(check_external_tokens(remote, spec, before_run=False))
         except RemoteError as e:
             fail(str(e))
         except Interrupted as e:

@@ -337,7 +337,9 @@ def _remote_seat(s: SeatEntry) -> RemoteSeat:
         return RemoteSeat(command=s.command)
     return RemoteSeat(token=s.token) if s.token else RemoteSeat(name=s.name)
 
-async def check_external_tokens(remote: RemoteReferee, spec: TournamentSpec) -> bool:
+
+async def check_external_tokens(remote: RemoteReferee, spec: TournamentSpec,
+                                before_run: bool = True) -> bool:
     """Before a tournament's first match on ``remote``: ask that referee once
     (``AdminService.CheckTokens``) whether it can seat every ``external``
     bot of ``spec``: by its token, or (:attr:`~tournaments.spec.BotEntry.by_name`)
@@ -348,7 +350,8 @@ async def check_external_tokens(remote: RemoteReferee, spec: TournamentSpec) -> 
     when a bot is seated by name). Raises :class:`~referee.remote.RemoteError`
     naming every external bot it cannot seat, with the file and line where
     each is defined, why (its token is unknown; no bot, or several, of its
-    name) and what to do, and when it refuses the call or cannot be reached."""
+    name) and what to do (``before_run``: also that no match was started),
+    and when it refuses the call or cannot be reached."""
     external = [b for b in spec.bots if b.external]
     if not external:
         return True
@@ -364,8 +367,9 @@ async def check_external_tokens(remote: RemoteReferee, spec: TournamentSpec) -> 
     if why:
         n = len(why)
         lines = "".join(f"\n  {b.where}: {b.name}: {why[b.name]}" for b in external if b.name in why)
-        raise RemoteError(f"the referee at {remote.addr} cannot seat {n} external {plural(n, 'bot')}; "
-                          f"no match was started:{lines}\n"
+        started = "; no match was started" if before_run else ""
+        raise RemoteError(f"the referee at {remote.addr} cannot seat {n} external {plural(n, 'bot')}{started}:"
+                          f"{lines}\n"
                           "register each bot with that referee under its name (a NAME=TOKEN line in the file of "
                           "`referee serve --token-file FILE`, reread when it changes), or correct its token or name "
                           "in the tournament file, then run again")
