@@ -293,15 +293,6 @@ class RemoteReferee:
                 out.append(asdict(FaultRecord(s, "crash", message=p.crash_message(rc))))
         return out
 
-    async def unknown_tokens(self, tokens: list[str]) -> list[int] | None:
-        """The indices into ``tokens`` (ascending) of the tokens the referee
-        does not accept (``AdminService.CheckTokens``), or ``None`` when it
-        does not offer that call (an older referee: ``UNIMPLEMENTED``).
-        Raises :class:`RemoteError` when it refuses (bad admin token) or
-        cannot be reached."""
-        checked = await self.check_seats(tokens, [])
-        return None if checked is None else checked.unknown_tokens
-
     async def check_seats(self, tokens: list[str], names: list[str]) -> "SeatCheck | None":
         """Whether the referee could seat bots by these ``tokens`` and by
         these ``names`` (``AdminService.CheckTokens``): the :class:`SeatCheck`,

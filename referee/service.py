@@ -1408,11 +1408,8 @@ class _AdminServicer(admin_pb2_grpc.AdminServiceServicer):
     async def CheckTokens(self, request: admin_pb2.CheckTokensRequest,
                           context: grpc.aio.ServicerContext) -> admin_pb2.CheckTokensResponse:
         await self._admit(context, "CheckTokens")
-        # how many bots each name could seat, by RunMatch's rule (_seat_tokens): the bots registered under it,
-        # else those taken out of the token file whose connection lives on; counted once for every name
-        registered = collections.Counter(slot.name for slot in self.ref.tokens.values() if not slot.revoked)
-        anyone = collections.Counter(slot.name for slot in self.ref.tokens.values())
-        seated = [(registered[n] or anyone[n]) if n else 0 for n in request.names]
+        named = tokens_by_name(self.ref)  # RunMatch's rule for seat_names
+        seated = [len(named.get(n, ())) if n else 0 for n in request.names]
         return admin_pb2.CheckTokensResponse(
             unknown=[i for i, t in enumerate(request.tokens) if not self.ref.accepts_token(t)],
             unknown_names=[i for i, k in enumerate(seated) if k == 0],
@@ -1427,24 +1424,32 @@ class _AdminServicer(admin_pb2_grpc.AdminServiceServicer):
         return admin_pb2.RegisterTokensResponse()
 
 
-def registered_named(ref: Referee, name: str) -> list[str]:
-    """The tokens registered under bot ``name`` and not taken out of the token
-    file: a seat is given by that name when there is exactly one."""
-    return [tok for tok, slot in ref.tokens.items() if slot.name == name and not slot.revoked]
+def tokens_by_name(ref: Referee) -> dict[str, list[str]]:
+    """Bot name -> the tokens a seat given by that name could be given
+    (``RunMatchRequest.seat_names``; exactly one is needed): those registered
+    under it and not taken out of the token file, else those taken out whose
+    bot is still connected (a taken-out token is forgotten when its last
+    connection ends). O(registered tokens)."""
+    live: dict[str, list[str]] = {}
+    every: dict[str, list[str]] = {}
+    for tok, slot in ref.tokens.items():
+        every.setdefault(slot.name, []).append(tok)
+        if not slot.revoked:
+            live.setdefault(slot.name, []).append(tok)
+    return {name: live.get(name) or toks for name, toks in every.items()}
 
 
 def _seat_tokens(ref: Referee, request: admin_pb2.RunMatchRequest) -> tuple[list[str], str]:
     """The token of every seat of ``request`` (``seat_tokens``, else the bot
     registered under the ``seat_names`` entry), and a problem ("" if none)."""
     n = max(len(request.seat_tokens), len(request.seat_names))
+    by_name = tokens_by_name(ref) if request.seat_names else {}
     tokens: list[str] = []
     for i in range(n):
         t = request.seat_tokens[i] if i < len(request.seat_tokens) else ""
         name = request.seat_names[i] if i < len(request.seat_names) else ""
         if not t and name:
-            # a bot taken out of the token file may still be seated while its connection lives
-            named = (registered_named(ref, name)
-                     or [tok for tok, slot in ref.tokens.items() if slot.name == name])
+            named = by_name.get(name, [])
             if len(named) != 1:
                 return [], (f"seat {i}: no bot named {name!r} is registered with this referee"
                             if not named else f"seat {i}: {len(named)} bots are registered as {name!r}")

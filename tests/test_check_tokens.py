@@ -151,7 +151,7 @@ def test_a_referee_that_ignores_names_leaves_bots_seated_by_name_unchecked(tmp_p
 def test_an_older_referee_without_check_tokens_is_not_checked(older_referee: str, tmp_path: Path) -> None:
     spec = tspec.load(_tournament(tmp_path), remote=True)
     remote = RemoteReferee(older_referee, "adm")
-    assert run(remote.unknown_tokens(["tok0"])) is None
+    assert run(remote.check_seats(["tok0"], [])) is None
     assert run(check_external_tokens(remote, spec)) is False
     # the run goes on with a one-line note (this server then refuses the first match itself)
     r = subprocess.run([sys.executable, "-m", "referee.cli", "tournament", "run", str(tmp_path / "t.toml"),
