@@ -721,19 +721,21 @@ def tournament_run(
         fail("--resume and --fresh exclude each other")
     # before any progress bar is drawn: a tournament another driver runs, or one that exists
     from tournaments.run import existing_problem, resume_note
-    from tournaments.store import Store
+    from tournaments.store import Store, creation_problem, sqlite_path
 
     resuming = None  # the line that says what a --resume finds (printed under the plan line)
     try:
-        st = Store(spec.database)
+        st = Store(spec.database, create=False)  # created by the run only: a refused run leaves no database
         try:
             problem = existing_problem(spec, st, resume, fresh)
             if resume and problem is None:
                 resuming = resume_note(spec, st)
         finally:
             st.close()
-    except StorageError:  # an unusable database: the run itself reports it
+    except StorageError as e:  # a missing database: the run creates it; an unusable one: the run reports it
         problem = None
+        if str(e).startswith("no results database") and (why := creation_problem(sqlite_path(spec.database))):
+            fail(f"cannot create the results database {mask_url(spec.database)}: {why}", 1)
     if problem:
         fail(problem)
     if remote is not None:  # every external bot's token or name, before the first match (a new run or --resume)
@@ -837,7 +839,8 @@ def tournament_check(
     schedule and matches. With --referee, also asks that referee whether
     it can seat every external bot (by its token, or by its name). Then
     looks in the results database `run` would use (never creating it): the
-    tournament is not stored yet; or stored, how much of it is played, that
+    tournament is not stored yet (an error when `run` could not create
+    that database, and why); or stored, how much of it is played, that
     `run` needs --resume or --fresh, and what changed in the file that
     --resume would refuse; or running now, and who holds its lease. Never
     plays, stores or starts anything else.
@@ -890,15 +893,19 @@ def _stored_line(spec: Any, db: str) -> str:
     lease held by pid P on this host (heartbeat S s ago); ...``; ``stored in DB:
     N of M matches played; `run` needs --resume (or --fresh to start
     over)``, with ``; --resume would refuse: ...`` (what changed in the
-    file) when it would. Exits (2) when the database cannot be opened or read."""
+    file) when it would. Exits (2) when the database cannot be opened or read,
+    or is missing and `run` could not create it (e.g. a path below a regular
+    file: :func:`tournaments.store.creation_problem`)."""
     from tournaments.run import ladder_problem, resume_refusal
-    from tournaments.store import StorageError, Store, mask_url
+    from tournaments.store import StorageError, Store, creation_problem, mask_url, sqlite_path
 
     shown = mask_url(db)
     try:
         store = Store(db, create=False)
     except StorageError as e:
         if str(e).startswith("no results database"):
+            if problem := creation_problem(sqlite_path(db)):
+                fail(f"`run` could not create the results database {shown}: {problem}")
             return f"not stored yet in {shown} (no results database there yet)"
         fail(f"cannot read the database `run` would use: {e}")
     except Exception as e:  # a database the store cannot open: say so, no traceback

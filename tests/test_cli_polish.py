@@ -324,9 +324,20 @@ def test_a_run_that_cannot_start_draws_no_bar_and_leaves_no_tournament(tmp_path:
     assert r.returncode == 1 and "cannot reach the Dask scheduler" in r.stderr, r.stderr
     assert "connecting to the Dask scheduler" in r.stderr and "0/3" not in r.stderr  # no progress bar drawn
     assert "Traceback" not in r.stderr
-    assert _cli("tournament", "list", "--db", str(db), "-f", "json").stdout.strip() == "[]"
+    assert not db.exists()  # no tournament left behind, nor the database the run made for it
+    (tmp_path / "notes.txt").write_text("a file, not a directory\n")
+    nolog = tmp_path / "nolog.toml"
+    nolog.write_text(f.read_text().replace(str(tmp_path / "logs"), str(tmp_path / "notes.txt" / "logs")))
+    r = _cli("tournament", "run", str(nolog), "-q")
+    assert r.returncode == 1 and f"log directory {tmp_path / 'notes.txt' / 'logs' / 'nostart'}" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr and not db.exists()
     r = _cli("tournament", "run", str(f), "-q")  # a plain rerun just works
     assert r.returncode == 0, r.stderr
+    r = _cli("tournament", "run", str(f), "-q", "--db", str(tmp_path / "notes.txt" / "d.sqlite"))
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert (f"cannot create the results database {tmp_path / 'notes.txt' / 'd.sqlite'}: "
+            f"{tmp_path / 'notes.txt'} is not a directory") in " ".join(r.stderr.split()), r.stderr
+    assert "tournament nostart" not in r.stderr  # refused before the plan line
 
 
 def test_resume_hints_name_the_database_given_with_db(tmp_path: Path) -> None:
@@ -574,6 +585,13 @@ def test_tournament_check_says_what_the_database_run_would_use_holds(tmp_path: P
             bad.write_text("not a database\n")
         code, out, err = check(f, "--db", str(bad))
         assert code == 2 and out == "" and "cannot read the database `run` would use" in err and why in err, err
+    notes = tmp_path / "notes.txt"  # a database `run` could not create: below a regular file
+    notes.write_text("a file, not a directory\n")
+    for below in (notes / "r.sqlite", notes / "sub" / "r.sqlite"):
+        code, out, err = check(f, "--db", str(below))
+        assert code == 2 and out == "", out
+        assert err == f"error: `run` could not create the results database {below}: {notes} is not a directory", err
+    assert notes.read_text() == "a file, not a directory\n"  # check created nothing
 
 
 def test_report_and_web_take_the_database_and_name_from_config(tmp_path: Path) -> None:

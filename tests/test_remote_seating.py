@@ -117,7 +117,8 @@ def test_unknown_tokens_stop_the_tournament_before_any_match_naming_every_bot(ho
     """Two external bots' tokens are unknown to the referee (one bot in the tournament file, one in a
     file it includes): the run stops before the first match with one message naming both, each with
     the file and line it is defined at, and what to do. Nothing played means no tournament left
-    behind, so the corrected file runs with a plain re-run; --resume checks the tokens again."""
+    behind (not even an empty results database), so the corrected file runs with a plain re-run;
+    --resume checks the tokens again and leaves the stored tournament as it was."""
     addr, _bots = hosted
     f = tmp_path / "remote.toml"
     extra = tmp_path / "entries.toml"
@@ -146,6 +147,7 @@ def test_unknown_tokens_stop_the_tournament_before_any_match_naming_every_bot(ho
     assert "referee serve --token-file" in r.stderr
     assert "not-carols-token" not in r.stderr and "daves-token" not in r.stderr  # tokens are secrets
     assert not list(logs.glob("**/*.jsonl"))  # no match was played
+    assert not (tmp_path / "t.sqlite").exists()  # and no database made for it
 
     write(BOTS, include=False)
     r = _cli("tournament", "run", str(f), "--referee", addr, "--quiet", "--format", "json")
@@ -154,8 +156,10 @@ def test_unknown_tokens_stop_the_tournament_before_any_match_naming_every_bot(ho
     assert "cannot check tokens" not in r.stderr
 
     write({**BOTS, "carol": "not-carols-token"}, include=False)  # tokens are not in the fingerprint
+    stored = (tmp_path / "t.sqlite").read_bytes()
     r = _cli("tournament", "run", str(f), "--referee", addr, "--quiet", "--resume")
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert (tmp_path / "t.sqlite").read_bytes() == stored  # the refused resume left the database untouched
     assert "cannot seat 1 external bot; no match was started:" in r.stderr
     carol_at = line_of(f, 'name = "carol"')  # a line earlier: no include
     assert f"  {f}:{carol_at}: carol: {unknown}\n" in r.stderr, r.stderr
@@ -242,6 +246,7 @@ def test_an_unregistered_name_stops_the_tournament_before_any_match(hosted, tmp_
         assert f"  {extra}:{trent_at}: trent: its token is not registered there\n" in r.stderr
         assert "alice" not in r.stderr and "not-a-known-token" not in r.stderr
     assert not list((tmp_path / "logs").glob("**/*.jsonl"))  # no match was played
+    assert not (tmp_path / "t.sqlite").exists()  # no database made either
 
 
 def test_a_local_run_refuses_external_bots_without_a_token_naming_each(tmp_path: Path) -> None:

@@ -128,6 +128,7 @@ def test_pages_corrupted_mid_run_are_found_and_every_readable_result_is_kept(tmp
 
     db = tmp_path / "p.sqlite"
     f = _write(tmp_path, "p", db, tmp_path / "logs")
+    Store(str(db)).close()  # made before the run: its tables are in the file's pages, not only in its WAL
     proc = _run_until(f, db, "p", 3)
     try:
         assert proc.poll() is None, "the run ended before the corruption"

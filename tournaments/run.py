@@ -285,7 +285,8 @@ async def run_tournament(spec: TournamentSpec, resume: bool = False, fresh: bool
     tournament started, or when another driver runs it;
     :class:`~tournaments.store.StorageError` when the database or the log
     directory fails; :class:`~tournaments.executor.ExecutorError` when the
-    executor cannot play.
+    executor cannot play. A new tournament refused before its first match
+    leaves nothing stored, and no SQLite file if the run created it.
     """
     t0 = time.monotonic()
     if executor is None:
@@ -300,7 +301,7 @@ async def run_tournament(spec: TournamentSpec, resume: bool = False, fresh: bool
     try:
         return await _run(spec, store, t0, resume, fresh, on_progress, stop_after, executor, schedule)
     finally:
-        store.close()
+        store.close_and_discard_if_unused()  # refused before anything was stored: no new database left behind
 
 
 async def _run(spec: TournamentSpec, store: Store, t0: float, resume: bool, fresh: bool,
@@ -321,6 +322,8 @@ async def _run(spec: TournamentSpec, store: Store, t0: float, resume: bool, fres
             running = RunningIndex(log_dir)
             running.reset()
         except OSError as e:
+            if new:  # nothing was played: leave no tournament behind
+                store.delete_tournament(spec.name, me)
             raise StorageError(f"log directory {log_dir}: {e.strerror or e}") from None
         try:
             await ex.start(spec, log_dir)

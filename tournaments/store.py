@@ -32,6 +32,7 @@ import time
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 import numpy as np
@@ -122,6 +123,26 @@ def lease_is_live(lease: dict[str, Any], now: float | None = None, ttl_s: float 
     return True
 
 
+def creation_problem(file: Path) -> str | None:
+    """Why a missing SQLite file ``file`` could not be created, found without
+    creating anything: the nearest existing path above it is not a directory
+    (``notes.txt is not a directory``), or this process may not create files
+    in that directory (no permission, a read-only file system). ``None``: as
+    far as can be told beforehand, it can be created (with the directories it
+    needs)."""
+    above = file.parent
+    try:
+        while not above.exists():  # False also below a regular file (ENOTDIR)
+            above = above.parent
+    except OSError as e:  # a directory above it cannot be looked into
+        return (e.strerror or str(e)).lower() + (f" ({e.filename})" if e.filename else "")
+    if not above.is_dir():
+        return f"{above} is not a directory"
+    if not os.access(above, os.W_OK | os.X_OK):
+        return f"no permission to create files in {above}"
+    return None
+
+
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
@@ -176,15 +197,21 @@ class Store:
         self.display_url = mask_url(database if "://" in database else self.url)  # as the user wrote it
         self.file = sqlite_path(self.url)
         self._file_id: tuple[int, int] | None = None
+        #: this Store made the SQLite file (it did not exist): see :meth:`close_and_discard_if_unused`
+        self.created = False
         if self.file is not None:
             if not self.file.exists():
+                self.created = create
                 if not create:
                     raise StorageError(f"no results database at {self.file}")
+                problem = creation_problem(self.file)
+                if problem is not None:
+                    raise StorageError(f"cannot create the results database {self.file}: {problem}")
                 try:
                     self.file.parent.mkdir(parents=True, exist_ok=True)
                 except OSError as e:
-                    raise StorageError(f"results database {self.file}: cannot create its directory "
-                                       f"({e.strerror or e})") from None
+                    raise StorageError(f"cannot create the results database {self.file}: cannot create its "
+                                       f"directory ({(e.strerror or str(e)).lower()})") from None
         try:
             self.engine: Engine = create_engine(
                 self.url, future=True,
@@ -358,6 +385,25 @@ class Store:
 
     def close(self) -> None:
         self.engine.dispose()
+
+    def close_and_discard_if_unused(self) -> None:
+        """:meth:`close`, then delete the SQLite file (with its ``-wal`` and
+        ``-shm``) if this Store created it (:attr:`created`) and no tournament
+        or ladder is stored in it: a run refused before anything was stored
+        leaves no database behind. A file that cannot be read or deleted is
+        left as it is."""
+        try:
+            unused = self.created and self.file is not None and self.latest_tournament() is None
+        except StorageError:
+            unused = False
+        self.close()
+        if unused:
+            for f in (self.file, self.file.with_name(self.file.name + "-wal"),
+                      self.file.with_name(self.file.name + "-shm")):
+                try:
+                    f.unlink(missing_ok=True)
+                except OSError:
+                    pass
 
     # -- tournaments ---------------------------------------------------------------
     @_guarded
