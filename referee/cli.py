@@ -982,7 +982,9 @@ def tournament_status(
     config: Optional[Path] = CONFIG_OPT,
 ) -> None:
     """Show a tournament's progress: matches done/total, state (running,
-    interrupted or complete, and who holds the lease), faults."""
+    interrupted or complete, and who holds the lease), faults. A ladder's
+    row shows the matches it finished, its state (running, interrupted or
+    stopped) and the `referee ladder status` command that lists its entrants."""
     from tournaments.report import tournament_row
     from tournaments.store import StorageError
 
@@ -1005,13 +1007,16 @@ def tournament_status(
     aborted, void = counts.get(MatchStatus.ABORTED, 0), counts.get(MatchStatus.VOID, 0)
     stored = json.loads(t["spec_json"])
     is_ladder = stored.get("schedule") == "ladder"
-    print(f"{t['name']}: {t['game']}, {sum(counts.values())}/{t['total_matches']} matches done, status {state}, "
-          f"aborted {aborted}" + (f", void {void}" if void else ""))
+    flag, note = db_flag(given_db)
+    cd, file, remote, file_note = _started_from(config, stored)
+    done = sum(counts.values())
+    # a ladder has no total to reach: the matches it finished so far
+    progress = (f"{t['game']} ladder, {done} {plural(done, 'match', 'matches')} finished" if is_ladder
+                else f"{t['game']}, {done}/{t['total_matches']} matches done")
+    print(f"{t['name']}: {progress}, status {state}, aborted {aborted}" + (f", void {void}" if void else ""))
     if lease is not None:
         print(lease_held_line(lease))
     elif state in ("interrupted", "stopped"):
-        flag, note = db_flag(given_db)
-        cd, file, remote, file_note = _started_from(config, stored)
         how = (f"continue it with `{cd}referee ladder {file}{remote}{flag}`{note}{file_note}"
                if is_ladder or state == "stopped"
                else f"finish it with `{cd}referee tournament run {file}{remote} --resume{flag}`{note}{file_note}")
@@ -1019,6 +1024,9 @@ def tournament_status(
             print(f"  not running: {why_not_running(stale, 'driver')}; {how}")
         else:
             print(f"  not running (stopped); {how}")
+    if is_ladder:
+        print(f"  a ladder: its entrants and their states with `{cd}referee ladder status --config {file}{flag}`"
+              f"{note}{file_note}")
     faulty = sorted(fc.items())
     for bot, kinds in faulty[:STATUS_FAULT_LINES]:
         print(f"  faults of {bot}: " + ", ".join(f"{k}×{v}" for k, v in sorted(kinds.items())))

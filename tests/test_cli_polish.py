@@ -646,3 +646,13 @@ def test_a_tournament_file_named_like_a_stored_ladder_is_refused_plainly(tmp_pat
         assert "'lad' in" in text and "is a ladder (`referee ladder`), not a tournament" in text, (args, text)
     r = _cli("ladder", "verify", str(f))
     assert r.returncode == 0, r.stdout + r.stderr
+    # tournament status of it: a ladder's figures (no "N/N done") and the command that shows its entrants
+    r = _cli("tournament", "status", "lad", "--db", str(db))
+    lines = r.stdout.splitlines()
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stdout + r.stderr
+    assert lines[0] == "lad: doudizhu ladder, 0 matches finished, status stopped, aborted 0", lines
+    command = f"referee ladder status --config {f} --db {db}"
+    assert lines[-1] == f"  a ladder: its entrants and their states with `{command}`", lines
+    r = _cli(*command.split()[1:])
+    assert r.returncode == 0 and r.stdout.startswith("ladder lad: doudizhu, 0 matches finished, 3 entrants"), \
+        r.stdout + r.stderr
