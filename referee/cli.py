@@ -37,7 +37,7 @@ from referee.botnew import bot_app
 from referee.bots import Limits
 from referee.clikit import (CONFIG_OPT, bot_label, bot_sandbox, console, db_flag, fail, lease_held_line, open_store,
                             os_error_text, parse_kv, parse_tokens, read_ca, read_secret_file, reading_db,
-                            referee_flags, secret_file_or_exit, tls_or_exit, why_not_running)
+                            referee_flags, secret_file_or_exit, tls_or_exit, waiting_line, why_not_running)
 from referee.conformance import run as run_conformance
 from referee.games import GAME_IDS, UnknownGame, game_class
 from referee.initcli import init
@@ -1002,6 +1002,7 @@ def tournament_status(
         fc = store.fault_counts(t["id"])
         state, lease = store.run_state(t)
         stale = store.lease(t["id"]) if state == "interrupted" else None
+        waiting = store.wait(t["id"], lease)
     except StorageError as e:
         fail(str(e), 1)
     aborted, void = counts.get(MatchStatus.ABORTED, 0), counts.get(MatchStatus.VOID, 0)
@@ -1016,6 +1017,8 @@ def tournament_status(
     print(f"{t['name']}: {progress}, status {state}, aborted {aborted}" + (f", void {void}" if void else ""))
     if lease is not None:
         print(lease_held_line(lease))
+        if waiting is not None:
+            print(waiting_line(waiting))
     elif state in ("interrupted", "stopped"):
         how = (f"continue it with `{cd}referee ladder {file}{remote}{flag}`{note}{file_note}"
                if is_ladder or state == "stopped"

@@ -2,8 +2,8 @@
 :mod:`referee.laddercli`, :mod:`referee.webcli`, and the bot labels of
 :mod:`referee.web.play`): the error console and :func:`fail`, ``KEY=VALUE``
 and ``NAME=TOKEN`` parsing, secret, TLS and CA files, a seat's label from its
-bot command, the bots' sandbox, the lines that say who holds a run's lease,
-the ``--config`` option of the commands that read a results database and the
+bot command, the bots' sandbox, the lines that say who holds a run's lease
+(and what it waits for), the ``--config`` option of the commands that read a results database and the
 database they read, and the ``--db`` of a printed follow-up command.
 
 Exit statuses: 2 for a usage error (a bad option, a missing or unreadable
@@ -255,6 +255,17 @@ def lease_held_line(lease: dict) -> str:
     and the seconds since its last heartbeat."""
     host = "this host" if lease["host"] == socket.gethostname() else f"host {lease['host']}"
     return f"  lease held by pid {lease['pid']} on {host} (heartbeat {time.time() - lease['heartbeat_at']:.0f} s ago)"
+
+
+def waiting_line(wait: dict) -> str:
+    """The status line of a running ladder that waits (``wait``: ``what``,
+    ``since``, ``until`` from :meth:`tournaments.store.Store.wait`, unix
+    seconds), local times: ``  waiting for the referee at 10.0.0.5:50051
+    since 14:02:11 (gives up at 14:07:11)``."""
+    def clock(t: float) -> str:
+        return time.strftime("%H:%M:%S", time.localtime(t))
+
+    return f"  waiting for {wait['what']} since {clock(wait['since'])} (gives up at {clock(wait['until'])})"
 
 
 def why_not_running(stale: dict | None, holder: str) -> str:

@@ -29,7 +29,7 @@ from typer.core import TyperGroup
 
 from cardgames.v1 import admin_pb2, admin_pb2_grpc
 from referee.clikit import (db_flag, fail, lease_held_line, os_error_text, read_ca, referee_flags, secret_file_or_exit,
-                            tls_or_exit, why_not_running)
+                            tls_or_exit, waiting_line, why_not_running)
 from referee.remote import REFEREE_RECONNECT_S, RefereeGone, RemoteError, RemoteReferee, unreachable
 from referee.words import plural
 
@@ -376,8 +376,9 @@ def ladder_status(
     """The running ladder's entrants (`--referee`): version, state (and why
     suspended or retired), connection of external bots, TrueSkill, matches.
     With `--config FILE` (no admin token needed): from the database, whether
-    the ladder is running (and which process holds its lease), stopped, or
-    interrupted (killed), and its entrants' states."""
+    the ladder is running (and which process holds its lease, and whether it
+    is waiting for its restarted `--referee`), stopped, or interrupted
+    (killed), and its entrants' states."""
     if (referee is None) == (config is None):
         fail("give --referee HOST:PORT (ask the running ladder) or --config FILE (read its database)")
     if config is not None:
@@ -441,6 +442,7 @@ def _stored_status(config: Path, db: Optional[str], json_out: bool) -> None:
             fail(f"no ladder {spec.name!r} in {store.display_url}: start it with `referee ladder {config}`", 1)
         state, lease = store.run_state(t)
         stale = store.lease(t["id"]) if state == "interrupted" else None
+        waiting = store.wait(t["id"], lease)
         entrants = LadderStore(store, create=False).entrants(t["id"])
         finished = store.match_count(t["id"])
     except StorageError as e:
@@ -449,9 +451,10 @@ def _stored_status(config: Path, db: Optional[str], json_out: bool) -> None:
         store.close()
     if json_out:
         print(json.dumps({"ladder": spec.name, "game": t["game"], "state": state, "matches_finished": finished,
-                          "lease": lease, "entrants": [{"name": e["name"], "label": e["current"]["label"],
-                                                        "state": e["current"]["state"],
-                                                        "reason": e["current"]["reason"]} for e in entrants]},
+                          "lease": lease, "waiting": waiting,
+                          "entrants": [{"name": e["name"], "label": e["current"]["label"],
+                                        "state": e["current"]["state"],
+                                        "reason": e["current"]["reason"]} for e in entrants]},
                          indent=2))
         return
     # the file names another database: say which one to continue
@@ -463,6 +466,8 @@ def _stored_status(config: Path, db: Optional[str], json_out: bool) -> None:
           f"{len(entrants)} {plural(len(entrants), 'entrant')}, status {state}")
     if lease is not None:
         print(lease_held_line(lease))
+        if waiting is not None:
+            print(waiting_line(waiting))
     elif state == "interrupted":
         print(f"  not running: {why_not_running(stale, 'process')}; continue it with {again}")
     else:

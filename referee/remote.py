@@ -27,7 +27,7 @@ import secrets
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 import grpc
 from google.protobuf import json_format
@@ -379,11 +379,17 @@ class RefereeWait:
     plays on it (``tournament run --referee`` and ``referee ladder --referee``):
     however many matches it lost, one wait (up to ``reconnect_s`` seconds; 0:
     none) for it to answer again; ``notify(line)`` says when it went away and
-    when it is back. Once it did not come back, every later wait fails at once."""
+    when it is back; ``record((since, until))`` is awaited as a wait starts
+    (unix seconds: now, and when it gives up) and ``record(None)`` as it
+    ends, before ``notify``'s lines (the hosted ladder keeps it in its
+    database for ``referee ladder status``). Once it did not come back,
+    every later wait fails at once."""
 
-    def __init__(self, remote: RemoteReferee, reconnect_s: float, notify: Callable[[str], None] | None = None):
+    def __init__(self, remote: RemoteReferee, reconnect_s: float, notify: Callable[[str], None] | None = None,
+                 record: Callable[[tuple[float, float] | None], Awaitable[None]] | None = None):
         self.remote, self.reconnect_s = remote, reconnect_s
         self.notify = notify or (lambda line: None)
+        self.record = record
         self._waiting = asyncio.Lock()  # one wait for the referee however many matches it lost
         self._back_at = float("-inf")  # when it last answered again after going away (monotonic)
         self._gave_up: RefereeGone | None = None
@@ -407,9 +413,15 @@ class RefereeWait:
             if self.reconnect_s <= 0:
                 self._gave_up = gone
                 raise gone
+            if self.record is not None:
+                since = time.time()
+                await self.record((since, since + self.reconnect_s))
             self.notify(f"{gone}; waiting up to {self.reconnect_s:g} s for it to come back (the matches it was "
                         "playing will be played again)")
-            if not await self.remote.wait_back(self.reconnect_s):
+            is_back = await self.remote.wait_back(self.reconnect_s)
+            if self.record is not None:
+                await self.record(None)
+            if not is_back:
                 self._gave_up = RefereeGone(f"{gone} and did not come back within {self.reconnect_s:g} s")
                 raise self._gave_up
             self._back_at = time.monotonic()

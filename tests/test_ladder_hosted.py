@@ -8,15 +8,20 @@ flight when the referee is stopped. The ladder either waits for the referee
 and plays the lost match again (each match recorded once, ``ladder verify``
 agrees), or, with ``--reconnect 0``, stops with the command that continues it
 (``--referee``, never an admin token), as ``ladder status`` also says; Ctrl-C
-while it waits stops it at once.
+while it waits stops it at once. While it waits, ``ladder status`` and
+``tournament status`` say so (from the database), and stop saying it once the
+referee is back or the ladder stopped.
 """
 
 from __future__ import annotations
 
+import json
+import re
 import signal
 import sqlite3
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -87,8 +92,13 @@ def test_a_ladder_waits_for_its_restarted_referee_and_plays_the_lost_match_again
         assert _sigterm(serve) == 0
         stopped = [r["match_id"] for r in _records(oplog, "match_ended") if "shutting down" in r["status"]]
         assert stopped == ["hl-m00002"], _records(oplog)  # the ladder's own match ids, on the referee too
+        lad.wait("waiting up to 60 s for it to come back")
+        assert "waiting for the referee at" in _cli("ladder", "status", "--config", str(f)).stdout
         second = tmp_path / "serve2.jsonl"
         again(second)  # same port, same log directory: it has the stopped match's log
+        lad.wait("is back; playing on")
+        st = _cli("ladder", "status", "--config", str(f))
+        assert st.returncode == 0 and "waiting" not in st.stdout, st.stdout + st.stderr  # the wait is over
         assert lad.p.wait(60) == 0, lad.text()
     finally:
         lad.close()
@@ -137,6 +147,16 @@ def test_ctrl_c_while_a_ladder_waits_for_its_referee_stops_it_at_once(hosted_lad
         _until(lambda: _in_flight(oplog, 1), "the first match to be in flight", shown=oplog)
         assert _sigterm(serve) == 0
         lad.wait("waiting up to 600 s for it to come back")
+        for args in (("ladder", "status", "--config", str(f)), ("tournament", "status", "hl", "--db",
+                                                                  str(tmp_path / "ladder.sqlite"))):
+            st = _cli(*args)  # the database says it waits, since when and until when
+            m = re.search(rf"\n  waiting for the referee at {re.escape(addr)} since (\d\d:\d\d:\d\d) "
+                          r"\(gives up at (\d\d:\d\d:\d\d)\)\n", st.stdout)
+            assert st.returncode == 0 and m and "status running" in st.stdout, st.stdout + st.stderr
+            since, until = (datetime.strptime(t, "%H:%M:%S") for t in m.groups())
+            assert (until - since).total_seconds() % 86400 == 600, m.group(0)
+        waiting = json.loads(_cli("ladder", "status", "--config", str(f), "--json").stdout)["waiting"]
+        assert waiting["what"] == f"the referee at {addr}" and waiting["until"] - waiting["since"] == 600, waiting
         assert lad.stop(signal.SIGINT, timeout=20) == 0  # not the file's drain_ms (30 s): nothing can finish
     finally:
         lad.close()
@@ -146,6 +166,7 @@ def test_ctrl_c_while_a_ladder_waits_for_its_referee_stops_it_at_once(hosted_lad
     _verified(f)
     st = _cli("ladder", "status", "--config", str(f))
     assert f"not running; continue it with `referee ladder {f} --referee {addr}`" in st.stdout, st.stdout
+    assert "waiting" not in st.stdout, st.stdout  # the wait ended with the ladder
 
 
 def test_the_referee_options_of_a_printed_command(tmp_path: Path) -> None:

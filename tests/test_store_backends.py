@@ -244,6 +244,32 @@ def test_a_live_lease_refuses_a_second_driver_and_an_expired_one_is_taken_over(d
     s.close()
 
 
+def test_a_wait_is_its_lease_holders_and_ends_with_the_wait_or_the_lease(db_url: str) -> None:
+    """What a running ladder waits for (its hosted referee) is stored for the status commands: shown
+    only with the live lease of the process that waits, gone when the wait ends or the lease is released."""
+    s = Store(db_url)
+    me, other = LeaseHolder.me(), LeaseHolder("other", "elsewhere", 4242)
+    tid = s.create_tournament("lad", "doudizhu", {}, "fp", 0, [], me)
+    state, lease = s.run_state(s.tournament("lad"))
+    assert state == "running" and s.wait(tid, lease) is None
+    s.set_wait(tid, me, "the referee at 127.0.0.1:9", 1000.0, 1300.0)
+    assert s.wait(tid, lease) == {"what": "the referee at 127.0.0.1:9", "since": 1000.0, "until": 1300.0}
+    assert s.wait(tid, None) is None  # no live lease: nobody waits
+    assert s.wait(tid, {**lease, "holder": other.holder}) is None  # another holder's lease: not its wait
+    s.set_wait(tid, me, "the referee at 127.0.0.1:9", 2000.0, 2300.0)  # a later wait replaces it
+    assert s.wait(tid, lease)["since"] == 2000.0
+    s.end_wait(tid, me)
+    assert s.wait(tid, lease) is None
+    s.set_wait(tid, me, "the referee at 127.0.0.1:9", 3000.0, 3300.0)
+    s.release_lease(tid, me)  # stopped while waiting: the wait goes with the lease
+    s.acquire_lease(tid, me)
+    assert s.wait(tid, s.lease(tid)) is None
+    s.set_wait(tid, me, "the referee at 127.0.0.1:9", 3000.0, 3300.0)
+    s.delete_tournament("lad", me)  # --fresh: nothing of it is left
+    assert s.tournament("lad") is None
+    s.close()
+
+
 def test_a_dead_drivers_lease_on_this_host_is_taken_over_at_once(db_url: str) -> None:
     dead = subprocess.run([PY, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     s = Store(db_url)

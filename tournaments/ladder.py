@@ -645,7 +645,7 @@ class Ladder:
         #: the running referee every match is played on (None: this process or the Dask cluster)
         self.remote = remote
         #: the one wait for :attr:`remote` when it went away, shared by the matches it lost
-        self.remote_wait = RefereeWait(remote, reconnect_s, say) if remote is not None else None
+        self.remote_wait = RefereeWait(remote, reconnect_s, say, self._record_wait) if remote is not None else None
         #: :attr:`remote` went away and did not come back in time: the ladder stops, :meth:`run` raises it
         self.gone: RefereeGone | None = None
         self.tls = tls
@@ -1166,6 +1166,21 @@ class Ladder:
         finally:
             self.tasks.pop(m.sched, None)
             self.wake.set()
+
+    async def _record_wait(self, span: tuple[float, float] | None) -> None:
+        """Keep in the database that the ladder waits for its referee
+        (:attr:`remote_wait`; ``span``: since, gives up at, unix seconds;
+        ``None``: it waits no more), for ``referee ladder status --config``.
+        A database that fails here is said and the wait goes on."""
+        assert self.store is not None and self.remote is not None
+        try:
+            if span is None:
+                await asyncio.to_thread(self.store.end_wait, self.tid, self.me)
+            else:
+                await asyncio.to_thread(self.store.set_wait, self.tid, self.me, f"the referee at {self.remote.addr}",
+                                        *span)
+        except StorageError as e:
+            self.say(f"cannot record the wait for the referee in the database ({e})")
 
     async def _play_remote(self, vs: list[Version], ms: MatchSpec) -> tuple:
         """Play ``ms`` on the remote referee (:attr:`remote`), the bots launched

@@ -20,7 +20,11 @@ Stored as played:
 * ``faults``: per match: seat, bot, kind, rule, message;
 * ``rating_history``: per tournament, after each rated match index: its
   bots' mu and sigma;
-* ``leases``: per tournament, the driver running it (one row at most).
+* ``leases``: per tournament, the driver running it (one row at most);
+* ``waits``: per tournament, what the holder of its lease is waiting for
+  now (a ladder: its hosted referee that went away), since when and until
+  when at most (one row at most, deleted when the wait ends or the lease
+  is released).
 
 Totals kept up to date as matches are stored (:mod:`tournaments.aggregates`),
 so that pages and the leaderboard never read every match:
@@ -152,6 +156,15 @@ leases = Table(
     Column("pid", Integer, nullable=False),
     Column("acquired_at", Float, nullable=False),
     Column("heartbeat_at", Float, nullable=False),
+)
+
+waits = Table(
+    "waits", metadata,
+    Column("tournament_id", Integer, ForeignKey("tournaments.id"), primary_key=True),
+    Column("holder", String(64), nullable=False),  # the lease holder that waits
+    Column("what", Text, nullable=False),  # what it waits for, e.g. "the referee at 10.0.0.5:50051"
+    Column("since", Float, nullable=False),  # unix seconds
+    Column("until", Float, nullable=False),  # when it gives up (unix seconds)
 )
 
 bot_seat_stats = Table(

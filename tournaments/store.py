@@ -65,6 +65,7 @@ from tournaments.schema import (
     schema_info,
     seat_results,
     tournaments,
+    waits,
 )
 
 #: a lease whose heartbeat is older than this is expired: another driver may take the tournament over
@@ -74,7 +75,7 @@ LEASE_HEARTBEAT_S = 5.0
 #: PostgreSQL advisory lock held while tables are created (also by tournaments.ladder_store)
 SCHEMA_LOCK_KEY = 7219001
 #: every table that holds rows of one tournament, children first (deleting a tournament)
-PER_TOURNAMENT = (bot_seat_stats, pair_stats, fault_stats, role_stats, fit_cache, rating_history, leases)
+PER_TOURNAMENT = (bot_seat_stats, pair_stats, fault_stats, role_stats, fit_cache, rating_history, waits, leases)
 
 class StorageError(RuntimeError):
     """The results database cannot be used: the message names it (password
@@ -519,8 +520,38 @@ class Store:
 
     @_guarded
     def release_lease(self, tid: int, me: LeaseHolder) -> None:
+        """Release ``me``'s lease of the tournament (and end any wait of ``me``'s: :meth:`set_wait`)."""
         with self._write() as c:
+            c.execute(delete(waits).where((waits.c.tournament_id == tid) & (waits.c.holder == me.holder)))
             c.execute(delete(leases).where((leases.c.tournament_id == tid) & (leases.c.holder == me.holder)))
+
+    @_guarded
+    def set_wait(self, tid: int, me: LeaseHolder, what: str, since: float, until: float) -> None:
+        """Record that ``me``, the holder of the tournament's lease, waits for
+        ``what`` (``the referee at HOST:PORT``) since ``since``, giving up at
+        ``until`` (unix seconds); replaces any earlier wait of the tournament."""
+        with self._write() as c:
+            c.execute(delete(waits).where(waits.c.tournament_id == tid))
+            c.execute(insert(waits).values(tournament_id=tid, holder=me.holder, what=what, since=since, until=until))
+
+    @_guarded
+    def end_wait(self, tid: int, me: LeaseHolder) -> None:
+        """``me`` waits no more (:meth:`set_wait`)."""
+        with self._write() as c:
+            c.execute(delete(waits).where((waits.c.tournament_id == tid) & (waits.c.holder == me.holder)))
+
+    @_guarded
+    def wait(self, tid: int, lease: dict[str, Any] | None) -> dict[str, Any] | None:
+        """What the holder of the tournament's live ``lease`` (from
+        :meth:`run_state`) waits for now: ``{"what", "since", "until"}`` (unix
+        seconds); ``None`` when it waits for nothing, or without a live lease
+        (a wait left by a killed process is no one's)."""
+        if lease is None:
+            return None
+        with self.engine.connect() as c:
+            row = c.execute(select(waits.c.what, waits.c.since, waits.c.until).where(
+                (waits.c.tournament_id == tid) & (waits.c.holder == lease["holder"]))).mappings().first()
+            return dict(row) if row else None
 
     def run_state(self, t: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
         """``(state, live lease or None)``: ``complete``; ``running`` while a
