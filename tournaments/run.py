@@ -286,7 +286,7 @@ async def run_tournament(spec: TournamentSpec, resume: bool = False, fresh: bool
     :class:`~tournaments.store.StorageError` when the database or the log
     directory fails; :class:`~tournaments.executor.ExecutorError` when the
     executor cannot play. A new tournament refused before its first match
-    leaves nothing stored, and no SQLite file if the run created it.
+    leaves no tournament stored.
     """
     t0 = time.monotonic()
     if executor is None:
@@ -301,7 +301,7 @@ async def run_tournament(spec: TournamentSpec, resume: bool = False, fresh: bool
     try:
         return await _run(spec, store, t0, resume, fresh, on_progress, stop_after, executor, schedule)
     finally:
-        store.close_and_discard_if_unused()  # refused before anything was stored: no new database left behind
+        store.close()
 
 
 async def _run(spec: TournamentSpec, store: Store, t0: float, resume: bool, fresh: bool,

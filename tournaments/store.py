@@ -198,11 +198,8 @@ class Store:
         self.display_url = mask_url(database if "://" in database else self.url)  # as the user wrote it
         self.file = sqlite_path(self.url)
         self._file_id: tuple[int, int] | None = None
-        #: this Store made the SQLite file (it did not exist): see :meth:`close_and_discard_if_unused`
-        self.created = False
         if self.file is not None:
             if not self.file.exists():
-                self.created = create
                 if not create:
                     raise StorageError(f"no results database at {self.file}")
                 problem = creation_problem(self.file)
@@ -386,25 +383,6 @@ class Store:
 
     def close(self) -> None:
         self.engine.dispose()
-
-    def close_and_discard_if_unused(self) -> None:
-        """:meth:`close`, then delete the SQLite file (with its ``-wal`` and
-        ``-shm``) if this Store created it (:attr:`created`) and no tournament
-        or ladder is stored in it: a run refused before anything was stored
-        leaves no database behind. A file that cannot be read or deleted is
-        left as it is."""
-        try:
-            unused = self.created and self.file is not None and self.latest_tournament() is None
-        except StorageError:
-            unused = False
-        self.close()
-        if unused:
-            for f in (self.file, self.file.with_name(self.file.name + "-wal"),
-                      self.file.with_name(self.file.name + "-shm")):
-                try:
-                    f.unlink(missing_ok=True)
-                except OSError:
-                    pass
 
     # -- tournaments ---------------------------------------------------------------
     @_guarded
