@@ -159,6 +159,13 @@ def _shutdown_logged(oplog: Path) -> str:
     return aborted[0]
 
 
+def _status(tmp: Path) -> str:
+    """``referee tournament status hosted`` (its output)."""
+    return subprocess.run([sys.executable, "-m", "referee.cli", "tournament", "status", "hosted", "--db",
+                           str(tmp / "t.sqlite")], cwd=ROOT, capture_output=True, text=True, env=ENV,
+                          timeout=60).stdout
+
+
 def _closed_by_shutdown(recs: list[dict]) -> int:
     return sum(r["event"] == "closed" and r["reason"] == "shutdown" for r in recs)
 
@@ -171,8 +178,12 @@ def test_the_driver_waits_for_a_restarted_referee_and_plays_the_lost_match_again
         assert _sigterm(serve) == 0
         stopped = _shutdown_logged(oplog)
         assert stopped == "hosted-m00001"  # the tournament's own match ids, on the referee too
+        waiting = _until(lambda: "waiting for the referee" in (s := _status(tmp_path)) and s, "status to show the wait")
+        assert re.search(rf"\n  waiting for the referee at {re.escape(addr)} since [\d:]+ \(gives up at [\d:]+\)\n",
+                         waiting), waiting
         second = tmp_path / "serve2.jsonl"
         again(second)  # same port, same log directory: it has the stopped match's log
+        _until(lambda: "waiting for" not in _status(tmp_path), "status to show the wait is over")
         out, err = driver.communicate(timeout=120)
     finally:
         stop_process(driver)

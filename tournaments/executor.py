@@ -52,7 +52,7 @@ import uuid
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import Any, Awaitable, Callable, Protocol
 
 from referee.bots import BotProcess, Limits
 from referee.play import SeatPlan, launch, play_match, private_log_dir
@@ -298,10 +298,16 @@ class RemoteExecutor:
         self.remote = remote
         self.log_dir = Path(".")
         self._sem = asyncio.Semaphore(concurrency)
-        self._wait = RefereeWait(remote, reconnect_s, notify)
+        self.notify = notify or (lambda line: None)
+        self._wait = RefereeWait(remote, reconnect_s, self.notify)
 
     async def start(self, spec: TournamentSpec, log_dir: Path) -> None:
         self.log_dir = log_dir
+
+    def record_waits(self, record: Callable[[tuple[float, float] | None], Awaitable[None]]) -> None:
+        """Report each wait for the referee to ``record`` as it starts and ends
+        (``RefereeWait``'s hook: the run keeps it in its database)."""
+        self._wait.record = record
 
     async def play(self, job: MatchJob) -> FinishedMatch:
         async with self._sem:

@@ -1169,18 +1169,9 @@ class Ladder:
 
     async def _record_wait(self, span: tuple[float, float] | None) -> None:
         """Keep in the database that the ladder waits for its referee
-        (:attr:`remote_wait`; ``span``: since, gives up at, unix seconds;
-        ``None``: it waits no more), for ``referee ladder status --config``.
-        A database that fails here is said and the wait goes on."""
+        (:attr:`remote_wait`, :meth:`tournaments.store.Store.wait_recorder`)."""
         assert self.store is not None and self.remote is not None
-        try:
-            if span is None:
-                await asyncio.to_thread(self.store.end_wait, self.tid, self.me)
-            else:
-                await asyncio.to_thread(self.store.set_wait, self.tid, self.me, f"the referee at {self.remote.addr}",
-                                        *span)
-        except StorageError as e:
-            self.say(f"cannot record the wait for the referee in the database ({e})")
+        await self.store.wait_recorder(self.tid, self.me, f"the referee at {self.remote.addr}", self.say)(span)
 
     async def _play_remote(self, vs: list[Version], ms: MatchSpec) -> tuple:
         """Play ``ms`` on the remote referee (:attr:`remote`), the bots launched

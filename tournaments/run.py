@@ -48,7 +48,8 @@ from referee.outcomes import IGNORED_FAULTS, MatchStatus
 from referee.sandbox import Sandbox
 from referee.words import plural
 from tournaments.adaptive import AdaptiveSchedule, Stop
-from tournaments.executor import Executor, ExecutorError, FinishedMatch, make_executor, match_job, sandbox_for
+from tournaments.executor import (Executor, ExecutorError, FinishedMatch, RemoteExecutor, make_executor, match_job,
+                                  sandbox_for)
 from tournaments.details import store_summaries
 from tournaments.rating import BoardRow, store_board
 from tournaments.running import RunningIndex
@@ -331,6 +332,8 @@ async def _run(spec: TournamentSpec, store: Store, t0: float, resume: bool, fres
             if new:  # nothing was played: leave no tournament behind (a plain rerun works once fixed)
                 store.delete_tournament(spec.name, me)
             raise
+        if isinstance(ex, RemoteExecutor):  # `tournament status` shows a wait for the referee
+            ex.record_waits(store.wait_recorder(tid, me, f"the referee at {ex.remote.addr}", ex.notify))
         try:
             stop = await _play_all(spec, store, tid, me, ex, schedule, log_dir, prog, on_progress, stop_after,
                                    running)

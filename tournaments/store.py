@@ -23,6 +23,7 @@ database itself (missing, corrupt, full disk, unreachable) is raised as
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import os
@@ -33,7 +34,7 @@ import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, TypeVar
+from typing import Any, Awaitable, Callable, Iterable, Iterator, TypeVar
 
 import numpy as np
 from sqlalchemy import create_engine, delete, event, func, insert, select, text, union_all, update
@@ -517,6 +518,25 @@ class Store:
         """``me`` waits no more (:meth:`set_wait`)."""
         with self._write() as c:
             c.execute(delete(waits).where((waits.c.tournament_id == tid) & (waits.c.holder == me.holder)))
+
+    def wait_recorder(self, tid: int, me: LeaseHolder, what: str,
+                      say: Callable[[str], None]) -> Callable[[tuple[float, float] | None], Awaitable[None]]:
+        """The ``record`` hook of a :class:`referee.remote.RefereeWait` for the
+        driver ``me`` of tournament ``tid``: a wait for ``what`` (``the
+        referee at HOST:PORT``) is kept with :meth:`set_wait` while it lasts
+        and removed with :meth:`end_wait`, so that ``tournament status`` and
+        ``ladder status`` show it. A database that fails here is said through
+        ``say`` and the wait goes on."""
+        async def record(span: tuple[float, float] | None) -> None:
+            try:
+                if span is None:
+                    await asyncio.to_thread(self.end_wait, tid, me)
+                else:
+                    await asyncio.to_thread(self.set_wait, tid, me, what, *span)
+            except StorageError as e:
+                say(f"cannot record the wait for the referee in the database ({e})")
+
+        return record
 
     @_guarded
     def wait(self, tid: int, lease: dict[str, Any] | None) -> dict[str, Any] | None:
