@@ -37,7 +37,7 @@ from referee.botnew import bot_app
 from referee.bots import Limits
 from referee.clikit import (CONFIG_OPT, bot_label, bot_sandbox, console, db_flag, fail, lease_held_line, open_store,
                             os_error_text, parse_kv, parse_tokens, read_ca, read_secret_file, reading_db,
-                            referee_flags, secret_file_or_exit, tls_or_exit, why_not_running)
+                            referee_flags, secret_file_or_exit, stored_flags, tls_or_exit, why_not_running)
 from referee.conformance import run as run_conformance
 from referee.games import GAME_IDS, UnknownGame, game_class
 from referee.initcli import init
@@ -619,11 +619,13 @@ def _remote_for_tournament(spec, addr: Optional[str], admin_token: Optional[str]
     return RemoteReferee(addr, admin_token, tls_ca, end_grace_s=spec.end_grace_ms / 1000)
 
 
-def _resume_command(file: Path, db: Optional[str], referee_addr: Optional[str], tls_ca: Optional[Path]) -> str:
+def _resume_command(file: Path, db: Optional[str], referee_addr: Optional[str], tls_ca: Optional[Path],
+                    admin_token_file: Optional[Path]) -> tuple[str, str]:
     """The command that continues this run (``--resume``), with the options it
-    needs again, and the note for a masked password (``""`` if none)."""
+    needs again (the admin token's file, never the token), and the note for a
+    masked password (``""`` if none)."""
     flag, note = db_flag(db)
-    remote = referee_flags(referee_addr, tls_ca)
+    remote = referee_flags(referee_addr, tls_ca, admin_token_file=admin_token_file)
     return f"referee tournament run {shlex.quote(str(file))}{remote} --resume{flag}", note
 
 
@@ -693,9 +695,10 @@ def tournament_run(
         spec.concurrency = concurrency
     if db:
         spec.database = db
-    # stored, for the command `tournament status` gives (the admin token is never stored)
+    # stored, for the command `tournament status` gives (the admin token's file, never the token)
     spec.referee = referee_addr or ""
     spec.tls_ca = str(tls_ca.resolve()) if referee_addr and tls_ca is not None else ""
+    spec.admin_token_file = str(admin_token_file.resolve()) if referee_addr and admin_token_file is not None else ""
     if executor is not None:
         if executor not in tspec.EXECUTORS:
             fail(f"--executor must be one of {', '.join(tspec.EXECUTORS)}, got {executor!r}")
@@ -788,13 +791,13 @@ def tournament_run(
         finally:
             bar.stop()
     except RefereeGone as e:
-        command, note = _resume_command(file, db, referee_addr, tls_ca)
+        command, note = _resume_command(file, db, referee_addr, tls_ca, admin_token_file)
         fail(f"{e}; the finished matches are saved, the ones it was playing count for nothing and will be played "
              f"again; once it is back, continue with `{command}`{note}", 1)
     except (TournamentError, RemoteError, StorageError, ExecutorError) as e:
         fail(str(e), 1 if isinstance(e, (StorageError, ExecutorError)) else 2)
     except Interrupted as e:
-        command, note = _resume_command(file, db, referee_addr, tls_ca)
+        command, note = _resume_command(file, db, referee_addr, tls_ca, admin_token_file)
         console.print(f"[yellow]interrupted[/yellow]: finished matches are saved; continue with "
                       f"`{escape(command)}`{note}")
         raise typer.Exit(128 + e.signum)
@@ -936,9 +939,10 @@ def _started_from(config: Optional[Path], stored: dict[str, Any]) -> tuple[str, 
     directory that still exists (its bots' relative paths are taken from
     there), else ``""``; ``file``: the ``--config`` file, else the stored
     path, else ``FILE`` with a ``note`` saying which file that is;
-    ``remote``: ``" --referee HOST:PORT"`` and ``" --tls-ca CA"`` as its last
-    run gave them (``""``: it ran on this machine). Stored paths are shown
-    relative to the directory the command runs in when under it."""
+    ``remote``: the options its last run gave (``clikit.stored_flags``:
+    ``--referee``, ``--tls-ca``, the admin token's file; ``""`` for none).
+    Stored paths are shown relative to the directory the command runs in
+    when under it."""
     here = os.getcwd()
     cd, file, note = "", "FILE", ""
     if config is not None:
@@ -957,8 +961,7 @@ def _started_from(config: Optional[Path], stored: dict[str, Any]) -> tuple[str, 
 
     if config is None and stored.get("file"):
         file = shown(stored["file"])
-    remote = referee_flags(stored.get("referee"), stored.get("tls_ca"), here)
-    return cd, file, remote, note
+    return cd, file, stored_flags(stored, here), note
 
 
 #: ``leaderboard --details``: the pair tables cover this many of the best bots by default
