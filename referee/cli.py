@@ -366,19 +366,23 @@ async def _say_who_is_awaited(ref, names: list[str], log_path: Path, first_s: fl
         await asyncio.sleep(every_s)
 
 
-def _print_interrupted(spec, log_dir: Path) -> None:
-    """After Ctrl-C: what was played so far (from the log) and where the log is."""
+def _print_interrupted(spec, log_dir: Path, what: str = "interrupted", log_note: str = "",
+                       no_log: str = "interrupted before the match started (no bot connected yet)") -> None:
+    """After Ctrl-C (or, ``what``, another cut): what was played so far (from
+    the log in ``log_dir``: ``<game> match <id>: <what> after N decisions``,
+    the rounds' lines) and where the log is (with ``log_note`` in brackets);
+    ``no_log``: what is said when there is no log."""
     log_path = log_dir / f"{spec.match_id}.jsonl"
     if not log_path.exists():
-        console.print("interrupted before the match started (no bot connected yet)", markup=False)
+        console.print(no_log, markup=False)
         return
     lines = log_path.read_text(encoding="utf-8", errors="replace").splitlines()
     decisions = sum(1 for ln in lines if '"type":"decision"' in ln)
-    print(f"{spec.game} match {spec.match_id}: interrupted after {decisions} {plural(decisions, 'decision')}",
+    print(f"{spec.game} match {spec.match_id}: {what} after {decisions} {plural(decisions, 'decision')}",
           flush=True)
     for line in round_lines(spec.game, str(log_path), spec.seat_names):
         print("  " + line)
-    print(f"log (incomplete): {log_path}", flush=True)
+    print(f"log (incomplete{f', {log_note}' if log_note else ''}): {log_path}", flush=True)
 
 
 def _finished_outcome(spec, log_path: Path, started: float):
@@ -403,7 +407,8 @@ def _finished_outcome(spec, log_path: Path, started: float):
 def _match_remote(spec, seats: list[str], bots: list[str], addr: str, admin_token: Optional[str],
                   log_dir: Path, tls_ca: Optional[Path], end_grace_s: float):
     """One match on the referee at ``addr``: ``seats`` by registered name, then ``bots`` launched here
-    (:func:`referee.remote.play_and_fetch`). On Ctrl-C or SIGTERM: what was played, as for a local match."""
+    (:func:`referee.remote.play_and_fetch`). On Ctrl-C or SIGTERM, and when the referee shuts down
+    mid-match (then exit 1 with its error): what was played, as for a local match."""
     if not admin_token:
         fail("--referee needs the referee's admin token: REFEREE_ADMIN_TOKEN or --admin-token-file")
     if tls_ca is not None:
@@ -414,6 +419,14 @@ def _match_remote(spec, seats: list[str], bots: list[str], addr: str, admin_toke
     started = time.time()
     try:
         return run_until_signal(play_and_fetch(referee, spec, plan, log_dir))
+    except RefereeGone as e:  # shut down mid-match: what arrived of it here, as for a local match cut short
+        log = log_dir / f"{spec.match_id}.jsonl"
+        spec.seat_names = seat_names_in_log(log) or spec.seat_names
+        _print_interrupted(spec, log_dir, "cut off by the referee's shutdown", "as far as it arrived here",
+                           "the match was cut off before any of its log arrived here")
+        print(f"the referee at {addr} keeps its own log of the match: {spec.match_id}.jsonl in its --log-dir",
+              flush=True)
+        fail(str(e), 1)
     except RemoteError as e:
         fail(str(e))
     except Interrupted as e:

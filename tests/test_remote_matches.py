@@ -47,8 +47,8 @@ def _wait(check, what: str, timeout: float = 60.0, shown: Path | None = None):
 
 
 @pytest.fixture()
-def served(tmp_path: Path):
-    """(address, served log dir, operator log file) of a ``referee serve`` on 127.0.0.1 port 0."""
+def serve_proc(tmp_path: Path):
+    """(address, served log dir, operator log file, the process) of a ``referee serve`` on 127.0.0.1 port 0."""
     served_dir, oplog = tmp_path / "served", tmp_path / "serve.err"
     with oplog.open("w") as err:
         p = subprocess.Popen([PY, "-m", "referee.cli", "serve", "--port", "0", "--log-dir", str(served_dir)],
@@ -57,9 +57,15 @@ def served(tmp_path: Path):
     try:
         m = re.search(r"listening on [\d.]+:(\d+)", p.stdout.readline() if p.stdout else "")
         assert m, oplog.read_text()
-        yield f"127.0.0.1:{m.group(1)}", served_dir, oplog
+        yield f"127.0.0.1:{m.group(1)}", served_dir, oplog, p
     finally:
         stop_server(p)
+
+
+@pytest.fixture()
+def served(serve_proc):
+    """(address, served log dir, operator log file) of a ``referee serve`` on 127.0.0.1 port 0."""
+    return serve_proc[:3]
 
 
 def _rounds(out: str) -> list[str]:
@@ -144,6 +150,43 @@ def test_sigterm_stops_the_match_on_the_referee_and_says_what_was_played(served,
     # its one end line says it was stopped (no result), not that it ended
     ends = [ln for ln in oplog.read_text().splitlines() if f"match_ended match_id={log.stem} " in ln]
     assert len(ends) == 1 and "status='aborted: stopped by its caller'" in ends[0], ends
+
+
+def test_a_match_the_referees_shutdown_cuts_off_says_what_was_played(serve_proc, tmp_path: Path) -> None:
+    """The referee stops (SIGTERM) mid-match: the rounds played, from the log followed while the match
+    ran, where that incomplete log is here and which match's log the referee keeps, then its error; exit 1."""
+    addr, served_dir, _, serve = serve_proc
+    marker = f"rmc{os.getpid()}x{time.monotonic_ns() % 10**6}"
+    cmd = [PY, "-m", "referee.cli", "match", "doudizhu", "--rounds", "100000", "--referee", addr,
+           "--log-dir", str(tmp_path / "remote"),
+           *sum((["--bot", f"python sample_bots/random_bot.py --name {marker}"] for _ in range(3)), [])]
+    p = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(),
+                         start_new_session=True)
+    try:
+        here = tmp_path / "remote"
+        log = _wait(lambda: next(iter(here.glob("doudizhu-*-1.jsonl")), None), "the log to arrive here")
+        _wait(lambda: log.read_text().count('"type":"decision"') >= 150, "a few rounds here")
+        serve.send_signal(signal.SIGTERM)
+        assert serve.wait(30) == 0
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait(5)
+    assert p.returncode == 1 and "Traceback" not in out + err, out + err
+    m = re.search(rf"^doudizhu match {re.escape(log.stem)}: cut off by the referee's shutdown after (\d+) decisions$",
+                  out, re.M)
+    assert m and int(m.group(1)) >= 150, out + err
+    rounds = _rounds(out)
+    assert rounds and all(re.fullmatch(r"  round \d+: .*", r) for r in rounds), out
+    assert f"log (incomplete, as far as it arrived here): {log}" in out, out
+    assert f"the referee at {addr} keeps its own log of the match: {log.name} in its --log-dir" in out, out
+    assert (served_dir / log.name).is_file()
+    # what arrived is the start of the referee's log, in whole lines
+    assert (served_dir / log.name).read_bytes().startswith(log.read_bytes()) and log.read_text().endswith("\n")
+    assert (f"error: the referee at {addr} went away (the referee is shutting down: match {log.stem} was stopped"
+            in " ".join(err.split())), err
+    _wait(lambda: not subprocess.run(["pgrep", "-f", marker], capture_output=True).stdout, "the bots to exit")
 
 
 def _ladder_file(tmp_path: Path, bots: str) -> Path:
