@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PY, ROOT, stop_server
+from conftest import PY, ROOT, run, stop_server
 
 ADMIN = "remote-matches-admin-token"
 
@@ -187,6 +187,64 @@ def test_a_match_the_referees_shutdown_cuts_off_says_what_was_played(serve_proc,
     assert (f"error: the referee at {addr} went away (the referee is shutting down: match {log.stem} was stopped"
             in " ".join(err.split())), err
     _wait(lambda: not subprocess.run(["pgrep", "-f", marker], capture_output=True).stdout, "the bots to exit")
+
+
+def test_a_log_is_followed_from_where_it_was_left_in_whole_lines(tmp_path: Path) -> None:
+    """``MatchLog`` from an offset sends what was added since (each chunk with its offset); the
+    follower writes whole lines only and asks again from the end of them; a negative offset is refused."""
+    import grpc
+
+    from referee.remote import RemoteReferee
+    from referee.service import Referee
+
+    served, dest = tmp_path / "served", tmp_path / "here.jsonl"
+    served.mkdir()
+    log = served / "m-1.jsonl"
+
+    async def body() -> None:
+        ref = Referee(served, admin_token=ADMIN)
+        port = await ref.start("127.0.0.1", 0)
+        try:
+            remote = RemoteReferee(f"127.0.0.1:{port}", ADMIN)
+            with pytest.raises(grpc.RpcError) as e:  # no log yet
+                await remote.log_since("m-1", dest, 0)
+            assert e.value.code() == grpc.StatusCode.NOT_FOUND
+            log.write_bytes(b'{"a":1}\n{"b":')
+            assert await remote.log_since("m-1", dest, 0) == 8 and dest.read_bytes() == b'{"a":1}\n'
+            assert await remote.log_since("m-1", dest, 8) == 8  # the line being written waits
+            log.write_bytes(b'{"a":1}\n{"b":2}\n{"c":3}\n')
+            assert await remote.log_since("m-1", dest, 8) == 24 and dest.read_bytes() == log.read_bytes()
+            assert await remote.log_since("m-1", dest, 24) == 24  # nothing new
+            with pytest.raises(grpc.RpcError) as e:
+                await remote.log_since("m-1", dest, -1)
+            assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        finally:
+            await ref.stop(0.2)
+
+    run(body())
+
+
+def test_a_referee_older_than_the_offset_has_its_whole_log_rewritten(tmp_path: Path, monkeypatch) -> None:
+    """A referee that ignores ``MatchLogRequest.offset`` sends the whole log, its chunks at offset 0:
+    the follower writes it over what it has instead of after it."""
+    from cardgames.v1 import admin_pb2
+    from referee import remote as remote_mod
+
+    whole = b'{"a":1}\n{"b":2}\n'
+
+    class OldStub:
+        def __init__(self, _channel) -> None:
+            pass
+
+        async def MatchLog(self, request, metadata, timeout):  # an async generator, as the real stub's stream
+            for i in range(0, len(whole), 5):
+                yield admin_pb2.MatchLogChunk(data=whole[i:i + 5])
+
+    monkeypatch.setattr(remote_mod.admin_pb2_grpc, "AdminServiceStub", OldStub)
+    dest = tmp_path / "here.jsonl"
+    dest.write_bytes(b'{"a":1}\n')
+    remote = remote_mod.RemoteReferee("127.0.0.1:1", ADMIN)
+    assert run(remote.log_since("m-1", dest, 8)) == len(whole) and dest.read_bytes() == whole
 
 
 def _ladder_file(tmp_path: Path, bots: str) -> Path:
