@@ -50,7 +50,7 @@ from referee.remote import (REFEREE_RECONNECT_S, RefereeGone, RemoteError, Remot
                             outcome_of, play_and_fetch, seat_names_in_log)
 from referee.runner import MatchSpec, UnfinishedLog, replay_log
 from referee.sandbox import capabilities
-from referee.service import Referee, check_bounds
+from referee.service import DEFAULT_MAX_UNAUTHENTICATED_PER_CONNECTION, Referee, check_bounds
 from referee.summary import print_summary, round_lines
 from referee.webcli import DEFAULT_DB, WEB_PORT, play, report, web, write_match_replay
 from referee.words import plural
@@ -491,8 +491,12 @@ def serve(
                                             "in all (beyond: refused at once)."),
     max_unauthenticated_per_host: int = typer.Option(64, "--max-unauthenticated-per-host", help="... from one IP "
                                                      "address."),
-    max_unauthenticated_per_connection: int = typer.Option(16, "--max-unauthenticated-per-connection",
-                                                           help="... on one TCP connection."),
+    max_unauthenticated_per_conn: Optional[int] = typer.Option(
+        None, "--max-unauthenticated-per-conn", show_default=False,
+        help=f"... on one TCP connection (default: {DEFAULT_MAX_UNAUTHENTICATED_PER_CONNECTION})."),
+    # its former name, which help at 80 columns cut short: still accepted
+    max_unauthenticated_per_connection: Optional[int] = typer.Option(None, "--max-unauthenticated-per-connection",
+                                                                     hidden=True),
     token_check_s: float = typer.Option(2.0, "--token-check-s", help="How often the token file is checked for "
                                         "changes, seconds (it is also reloaded on SIGHUP); 0: on SIGHUP only."),
 ) -> None:
@@ -526,14 +530,24 @@ def serve(
     shown = "" if adm else "; admin token: "
     adm = adm or secrets.token_hex(16)
 
+    per_conn_opt = "--max-unauthenticated-per-conn"  # the option given, named in its error
+    if max_unauthenticated_per_connection is not None:
+        if max_unauthenticated_per_conn is not None:
+            fail("--max-unauthenticated-per-connection is the former name of --max-unauthenticated-per-conn: "
+                 "give one of them")
+        per_conn_opt = "--max-unauthenticated-per-connection"
+        max_unauthenticated_per_conn = max_unauthenticated_per_connection
+    if max_unauthenticated_per_conn is None:
+        max_unauthenticated_per_conn = DEFAULT_MAX_UNAUTHENTICATED_PER_CONNECTION
     limits = dict(hello_timeout_s=hello_timeout_s, max_unauthenticated=max_unauthenticated,
                   max_unauthenticated_per_host=max_unauthenticated_per_host,
-                  max_unauthenticated_per_connection=max_unauthenticated_per_connection)
+                  max_unauthenticated_per_connection=max_unauthenticated_per_conn)
     for name, value in limits.items():  # checked before anything is bound; named as the options are
         try:
             check_bounds(**{name: value})
         except ValueError as e:
-            fail(f"--{name.replace('_', '-')}{str(e)[len(name):]}")
+            opt = per_conn_opt if name == "max_unauthenticated_per_connection" else f"--{name.replace('_', '-')}"
+            fail(f"{opt}{str(e)[len(name):]}")
 
     async def main() -> None:
         ref = Referee(log_dir, admin_token=adm, max_message_bytes=max_message_bytes, oplog=stderr_log(log_file),
