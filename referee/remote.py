@@ -484,21 +484,39 @@ async def play_and_fetch(referee: RemoteReferee, spec: MatchSpec, seats: list[Re
     the match as a :class:`~referee.runner.MatchOutcome` and, if the log
     could not be fetched, why (then the outcome's ``log_path`` is the log's
     path on the referee's machine). While the match is played its log is
-    followed into that file (:meth:`RemoteReferee.follow_log`), so that a
-    match cut short (the referee shut down: :class:`RefereeGone`; Ctrl-C)
-    leaves there what had arrived of it. Raises :class:`RemoteError` as
-    :meth:`RemoteReferee.run_match`; cancelled (Ctrl-C), the call is
+    followed (:meth:`RemoteReferee.follow_log`) into ``<match id>.jsonl.arriving``
+    beside, so that a match cut short (the referee shut down:
+    :class:`RefereeGone`; Ctrl-C) leaves what had arrived of it in
+    ``log_dir/<match id>.jsonl`` (unless that file exists: the referee's own
+    log, when it writes to the same directory). Raises :class:`RemoteError`
+    as :meth:`RemoteReferee.run_match`; cancelled (Ctrl-C), the call is
     cancelled and the referee stops the match."""
     t0 = time.monotonic()
-    follow = asyncio.create_task(referee.follow_log(spec.match_id, log_dir / f"{spec.match_id}.jsonl"))
+    dest = log_dir / f"{spec.match_id}.jsonl"
+    arriving = dest.with_name(dest.name + ".arriving")
+    follow = asyncio.create_task(referee.follow_log(spec.match_id, arriving))
     try:
         res = await referee.run_match(spec, seats, log_dir, own_id=True, hello_names=True)
+    except BaseException:  # cut short: what arrived of it, under the log's name
+        await _stop_following(follow)
+        try:
+            if arriving.exists() and not dest.exists():
+                arriving.replace(dest)
+        except OSError:
+            pass
+        raise
     finally:
-        follow.cancel()
-        await asyncio.gather(follow, return_exceptions=True)
+        await _stop_following(follow)  # (done already when cut short)
+        arriving.unlink(missing_ok=True)
     elapsed = time.monotonic() - t0
     log_path, why = await referee.fetch_into(res, log_dir / f"{res['match_id']}.jsonl")
     return res, outcome_of(spec, res, log_path, elapsed), why
+
+
+async def _stop_following(follow: asyncio.Task) -> None:
+    """Cancel :meth:`RemoteReferee.follow_log` and wait for it to end (its ``OSError`` is dropped)."""
+    follow.cancel()
+    await asyncio.gather(follow, return_exceptions=True)
 
 
 def seat_names_in_log(log_path: Path) -> list[str] | None:

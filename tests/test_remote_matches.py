@@ -164,8 +164,9 @@ def test_a_match_the_referees_shutdown_cuts_off_says_what_was_played(serve_proc,
                          start_new_session=True)
     try:
         here = tmp_path / "remote"
-        log = _wait(lambda: next(iter(here.glob("doudizhu-*-1.jsonl")), None), "the log to arrive here")
-        _wait(lambda: log.read_text().count('"type":"decision"') >= 150, "a few rounds here")
+        arriving = _wait(lambda: next(iter(here.glob("doudizhu-*-1.jsonl.arriving")), None), "the log to arrive here")
+        _wait(lambda: arriving.read_text().count('"type":"decision"') >= 150, "a few rounds here")
+        log = here / arriving.stem  # where what arrived is left
         serve.send_signal(signal.SIGTERM)
         assert serve.wait(30) == 0
         out, err = p.communicate(timeout=60)
@@ -184,6 +185,7 @@ def test_a_match_the_referees_shutdown_cuts_off_says_what_was_played(serve_proc,
     assert (served_dir / log.name).is_file()
     # what arrived is the start of the referee's log, in whole lines
     assert (served_dir / log.name).read_bytes().startswith(log.read_bytes()) and log.read_text().endswith("\n")
+    assert not arriving.exists()
     assert (f"error: the referee at {addr} went away (the referee is shutting down: match {log.stem} was stopped"
             in " ".join(err.split())), err
     _wait(lambda: not subprocess.run(["pgrep", "-f", marker], capture_output=True).stdout, "the bots to exit")
