@@ -422,10 +422,11 @@ def _match_remote(spec, seats: list[str], bots: list[str], addr: str, admin_toke
     except RefereeGone as e:  # shut down mid-match: what arrived of it here, as for a local match cut short
         log = log_dir / f"{spec.match_id}.jsonl"
         spec.seat_names = seat_names_in_log(log) or spec.seat_names
+        kept = f"the referee at {addr} keeps its own log of the match: {spec.match_id}.jsonl in its --log-dir"
         _print_interrupted(spec, log_dir, "cut off by the referee's shutdown", "as far as it arrived here",
-                           "the match was cut off before any of its log arrived here")
-        print(f"the referee at {addr} keeps its own log of the match: {spec.match_id}.jsonl in its --log-dir",
-              flush=True)
+                           f"the match was cut off before any of its log arrived here (if it had started, {kept})")
+        if log.exists():
+            print(kept, flush=True)
         fail(str(e), 1)
     except RemoteError as e:
         fail(str(e))

@@ -191,6 +191,33 @@ def test_a_match_the_referees_shutdown_cuts_off_says_what_was_played(serve_proc,
     _wait(lambda: not subprocess.run(["pgrep", "-f", marker], capture_output=True).stdout, "the bots to exit")
 
 
+def test_a_match_cut_off_before_it_started_says_so(serve_proc, tmp_path: Path) -> None:
+    """The referee stops while it waits for a bot that never connects: no log arrived, which is said
+    (with where the referee keeps one if the match had started), then its error; exit 1."""
+    addr, _, _, serve = serve_proc
+    started = tmp_path / "mute.started"
+    (tmp_path / "mute.py").write_text(f"import pathlib, time\npathlib.Path({str(started)!r}).touch()\n"
+                                      "time.sleep(60)\n")
+    p = subprocess.Popen([PY, "-m", "referee.cli", "match", "doudizhu", "--referee", addr, "--log-dir",
+                          str(tmp_path / "remote"), *["--bot", f"python {tmp_path / 'mute.py'}"] * 3], cwd=ROOT,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(),
+                         start_new_session=True)
+    try:
+        _wait(started.exists, "a launched bot to start")
+        serve.send_signal(signal.SIGTERM)
+        assert serve.wait(30) == 0
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait(5)
+    assert p.returncode == 1 and "Traceback" not in out + err, out + err
+    assert "the match was cut off before any of its log arrived here (if it had started, the referee at " \
+           f"{addr} keeps its own log of the match: doudizhu-" in " ".join(err.split()), err
+    assert f"error: the referee at {addr} went away (the referee is shutting down" in " ".join(err.split()), err
+    assert not list((tmp_path / "remote").glob("*.jsonl*"))
+
+
 def test_a_log_is_followed_from_where_it_was_left_in_whole_lines(tmp_path: Path) -> None:
     """``MatchLog`` from an offset sends what was added since (each chunk with its offset); the
     follower writes whole lines only and asks again from the end of them; a negative offset is refused."""
