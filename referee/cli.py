@@ -37,7 +37,8 @@ from referee.botnew import bot_app
 from referee.bots import Limits
 from referee.clikit import (CONFIG_OPT, bot_label, bot_sandbox, console, db_flag, fail, lease_held_line, open_store,
                             os_error_text, parse_kv, parse_tokens, read_ca, read_secret_file, reading_db,
-                            referee_flags, secret_file_or_exit, tls_or_exit, waiting_line, why_not_running)
+                            referee_flags, secret_file_or_exit, stored_flags, tls_or_exit, waiting_line,
+                            why_not_running)
 from referee.conformance import run as run_conformance
 from referee.games import GAME_IDS, UnknownGame, game_class
 from referee.initcli import init
@@ -50,7 +51,7 @@ from referee.remote import (REFEREE_RECONNECT_S, RefereeGone, RemoteError, Remot
                             outcome_of, play_and_fetch, seat_names_in_log)
 from referee.runner import MatchSpec, UnfinishedLog, replay_log
 from referee.sandbox import capabilities
-from referee.service import Referee, check_bounds
+from referee.service import DEFAULT_MAX_UNAUTHENTICATED_PER_CONNECTION, Referee, check_bounds
 from referee.summary import print_summary, round_lines
 from referee.webcli import DEFAULT_DB, WEB_PORT, play, report, web, write_match_replay
 from referee.words import plural
@@ -366,19 +367,23 @@ async def _say_who_is_awaited(ref, names: list[str], log_path: Path, first_s: fl
         await asyncio.sleep(every_s)
 
 
-def _print_interrupted(spec, log_dir: Path) -> None:
-    """After Ctrl-C: what was played so far (from the log) and where the log is."""
+def _print_interrupted(spec, log_dir: Path, what: str = "interrupted", log_note: str = "",
+                       no_log: str = "interrupted before the match started (no bot connected yet)") -> None:
+    """After Ctrl-C (or, ``what``, another cut): what was played so far (from
+    the log in ``log_dir``: ``<game> match <id>: <what> after N decisions``,
+    the rounds' lines) and where the log is (with ``log_note`` in brackets);
+    ``no_log``: what is said when there is no log."""
     log_path = log_dir / f"{spec.match_id}.jsonl"
     if not log_path.exists():
-        console.print("interrupted before the match started (no bot connected yet)", markup=False)
+        console.print(no_log, markup=False)
         return
     lines = log_path.read_text(encoding="utf-8", errors="replace").splitlines()
     decisions = sum(1 for ln in lines if '"type":"decision"' in ln)
-    print(f"{spec.game} match {spec.match_id}: interrupted after {decisions} {plural(decisions, 'decision')}",
+    print(f"{spec.game} match {spec.match_id}: {what} after {decisions} {plural(decisions, 'decision')}",
           flush=True)
     for line in round_lines(spec.game, str(log_path), spec.seat_names):
         print("  " + line)
-    print(f"log (incomplete): {log_path}", flush=True)
+    print(f"log (incomplete{f', {log_note}' if log_note else ''}): {log_path}", flush=True)
 
 
 def _finished_outcome(spec, log_path: Path, started: float):
@@ -403,7 +408,8 @@ def _finished_outcome(spec, log_path: Path, started: float):
 def _match_remote(spec, seats: list[str], bots: list[str], addr: str, admin_token: Optional[str],
                   log_dir: Path, tls_ca: Optional[Path], end_grace_s: float):
     """One match on the referee at ``addr``: ``seats`` by registered name, then ``bots`` launched here
-    (:func:`referee.remote.play_and_fetch`). On Ctrl-C or SIGTERM: what was played, as for a local match."""
+    (:func:`referee.remote.play_and_fetch`). On Ctrl-C or SIGTERM, and when the referee shuts down
+    mid-match (then exit 1 with its error): what was played, as for a local match."""
     if not admin_token:
         fail("--referee needs the referee's admin token: REFEREE_ADMIN_TOKEN or --admin-token-file")
     if tls_ca is not None:
@@ -414,6 +420,15 @@ def _match_remote(spec, seats: list[str], bots: list[str], addr: str, admin_toke
     started = time.time()
     try:
         return run_until_signal(play_and_fetch(referee, spec, plan, log_dir))
+    except RefereeGone as e:  # shut down mid-match: what arrived of it here, as for a local match cut short
+        log = log_dir / f"{spec.match_id}.jsonl"
+        spec.seat_names = seat_names_in_log(log) or spec.seat_names
+        kept = f"the referee at {addr} keeps its own log of the match: {spec.match_id}.jsonl in its --log-dir"
+        _print_interrupted(spec, log_dir, "cut off by the referee's shutdown", "as far as it arrived here",
+                           f"the match was cut off before any of its log arrived here (if it had started, {kept})")
+        if log.exists():
+            print(kept, flush=True)
+        fail(str(e), 1)
     except RemoteError as e:
         fail(str(e))
     except Interrupted as e:
@@ -478,8 +493,12 @@ def serve(
                                             "in all (beyond: refused at once)."),
     max_unauthenticated_per_host: int = typer.Option(64, "--max-unauthenticated-per-host", help="... from one IP "
                                                      "address."),
-    max_unauthenticated_per_connection: int = typer.Option(16, "--max-unauthenticated-per-connection",
-                                                           help="... on one TCP connection."),
+    max_unauthenticated_per_conn: Optional[int] = typer.Option(
+        None, "--max-unauthenticated-per-conn", show_default=False,
+        help=f"... on one TCP connection (default: {DEFAULT_MAX_UNAUTHENTICATED_PER_CONNECTION})."),
+    # its former name, which help at 80 columns cut short: still accepted
+    max_unauthenticated_per_connection: Optional[int] = typer.Option(None, "--max-unauthenticated-per-connection",
+                                                                     hidden=True),
     token_check_s: float = typer.Option(2.0, "--token-check-s", help="How often the token file is checked for "
                                         "changes, seconds (it is also reloaded on SIGHUP); 0: on SIGHUP only."),
 ) -> None:
@@ -513,14 +532,24 @@ def serve(
     shown = "" if adm else "; admin token: "
     adm = adm or secrets.token_hex(16)
 
+    per_conn_opt = "--max-unauthenticated-per-conn"  # the option given, named in its error
+    if max_unauthenticated_per_connection is not None:
+        if max_unauthenticated_per_conn is not None:
+            fail("--max-unauthenticated-per-connection is the former name of --max-unauthenticated-per-conn: "
+                 "give one of them")
+        per_conn_opt = "--max-unauthenticated-per-connection"
+        max_unauthenticated_per_conn = max_unauthenticated_per_connection
+    if max_unauthenticated_per_conn is None:
+        max_unauthenticated_per_conn = DEFAULT_MAX_UNAUTHENTICATED_PER_CONNECTION
     limits = dict(hello_timeout_s=hello_timeout_s, max_unauthenticated=max_unauthenticated,
                   max_unauthenticated_per_host=max_unauthenticated_per_host,
-                  max_unauthenticated_per_connection=max_unauthenticated_per_connection)
+                  max_unauthenticated_per_connection=max_unauthenticated_per_conn)
     for name, value in limits.items():  # checked before anything is bound; named as the options are
         try:
             check_bounds(**{name: value})
         except ValueError as e:
-            fail(f"--{name.replace('_', '-')}{str(e)[len(name):]}")
+            opt = per_conn_opt if name == "max_unauthenticated_per_connection" else f"--{name.replace('_', '-')}"
+            fail(f"{opt}{str(e)[len(name):]}")
 
     async def main() -> None:
         ref = Referee(log_dir, admin_token=adm, max_message_bytes=max_message_bytes, oplog=stderr_log(log_file),
@@ -619,11 +648,13 @@ def _remote_for_tournament(spec, addr: Optional[str], admin_token: Optional[str]
     return RemoteReferee(addr, admin_token, tls_ca, end_grace_s=spec.end_grace_ms / 1000)
 
 
-def _resume_command(file: Path, db: Optional[str], referee_addr: Optional[str], tls_ca: Optional[Path]) -> str:
+def _resume_command(file: Path, db: Optional[str], referee_addr: Optional[str], tls_ca: Optional[Path],
+                    admin_token_file: Optional[Path]) -> tuple[str, str]:
     """The command that continues this run (``--resume``), with the options it
-    needs again, and the note for a masked password (``""`` if none)."""
+    needs again (the admin token's file, never the token), and the note for a
+    masked password (``""`` if none)."""
     flag, note = db_flag(db)
-    remote = referee_flags(referee_addr, tls_ca)
+    remote = referee_flags(referee_addr, tls_ca, admin_token_file=admin_token_file)
     return f"referee tournament run {shlex.quote(str(file))}{remote} --resume{flag}", note
 
 
@@ -693,9 +724,10 @@ def tournament_run(
         spec.concurrency = concurrency
     if db:
         spec.database = db
-    # stored, for the command `tournament status` gives (the admin token is never stored)
+    # stored, for the command `tournament status` gives (the admin token's file, never the token)
     spec.referee = referee_addr or ""
     spec.tls_ca = str(tls_ca.resolve()) if referee_addr and tls_ca is not None else ""
+    spec.admin_token_file = str(admin_token_file.resolve()) if referee_addr and admin_token_file is not None else ""
     if executor is not None:
         if executor not in tspec.EXECUTORS:
             fail(f"--executor must be one of {', '.join(tspec.EXECUTORS)}, got {executor!r}")
@@ -790,13 +822,13 @@ def tournament_run(
         finally:
             bar.stop()
     except RefereeGone as e:
-        command, note = _resume_command(file, db, referee_addr, tls_ca)
+        command, note = _resume_command(file, db, referee_addr, tls_ca, admin_token_file)
         fail(f"{e}; the finished matches are saved, the ones it was playing count for nothing and will be played "
              f"again; once it is back, continue with `{command}`{note}", 1)
     except (TournamentError, RemoteError, StorageError, ExecutorError) as e:
         fail(str(e), 1 if isinstance(e, (StorageError, ExecutorError)) else 2)
     except Interrupted as e:
-        command, note = _resume_command(file, db, referee_addr, tls_ca)
+        command, note = _resume_command(file, db, referee_addr, tls_ca, admin_token_file)
         console.print(f"[yellow]interrupted[/yellow]: finished matches are saved; continue with "
                       f"`{escape(command)}`{note}")
         raise typer.Exit(128 + e.signum)
@@ -943,9 +975,10 @@ def _started_from(config: Optional[Path], stored: dict[str, Any]) -> tuple[str, 
     directory that still exists (its bots' relative paths are taken from
     there), else ``""``; ``file``: the ``--config`` file, else the stored
     path, else ``FILE`` with a ``note`` saying which file that is;
-    ``remote``: ``" --referee HOST:PORT"`` and ``" --tls-ca CA"`` as its last
-    run gave them (``""``: it ran on this machine). Stored paths are shown
-    relative to the directory the command runs in when under it."""
+    ``remote``: the options its last run gave (``clikit.stored_flags``:
+    ``--referee``, ``--tls-ca``, the admin token's file; ``""`` for none).
+    Stored paths are shown relative to the directory the command runs in
+    when under it."""
     here = os.getcwd()
     cd, file, note = "", "FILE", ""
     if config is not None:
@@ -964,8 +997,7 @@ def _started_from(config: Optional[Path], stored: dict[str, Any]) -> tuple[str, 
 
     if config is None and stored.get("file"):
         file = shown(stored["file"])
-    remote = referee_flags(stored.get("referee"), stored.get("tls_ca"), here)
-    return cd, file, remote, note
+    return cd, file, stored_flags(stored, here), note
 
 
 #: ``leaderboard --details``: the pair tables cover this many of the best bots by default

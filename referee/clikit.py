@@ -19,7 +19,7 @@ import socket
 import ssl
 import time
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -234,20 +234,46 @@ def db_flag(db: str | None) -> tuple[str, str]:
     return f" --db {shlex.quote(shown)}", " (with your password in place of ***)" if shown != db else ""
 
 
-def referee_flags(addr: str | None, tls_ca: str | Path | None, here: str | None = None) -> str:
+def path_flag(option: str, path: str | Path | None, here: str | None = None) -> str:
+    """`` OPTION PATH`` for a printed command, shell-quoted (``""`` without
+    ``path``). ``here``: a directory the path is shown relative to when it
+    is under it."""
+    if not path:
+        return ""
+    shown = str(path)
+    if here is not None and not os.path.relpath(shown, here).startswith(".."):
+        shown = os.path.relpath(shown, here)
+    return f" {option} {shlex.quote(shown)}"
+
+
+def referee_flags(addr: str | None, tls_ca: str | Path | None, here: str | None = None,
+                  admin_token_file: str | Path | None = None, token_option: str = "--admin-token-file") -> str:
     """What a printed command that continues a run on a hosted referee
-    carries: `` --referee HOST:PORT`` and, with ``tls_ca``, `` --tls-ca CA``,
-    shell-quoted (``""`` without ``addr``; never an admin token). ``here``: a
-    directory the CA's path is shown relative to when it is under it."""
+    carries: `` --referee HOST:PORT``, with ``tls_ca`` `` --tls-ca CA``, and
+    with ``admin_token_file`` the file holding that referee's admin token
+    under ``token_option`` (`` --admin-token-file FILE``; the path, never the
+    token), shell-quoted (``""`` without ``addr``). ``here``: a directory the
+    paths are shown relative to when under it."""
     if not addr:
         return ""
-    out = f" --referee {shlex.quote(addr)}"
-    if tls_ca:
-        ca = str(tls_ca)
-        if here is not None and not os.path.relpath(ca, here).startswith(".."):
-            ca = os.path.relpath(ca, here)
-        out += f" --tls-ca {shlex.quote(ca)}"
-    return out
+    return (f" --referee {shlex.quote(addr)}" + path_flag("--tls-ca", tls_ca, here)
+            + path_flag(token_option, admin_token_file, here))
+
+
+def stored_flags(stored: dict[str, Any], here: str | None = None) -> str:
+    """The options the command that continues a stored tournament or ladder
+    carries from its last run (``stored``: its stored spec, whose
+    ``referee``, ``tls_ca``, ``admin_token_file`` and, of a ladder,
+    ``referee_admin_token_file`` hold that run's options, paths absolute):
+    a ladder's own `` --admin-token-file FILE``, then :func:`referee_flags`
+    of the referee it played on with the file of that referee's admin token
+    (``--referee-admin-token-file`` of a ladder, ``--admin-token-file`` of a
+    tournament). Paths only, never a token; ``here`` as in :func:`path_flag`."""
+    if stored.get("schedule") == "ladder":
+        return (path_flag("--admin-token-file", stored.get("admin_token_file"), here)
+                + referee_flags(stored.get("referee"), stored.get("tls_ca"), here,
+                                stored.get("referee_admin_token_file"), "--referee-admin-token-file"))
+    return referee_flags(stored.get("referee"), stored.get("tls_ca"), here, stored.get("admin_token_file"))
 
 
 def lease_held_line(lease: dict) -> str:

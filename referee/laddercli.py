@@ -28,8 +28,8 @@ from rich.table import Table
 from typer.core import TyperGroup
 
 from cardgames.v1 import admin_pb2, admin_pb2_grpc
-from referee.clikit import (db_flag, fail, lease_held_line, os_error_text, read_ca, referee_flags, secret_file_or_exit,
-                            tls_or_exit, waiting_line, why_not_running)
+from referee.clikit import (db_flag, fail, lease_held_line, os_error_text, path_flag, read_ca, referee_flags,
+                            secret_file_or_exit, stored_flags, tls_or_exit, waiting_line, why_not_running)
 from referee.remote import REFEREE_RECONNECT_S, RefereeGone, RemoteError, RemoteReferee, unreachable
 from referee.words import plural
 
@@ -139,9 +139,12 @@ def ladder_run(
             asyncio.run(remote.check_seats([], []))
         except RemoteError as e:
             fail(str(e))
-    # stored, for the command `referee ladder status --config` gives (the admin token is never stored)
+    # stored, for the command `referee ladder status --config` gives (the token files' paths, never a token)
     spec.t.referee = referee_addr or ""
     spec.t.tls_ca = str(tls_ca.resolve()) if referee_addr and tls_ca is not None else ""
+    spec.t.admin_token_file = str(admin_token_file.resolve()) if admin_token_file is not None else ""
+    spec.t.referee_admin_token_file = (str(referee_token_file.resolve())
+                                       if referee_addr and referee_token_file is not None else "")
     shown = not adm
     adm = adm or secrets.token_hex(16)
 
@@ -172,7 +175,8 @@ def ladder_run(
         asyncio.run(main())
     except RefereeGone as e:
         flag, note = db_flag(db)
-        again = f"referee ladder {shlex.quote(str(file))}{referee_flags(referee_addr, tls_ca)}{flag}"
+        again = (f"referee ladder {shlex.quote(str(file))}{path_flag('--admin-token-file', admin_token_file)}"
+                 f"{referee_flags(referee_addr, tls_ca, None, referee_token_file, '--referee-admin-token-file')}{flag}")
         fail(f"{e}; the ladder stopped (its finished matches are saved, the ones it was playing are played "
              f"again when it starts again); once the referee is back, continue it with `{again}`{note}", 1)
     except (LadderError, StorageError) as e:
@@ -460,7 +464,7 @@ def _stored_status(config: Path, db: Optional[str], json_out: bool) -> None:
     # the file names another database: say which one to continue
     flag, note = db_flag(db if db and db != spec.t.database else None)
     stored = json.loads(t["spec_json"])  # where its last run played its matches
-    remote = referee_flags(stored.get("referee"), stored.get("tls_ca"), os.getcwd())
+    remote = stored_flags(stored, os.getcwd())
     again = f"`referee ladder {config}{remote}{flag}`{note}"
     print(f"ladder {spec.name}: {t['game']}, {finished} {plural(finished, 'match', 'matches')} finished, "
           f"{len(entrants)} {plural(len(entrants), 'entrant')}, status {state}")

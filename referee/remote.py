@@ -336,6 +336,45 @@ class RemoteReferee:
         part.replace(dest)
         return dest
 
+    async def follow_log(self, match_id: str, dest: Path, every_s: float = 1.0) -> None:
+        """Keep ``dest`` a copy of the log of ``match_id`` as far as it got
+        while the match is played: every ``every_s`` seconds, what was added
+        since (:meth:`log_since`). A referee that has no log of it yet (the
+        match has not started) or does not answer is asked again at the next
+        turn. Runs until cancelled; ``OSError`` when ``dest`` cannot be written."""
+        have = 0
+        while True:
+            try:
+                have = await self.log_since(match_id, dest, have)
+            except grpc.RpcError:
+                pass
+            await asyncio.sleep(every_s)
+
+    async def log_since(self, match_id: str, dest: Path, have: int, timeout_s: float = 10.0) -> int:
+        """Bring ``dest``, whose first ``have`` bytes are the start of the log
+        of ``match_id``, up to date: ``MatchLog`` from byte ``have`` on, whole
+        lines written after them (a line still being written waits for the
+        next call). Returns how many bytes of the log ``dest`` now holds.
+        Raises ``grpc.RpcError`` (``NOT_FOUND``: no log yet; ``UNAVAILABLE``:
+        the referee does not answer), ``OSError`` when ``dest`` cannot be
+        written."""
+        start, got = None, bytearray()
+        async with self._channel() as ch:
+            stub = admin_pb2_grpc.AdminServiceStub(ch)
+            async for chunk in stub.MatchLog(admin_pb2.MatchLogRequest(match_id=match_id, offset=have),
+                                             metadata=[("x-admin-token", self.admin_token)], timeout=timeout_s):
+                if start is None:  # a referee older than offset sends the whole log, its first chunk at 0
+                    start = chunk.offset
+                got += chunk.data
+        whole = bytes(got[:got.rfind(b"\n") + 1])
+        if start is None or not whole:
+            return have
+        with dest.open("r+b" if dest.exists() else "wb") as f:
+            f.seek(start)
+            f.write(whole)
+            f.truncate()
+        return start + len(whole)
+
     async def fetch_into(self, res: dict[str, Any], dest: Path) -> tuple[str | None, str]:
         """The log of a finished :meth:`run_match` (``res``) fetched to ``dest``,
         with the launched bots' crash faults appended: ``(where the log is, why
@@ -456,14 +495,40 @@ async def play_and_fetch(referee: RemoteReferee, spec: MatchSpec, seats: list[Re
     ``log_dir/<match id>.jsonl``. Returns the ``RunMatchResponse`` as JSON,
     the match as a :class:`~referee.runner.MatchOutcome` and, if the log
     could not be fetched, why (then the outcome's ``log_path`` is the log's
-    path on the referee's machine). Raises :class:`RemoteError` as
-    :meth:`RemoteReferee.run_match`; cancelled (Ctrl-C), the call is
+    path on the referee's machine). While the match is played its log is
+    followed (:meth:`RemoteReferee.follow_log`) into ``<match id>.jsonl.arriving``
+    beside, so that a match cut short (the referee shut down:
+    :class:`RefereeGone`; Ctrl-C) leaves what had arrived of it in
+    ``log_dir/<match id>.jsonl`` (unless that file exists: the referee's own
+    log, when it writes to the same directory). Raises :class:`RemoteError`
+    as :meth:`RemoteReferee.run_match`; cancelled (Ctrl-C), the call is
     cancelled and the referee stops the match."""
     t0 = time.monotonic()
-    res = await referee.run_match(spec, seats, log_dir, own_id=True, hello_names=True)
+    dest = log_dir / f"{spec.match_id}.jsonl"
+    arriving = dest.with_name(dest.name + ".arriving")
+    follow = asyncio.create_task(referee.follow_log(spec.match_id, arriving))
+    try:
+        res = await referee.run_match(spec, seats, log_dir, own_id=True, hello_names=True)
+    except BaseException:  # cut short: what arrived of it, under the log's name
+        await _stop_following(follow)
+        try:
+            if arriving.exists() and not dest.exists():
+                arriving.replace(dest)
+        except OSError:
+            pass
+        raise
+    finally:
+        await _stop_following(follow)  # (done already when cut short)
+        arriving.unlink(missing_ok=True)
     elapsed = time.monotonic() - t0
     log_path, why = await referee.fetch_into(res, log_dir / f"{res['match_id']}.jsonl")
     return res, outcome_of(spec, res, log_path, elapsed), why
+
+
+async def _stop_following(follow: asyncio.Task) -> None:
+    """Cancel :meth:`RemoteReferee.follow_log` and wait for it to end (its ``OSError`` is dropped)."""
+    follow.cancel()
+    await asyncio.gather(follow, return_exceptions=True)
 
 
 def seat_names_in_log(log_path: Path) -> list[str] | None:

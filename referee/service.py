@@ -1391,19 +1391,24 @@ class _AdminServicer(admin_pb2_grpc.AdminServiceServicer):
 
     async def MatchLog(self, request: admin_pb2.MatchLogRequest,
                        context: grpc.aio.ServicerContext) -> Any:
-        """Stream the log of a match of this referee in chunks of :data:`LOG_CHUNK_BYTES`."""
+        """Stream the log of a match of this referee in chunks of :data:`LOG_CHUNK_BYTES`, from
+        ``request.offset`` (bytes) on, each chunk with the offset of its data."""
         await self._admit(context, "MatchLog")
         if not _MATCH_ID.fullmatch(request.match_id):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"match_id {request.match_id!r}: "
                                 "1-100 letters, digits, '-', '_', '.' (not starting with '.')")
+        if request.offset < 0:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"offset {request.offset}: must be >= 0")
         path = self.ref.log_dir / f"{request.match_id}.jsonl"
         try:
             f = path.open("rb")
         except OSError:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"this referee has no log of match {request.match_id!r}")
         with f:
+            at = f.seek(request.offset)
             while data := await asyncio.to_thread(f.read, LOG_CHUNK_BYTES):
-                yield admin_pb2.MatchLogChunk(data=data)
+                yield admin_pb2.MatchLogChunk(data=data, offset=at)
+                at += len(data)
 
     async def CheckTokens(self, request: admin_pb2.CheckTokensRequest,
                           context: grpc.aio.ServicerContext) -> admin_pb2.CheckTokensResponse:

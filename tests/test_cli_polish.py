@@ -179,6 +179,36 @@ def test_help_keeps_every_placeholder_in_angle_brackets() -> None:
     assert "runs/report/<tournament>/" in r.stdout
 
 
+def test_every_option_name_shows_in_full_at_80_columns() -> None:
+    """Rich's help table cuts a cell that does not fit (``--max-unauthenticated-per-con…``): at 80
+    columns every shown option of every command has its names whole at the start of its row."""
+    import re
+
+    import typer
+    from typer.testing import CliRunner
+
+    from referee.cli import app
+
+    def commands(cmd, path: list[str]):
+        yield path, cmd
+        for name, sub in getattr(cmd, "commands", {}).items():
+            yield from commands(sub, [*path, name])
+
+    checked, cut = 0, []
+    for path, cmd in commands(typer.main.get_command(app), []):
+        shown = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": "80", "TERMINAL_WIDTH": None}).output
+        for p in cmd.params:
+            names = ",".join(o for o in getattr(p, "opts", []) if o.startswith("--"))
+            if p.param_type_name != "option" or p.hidden or not names:
+                continue
+            checked += 1
+            if not re.search(rf"^│ (?:\*  |   )?{re.escape(names)} ", shown, re.M):  # the required column, if any
+                cut.append(f"{' '.join(path)} {names}")
+    assert checked > 100 and cut == [], cut
+    serve = CliRunner().invoke(app, ["serve", "--help"], env={"COLUMNS": "80", "TERMINAL_WIDTH": None}).output
+    assert "--max-unauthenticated-per-conn " in serve and "per-connection" not in serve  # the former name: hidden
+
+
 def test_python_dash_m_referee_works() -> None:
     r = subprocess.run([PY, "-m", "referee", "--version"], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and r.stdout.startswith("referee ")

@@ -130,9 +130,12 @@ def hosted(tmp_path: Path):
 
 
 def _driver(f: Path, addr: str, *extra: str) -> subprocess.Popen:
+    """``tournament run F --referee ADDR`` with the admin token in REFEREE_ADMIN_TOKEN, unless ``extra``
+    gives --admin-token-file."""
+    env = dict(os.environ) if "--admin-token-file" in extra else {**os.environ, "REFEREE_ADMIN_TOKEN": ADMIN}
     return subprocess.Popen([sys.executable, "-m", "referee.cli", "tournament", "run", str(f), "--referee", addr,
                              "--quiet", "--format", "json", *extra], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, "REFEREE_ADMIN_TOKEN": ADMIN})
+                            stderr=subprocess.PIPE, text=True, env=env)
 
 
 def _counted_once(tmp: Path) -> None:
@@ -200,33 +203,41 @@ def test_the_driver_waits_for_a_restarted_referee_and_plays_the_lost_match_again
 
 
 def test_without_reconnect_the_driver_says_how_to_resume_and_resume_finishes(hosted, tmp_path: Path) -> None:
+    """The command printed (and the one `tournament status` gives) names the admin token's file, never
+    the token, and finishes the run as it is."""
     addr, serve, oplog, again, f = hosted
-    driver = _driver(f, addr, "--reconnect", "0")
+    token_file = tmp_path / "admin.token"
+    token_file.write_text(ADMIN + "\n")
+    driver = _driver(f, addr, "--reconnect", "0", "--admin-token-file", str(token_file))
     try:
         _until(lambda: _in_flight(oplog, 2), "the second match to be in flight", shown=oplog)
         assert _sigterm(serve) == 0
         _, err = driver.communicate(timeout=60)
     finally:
         stop_process(driver)
-    assert driver.returncode == 1 and "Traceback" not in err, err
+    assert driver.returncode == 1 and "Traceback" not in err and ADMIN not in err, err
     msg = " ".join(err.split())
     assert f"the referee at {addr} went away (the referee is shutting down: match hosted-m00001 was stopped" in msg
     assert "certificate" not in msg, msg
     assert "the finished matches are saved" in msg, msg
     m = re.search(r"continue with `(referee tournament run [^`]+)`", msg)
-    assert m and m.group(1) == f"referee tournament run {f} --referee {addr} --resume", msg
-    # tournament status gives the same command: the stored tournament knows where it ran (not the admin token)
+    assert m and m.group(1) == (f"referee tournament run {f} --referee {addr} --admin-token-file {token_file} "
+                                "--resume"), msg
+    # tournament status gives the same command: the stored tournament knows where it ran and the admin
+    # token's file (never the token)
     st = subprocess.run([sys.executable, "-m", "referee.cli", "tournament", "status", "hosted", "--db",
                          str(tmp_path / "t.sqlite")], cwd=ROOT, capture_output=True, text=True, timeout=60,
                         env={k: v for k, v in os.environ.items() if k != "REFEREE_DB"})
     assert f"finish it with `{m.group(1)} --db {tmp_path / 't.sqlite'}`" in " ".join(st.stdout.split()), st.stdout
+    assert ADMIN not in st.stdout + st.stderr
     with sqlite3.connect(tmp_path / "t.sqlite") as db:
         stored = db.execute("SELECT spec_json FROM tournaments").fetchone()[0]
     assert json.loads(stored)["referee"] == addr and ADMIN not in stored, stored
+    assert json.loads(stored)["admin_token_file"] == str(token_file), stored
     again(tmp_path / "serve2.jsonl")
     r = subprocess.run([sys.executable, "-m", "referee.cli", *m.group(1).split()[1:],
                         "--quiet", "--format", "json"], cwd=ROOT, capture_output=True, text=True, timeout=120,
-                       env={**os.environ, "REFEREE_ADMIN_TOKEN": ADMIN})
+                       env={k: v for k, v in os.environ.items() if k != "REFEREE_ADMIN_TOKEN"})
     assert r.returncode == 0, r.stderr
     assert {row["bot"]: row["matches"] for row in json.loads(r.stdout)} == {n: 6 for n in BOTS}
     _counted_once(tmp_path)

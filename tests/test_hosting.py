@@ -766,7 +766,8 @@ def test_a_token_removed_while_its_bot_plays_keeps_its_seat_and_refuses_new_conn
 
 
 def test_serve_reloads_its_token_file_on_sighup(tmp_path: Path) -> None:
-    for opt in ("--max-unauthenticated-per-connection", "--hello-timeout-s"):  # the bounds are settings, checked
+    # the bounds are settings, checked (--max-unauthenticated-per-connection: the former name of -per-conn)
+    for opt in ("--max-unauthenticated-per-conn", "--max-unauthenticated-per-connection", "--hello-timeout-s"):
         r = subprocess.run([PY, "-m", "referee.cli", "serve", "--port", "0", opt, "0"], cwd=ROOT,
                            capture_output=True, text=True, timeout=60)
         assert r.returncode == 2 and f"{opt} must be" in r.stderr and "Traceback" not in r.stderr, r.stderr

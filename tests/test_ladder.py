@@ -15,6 +15,7 @@ import re
 import secrets
 import shlex
 import signal
+import sqlite3
 import subprocess
 import time
 from pathlib import Path
@@ -330,6 +331,26 @@ def test_verify_while_matches_are_recorded_compares_one_moment_and_finds_tamperi
         ladder_verify(f, None)
     assert ei.value.exit_code == 1
     assert "live rating of a@v1 in the database: 30.000000/" in capsys.readouterr().out
+
+
+def test_a_ladders_continue_command_names_its_admin_token_file_never_the_token(tmp_path: Path) -> None:
+    """A ladder started with --admin-token-file: `ladder status --config` and `tournament status`
+    give it again (its path: the ladder's admin calls need the same token), and store no token."""
+    f = _file(tmp_path, "tf", [(n, _bot("random", i, "unused")) for i, n in enumerate(("a", "b", "c"))])
+    token = tmp_path / "ladder admin.token"
+    token.write_text("the-ladders-own-admin-secret\n")
+    run = _cli("ladder", str(f), "--admin-token-file", str(token), "--port", "0", "--max-matches", "0")
+    assert run.returncode == 0, run.stdout + run.stderr
+    command = f"referee ladder {f} --admin-token-file '{token}'"
+    st = _cli("ladder", "status", "--config", str(f))
+    assert f"not running; continue it with `{command}`" in st.stdout, st.stdout + st.stderr
+    st = _cli("tournament", "status", "tf", "--db", str(tmp_path / "ladder.sqlite"))
+    assert f"continue it with `{command} --db {tmp_path / 'ladder.sqlite'}`" in " ".join(st.stdout.split()), \
+        st.stdout + st.stderr
+    with sqlite3.connect(tmp_path / "ladder.sqlite") as db:
+        stored = db.execute("SELECT spec_json FROM tournaments").fetchone()[0]
+    assert "the-ladders-own-admin-secret" not in stored + st.stdout and json.loads(stored)["admin_token_file"] == \
+        str(token)
 
 
 def test_ladder_hints_name_the_database_without_its_password_and_say_so_outside_the_command(

@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, stop_process
-from referee.clikit import referee_flags
+from referee.clikit import referee_flags, stored_flags
 from test_hosted_driver import ADMIN, SLOW_BOT, _in_flight, _records, _serve, _sigterm, _until
 from test_ladder import LadderProc
 
@@ -126,13 +126,13 @@ def test_without_reconnect_a_ladder_stops_with_the_command_that_continues_it(hos
     out = " ".join(lad.text().split())
     assert f"the referee at {addr} went away" in out and "Traceback" not in out and ADMIN not in out, out
     assert "match 1 is played again when the ladder starts again" in out, out
-    command = f"referee ladder {f} --referee {addr}"
+    command = f"referee ladder {f} --referee {addr} --referee-admin-token-file {token_file}"  # its path, not the token
     assert f"once the referee is back, continue it with `{command}`" in out, out
     _verified(f)  # the lost match is still scheduled: nothing of it was recorded
     st = _cli("ladder", "status", "--config", str(f))
     assert f"not running; continue it with `{command}`" in st.stdout, st.stdout + st.stderr
     again(tmp_path / "serve2.jsonl")
-    r = _cli(*command.split()[1:], "--referee-admin-token-file", str(token_file), "--max-matches", "0")
+    r = _cli(*command.split()[1:], "--max-matches", "0")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "match 1 (" in r.stdout and "was interrupted: playing it again" in r.stdout, r.stdout
     _counted_once(tmp_path, 1)
@@ -165,7 +165,8 @@ def test_ctrl_c_while_a_ladder_waits_for_its_referee_stops_it_at_once(hosted_lad
            "starts again" in out and "ladder stopped" in out and "Traceback" not in out, out
     _verified(f)
     st = _cli("ladder", "status", "--config", str(f))
-    assert f"not running; continue it with `referee ladder {f} --referee {addr}`" in st.stdout, st.stdout
+    command = f"referee ladder {f} --referee {addr} --referee-admin-token-file {token_file}"
+    assert f"not running; continue it with `{command}`" in st.stdout and ADMIN not in st.stdout, st.stdout
     assert "waiting" not in st.stdout, st.stdout  # the wait ended with the ladder
 
 
@@ -175,6 +176,18 @@ def test_the_referee_options_of_a_printed_command(tmp_path: Path) -> None:
     assert referee_flags("h:1", tmp_path / "tls" / "ca.pem", str(tmp_path)) == " --referee h:1 --tls-ca tls/ca.pem"
     elsewhere = tmp_path / "my certs" / "ca.pem"  # not under `here`: the absolute path, quoted for the shell
     assert referee_flags("h:1", elsewhere, str(tmp_path / "run")) == f" --referee h:1 --tls-ca '{elsewhere}'"
+    token = tmp_path / "adm.token"
+    assert referee_flags("h:1", None, str(tmp_path), token) == " --referee h:1 --admin-token-file adm.token"
+    assert referee_flags(None, None, None, tmp_path / "adm.token") == ""  # the token file goes with --referee
+    # a stored tournament's and a stored ladder's: the admin token files, by the option each command has
+    stored = {"referee": "h:1", "tls_ca": "", "admin_token_file": str(tmp_path / "adm.token")}
+    assert stored_flags(stored, str(tmp_path)) == " --referee h:1 --admin-token-file adm.token"
+    ladder = {**stored, "schedule": "ladder", "referee_admin_token_file": str(tmp_path / "ref.token")}
+    assert stored_flags(ladder, str(tmp_path)) == (" --admin-token-file adm.token --referee h:1 "
+                                                   "--referee-admin-token-file ref.token")
+    assert stored_flags({"schedule": "ladder", "admin_token_file": str(tmp_path / "a b")}) == \
+        f" --admin-token-file '{tmp_path / 'a b'}'"
+    assert stored_flags({"referee": "", "admin_token_file": str(tmp_path / "adm.token")}) == ""
 
 
 def test_a_ladder_whose_referee_does_not_answer_at_start_fails_at_once(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PY, ROOT, stop_server
+from conftest import PY, ROOT, run, stop_server
 
 ADMIN = "remote-matches-admin-token"
 
@@ -47,8 +47,8 @@ def _wait(check, what: str, timeout: float = 60.0, shown: Path | None = None):
 
 
 @pytest.fixture()
-def served(tmp_path: Path):
-    """(address, served log dir, operator log file) of a ``referee serve`` on 127.0.0.1 port 0."""
+def serve_proc(tmp_path: Path):
+    """(address, served log dir, operator log file, the process) of a ``referee serve`` on 127.0.0.1 port 0."""
     served_dir, oplog = tmp_path / "served", tmp_path / "serve.err"
     with oplog.open("w") as err:
         p = subprocess.Popen([PY, "-m", "referee.cli", "serve", "--port", "0", "--log-dir", str(served_dir)],
@@ -57,9 +57,15 @@ def served(tmp_path: Path):
     try:
         m = re.search(r"listening on [\d.]+:(\d+)", p.stdout.readline() if p.stdout else "")
         assert m, oplog.read_text()
-        yield f"127.0.0.1:{m.group(1)}", served_dir, oplog
+        yield f"127.0.0.1:{m.group(1)}", served_dir, oplog, p
     finally:
         stop_server(p)
+
+
+@pytest.fixture()
+def served(serve_proc):
+    """(address, served log dir, operator log file) of a ``referee serve`` on 127.0.0.1 port 0."""
+    return serve_proc[:3]
 
 
 def _rounds(out: str) -> list[str]:
@@ -144,6 +150,130 @@ def test_sigterm_stops_the_match_on_the_referee_and_says_what_was_played(served,
     # its one end line says it was stopped (no result), not that it ended
     ends = [ln for ln in oplog.read_text().splitlines() if f"match_ended match_id={log.stem} " in ln]
     assert len(ends) == 1 and "status='aborted: stopped by its caller'" in ends[0], ends
+
+
+def test_a_match_the_referees_shutdown_cuts_off_says_what_was_played(serve_proc, tmp_path: Path) -> None:
+    """The referee stops (SIGTERM) mid-match: the rounds played, from the log followed while the match
+    ran, where that incomplete log is here and which match's log the referee keeps, then its error; exit 1."""
+    addr, served_dir, _, serve = serve_proc
+    marker = f"rmc{os.getpid()}x{time.monotonic_ns() % 10**6}"
+    cmd = [PY, "-m", "referee.cli", "match", "doudizhu", "--rounds", "100000", "--referee", addr,
+           "--log-dir", str(tmp_path / "remote"),
+           *sum((["--bot", f"python sample_bots/random_bot.py --name {marker}"] for _ in range(3)), [])]
+    p = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(),
+                         start_new_session=True)
+    try:
+        here = tmp_path / "remote"
+        arriving = _wait(lambda: next(iter(here.glob("doudizhu-*-1.jsonl.arriving")), None), "the log to arrive here")
+        _wait(lambda: arriving.read_text().count('"type":"decision"') >= 150, "a few rounds here")
+        log = here / arriving.stem  # where what arrived is left
+        serve.send_signal(signal.SIGTERM)
+        assert serve.wait(30) == 0
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait(5)
+    assert p.returncode == 1 and "Traceback" not in out + err, out + err
+    m = re.search(rf"^doudizhu match {re.escape(log.stem)}: cut off by the referee's shutdown after (\d+) decisions$",
+                  out, re.M)
+    assert m and int(m.group(1)) >= 150, out + err
+    rounds = _rounds(out)
+    assert rounds and all(re.fullmatch(r"  round \d+: .*", r) for r in rounds), out
+    assert f"log (incomplete, as far as it arrived here): {log}" in out, out
+    assert f"the referee at {addr} keeps its own log of the match: {log.name} in its --log-dir" in out, out
+    assert (served_dir / log.name).is_file()
+    # what arrived is the start of the referee's log, in whole lines
+    assert (served_dir / log.name).read_bytes().startswith(log.read_bytes()) and log.read_text().endswith("\n")
+    assert not arriving.exists()
+    assert (f"error: the referee at {addr} went away (the referee is shutting down: match {log.stem} was stopped"
+            in " ".join(err.split())), err
+    _wait(lambda: not subprocess.run(["pgrep", "-f", marker], capture_output=True).stdout, "the bots to exit")
+
+
+def test_a_match_cut_off_before_it_started_says_so(serve_proc, tmp_path: Path) -> None:
+    """The referee stops while it waits for a bot that never connects: no log arrived, which is said
+    (with where the referee keeps one if the match had started), then its error; exit 1."""
+    addr, _, _, serve = serve_proc
+    started = tmp_path / "mute.started"
+    (tmp_path / "mute.py").write_text(f"import pathlib, time\npathlib.Path({str(started)!r}).touch()\n"
+                                      "time.sleep(60)\n")
+    p = subprocess.Popen([PY, "-m", "referee.cli", "match", "doudizhu", "--referee", addr, "--log-dir",
+                          str(tmp_path / "remote"), *["--bot", f"python {tmp_path / 'mute.py'}"] * 3], cwd=ROOT,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(),
+                         start_new_session=True)
+    try:
+        _wait(started.exists, "a launched bot to start")
+        serve.send_signal(signal.SIGTERM)
+        assert serve.wait(30) == 0
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait(5)
+    assert p.returncode == 1 and "Traceback" not in out + err, out + err
+    assert "the match was cut off before any of its log arrived here (if it had started, the referee at " \
+           f"{addr} keeps its own log of the match: doudizhu-" in " ".join(err.split()), err
+    assert f"error: the referee at {addr} went away (the referee is shutting down" in " ".join(err.split()), err
+    assert not list((tmp_path / "remote").glob("*.jsonl*"))
+
+
+def test_a_log_is_followed_from_where_it_was_left_in_whole_lines(tmp_path: Path) -> None:
+    """``MatchLog`` from an offset sends what was added since (each chunk with its offset); the
+    follower writes whole lines only and asks again from the end of them; a negative offset is refused."""
+    import grpc
+
+    from referee.remote import RemoteReferee
+    from referee.service import Referee
+
+    served, dest = tmp_path / "served", tmp_path / "here.jsonl"
+    served.mkdir()
+    log = served / "m-1.jsonl"
+
+    async def body() -> None:
+        ref = Referee(served, admin_token=ADMIN)
+        port = await ref.start("127.0.0.1", 0)
+        try:
+            remote = RemoteReferee(f"127.0.0.1:{port}", ADMIN)
+            with pytest.raises(grpc.RpcError) as e:  # no log yet
+                await remote.log_since("m-1", dest, 0)
+            assert e.value.code() == grpc.StatusCode.NOT_FOUND
+            log.write_bytes(b'{"a":1}\n{"b":')
+            assert await remote.log_since("m-1", dest, 0) == 8 and dest.read_bytes() == b'{"a":1}\n'
+            assert await remote.log_since("m-1", dest, 8) == 8  # the line being written waits
+            log.write_bytes(b'{"a":1}\n{"b":2}\n{"c":3}\n')
+            assert await remote.log_since("m-1", dest, 8) == 24 and dest.read_bytes() == log.read_bytes()
+            assert await remote.log_since("m-1", dest, 24) == 24  # nothing new
+            with pytest.raises(grpc.RpcError) as e:
+                await remote.log_since("m-1", dest, -1)
+            assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        finally:
+            await ref.stop(0.2)
+
+    run(body())
+
+
+def test_a_referee_older_than_the_offset_has_its_whole_log_rewritten(tmp_path: Path, monkeypatch) -> None:
+    """A referee that ignores ``MatchLogRequest.offset`` sends the whole log, its chunks at offset 0:
+    the follower writes it over what it has instead of after it."""
+    from cardgames.v1 import admin_pb2
+    from referee import remote as remote_mod
+
+    whole = b'{"a":1}\n{"b":2}\n'
+
+    class OldStub:
+        def __init__(self, _channel) -> None:
+            pass
+
+        async def MatchLog(self, request, metadata, timeout):  # an async generator, as the real stub's stream
+            for i in range(0, len(whole), 5):
+                yield admin_pb2.MatchLogChunk(data=whole[i:i + 5])
+
+    monkeypatch.setattr(remote_mod.admin_pb2_grpc, "AdminServiceStub", OldStub)
+    dest = tmp_path / "here.jsonl"
+    dest.write_bytes(b'{"a":1}\n')
+    remote = remote_mod.RemoteReferee("127.0.0.1:1", ADMIN)
+    assert run(remote.log_since("m-1", dest, 8)) == len(whole) and dest.read_bytes() == whole
 
 
 def _ladder_file(tmp_path: Path, bots: str) -> Path:

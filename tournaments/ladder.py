@@ -729,8 +729,11 @@ class Ladder:
         hashes = self.lstore.token_hashes(self.tid)  # also turns tokens stored by older versions into hashes
         for lbl, v in self.state.versions.items():
             v.token_hash = hashes.get(lbl, "")
-        # where it plays now, for the command `referee ladder status` gives (never an admin token)
-        self.store.update_spec(self.tid, {"referee": self.spec.t.referee, "tls_ca": self.spec.t.tls_ca})
+        # where it plays now, for the command `referee ladder status` gives (token files' paths, never a token)
+        ts = self.spec.t
+        self.store.update_spec(self.tid, {"referee": ts.referee, "tls_ca": ts.tls_ca,
+                                          "admin_token_file": ts.admin_token_file,
+                                          "referee_admin_token_file": ts.referee_admin_token_file})
         self.store.set_tournament_status(self.tid, "running")
 
     def _delete(self, tid: int) -> None:

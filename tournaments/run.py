@@ -95,7 +95,7 @@ def _open(spec: TournamentSpec, resume: bool, fresh: bool, store: Store, schedul
     """The tournament's id, with its lease held by ``me``. Raises
     :class:`TournamentError` when another driver runs it, when it exists
     and neither ``resume`` nor ``fresh`` is set, or when the file changed.
-    A resumed tournament's stored spec takes this run's ``referee`` and ``tls_ca``."""
+    A resumed tournament's stored spec takes this run's ``referee``, ``tls_ca`` and ``admin_token_file``."""
     where = f"tournament {spec.name!r} in {store.display_url}"
     for _ in range(3):  # a concurrent driver may create or delete it between our steps
         t = store.tournament(spec.name)
@@ -121,7 +121,8 @@ def _open(spec: TournamentSpec, resume: bool, fresh: bool, store: Store, schedul
             if t["fingerprint"] != spec.fingerprint():
                 raise TournamentError(_changed(where, t, spec))
             store.acquire_lease(int(t["id"]), me)
-            store.update_spec(int(t["id"]), {"referee": spec.referee, "tls_ca": spec.tls_ca})  # where it runs now
+            store.update_spec(int(t["id"]), {"referee": spec.referee, "tls_ca": spec.tls_ca,  # where it runs now
+                                             "admin_token_file": spec.admin_token_file})
             return int(t["id"])
         except LeaseHeld as e:
             raise TournamentError(f"{where} {e}") from None

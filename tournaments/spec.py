@@ -200,10 +200,14 @@ class TournamentSpec:
     #: the tournament file, an absolute path ("" for a document not read from a file); stored, so that
     #: ``tournament status`` can give the command that resumes it
     file: str = ""
-    #: the run's ``--referee HOST:PORT`` ("": matches on this machine) and ``--tls-ca`` file (an absolute
-    #: path, "" for none), stored (updated by each run) for the same command; never the admin token
+    #: the run's ``--referee HOST:PORT`` ("": matches on this machine), ``--tls-ca`` file and
+    #: ``--admin-token-file`` (absolute paths, "" for none; a ladder's: its own admin token's), and a
+    #: ladder's ``--referee-admin-token-file``, stored (updated by each run) for the same command;
+    #: the paths only, never an admin token
     referee: str = ""
     tls_ca: str = ""
+    admin_token_file: str = ""
+    referee_admin_token_file: str = ""
 
     def fingerprint(self) -> str:
         """Hash of everything that determines the matches and ratings (not
@@ -301,7 +305,7 @@ class TournamentSpec:
 #: the settings that do not change a tournament's matches or ratings (left out of its fingerprint)
 _NOT_FINGERPRINTED = ("concurrency", "database", "log_dir", "port", "base_dir", "limits", "connect_timeout_ms",
                       "end_grace_ms", "bot_uids", "isolate_network", "cwd", "executor", "scheduler", "file",
-                      "referee", "tls_ca")
+                      "referee", "tls_ca", "admin_token_file", "referee_admin_token_file")
 _UNSET = object()
 #: the settings of :data:`_NOT_FINGERPRINTED` a ``--resume`` says it sees changed (not the paths or the database)
 _RESUMABLE = ("concurrency", "log_dir", "port", "limits", "connect_timeout_ms", "end_grace_ms", "bot_uids",

@@ -88,16 +88,20 @@ class RunMatchResponse(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., status: _Optional[str] = ..., result: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., log_path: _Optional[str] = ..., seat_names: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class MatchLogRequest(_message.Message):
-    __slots__ = ("match_id",)
+    __slots__ = ("match_id", "offset")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
     match_id: str
-    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
+    offset: int
+    def __init__(self, match_id: _Optional[str] = ..., offset: _Optional[int] = ...) -> None: ...
 
 class MatchLogChunk(_message.Message):
-    __slots__ = ("data",)
+    __slots__ = ("data", "offset")
     DATA_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
     data: bytes
-    def __init__(self, data: _Optional[bytes] = ...) -> None: ...
+    offset: int
+    def __init__(self, data: _Optional[bytes] = ..., offset: _Optional[int] = ...) -> None: ...
 
 class LadderAddRequest(_message.Message):
     __slots__ = ("name", "command", "token", "persistent")

@@ -99,8 +99,10 @@ class AdminServiceServicer:
 
     def MatchLog(self, request, context):
         """Streams the log of a match played on this referee (finished, or as far
-        as it got), in chunks of at most 1 MiB. NOT_FOUND if this referee has
-        no log of that match, INVALID_ARGUMENT for a malformed match_id.
+        as it got), in chunks of at most 1 MiB, from MatchLogRequest.offset on
+        (a caller following a match in progress asks for what was added since).
+        NOT_FOUND if this referee has no log of that match (not started yet, or
+        none), INVALID_ARGUMENT for a malformed match_id or a negative offset.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
