@@ -55,6 +55,8 @@ def action_index(action: object) -> int:
     """``action`` as an index of the layout: a Python or numpy integer (or a
     0-d integer array). ``TypeError`` for anything else (``None``, a float,
     a bool, a string), which ``int()`` would refuse or silently truncate."""
+    if type(action) is int:  # the common case, first: this is on every step
+        return action
     if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
         return int(action)
     if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":

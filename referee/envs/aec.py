@@ -83,10 +83,15 @@ class CardGameEnv(AECEnv):
         return self.table.observe(self._seat[agent])
 
     def last(self, observe: bool = True) -> tuple:
-        """PettingZoo's ``last()``; ``RuntimeError`` before ``reset()``."""
+        """PettingZoo's ``last()`` (the observation, cumulative reward,
+        termination, truncation and info of :attr:`agent_selection`);
+        ``RuntimeError`` before ``reset()``. Written out, not through
+        ``super()``: it is on every step of a training loop."""
         if not self._started:
             self._not_started()
-        return super().last(observe)
+        agent = self.agent_selection
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+                self.terminations[agent], self.truncations[agent], self.infos[agent])
 
     def step(self, action: Any) -> None:
         """Take index step ``action`` (a Python or numpy integer) for
