@@ -30,6 +30,11 @@ CONFIGS: dict[str, tuple[int, dict[str, Any]]] = {
 }
 
 
+#: the game the ">= 50,000 steps/s" target is measured on, by a fixed rule: the game with the fewest
+#: cards in play a round, Smear with 3 players (6 cards each, 18 in all)
+LIGHTEST = "smear"
+
+
 def env_run(game: str, seconds: float, seed: int) -> tuple[int, int, float]:
     """Random masked play of ``game``'s AEC environment for ``seconds`` of
     wall time (at least one game): (index steps, games finished, CPU seconds)."""
@@ -159,13 +164,21 @@ def report(r: dict[str, Any], say: Any, fmt: Any) -> None:
 
 
 def targets(r: dict[str, Any]) -> list[dict[str, Any]]:
-    out = []
+    """The envs section's targets (``what``, ``measured``, ``met``). Without
+    RLCard the comparison with it has ``"met": None`` and the reason in
+    ``"not_measured"``."""
+    out: list[dict[str, Any]] = []
+    what = "Dou Dizhu environment games/s >= 20x RLCard's Dou Dizhu environment (env.run, random agents)"
     if r["rlcard"]:
         x = r["rlcard"]["ours_over_theirs"]
-        out.append({"what": f"Dou Dizhu environment games/s >= 20x {r['rlcard']['label']}",
+        out.append({"what": what.replace("RLCard's", r["rlcard"]["label"] + ","),
                     "measured": f"{x:.2f}x", "met": x >= 20.0})
-    best = max(r["games"].items(), key=lambda kv: kv[1]["steps_per_s"])
-    out.append({"what": ">= 50,000 env steps/s on the lightest game, one core",
-                "measured": f"{best[1]['steps_per_s']:,.0f} steps/s ({best[0]})",
-                "met": best[1]["steps_per_s"] >= 50_000})
+    else:
+        missing = r["note"] is None or r["note"].startswith("RLCard not available (ModuleNotFoundError")
+        out.append({"what": what, "measured": "", "met": None,
+                    "not_measured": "RLCard not installed (pip install rlcard)" if missing else r["note"]})
+    x = r["games"][LIGHTEST]
+    out.append({"what": f">= 50,000 env steps/s on the lightest game ({LIGHTEST}, {x['players']} players: the "
+                        "fewest cards a round), one core",
+                "measured": f"{x['steps_per_s']:,.0f} steps/s", "met": x["steps_per_s"] >= 50_000})
     return out

@@ -312,7 +312,10 @@ def print_report(rep: dict[str, Any]) -> None:
     if rep.get("targets"):
         say("\n-- targets")
         for t in rep["targets"]:
-            say(f"[{'met' if t['met'] else 'NOT met'}] {t['what']}: {t['measured']}")
+            if t["met"] is None:  # a peer that is not installed
+                say(f"[not measured: {t['not_measured']}] {t['what']}")
+            else:
+                say(f"[{'met' if t['met'] else 'NOT met'}] {t['what']}: {t['measured']}")
     say("")
 
 

@@ -40,7 +40,8 @@ def resolve_command(command: str, base: Path | None = None) -> list[str]:
     against ``base`` (the directory the user ran the command from, default the
     current one); every later argument naming an existing file relative to
     ``base`` made absolute too, also as the file of a ``FILE.py:NAME``
-    reference. The bot's own working directory never plays a part. Raises ``ValueError`` (empty command) or ``FileNotFoundError`` /
+    reference or the value of a ``KEY=FILE`` argument (``--with
+    weights=runs/w.npz``). The bot's own working directory never plays a part. Raises ``ValueError`` (empty command) or ``FileNotFoundError`` /
     ``PermissionError`` naming the program."""
     argv = split_command(command)
     base = Path(base or os.getcwd()).resolve()
@@ -63,8 +64,10 @@ def resolve_command(command: str, base: Path | None = None) -> list[str]:
 
 def _absolute_arg(arg: str, base: Path) -> str:
     """``arg`` with a relative path to an existing file made absolute against
-    ``base``: the whole argument (``bot.py``), or the file of a Python
-    ``FILE.py:NAME`` reference (``referee bot from-policy ./policy.py:act``)."""
+    ``base``: the whole argument (``bot.py``), the file of a Python
+    ``FILE.py:NAME`` reference (``referee bot from-policy ./policy.py:act``),
+    or the value of ``KEY=FILE`` (``referee bot from-policy ... --with
+    weights=runs/w.npz``)."""
     if arg.startswith("-") or os.path.isabs(arg):
         return arg
     if (base / arg).is_file():
@@ -72,6 +75,9 @@ def _absolute_arg(arg: str, base: Path) -> str:
     file, sep, name = arg.rpartition(":")
     if sep and name and file.endswith(".py") and not os.path.isabs(file) and (base / file).is_file():
         return f"{base / file}:{name}"
+    key, sep, value = arg.partition("=")
+    if sep and key.isidentifier() and value and not os.path.isabs(value) and (base / value).is_file():
+        return f"{key}={base / value}"
     return arg
 
 
@@ -114,6 +120,8 @@ def readable_files(argv: list[str]) -> list[str]:
     files = [a for a in argv[1:] if os.path.isabs(a) and os.path.isfile(a)]
     files += [f for f, sep, _ in (a.rpartition(":") for a in argv[1:])
               if sep and f.endswith(".py") and os.path.isabs(f) and os.path.isfile(f)]
+    files += [f for k, sep, f in (a.partition("=") for a in argv[1:])
+              if sep and k.isidentifier() and os.path.isabs(f) and os.path.isfile(f)]
     if os.path.realpath(argv[0]) == os.path.realpath(sys.executable):
         files += [referee_pb2.__file__, grpc.__file__]
     return files

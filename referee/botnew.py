@@ -175,25 +175,16 @@ def new_command(
     typer.echo(f'  referee match doudizhu --bot "{run}" --bot "python {opp}" --bot "python {opp}"')
 
 
-@bot_app.command("from-policy", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-def from_policy_command(
-    ctx: typer.Context,
-    policy: str = typer.Argument(..., help="MODULE:FUNCTION (a module name or a path to a .py file), a policy "
-                                 "obs -> index over the training environments' observations (docs/envs.md)."),
-    with_: list[str] = typer.Option([], "--with", help="KEY=VALUE for a policy factory: FUNCTION(KEY=VALUE, ...) "
-                                    "returns the policy (repeatable)."),
-) -> None:
-    """Run a policy over referee.envs observations as a bot: the other arguments are the bot's
-    own (`--referee ADDRESS`, `--name`, ...; the token from $REFEREE_TOKEN_FD or $REFEREE_TOKEN), so that
+@bot_app.command("from-policy", add_help_option=False,
+                 context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def from_policy_command(ctx: typer.Context) -> None:
+    """Run a policy over referee.envs observations as a bot (MODULE:FUNCTION; --help lists its options).
+
+    Every argument is the bot's own (`referee bot from-policy --help`: the policy,
+    `--with`, `--on-error`, `--referee ADDRESS`, `--name`, ...), so that
     `referee bot from-policy mymod:act` is a bot command for `referee match` and tournaments.
     """
     # here, not at the top: referee.policybot loads numpy, +40-60 ms on every `referee` start-up
     from referee.policybot import run
 
-    options = {}
-    for kv in with_:
-        key, sep, value = kv.partition("=")
-        if not sep or not key:
-            fail(f"--with {kv!r}: expected KEY=VALUE")
-        options[key] = value
-    raise typer.Exit(run(policy, list(ctx.args), options))
+    raise typer.Exit(run(list(ctx.args)))

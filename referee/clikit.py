@@ -154,8 +154,11 @@ def bot_label(cmd: str, seat: int) -> str:
         parts = cmd.split()
     if not parts:
         return f"bot#{seat}"
-    if "from-policy" in parts[1:-1]:
-        return f"{policy_label(parts[parts.index('from-policy', 1) + 1])}#{seat}"
+    if "from-policy" in parts[1:-1]:  # the spec: the first MODULE:FUNCTION after it (options may come first)
+        after = parts[parts.index("from-policy", 1) + 1:]
+        spec = next((p for i, p in enumerate(after) if ":" in p and not p.startswith("-") and "=" not in p
+                     and (i == 0 or after[i - 1] != "--referee")), after[0])
+        return f"{policy_label(spec)}#{seat}"
     files = [p for p in parts[1:] if not p.startswith("-") and (Path(p).suffix or Path(p).is_file())]
     return f"{Path(files[-1] if files else parts[0]).stem}#{seat}"
 

@@ -10,14 +10,21 @@ until they make an action, and sends that action. With ``--with KEY=VALUE``
 options, ``FUNCTION`` is instead a factory called as ``FUNCTION(KEY=VALUE,
 ...)`` (values as strings) that returns the policy, e.g. to load weights.
 
+A policy that fails (raises, or answers an index the mask forbids) stops
+the bot with one line on stderr, exit 1: the referee records a crash whose
+reason is that line. ``--on-error first-legal`` plays the first legal action
+instead and counts the failures (:class:`PolicyChooser`). A policy that
+cannot be loaded is one line too, exit 2.
+
 Needs numpy only (no PettingZoo or Gymnasium). The bot process is the one
 of :mod:`sample_bots.botlib`: ``--referee HOST:PORT`` (or ``unix:PATH``), the
 token from the descriptor ``$REFEREE_TOKEN_FD`` names (a launched bot), else
-``$REFEREE_TOKEN`` (or ``--token``).
+``$REFEREE_TOKEN``.
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import importlib.util
 import os
@@ -30,7 +37,7 @@ from referee.botcommand import policy_label
 from referee.protocol import action_from_pb, action_to_pb
 from sample_bots import botlib
 
-from .envs.actions import ActionLayout, IllegalIndex
+from .envs.actions import ActionLayout, action_index
 from .envs.encode import Encoder, with_selection
 from .envs.table import decision_for
 
@@ -50,14 +57,21 @@ def load_policy(spec: str, options: dict[str, str] | None = None) -> Policy:
     if module_name.endswith(".py") or os.sep in module_name:
         path = Path(module_name).resolve()
         if not path.is_file():
-            raise ImportError(f"policy module file {module_name!r} not found")
+            raise ImportError(f"policy file {module_name!r} not found (relative paths are taken from "
+                              f"{os.getcwd()})")
         s = importlib.util.spec_from_file_location(path.stem, path)
         assert s is not None and s.loader is not None
         module = importlib.util.module_from_spec(s)
         sys.modules[path.stem] = module
         s.loader.exec_module(module)
     else:
-        module = importlib.import_module(module_name)
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as e:
+            if e.name == module_name and Path(f"{module_name}.py").is_file():
+                raise ModuleNotFoundError(f"{e} (for the file, write ./{module_name}.py:{fn_name})",
+                                          name=e.name) from None
+            raise
     fn = getattr(module, fn_name)
     if options:
         fn = fn(**options)
@@ -66,22 +80,64 @@ def load_policy(spec: str, options: dict[str, str] | None = None) -> Policy:
     return fn
 
 
+#: what the bot does when the policy raises (``--on-error``): stop at the first failure (the
+#: referee records a crash), or play the first legal action and go on
+ON_ERROR = ("stop", "first-legal")
+PROG = "referee bot from-policy"
+
+
+class PolicyFailed(Exception):
+    """The policy raised on a request (``on_error="stop"``): ``str()`` is the
+    one line the bot prints before it exits."""
+
+
+def _one_line(e: BaseException, limit: int = 240) -> str:
+    """``ExceptionType: message`` on one line, at most ``limit`` characters."""
+    text = f"{type(e).__name__}: {' '.join(str(e).split())}".rstrip(": ")
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 class PolicyChooser:
     """Answers a ``DecisionRequest`` with the action ``policy`` builds index
-    step by index step. A policy index the mask forbids (or an exception of
-    the policy) is reported on stderr and answered with the first legal
-    action, so the bot never stalls its seat."""
+    step by index step.
 
-    def __init__(self, policy: Policy, name: str = "policy"):
-        self.policy, self.name = policy, name
+    Any exception on the way (the policy raising, an index the mask
+    forbids or out of range, an answer that is not an integer) is one
+    *failure*, told as the line ``NAME: policy failed on request N (KIND):
+    ExceptionType: message``. With ``on_error="stop"`` (the default) the
+    chooser raises :class:`PolicyFailed` with that line: the bot stops, and
+    the referee records a crash whose reason shows it. With
+    ``on_error="first-legal"`` the line goes to stderr, the request is
+    answered with its first legal action and :attr:`failures` counts it
+    (:attr:`requests` counts every request). ``ValueError`` for another
+    ``on_error``."""
+
+    def __init__(self, policy: Policy, name: str = "policy", on_error: str = "stop"):
+        if on_error not in ON_ERROR:
+            raise ValueError(f"on_error must be one of {', '.join(ON_ERROR)}, not {on_error!r}")
+        self.policy, self.name, self.on_error = policy, name, on_error
+        self.requests = self.failures = 0
         self._encoders: dict[tuple[str, int], Encoder] = {}
         self._layouts: dict[str, ActionLayout] = {}
 
     def __call__(self, req: pb.DecisionRequest, started: pb.MatchStarted | None = None) -> pb.Action:
+        self.requests += 1
+        kind = pb.DecisionKind.Name(req.kind)[len(_KIND_PREFIX):]
+        try:
+            return self._choose(req, started, kind)
+        except Exception as e:
+            line = f"{self.name}: policy failed on request {req.request_id} ({kind}): {_one_line(e)}"
+            if self.on_error == "stop":
+                raise PolicyFailed(line) from e
+            self.failures += 1
+            print(f"{line}; playing the first legal action", file=sys.stderr)
+            return req.legal_actions[0]
+
+    def _choose(self, req: pb.DecisionRequest, started: pb.MatchStarted | None, kind: str) -> pb.Action:
         game = req.observation.WhichOneof("game")
         obs = getattr(req.observation, game)
         if started is None or not started.seats:
-            raise ValueError(f"{self.name}: a decision of a match whose MatchStarted was not seen")
+            raise ValueError("a decision of a match whose MatchStarted was not seen")
         players = len(started.seats)
         enc = self._encoders.get((game, players))
         if enc is None:
@@ -89,28 +145,97 @@ class PolicyChooser:
         layout = self._layouts.get(game)
         if layout is None:
             layout = self._layouts[game] = ActionLayout(game)
-        kind = pb.DecisionKind.Name(req.kind)[len(_KIND_PREFIX):]
         legal = tuple(action_from_pb(a) for a in req.legal_actions)
-        try:
-            d = decision_for(layout, game, obs, kind, legal, req.legal_actions_complete)
-            base = enc.encode(obs, req.seat, kind)
-            while True:
-                index = self.policy({"observation": with_selection(base, enc.selection, d.selection),
-                                     "action_mask": d.mask()})
-                action = d.push(int(index))
-                if action is not None:
-                    return action_to_pb(action)
-        except (IllegalIndex, ValueError, TypeError, KeyError) as e:
-            print(f"{self.name}: policy failed ({e}); playing the first legal action", file=sys.stderr)
-            return req.legal_actions[0]
+        d = decision_for(layout, game, obs, kind, legal, req.legal_actions_complete)
+        base = enc.encode(obs, req.seat, kind)
+        while True:
+            index = self.policy({"observation": with_selection(base, enc.selection, d.selection),
+                                 "action_mask": d.mask()})
+            action = d.push(action_index(index), seat=req.seat)
+            if action is not None:
+                return action_to_pb(action)
+
+    def summary(self) -> str | None:
+        """``NAME: policy failed on K of N requests ...`` when it failed
+        at all, else ``None``."""
+        if not self.failures:
+            return None
+        return (f"{self.name}: policy failed on {self.failures} of {self.requests} "
+                f"{'request' if self.requests == 1 else 'requests'} (answered with the first legal action)")
 
 
-def run(spec: str, argv: list[str], options: dict[str, str] | None = None) -> int:
-    """Run the bot of policy ``spec`` with botlib's command line ``argv``
-    (``--referee HOST:PORT`` ...). Returns the process exit code."""
-    args = botlib.parse_args(policy_label(spec), argv)
-    chooser = PolicyChooser(load_policy(spec, options), args.name)
-    return botlib.run(chooser, args)
+def _policy_spec(text: str) -> str:
+    """``text`` if it has the shape ``MODULE:FUNCTION`` (argparse's type check)."""
+    module, sep, function = text.rpartition(":")
+    if not sep or not module or not function:
+        raise argparse.ArgumentTypeError(f"{text!r} is not MODULE:FUNCTION (e.g. ./mypolicy.py:act or "
+                                         f"mypackage.policies:act)")
+    return text
 
 
-__all__ = ["load_policy", "PolicyChooser", "run", "Policy"]
+def _policy_options(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("policy", metavar="MODULE:FUNCTION", type=_policy_spec,
+                    help="the policy obs -> index over the training environments' observations (docs/envs.md): "
+                    "a module name or a path to a .py file, and the function's name")
+    ap.add_argument("--with", dest="options", action="append", default=[], metavar="KEY=VALUE",
+                    help="FUNCTION is a factory: FUNCTION(KEY=VALUE, ...) (values as strings) returns the policy; "
+                    "repeatable. Relative paths are taken from the bot's working directory: give absolute ones")
+    ap.add_argument("--on-error", choices=ON_ERROR, default="stop",
+                    help="when the policy raises (or answers an index the mask forbids): 'stop' (default) exits "
+                    "at once with one line on stderr, which the referee records as a crash; 'first-legal' "
+                    "plays the first legal action, says so on stderr, and counts the failures at exit")
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    """The command line of ``referee bot from-policy``: ``MODULE:FUNCTION``,
+    ``--with KEY=VALUE``..., ``--on-error``, and the options of every bot
+    (:func:`sample_bots.botlib.parse_args`). Exits 2 with one usage line for a
+    bad command line (the policy's shape is checked first)."""
+    args = botlib.parse_args("", argv, _policy_options, prog=PROG, description=(
+        "Run a policy over the training environments' observations (referee.envs, docs/envs.md) as a bot. "
+        "The bot's name defaults to the policy's module; the token comes from the descriptor "
+        "REFEREE_TOKEN_FD names (a bot the referee launches), else REFEREE_TOKEN."))
+    args.name = args.name or policy_label(args.policy)
+    args.with_options = {}
+    for kv in args.options:
+        key, sep, value = kv.partition("=")
+        if not sep or not key:
+            print(f"{PROG}: error: --with {kv!r}: expected KEY=VALUE", file=sys.stderr)
+            raise SystemExit(2)
+        args.with_options[key] = value
+    return args
+
+
+def _load_error(spec: str, e: Exception) -> str:
+    """The one line of a policy that cannot be loaded."""
+    line = f"{PROG}: cannot load the policy {spec}: {_one_line(e)}"
+    filename = getattr(e, "filename", None)
+    if isinstance(e, FileNotFoundError) and isinstance(filename, str) and not os.path.isabs(filename):
+        line += f" (relative paths are taken from the bot's working directory {os.getcwd()}: give absolute ones)"
+    return line
+
+
+def run(argv: list[str]) -> int:
+    """Run the bot ``referee bot from-policy`` with command line ``argv``
+    (``MODULE:FUNCTION --referee HOST:PORT ...``, see :func:`parse_args`).
+    Returns the process exit code: 2 for a bad command line or a policy that
+    cannot be loaded, 1 when the policy failed under ``--on-error stop``,
+    else botlib's. Every error is one line on stderr."""
+    args = parse_args(argv)
+    try:
+        policy = load_policy(args.policy, args.with_options)
+    except Exception as e:
+        print(_load_error(args.policy, e), file=sys.stderr)
+        return 2
+    chooser = PolicyChooser(policy, args.name, args.on_error)
+    try:
+        return botlib.run(chooser, args)
+    except PolicyFailed as e:
+        print(e, file=sys.stderr)
+        return 1
+    finally:
+        if (summary := chooser.summary()) is not None:
+            print(summary, file=sys.stderr)
+
+
+__all__ = ["load_policy", "PolicyChooser", "PolicyFailed", "run", "parse_args", "Policy", "ON_ERROR"]

@@ -46,8 +46,13 @@ RETRY_CODES = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED, grpc.Stat
 
 
 def parse_args(default_name: str, argv: list[str] | None = None,
-               extra: Callable[[argparse.ArgumentParser], None] | None = None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(description=f"{default_name}: a card-game bot for the referee")
+               extra: Callable[[argparse.ArgumentParser], None] | None = None,
+               prog: str | None = None, description: str | None = None) -> argparse.Namespace:
+    """The bot's command line (``argv``, default ``sys.argv[1:]``): the options
+    above, and those ``extra`` adds. ``prog``: the command's name in usage
+    and errors (default: the script's); ``description`` the help's first
+    lines. Exits 2 with a usage message for a bad command line or no token."""
+    ap = argparse.ArgumentParser(prog=prog, description=description or f"{default_name}: a card-game bot for the referee")
     ap.add_argument("--referee", required=True, help="referee address HOST:PORT, or unix:PATH")
     ap.add_argument("--token", default=None,
                     help="token given by the operator (default: read from the descriptor REFEREE_TOKEN_FD "
@@ -75,7 +80,8 @@ def parse_args(default_name: str, argv: list[str] | None = None,
         except ValueError as e:
             ap.error(str(e))
     if not args.token:
-        ap.error("no token: set REFEREE_TOKEN or pass --token")
+        ap.error("no token: set the environment variable REFEREE_TOKEN (a bot the referee launches "
+                 "gets its token on the descriptor REFEREE_TOKEN_FD names)")
     if args.reconnect < 0:
         ap.error("--reconnect SECONDS must be 0 (off) or more")
     return args

@@ -10,6 +10,7 @@ against the heuristic and the random sample bots.
 
     python sample_bots/smear_policy.py --seconds 180                  # train, then the tournament
     python sample_bots/smear_policy.py --seconds 0 --weights FILE     # the tournament with saved weights
+    python sample_bots/smear_policy.py --seconds 60 --evaluate 2000   # train, then the baselines' figures
 
 Needs the envs extra (``pip install 'cardgame-referee[envs]'``) to train;
 the bot itself needs numpy only.
@@ -91,6 +92,32 @@ def load(weights: str) -> Callable[[dict], int]:
     return policy
 
 
+def first_allowed(obs: dict) -> int:
+    """The baseline that always answers the first allowed index."""
+    return int(np.flatnonzero(obs["action_mask"])[0])
+
+
+def random_allowed(seed: int) -> Callable[[dict], int]:
+    """The baseline that answers a uniformly random allowed index."""
+    rng = np.random.default_rng(seed)
+    return lambda obs: int(rng.choice(np.flatnonzero(obs["action_mask"])))
+
+
+def evaluate(policy: Callable[[dict], int], episodes: int, seed: int = 1) -> tuple[float, float]:
+    """``policy`` in seat 0 against the heuristic in the other two, one-round
+    matches, the same ``episodes`` deals for every policy given the same
+    ``seed``: (mean round reward, its standard error), in match points."""
+    env = single_agent_env(GAME, PLAYERS, seat=0, opponents="heuristic", seed=seed, max_rounds=1)
+    totals = np.zeros(episodes)
+    for i in range(episodes):
+        obs, _ = env.reset()
+        done = False
+        while not done:  # the observation after the last step has an all-zero mask: no policy call on it
+            obs, r, done, _, _ = env.step(policy(obs))
+            totals[i] += r
+    return float(totals.mean()), float(totals.std(ddof=1) / np.sqrt(episodes)) if episodes > 1 else 0.0
+
+
 def tournament_file(weights: Path, out: Path, games: int, rounds: int) -> Path:
     """Write the tournament of the policy against the heuristic and random bots."""
     root = Path(__file__).resolve().parent
@@ -134,12 +161,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=2, help="repetitions of the tournament's schedule")
     ap.add_argument("--rounds", type=int, default=20, help="rounds per match (max_rounds)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--evaluate", type=int, default=0, metavar="EPISODES",
+                    help="instead of the tournament: the mean round reward against the heuristic of the policy, "
+                    "of the first allowed index and of a random allowed index, over EPISODES one-round deals")
     args = ap.parse_args(argv)
     weights = Path(args.weights).resolve()
     weights.parent.mkdir(parents=True, exist_ok=True)
     if args.seconds > 0:
         np.savez(weights, w=train(args.seconds, args.seed))
         print(f"weights saved to {weights}")
+    if args.evaluate > 0:
+        print(f"mean round reward against the heuristic (seat 0 of 3), {args.evaluate} one-round deals:")
+        for name, policy in (("trained policy (greedy)", load(str(weights))), ("first allowed index", first_allowed),
+                             ("random allowed index", random_allowed(args.seed))):
+            mean, err = evaluate(policy, args.evaluate)
+            print(f"  {name:<24} {mean:+.3f} +- {err:.3f}")
+        return 0
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     spec = tournament_file(weights, out, args.games, args.rounds)

@@ -6,6 +6,7 @@ speed is never asserted in tests; bench/run.py prints the figures.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 from pathlib import Path
@@ -49,7 +50,7 @@ def test_bench_quick_reports_every_section(tmp_path: Path) -> None:
     for k in ("local", "dask_1w", "dask_2w", "driver_sqlite", "driver_postgresql"):
         assert so[k]["matches"] > 0 and so[k]["matches_per_min"] > 0, k
     assert so["dask_2w_over_1w"] > 0 and so["dask_1w_over_local"] > 0
-    assert rep["targets"] and all(isinstance(t["met"], bool) for t in rep["targets"])
+    assert rep["targets"] and all(isinstance(t["met"], bool) or t["not_measured"] for t in rep["targets"])
 
 
 def test_compare_interleaves_checkouts_and_prints_ratios(tmp_path: Path) -> None:
@@ -73,3 +74,22 @@ def test_compare_interleaves_checkouts_and_prints_ratios(tmp_path: Path) -> None
                        ([str(other), str(ROOT), "--runs", "0"], "at least 1")):
         bad = subprocess.run(compare + args, capture_output=True, text=True, timeout=60, cwd=str(ROOT))
         assert bad.returncode == 2 and says in bad.stderr, bad.stderr
+
+
+def test_envs_targets_use_the_fixed_lightest_game_and_say_when_rlcard_is_missing() -> None:
+    spec = importlib.util.spec_from_file_location("bench_envs", ROOT / "bench" / "envs.py")  # bench: not a package here
+    assert spec is not None and spec.loader is not None
+    envs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(envs)
+    games = {g: {"players": envs.CONFIGS[g][0], "steps_per_s": 1000.0, "games_per_s": 10.0} for g in envs.CONFIGS}
+    games["smear"]["steps_per_s"], games["back_alley"]["steps_per_s"] = 51_000.0, 90_000.0  # not the fastest
+    missing = {"games": games, "rlcard": None, "loop_steps_per_s": 1.0,
+               "note": "RLCard not available (ModuleNotFoundError: No module named 'rlcard'); pip install rlcard"}
+    rl, steps = envs.targets(missing)
+    assert rl["met"] is None and rl["not_measured"] == "RLCard not installed (pip install rlcard)"
+    assert steps["met"] is True and "(smear, 3 players" in steps["what"] and steps["measured"] == "51,000 steps/s"
+    games["smear"]["steps_per_s"] = 40_000.0
+    measured = dict(missing, rlcard={"label": "RLCard 1.2.0 env.run (RandomAgent)", "games_per_s": 50.0,
+                                     "ours_over_theirs": 12.0})
+    rl, steps = envs.targets(measured)
+    assert rl["met"] is False and rl["measured"] == "12.00x" and steps["met"] is False

@@ -61,6 +61,8 @@ def test_seat_labels_come_from_the_program_or_script_not_the_last_argument() -> 
     assert bot_label("./mybot --depth 3", 3) == "mybot#3"
     assert bot_label("referee bot from-policy sample_bots.smear_policy:load --with weights=w.json", 1) == "smear_policy#1"
     assert bot_label(".venv/bin/referee bot from-policy ./mypolicy.py:act", 2) == "mypolicy#2"
+    assert bot_label("referee bot from-policy --on-error first-legal --with w=a:b --referee h:1 mypkg.pol:act",
+                     0) == "pol#0"
 
 
 def test_match_json_scores_are_integers_and_ranks_one_based(tmp_path: Path) -> None:

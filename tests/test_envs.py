@@ -438,3 +438,102 @@ def test_selection_segment_shows_the_cards_selected() -> None:
     sel = table.encoder.segment("selection")
     vec = table.observe(g.to_act)["observation"]
     assert vec[sel.offset + CARD_CODES.index(pair.cards[0])] == 1 and vec[sel.offset:sel.offset + 54].sum() == 1
+
+
+# ----------------------------------------------------------------------------- misuse gets a clear error
+def test_aec_env_used_before_reset_or_given_a_non_integer_says_what_is_wrong() -> None:
+    env = aec_env("smear", 3, seed=1, **OPTIONS["smear"])
+    for call in (env.last, lambda: env.step(0), lambda: env.observe("seat_0")):
+        with pytest.raises(RuntimeError, match=r"call reset\(\) first"):
+            call()
+    env.reset()
+    agent = env.agent_selection
+    allowed = np.flatnonzero(env.observe(agent)["action_mask"])
+    for bad in (None, 2.7, float(allowed[0]), "0", True):
+        with pytest.raises(TypeError, match=f"{agent} is to act: an action is an integer index"):
+            env.step(bad)
+    assert env.agent_selection == agent  # nothing was played
+    env.step(np.int64(allowed[0]))  # numpy integers are indices
+    assert env.agent_selection != agent or env.unwrapped.table.decision is not None
+
+
+def test_an_index_outside_the_action_space_raises_even_under_fallback() -> None:
+    env = single_agent_env("smear", 3, opponents="random", seed=1, **OPTIONS["smear"])  # illegal="fallback"
+    env.reset()
+    size = env.action_space.n
+    for bad in (10**6, size, -1):
+        with pytest.raises(IllegalIndex, match=rf"index {bad} is outside the action space 0\.\.{size - 1}"):
+            env.step(bad)
+    with pytest.raises(TypeError, match="integer index"):
+        env.step(2.7)
+    masked = int(np.flatnonzero(env.action_masks() == 0)[0])  # in range, masked out: the fallback
+    _, _, _, _, info = env.step(masked)
+    assert info == {"illegal_index": masked}
+
+
+def test_a_masked_index_names_the_seat_and_the_allowed_indices() -> None:
+    env = aec_env("smear", 3, seed=1, **OPTIONS["smear"])
+    env.reset()
+    seat = env.unwrapped.table.to_act
+    mask = env.observe(env.agent_selection)["action_mask"]
+    bad = int(np.flatnonzero(mask == 0)[-1])
+    lay = env.unwrapped.table.layout
+    allowed = ", ".join(lay.describe(int(i)) for i in np.flatnonzero(mask))
+    with pytest.raises(IllegalIndex) as e:
+        env.step(bad)
+    assert str(e.value) == (f"smear: seat {seat}: {lay.describe(bad)} (index {bad}) is not allowed now; "
+                            f"allowed now: {allowed}")
+    table = Table("doudizhu", 3, {}, {"rounds": 1})  # a lead of many cards: at most 8 named, the rest counted
+    table.reset(3)
+    g = table.game
+    while g.decision_kind() != "PLAY":
+        table.apply(g.to_act, g.legal_actions().actions[-1])
+    n = int(table.observe(g.to_act)["action_mask"].sum())
+    assert n > 8
+    with pytest.raises(IllegalIndex, match=rf"allowed now: (CARD \w+, ){{7}}CARD \w+ \(and {n - 8} more\)$"):
+        table.step(table.layout.submit_index)
+
+
+def test_single_agent_env_names_unknown_opponents() -> None:
+    with pytest.raises(ValueError) as e:
+        single_agent_env("smear", 3, opponents="heuristc")
+    assert str(e.value) == ("unknown opponents 'heuristc' (did you mean `heuristic`?): 'heuristic', 'random', "
+                            "or a list of 2 policies (one per other seat)")
+
+
+def test_parallel_seed_test_passes_with_the_fallback() -> None:
+    """PettingZoo's parallel_seed_test samples unmasked actions: with
+    illegal="raise" (the default) a masked one raises, as documented."""
+    from pettingzoo.test import parallel_seed_test
+
+    parallel_seed_test(lambda: parallel_env("smear", 3, illegal="fallback", **OPTIONS["smear"]), num_cycles=100)
+    with pytest.raises(IllegalIndex):
+        parallel_seed_test(lambda: parallel_env("smear", 3, **OPTIONS["smear"]), num_cycles=100)
+
+
+def test_single_agent_envs_are_registered_with_gymnasium() -> None:
+    import gymnasium
+    from gymnasium.utils.env_checker import check_env
+
+    env = gymnasium.make("referee.envs.single:cardgame_referee/smear-v0", players=3, opponents="random", seed=2,
+                         **OPTIONS["smear"])
+    assert env.spec is not None and env.spec.id == "cardgame_referee/smear-v0"
+    assert env.unwrapped.table.name == "smear" and env.unwrapped.table.players == 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # no render_fps: the "human" mode prints text
+        check_env(env.unwrapped)
+
+
+def test_docs_segment_tables_are_the_encoders_segments() -> None:
+    """docs/envs.md's table per game is Encoder(game).segments, word for word."""
+    from pathlib import Path
+
+    from referee.envs.encode import Encoder
+    from referee.games import envs_module
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "envs.md").read_text()
+    for game in OPTIONS:
+        enc = Encoder(game, envs_module(game).PLAYERS)
+        section = text.split(f"#### {game} (")[1].split("\n\n", 2)[1]
+        rows = [line for line in section.splitlines() if line.startswith("| `")]
+        assert rows == [f"| `{s.name}` | {s.offset} | {s.size} | {s.doc} |" for s in enc.segments], game

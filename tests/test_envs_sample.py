@@ -106,3 +106,17 @@ def test_a_policy_file_named_relative_to_where_the_match_is_run_plays_its_seat()
                            cwd=here, capture_output=True, text=True, timeout=300)
         assert r.returncode == 0, r.stderr
         assert json.loads(r.stdout)["faults"] == [], r.stdout
+
+
+def test_sample_evaluates_its_policy_and_the_baselines_on_the_same_deals(tmp_path: Path, capsys) -> None:
+    from sample_bots import smear_policy
+
+    weights = tmp_path / "w.npz"
+    np.savez(weights, w=np.zeros((59, 1 + 641)))  # untrained: ties go to the first allowed index
+    assert smear_policy.main(["--seconds", "0", "--weights", str(weights), "--evaluate", "30"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "mean round reward against the heuristic (seat 0 of 3), 30 one-round deals:"
+    figures = {line[:26].strip(): line[26:] for line in lines[1:]}
+    assert list(figures) == ["trained policy (greedy)", "first allowed index", "random allowed index"]
+    assert figures["trained policy (greedy)"] == figures["first allowed index"]  # argmax of zeros: index 0 first
+    assert smear_policy.evaluate(smear_policy.first_allowed, 5) == smear_policy.evaluate(smear_policy.first_allowed, 5)

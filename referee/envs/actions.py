@@ -51,6 +51,19 @@ class IllegalIndex(ValueError):
     """An action index the current mask forbids (or out of range)."""
 
 
+def action_index(action: object) -> int:
+    """``action`` as an index of the layout: a Python or numpy integer (or a
+    0-d integer array). ``TypeError`` for anything else (``None``, a float,
+    a bool, a string), which ``int()`` would refuse or silently truncate."""
+    if type(action) is int:  # the common case, first: this is on every step
+        return action
+    if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+        return int(action)
+    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+        return int(action)
+    raise TypeError(f"an action is an integer index of the layout, not {action!r} ({type(action).__name__})")
+
+
 class ActionLayout:
     """The index space of one game: PASS, the game's BID amounts (``BID_AMOUNTS``
     of ``referee/games/<game>/envs.py``), the 54 CARD indices, SUBMIT (see
@@ -229,18 +242,21 @@ class Decision:
         sel = self.selection
         return tuple(c for c in sorted(sel, key=CARD_INDEX.__getitem__) for _ in range(sel[c]))
 
-    def push(self, index: int) -> Action | None:
-        """Take step ``index``: returns the action to send once the decision
-        is complete (PASS, a BID, SUBMIT, or a CARD step completing the
-        selection), else ``None``. Raises :class:`IllegalIndex` for an index
-        the mask forbids."""
+    def push(self, index: int, seat: int | None = None) -> Action | None:
+        """Take step ``index`` (an ``int``) for ``seat`` (named in errors):
+        returns the action to send once the decision is complete (PASS, a
+        BID, SUBMIT, or a CARD step completing the selection), else ``None``.
+        Raises :class:`IllegalIndex` for an index out of the layout's range
+        or the mask forbids (the message gives the range, or the allowed
+        indices)."""
         lay = self.layout
         if self._mask is None:
             self.mask()
         assert self._mask is not None
-        if not 0 <= index < lay.size or not self._mask[index]:
-            raise IllegalIndex(f"{lay.game}: {lay.describe(index) if 0 <= index < lay.size else index} "
-                               f"is not allowed now")
+        if not 0 <= index < lay.size:
+            raise IllegalIndex(f"{lay.game}: index {index} is outside the action space 0..{lay.size - 1}")
+        if not self._mask[index]:
+            raise IllegalIndex(self._refusal(index, seat))
         if index in self.whole and self.size == 0:
             return self.whole[index]
         if index == lay.submit_index:
@@ -253,6 +269,15 @@ class Decision:
         if self.oracle.submittable(self.selection, self.size) and self.oracle.closed(self.selection, self.size):
             return self._action()
         return None
+
+    def _refusal(self, index: int, seat: int | None, shown: int = 8) -> str:
+        """Why ``index`` is refused: its name and, described, up to ``shown`` allowed indices."""
+        lay = self.layout
+        who = f"seat {seat}: " if seat is not None else ""
+        allowed = [lay.describe(int(i)) for i in np.flatnonzero(self._mask)]
+        more = f" (and {len(allowed) - shown} more)" if len(allowed) > shown else ""
+        return (f"{lay.game}: {who}{lay.describe(index)} (index {index}) is not allowed now; allowed now: "
+                f"{', '.join(allowed[:shown])}{more}")
 
     def _action(self) -> Action:
         return Action(self.card_kind, self.selection_cards())

@@ -9,6 +9,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from .actions import action_index
 from .table import Table, new_seed
 
 
@@ -48,6 +49,7 @@ class CardGameEnv(AECEnv):
         self.action_spaces = {a: spaces.Discrete(size) for a in self.possible_agents}
         self._seeds = random.Random(seed)
         self._first_seed = seed
+        self._started = False  # reset() was called: agents, rewards, agent_selection... exist
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -70,24 +72,50 @@ class CardGameEnv(AECEnv):
         seat = self.table.to_act
         assert seat is not None
         self.agent_selection = self.possible_agents[seat]
+        self._started = True
+
+    def _not_started(self) -> None:
+        raise RuntimeError(f"{self.metadata['name']}: no match yet: call reset() first")
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if not self._started:
+            self._not_started()
         return self.table.observe(self._seat[agent])
 
+    def last(self, observe: bool = True) -> tuple:
+        """PettingZoo's ``last()`` (the observation, cumulative reward,
+        termination, truncation and info of :attr:`agent_selection`);
+        ``RuntimeError`` before ``reset()``. Written out, not through
+        ``super()``: it is on every step of a training loop."""
+        if not self._started:
+            self._not_started()
+        agent = self.agent_selection
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+                self.terminations[agent], self.truncations[agent], self.infos[agent])
+
     def step(self, action: Any) -> None:
-        """Take index step ``action`` for :attr:`agent_selection` (``None``
-        for an agent whose episode is over). Raises
-        :class:`~referee.envs.actions.IllegalIndex` for an index the mask
-        forbids, unless made with ``illegal="fallback"``."""
+        """Take index step ``action`` (a Python or numpy integer) for
+        :attr:`agent_selection` (``None`` for an agent whose episode is
+        over). Raises :class:`~referee.envs.actions.IllegalIndex` for an
+        index outside the action space, and for one the mask forbids unless
+        made with ``illegal="fallback"``; ``TypeError`` for a non-integer
+        (``None`` included) for a live agent; ``RuntimeError`` before
+        ``reset()``."""
+        if not self._started:
+            self._not_started()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        try:
+            index = action_index(action)
+        except TypeError as e:
+            raise TypeError(f"{agent} is to act: {e} (None is only for an agent whose episode is over)") from None
         t = self.table
         self._cumulative_rewards[agent] = 0.0
-        rewards = t.step(int(action))
+        rewards = t.step(index)
         if t.last_illegal:
-            self.infos[agent] = {"illegal_index": int(action)}
+            self.infos[agent] = {"illegal_index": index}
         elif self.infos[agent]:
             self.infos[agent] = {}
         if rewards is None:  # a card selected: no reward, the same agent acts again

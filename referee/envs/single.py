@@ -11,10 +11,17 @@ import numpy as np
 from gymnasium import spaces
 
 from cardgames.v1 import referee_pb2 as pb
+from referee.games import GAME_IDS
 from referee.local import random_policy
 from sample_bots.heuristics import chooser
 
+from referee.words import did_you_mean
+
+from .actions import action_index
 from .table import Table, new_seed, split_options
+
+#: the opponents a single-agent environment names by a word
+OPPONENTS = ("heuristic", "random")
 
 
 class ObservationPolicy:
@@ -76,6 +83,9 @@ class SingleAgentEnv(gymnasium.Env):
             self.opponents = {s: heuristic(game) for s in others}
         elif opponents == "random":
             self.opponents = {}  # seeded per match by reset(), so that a seed gives the same match
+        elif isinstance(opponents, str):
+            raise ValueError(f"unknown opponents {opponents!r}{did_you_mean(opponents, OPPONENTS)}: "
+                             f"'heuristic', 'random', or a list of {n - 1} policies (one per other seat)")
         else:
             opponents = list(opponents)
             if len(opponents) != n - 1:
@@ -131,11 +141,19 @@ class SingleAgentEnv(gymnasium.Env):
         return self.table.observe(self.seat)
 
     def step(self, action: int) -> tuple[dict, float, bool, bool, dict]:
+        """Take index step ``action`` (a Python or numpy integer) for the seat,
+        then play the other seats until it is to act again or the match is
+        over. Returns ``(observation, reward, terminated, truncated, info)``;
+        the observation after the end has an all-zero mask. ``IllegalIndex``
+        for an index outside the action space (and, with ``illegal="raise"``,
+        one the mask forbids), ``TypeError`` for a non-integer,
+        ``RuntimeError`` once the match is over (call ``reset()``)."""
         t = self.table
         if t.to_act is None:
             raise RuntimeError("the match is over: call reset()")
-        rewards = t.step(int(action))
-        info: dict[str, Any] = {"illegal_index": int(action)} if t.last_illegal else {}
+        index = action_index(action)
+        rewards = t.step(index)
+        info: dict[str, Any] = {"illegal_index": index} if t.last_illegal else {}
         reward = 0.0
         if rewards is not None:
             reward = rewards[self.seat] + self._others_act()
@@ -153,3 +171,15 @@ class SingleAgentEnv(gymnasium.Env):
             print(text)
             return None
         return text
+
+
+def gymnasium_id(game: str) -> str:
+    """The Gymnasium id of ``game``'s single-agent environment:
+    ``cardgame_referee/<game>-v0``, registered when this module is imported
+    (``gymnasium.make("referee.envs.single:cardgame_referee/smear-v0",
+    players=3, opponents="random")`` imports it first)."""
+    return f"cardgame_referee/{game}-v0"
+
+
+for _game in GAME_IDS:
+    gymnasium.register(id=gymnasium_id(_game), entry_point=SingleAgentEnv, kwargs={"game": _game})

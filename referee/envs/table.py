@@ -23,7 +23,7 @@ from referee.engine import DECISION_KINDS, Action, Game, IllegalAction, seeded_r
 from referee.games import envs_module, game_class
 from referee.words import plural
 
-from .actions import ActionLayout, Decision, IllegalIndex, Oracle
+from .actions import ActionLayout, Decision, IllegalIndex, Oracle, action_index
 from .encode import Encoder, with_selection
 
 
@@ -73,9 +73,11 @@ class Table:
     match ``params``, driven index step by index step.
 
     ``illegal``: what a forbidden index does: ``"raise"``
-    (:class:`~referee.envs.actions.IllegalIndex`) or ``"fallback"`` (the
-    engine's fallback action is played for the seat, as the referee does
-    for an illegal answer, and :attr:`last_illegal` is set). ``ValueError``
+    (:class:`~referee.envs.actions.IllegalIndex`) or ``"fallback"`` (for an
+    index in the layout's range that the mask forbids, the engine's
+    fallback action is played for the seat, as the referee does for an
+    illegal answer, and :attr:`last_illegal` is set; an index out of range
+    raises all the same). ``ValueError``
     for an unknown game, player count, option or ``illegal`` value."""
 
     def __init__(self, game: str, players: int | None = None, variant: dict[str, Any] | None = None,
@@ -174,21 +176,25 @@ class Table:
                 "action_mask": np.zeros(self.layout.size, dtype=np.int8)}
 
     def step(self, index: int) -> list[float] | None:
-        """Take index step ``index`` for the seat to act. Returns the rewards
-        per seat when an action was sent to the engine, else ``None`` (a card
-        added to the selection). Raises :class:`IllegalIndex` for a forbidden
-        index under ``illegal="raise"``; ``RuntimeError`` after the end."""
+        """Take index step ``index`` (a Python or numpy integer) for the seat
+        to act. Returns the rewards per seat when an action was sent to the
+        engine, else ``None`` (a card added to the selection). Raises
+        :class:`IllegalIndex` for an index out of the layout's range, and for
+        one the mask forbids under ``illegal="raise"``; ``TypeError`` for a
+        non-integer (:func:`~referee.envs.actions.action_index`);
+        ``RuntimeError`` after the end."""
         g = self.game
         seat = g.to_act
         if seat is None:
-            raise RuntimeError(f"{self.name}: the match is over")
+            raise RuntimeError(f"{self.name}: the match is over: call reset()")
+        index = action_index(index)
         d = self._decision()
         self.last_illegal = False
         try:
-            action = d.push(int(index))
+            action = d.push(index, seat)
         except IllegalIndex:
-            if self.illegal == "raise":
-                raise
+            if self.illegal == "raise" or not 0 <= index < self.layout.size:
+                raise  # the fallback stands for a masked-out index, not for one outside the action space
             self.last_illegal = True
             action = g.fallback_action()
         if action is None:

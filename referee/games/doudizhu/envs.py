@@ -62,7 +62,8 @@ def _write(w: Writer, kind: str | None, hand: Sequence[str], phase_index: int, r
     w.scalar("rounds", rounds, "rounds in the match", 0, BIG)
     w.per_seat("scores", scores, "each seat's money so far")
     w.per_seat("hand_sizes", hand_sizes, "cards in each hand", 0, 33)
-    w.cards("marker", [marker] if marker else (), "the marker card (four players), as a card vector")
+    w.cards("marker", [marker] if marker else (),
+            "the marker card, drawn from the dealt cards; its holder bids first ([DEAL-3]), as a card vector")
     w.seat("first_bidder", first_bidder, "who bid first")
     off = w.seg("calls", n * 5, 0, 1, "each seat's auction call, 5 per seat: none, pass, bid 1, bid 2, bid 3")
     for s, amount in dict(calls).items():  # a seat's last call

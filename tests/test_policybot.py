@@ -1,0 +1,123 @@
+"""``referee bot from-policy``: a policy that fails is never silent (the
+bot stops with one line the referee's crash fault shows, or with
+``--on-error first-legal`` plays on and counts the failures), a policy that
+cannot be loaded is one line and exit 2, and the command's help and usage
+are the bot's own."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cardgames.v1 import referee_pb2 as pb
+from conftest import PY, ROOT
+from referee.botcommand import resolve_command
+from referee.envs.table import Table
+from referee.policybot import PolicyChooser, PolicyFailed
+
+BOT = [str(Path(PY).parent / "referee"), "bot", "from-policy"]  # the console script: the user's command
+
+
+def first_request() -> tuple[pb.DecisionRequest, pb.MatchStarted]:
+    table = Table("smear", 3, {}, {"max_rounds": 1})
+    table.reset(1)
+    return table.decision_request(7), pb.MatchStarted(seats=[pb.SeatInfo(seat=s) for s in range(3)])
+
+
+def masked(obs: dict) -> int:
+    return int(np.flatnonzero(obs["action_mask"] == 0)[0])
+
+
+def raises(error: Exception):
+    def policy(obs: dict) -> int:
+        raise error
+    return policy
+
+
+@pytest.mark.parametrize("policy,what", [
+    (raises(RuntimeError("shapes (3,) and (4,)\nnot aligned")), "RuntimeError: shapes (3,) and (4,) not aligned"),
+    (raises(IndexError("index 99 is out of bounds")), "IndexError: index 99 is out of bounds"),
+    (raises(ValueError("bad weights")), "ValueError: bad weights"),
+    (masked, "IllegalIndex: smear: seat 1: CARD 2C (index 4) is not allowed now; allowed now: PASS, BID 2, BID 3, BID 4"),
+    (lambda obs: 2.7, "TypeError: an action is an integer index of the layout, not 2.7 (float)"),
+], ids=["runtime", "index", "value", "masked", "float"])
+def test_every_policy_failure_stops_the_bot_or_plays_the_first_legal_action_counted(policy, what: str) -> None:
+    req, started = first_request()
+    with pytest.raises(PolicyFailed) as e:
+        PolicyChooser(policy, "mybot")(req, started)
+    assert str(e.value).startswith(f"mybot: policy failed on request 7 (BID): {what}") and "\n" not in str(e.value)
+    chooser = PolicyChooser(policy, "mybot", on_error="first-legal")
+    assert chooser(req, started) == req.legal_actions[0]
+    assert chooser(req, started) == req.legal_actions[0]
+    assert chooser.summary() == "mybot: policy failed on 2 of 2 requests (answered with the first legal action)"
+    assert PolicyChooser(lambda obs: 0, on_error="first-legal").summary() is None
+
+
+def test_a_failing_policy_is_a_crash_fault_whose_reason_is_its_line() -> None:
+    with tempfile.TemporaryDirectory() as d:
+        here = Path(d)
+        os.chmod(here, 0o755)  # launched bots may run under uids of their own
+        policy = here / "badpolicy.py"
+        policy.write_text("def act(obs):\n    raise RuntimeError('shape mismatch (3,) vs (4,)')\n")
+        policy.chmod(0o644)
+        r = subprocess.run([PY, "-m", "referee", "match", "smear", "--rounds", "1", "--json", "--log-dir",
+                            str(here / "logs"), "--bot", f"{PY} -m referee bot from-policy ./badpolicy.py:act",
+                            "--bot", f"{PY} {ROOT / 'sample_bots' / 'random_bot.py'}",
+                            "--bot", f"{PY} {ROOT / 'sample_bots' / 'random_bot.py'}"],
+                           cwd=here, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        crash = [f for f in json.loads(r.stdout)["faults"] if f["kind"] == "crash"]
+        assert len(crash) == 1 and crash[0]["seat"] == 0, r.stdout
+        assert re.match(r"bot exited with status 1: badpolicy: policy failed on request 1 \((BID|PLAY)\): "
+                        r"RuntimeError: shape mismatch \(3,\) vs \(4,\) \(stderr: ", crash[0]["message"]), crash
+
+
+@pytest.mark.parametrize("spec,line", [
+    ("./badpolicy.py:nosuch", "AttributeError: module 'badpolicy' has no attribute 'nosuch'"),
+    ("badpolicy:act", "ModuleNotFoundError: No module named 'badpolicy' (for the file, write ./badpolicy.py:act)"),
+    ("./nofile.py:act", "ImportError: policy file './nofile.py' not found (relative paths are taken from {cwd})"),
+    ("sample_bots.smear_policy:load --with weights=runs/x.npz",
+     "FileNotFoundError: [Errno 2] No such file or directory: 'runs/x.npz' (relative paths are taken from the "
+     "bot's working directory {cwd}: give absolute ones)"),
+], ids=["function", "module", "file", "weights"])
+def test_a_policy_that_cannot_be_loaded_is_one_line_and_exit_2(tmp_path: Path, spec: str, line: str) -> None:
+    (tmp_path / "badpolicy.py").write_text("def act(obs):\n    return 0\n")
+    env = dict(os.environ, REFEREE_TOKEN="t")
+    name, *more = spec.split()
+    r = subprocess.run(BOT + [name, *more, "--referee", "127.0.0.1:1"], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr == f"referee bot from-policy: cannot load the policy {name}: {line.format(cwd=tmp_path)}\n"
+
+
+def test_the_policy_spec_is_checked_first_and_help_lists_the_bots_options(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REFEREE_TOKEN")}
+    r = subprocess.run(BOT + ["mypolicy"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2
+    assert r.stderr.splitlines()[-1] == ("referee bot from-policy: error: argument MODULE:FUNCTION: 'mypolicy' is "
+                                         "not MODULE:FUNCTION (e.g. ./mypolicy.py:act or mypackage.policies:act)")
+    r = subprocess.run(BOT + ["mypolicy:act", "--referee", "127.0.0.1:1"], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "--token" not in r.stderr.splitlines()[-1]
+    assert r.stderr.splitlines()[-1] == ("referee bot from-policy: error: no token: set the environment variable "
+                                         "REFEREE_TOKEN (a bot the referee launches gets its token on the "
+                                         "descriptor REFEREE_TOKEN_FD names)")
+    r = subprocess.run(BOT + ["--help"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.startswith("usage: referee bot from-policy ")
+    for option in ("MODULE:FUNCTION", "--with KEY=VALUE", "--on-error {stop,first-legal}", "--referee", "--name"):
+        assert option in r.stdout, option
+
+
+def test_a_relative_with_path_is_taken_from_where_the_match_is_run(tmp_path: Path) -> None:
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "w.npz").write_bytes(b"")
+    argv = resolve_command("python -m referee bot from-policy sample_bots.smear_policy:load --with weights=runs/w.npz "
+                           "--with other=runs/none.npz", tmp_path)
+    assert argv[-3:] == [f"weights={tmp_path / 'runs' / 'w.npz'}", "--with", "other=runs/none.npz"]
