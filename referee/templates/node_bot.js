@@ -67,7 +67,7 @@ function parseArgs(argv) {
   if (opts.token === undefined) opts.token = tokenFromEnvironment((message) => fail(2, message));
   if (!opts.referee || !opts.token) {
     fail(2, 'usage: bot.js --referee HOST:PORT [--token T] [--name N] [--seed S] [--tls-ca FILE] ' +
-            '[--reconnect SECONDS] (token: --token or REFEREE_TOKEN)');
+            '[--reconnect SECONDS] (token: REFEREE_TOKEN; --token only for a quick test by hand)');
   }
   opts.reconnect = Number(opts.reconnect);
   if (!Number.isFinite(opts.reconnect) || opts.reconnect < 0) fail(2, '--reconnect SECONDS must be 0 (off) or more');

@@ -184,7 +184,7 @@ Options ParseArgs(int argc, char** argv) {
     o.launched = fd_text != nullptr && *fd_text != '\0';
     o.token = TokenFromEnvironment();
   }
-  if (o.token.empty()) Usage("no token: set REFEREE_TOKEN or pass --token");
+  if (o.token.empty()) Usage("no token: set the environment variable REFEREE_TOKEN (a bot the referee launches gets its token on the descriptor REFEREE_TOKEN_FD names)");
   return o;
 }
 

@@ -79,7 +79,7 @@ function parseArgs(argv) {
   // keeps, not to a person: it does not announce its first connection (see connectAndPlay)
   opts.launched = opts.token === undefined && Boolean(process.env.REFEREE_TOKEN_FD);
   if (opts.token === undefined) opts.token = tokenFromEnvironment(usage);
-  if (!opts.token) usage('no token: set REFEREE_TOKEN or pass --token');
+  if (!opts.token) usage('no token: set the environment variable REFEREE_TOKEN (a bot the referee launches gets its token on the descriptor REFEREE_TOKEN_FD names)');
   if (opts.seed !== null) {
     opts.seed = Number(opts.seed);
     if (!Number.isInteger(opts.seed)) usage('--seed must be an integer');
