@@ -56,7 +56,22 @@ from referee.summary import print_summary, round_lines
 from referee.webcli import DEFAULT_DB, WEB_PORT, play, report, web, write_match_replay
 from referee.words import plural
 
+#: the top-level commands in the order ``referee --help`` lists them: what a new organiser runs
+#: first (init, a match, a tournament and its results), then bots, hosting, and the checking tools
+COMMAND_ORDER = ("init", "match", "tournament", "leaderboard", "results", "report", "web", "play", "bot",
+                 "ladder", "serve", "replay", "conformance", "bench")
+
+
+class _TopGroup(TyperGroup):
+    """``referee``'s commands, listed in :data:`COMMAND_ORDER` (any other after them, as registered)."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        names = super().list_commands(ctx)
+        return [n for n in COMMAND_ORDER if n in names] + [n for n in names if n not in COMMAND_ORDER]
+
+
 app = typer.Typer(
+    cls=_TopGroup,
     name="referee",
     help="Referee and tournament harness for card-game bots "
     "(Dou Dizhu, Tractor, Smear, President, Back Alley).",

@@ -142,6 +142,20 @@ def test_help_shows_no_bool_metavar_and_joins_lines() -> None:
     assert "<bool>" not in r.stdout and "--json" in r.stdout
 
 
+def test_help_lists_the_commands_a_new_organiser_needs_first() -> None:
+    """``referee --help`` starts with init, match and tournament, and lists every command once."""
+    import re
+
+    import typer
+
+    from referee.cli import app
+
+    r = _cli("--help")
+    listed = re.findall(r"^│ ([a-z]+)  ", r.stdout, re.M)
+    assert r.returncode == 0 and listed[:3] == ["init", "match", "tournament"], listed
+    assert sorted(listed) == sorted(typer.main.get_command(app).commands), listed
+
+
 def test_help_and_docs_say_the_leaderboard_is_ranked_by_the_batch_fit() -> None:
     """The board's order is the batch-fit Elo's (README "Reading the leaderboard"); TrueSkill is a column."""
     for args in (["tournament", "--help"], ["tournament", "run", "--help"], ["leaderboard", "--help"]):
