@@ -11,12 +11,14 @@ layout, so that every command in the README and the docs works from there:
   sample (``node/``: ``bot.js``, ``botlib.js``, ``package.json``, ``package-lock.json``);
 * ``protos/cardgames/v1/*.proto``: the protocol, which the C++ sample
   compiles and the Node sample loads from ``../../protos``;
-* ``docs/``: the documentation.
+* ``docs/``: the documentation;
+* ``README.md``: the project's README, whose links (``docs/...``,
+  ``sample_bots/...``) work from ``DIR``.
 
 The sources are the installed packages (``sample_bots``, ``tournaments``,
 ``cardgames``) and the documentation the wheel installs under
-``<prefix>/share/doc/cardgame-referee/``; in a source checkout (an editable
-install) the repository's own files. Build products (``node_modules/``,
+``<prefix>/share/doc/cardgame-referee/`` (README.md among the guides there);
+in a source checkout (an editable install) the repository's own files. Build products (``node_modules/``,
 ``build/``, ``__pycache__/``) are never copied.
 """
 
@@ -30,7 +32,7 @@ import typer
 
 import sample_bots
 import tournaments
-from referee.installed import docs_dir, protos_dir
+from referee.installed import docs_dir, protos_dir, readme_file
 
 #: directories of build products, never copied out of ``sample_bots/``
 SKIPPED_DIRS = {"node_modules", "build", "__pycache__"}
@@ -63,7 +65,11 @@ def example_files() -> list[tuple[Path, str]]:
     docs = docs_dir()
     if docs is not None:
         files += [(p, f"docs/{rel}") for p, rel in
-                  ((p, p.relative_to(docs).as_posix()) for p in sorted(docs.rglob("*")) if p.is_file())]
+                  ((p, p.relative_to(docs).as_posix()) for p in sorted(docs.rglob("*")) if p.is_file())
+                  if rel != "README.md"]  # the project's README, installed beside the guides: DIR/README.md
+    readme = readme_file()
+    if readme is not None:
+        files.append((readme, "README.md"))
     return files
 
 
@@ -102,7 +108,7 @@ def init(
     """Copy a runnable example tournament, the sample bots and the docs into DIR.
 
     Writes tournaments/examples/*.toml, sample_bots/ (Python, C++ and Node),
-    protos/ and docs/ (the repository's layout), then prints the command that
+    protos/, docs/ and README.md (the repository's layout), then prints the command that
     runs the first example. Never overwrites a file without --force.
     """
     try:
@@ -111,7 +117,8 @@ def init(
         typer.echo(f"error: {f'{e.strerror}: {e.filename}' if e.strerror and e.filename else e}", err=True)
         raise typer.Exit(1)
     parts = sorted({p.relative_to(directory).parts[0] for p in written})
-    typer.echo(f"wrote {len(written)} files into {directory}: {', '.join(f'{d}/' for d in parts)}")
+    shown = ", ".join(f"{d}/" if (Path(directory) / d).is_dir() else d for d in parts)
+    typer.echo(f"wrote {len(written)} files into {directory}: {shown}")
     if "docs" not in parts:
         typer.echo("(no documentation in this installation)")
     typer.echo("next:")

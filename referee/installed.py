@@ -1,5 +1,5 @@
-"""Where the installation's data files are: the ``.proto`` files and the
-documentation, from a source checkout or from an installed wheel (used by
+"""Where the installation's data files are: the ``.proto`` files, the
+documentation and the README, from a source checkout or from an installed wheel (used by
 ``referee bot new`` and ``referee init``)."""
 
 from __future__ import annotations
@@ -52,3 +52,16 @@ def docs_dir() -> Path | None:
             return Path(f.locate()).resolve().parent
     checkout = _REPO / "docs"
     return checkout if (checkout / "protocol.md").is_file() else None
+
+
+def readme_file() -> Path | None:
+    """The project's README.md, or ``None`` if the installation has none.
+
+    From a wheel: ``README.md`` in :func:`docs_dir` (the wheel installs it
+    beside the guides); from a source checkout: the repository's ``README.md``.
+    """
+    docs = docs_dir()
+    if docs is None:
+        return None
+    readme = docs / "README.md" if docs != _REPO / "docs" else _REPO / "README.md"
+    return readme if readme.is_file() else None

@@ -4,6 +4,7 @@ that it never overwrites without ``--force``. (The installed wheel's own
 
 from __future__ import annotations
 
+import re
 import subprocess
 import tomllib
 from pathlib import Path
@@ -35,6 +36,18 @@ def test_init_copies_every_example_with_the_files_its_bots_need(tmp_path: Path) 
     for p in examples:  # every bot of every example starts from the copy, with its paths relative to it
         for bot in tomllib.loads(p.read_text())["bots"]:
             assert check_command(bot["command"], cwd=tmp_path) is None, (p.name, bot)
+
+
+def test_init_writes_the_readme_with_links_that_work_from_the_copy(tmp_path: Path) -> None:
+    """README.md goes to DIR/README.md (docs/ point to its sections), where its links into
+    docs/ and sample_bots/ resolve."""
+    written = {p.relative_to(tmp_path).as_posix() for p in init_examples(tmp_path)}
+    assert "README.md" in written and "docs/README.md" not in written
+    text = (tmp_path / "README.md").read_text()
+    assert text == (ROOT / "README.md").read_text()
+    links = {m for m in re.findall(r"\]\(([^)#\s]+)[^)]*\)", text) if "://" not in m}
+    assert {"docs/tournaments.md", "sample_bots/cpp/README.md"} <= links
+    assert [link for link in sorted(links) if not (tmp_path / link).exists()] == []
 
 
 def test_init_refuses_to_overwrite_unless_forced(tmp_path: Path) -> None:
