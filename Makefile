@@ -1,6 +1,7 @@
 # Two commands do all the set-up on a fresh machine (Python >= 3.11; Node.js for the Node bot):
 #   make tournament   - run the example Dou Dizhu tournament of sample bots over gRPC
 #   make test         - run the whole test suite
+#   make wheel        - build dist/cardgame_referee-*.whl, to install without a checkout (README)
 # As root, the virtualenv is built from the system Python (/usr/bin/python3, when it is 3.11 or
 # newer): bots then run under their own unprivileged uids, which must be able to execute the
 # referee's Python (one under /root, e.g. pyenv's, cannot). PY=... chooses another.
@@ -10,7 +11,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 NODE_BOT := sample_bots/node
 
-.PHONY: tournament test setup node clean
+.PHONY: tournament test setup node wheel clean
 
 $(BIN)/referee: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -32,5 +33,10 @@ tournament: setup node
 test: setup node
 	$(BIN)/pytest -q
 
+# the wheel only: no dependencies (pip fetches them when the wheel is installed)
+wheel:
+	$(PY) -m pip wheel --quiet --no-deps --wheel-dir dist .
+	@ls dist/cardgame_referee-*.whl
+
 clean:
-	rm -rf $(VENV) runs .pytest_cache .hypothesis $(NODE_BOT)/node_modules
+	rm -rf $(VENV) runs .pytest_cache .hypothesis $(NODE_BOT)/node_modules dist

@@ -12,7 +12,7 @@ against the heuristic and the random sample bots.
     python sample_bots/smear_policy.py --seconds 0 --weights FILE     # the tournament with saved weights
     python sample_bots/smear_policy.py --seconds 60 --evaluate 2000   # train, then the baselines' figures
 
-Needs the envs extra (``pip install 'cardgame-referee[envs]'``) to train;
+Needs the envs extra (``pip install -e '.[envs]'`` in a checkout, docs/envs.md) to train;
 the bot itself needs numpy only.
 """
 

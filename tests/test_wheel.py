@@ -1,19 +1,19 @@
 """The wheel, installed outside the checkout: complete, and ``referee init`` runnable.
 
-A module fixture builds the wheel (``pip wheel``) from a clean copy of the
-checkout, with stand-ins for the samples' build products planted in it (a
+A module fixture builds the wheel as the README says (``make wheel``) in a
+clean copy of the checkout, with stand-ins for the samples' build products planted in it (a
 ``node_modules/`` and a C++ ``build/``, which must stay out of the wheel),
 installs it with its dependencies into a fresh virtualenv of
 ``/usr/bin/python3`` and runs the installed ``referee init`` in a fresh
-directory. The tests then run from there, through the installed ``referee``
+directory (which gets the README and the docs). The tests then run from there, through the installed ``referee``
 executable over gRPC: the example tournament ``referee init`` names, the C++
 sample's ``make``, the Node sample's ``npm ci``, a match of the C++, Node
-and Python samples, and ``referee bot new``. Everything lives in one
-directory every uid can read (:func:`conftest.shared_dir`): as root, the
+and Python samples, ``referee bot new``, and an optional extra installed
+with the README's syntax. Everything lives in one directory every uid can read (:func:`conftest.shared_dir`): as root, the
 bots run under uids of their own.
 
 About 50 s on the idle 2-core development machine (up to 140 s under load):
-building and installing 15 s, the tournament (48 matches) 13 s, the C++
+building and installing 15 s, the envs extra 5 s, the tournament (48 matches) 13 s, the C++
 build (-O0) 18 s; pip and npm may use their registries (or a warm cache).
 """
 
@@ -36,7 +36,7 @@ pytestmark = pytest.mark.slow
 
 SYSTEM_PY = "/usr/bin/python3"
 #: top-level entries of the checkout that are not part of the source
-_NOT_SOURCE = {".git", ".venv", "build", "runs", ".pytest_cache", ".hypothesis"}
+_NOT_SOURCE = {".git", ".venv", "build", "dist", "runs", ".pytest_cache", ".hypothesis"}
 
 
 def _source_copy(dest: Path) -> None:
@@ -75,7 +75,8 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str], timeout: float = 300) 
 
 @pytest.fixture(scope="module")
 def installed() -> Iterator[dict]:
-    """``wheel``: the built wheel; ``venv``: the virtualenv it is installed in;
+    """``base``: the directory holding ``dist/`` (the built wheel) and the rest;
+    ``wheel``: the built wheel; ``venv``: the virtualenv it is installed in;
     ``work``: a fresh directory ``referee init`` wrote into; ``init``: its
     output; ``env``: the environment to run commands in."""
     base = shared_dir("referee-wheel-")
@@ -83,8 +84,8 @@ def installed() -> Iterator[dict]:
         src, venv, work = base / "src", base / "venv", base / "work"
         _source_copy(src)
         env = _env(venv)
-        _run([PY, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(base / "dist"), str(src)],
-             cwd=base, env=env)
+        _run(["make", "wheel"], cwd=src, env=env)  # the README's command
+        shutil.move(src / "dist", base / "dist")
         wheel = next((base / "dist").glob("cardgame_referee-*.whl"))
         _run([SYSTEM_PY, "-m", "venv", str(venv)], cwd=base, env=env)
         _run([str(venv / "bin" / "pip"), "install", "--quiet", "--disable-pip-version-check", str(wheel)],
@@ -92,7 +93,7 @@ def installed() -> Iterator[dict]:
         shutil.rmtree(src)  # nothing may come from the source any more
         work.mkdir()
         init = _run(["referee", "init"], cwd=work, env=env)
-        yield {"wheel": wheel, "venv": venv, "work": work, "init": init.stdout, "env": env}
+        yield {"base": base, "wheel": wheel, "venv": venv, "work": work, "init": init.stdout, "env": env}
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
@@ -111,6 +112,7 @@ def test_wheel_ships_complete_samples_examples_and_docs(installed: dict) -> None
     docs = {n.split("/share/doc/cardgame-referee/", 1)[1] for n in names if "/share/doc/cardgame-referee/" in n}
     assert {p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").rglob("*")
             if p.suffix in (".md", ".json")} <= docs  # the guides, and the rules specs with their vectors
+    assert "README.md" in docs  # the docs point to its sections (and it has the leaderboard's legend)
     assert not [n for n in names if "node_modules" in n or "/build/" in n]
 
 
@@ -121,8 +123,11 @@ def test_init_writes_from_the_installation(installed: dict) -> None:
     assert all(Path(p).is_relative_to(venv) for p in where), where
     for f in ("tournaments/examples/doudizhu.toml", "sample_bots/random_bot.py", "sample_bots/cpp/bot.cc",
               "sample_bots/node/package-lock.json", "protos/cardgames/v1/referee.proto", "docs/protocol.md",
-              "docs/games/doudizhu.md", "docs/rules/doudizhu.md", "docs/rules/vectors/doudizhu.json"):
+              "docs/games/doudizhu.md", "docs/rules/doudizhu.md", "docs/rules/vectors/doudizhu.json",
+              "README.md"):
         assert (work / f).is_file(), f"referee init did not write {f}"
+    assert (work / "README.md").read_text() == (ROOT / "README.md").read_text()
+    assert not (work / "docs" / "README.md").exists()  # the README goes to the top, where its links work
     assert not (work / "sample_bots" / "node" / "node_modules").exists()
     conformance = _run(["referee", "conformance", "docs/rules/vectors"], cwd=work, env=installed["env"])
     assert " passed, 0 failed" in conformance.stdout  # the README's command, on the copied specs
@@ -171,3 +176,14 @@ def test_cpp_and_node_samples_set_up_and_play_from_the_copy(installed: dict) -> 
               "--bot", "python sample_bots/random_bot.py"], cwd=work, env=env)
     out = json.loads(r.stdout)
     assert out["status"] == "complete" and out["faults"] == [] and out["decisions"] > 0
+
+
+def test_an_extra_installs_from_the_wheel_as_the_readme_says(installed: dict) -> None:
+    """``pip install "$(ls dist/cardgame_referee-*.whl)[envs]"``, then the training environments run."""
+    extra = '"$(ls dist/cardgame_referee-*.whl)[envs]"'
+    assert extra in (ROOT / "README.md").read_text()
+    _run(["bash", "-c", f"pip install --quiet --disable-pip-version-check {extra}"], cwd=installed["base"],
+         env=installed["env"], timeout=600)
+    r = _run(["python", "-c", "import referee.envs as e; env = e.aec_env('doudizhu', seed=1); env.reset(seed=1); "
+              "print(env.agent_selection)"], cwd=installed["venv"], env=installed["env"])
+    assert r.stdout.strip().startswith("seat_")

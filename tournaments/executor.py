@@ -533,8 +533,8 @@ class DaskExecutor:
         try:  # dask.distributed is an optional extra ([dask])
             from distributed import Client
         except ModuleNotFoundError:
-            raise ExecutorError("the Dask executor needs dask.distributed: "
-                                "pip install 'cardgame-referee[dask]'") from None
+            raise ExecutorError("the Dask executor needs dask.distributed, the dask extra: pip install -e '.[dask]' "
+                                "in a checkout, pip install \"<the .whl file>[dask]\" with the wheel") from None
         self.tournament = spec.name
         if not self.scheduler:
             raise ExecutorError("the Dask executor needs a scheduler address: --scheduler tcp://HOST:8786 "

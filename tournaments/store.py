@@ -217,7 +217,8 @@ class Store:
                 connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000} if self.file is not None else {"connect_timeout": 10})
         except ModuleNotFoundError as e:
             raise StorageError(f"{self.display_url}: the database driver is not installed ({e.name}); "
-                               "for PostgreSQL: pip install 'cardgame-referee[postgres]'") from None
+                               "for PostgreSQL, the postgres extra: pip install -e '.[postgres]' in a checkout, "
+                               "pip install \"<the .whl file>[postgres]\" with the wheel") from None
         except sa_exc.ArgumentError as e:
             raise StorageError(f"{self.display_url}: not a database path or URL ({e})") from None
         if self.engine.dialect.name == "sqlite":

@@ -1,9 +1,10 @@
 """Training environments over the referee's engines (docs/envs.md).
 
-An optional extra: ``pip install 'cardgame-referee[envs]'`` brings
-PettingZoo and Gymnasium. The index space and observation arrays
-(:mod:`.actions`, :mod:`.encode`) need only numpy, so a bot made from a
-policy (:mod:`referee.policybot`) runs without them.
+An optional extra: ``pip install -e '.[envs]'`` in a checkout (``pip install
+"<the .whl file>[envs]"`` with the wheel) brings PettingZoo and Gymnasium.
+The index space and observation arrays (:mod:`.actions`, :mod:`.encode`)
+need only numpy, so a bot made from a policy (:mod:`referee.policybot`)
+runs without them.
 
 What is particular to a game is in its package, ``referee/games/<game>/envs.py``
 (found through :func:`referee.games.envs_module`): ``PLAYERS`` (the player
@@ -37,8 +38,8 @@ from .table import Table, split_options
 #: the games with environments: every game (each provides ``referee/games/<game>/envs.py``)
 GAMES = GAME_IDS
 
-_MISSING = ("referee.envs needs PettingZoo and Gymnasium: pip install 'cardgame-referee[envs]' "
-            "(missing: {name})")
+_MISSING = ("referee.envs needs PettingZoo and Gymnasium, the envs extra: pip install -e '.[envs]' in a checkout, "
+            "pip install \"<the .whl file>[envs]\" with the wheel (missing: {name})")
 
 
 def _need(name: str) -> None:
