@@ -299,6 +299,11 @@ class LiveCache:
         e = self._entries.get(tid)
         return e.snap if e is not None else None
 
+    def refreshing(self, tid: int) -> bool:
+        """Whether a background refresh of tournament ``tid`` is running (or waiting to start)."""
+        e = self._entries.get(tid)
+        return e is not None and e.refreshing
+
     def interval(self, tid: int) -> float:
         """The refresh interval of tournament ``tid`` now, in seconds (see the class docstring)."""
         e = self._entries.get(tid)
