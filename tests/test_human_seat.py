@@ -477,6 +477,7 @@ def test_two_humans_play_a_whole_match_through_their_pages(server):
     assert links["0"].startswith(f"/play/{mid}/seat0/")
     seats = {int(s): server.base + u for s, u in links.items()}
     assert "not opened yet" in html
+    assert "live-dot" not in html and "updates live" in html  # waiting: nothing is played yet
     results: dict[int, Any] = {}
 
     def player(seat: int) -> None:
@@ -501,6 +502,8 @@ def test_two_humans_play_a_whole_match_through_their_pages(server):
         assert st["table"][f"s{seat}"]["hand"] is not None
         assert all(st["table"][f"s{o}"]["hand"] is None for o in (0, 1, 2) if o != seat)
     assert get(replay + "all.html")[0] == 200 and get(replay + "seat2.html")[0] == 200
+    code, html, _ = get(url)  # the creator's page of a match that is over: no live mark
+    assert code == 200 and "live-dot" not in html and "updates live" in html
     log = [json.loads(x) for x in get(replay + "log.jsonl")[1].splitlines()]
     assert log[0]["spec"]["seat_names"] == ["ann#0", "heuristic#1", "bob#2"]
     assert log[0]["spec"]["seat_clocks"] == [[60000, 0], None, [20000, 0]]

@@ -26,6 +26,7 @@ import contextlib
 import json
 import re
 from typing import Any
+from urllib.parse import quote
 
 import anyio
 
@@ -55,6 +56,7 @@ from referee.web.site import (
     read_tail,
     replay_page,
     resolve_log,
+    empty_stderr_text,
     slug,
     stderr_path,
 )
@@ -80,32 +82,49 @@ def create_app(db: str, live_ms: int = 2000, poll_ms: int = 1500, min_refresh_ga
     store = Store(db)
     cache = LiveCache(store, min_gap_s=min_refresh_gap_s)
 
-    def not_found(what: str) -> Response:
-        return PlainTextResponse(f"not found: {what}", status_code=404)
+    def no_tournament(name: str) -> Response:
+        """The site's 404 page for a tournament the database does not hold."""
+        html = environment().get_template("notfound.html").render(
+            t=None, root="/", live=True, live_ms=0, nav_home=True, running=False,
+            message=f"no tournament called ‘{name}’ in {store.display_url}")
+        return HTMLResponse(html, status_code=404)
 
     def pages(request: Request) -> Pages | Response:
         """The pages of the request's tournament: its row read now (O(1)), the
-        cache's snapshot (computed here only the first time)."""
+        cache's snapshot (see :meth:`referee.web.data.LiveCache.snapshot`);
+        the 404 page when there is no such tournament."""
         name = request.path_params["name"]
         t = store.tournament(name)
         if t is None:
-            return not_found(f"tournament {name}")
+            return no_tournament(name)
         return Pages(store, cache.snapshot(t), t=t, live=True, live_ms=live_ms)
+
+    def not_found(p: Pages, message: str) -> Response:
+        """The site's 404 page of tournament ``p`` saying ``message``, with its navigation."""
+        return HTMLResponse(p.not_found(message, f"/t/{quote(p.snap.name, safe='')}/"), status_code=404)
 
     def home(request: Request) -> Response:
         """Every tournament with its matches played: O(tournaments) (a count
-        for those never computed)."""
+        for those never computed, a lease read for those not complete)."""
         ts = store.list_tournaments()
+        running = 0
         for x in ts:
             snap = cache.peek(int(x["id"]))
             x["done"] = snap.done if snap is not None else store.match_count(x["id"])
             x["ladder"] = json.loads(x["spec_json"]).get("schedule") == "ladder"
+            x["state"] = store.run_state(x)[0]
+            running += x["state"] == "running"
+        note = f"{running} {'tournament is' if running == 1 else 'tournaments are'} being played now"
         html = environment().get_template("tournaments.html").render(
-            t=None, root="/", live=True, live_ms=live_ms, tournaments=ts, db=store.display_url, play=hall is not None)
+            t=None, root="/", live=True, live_ms=live_ms, tournaments=ts, db=store.display_url, play=hall is not None,
+            running=running > 0, running_note=note)
         return HTMLResponse(html)
 
     def t_root(request: Request) -> Response:
-        return RedirectResponse(f"/t/{request.path_params['name']}/index.html")
+        name = request.path_params["name"]
+        if store.tournament(name) is None:
+            return no_tournament(name)
+        return RedirectResponse(f"/t/{quote(name, safe='')}/index.html")
 
     def index(request: Request) -> Response:
         p = pages(request)
@@ -118,7 +137,7 @@ def create_app(db: str, live_ms: int = 2000, poll_ms: int = 1500, min_refresh_ga
         if isinstance(p, Response):
             return p
         if p.snap.entrants is None:
-            return not_found("entrants: not a ladder")
+            return not_found(p, f"{p.snap.name} is not a ladder: it has no entrants page")
         return HTMLResponse(p.entrants(_int(request, "page", 1)))
 
     def h2h(request: Request) -> Response:
@@ -149,7 +168,7 @@ def create_app(db: str, live_ms: int = 2000, poll_ms: int = 1500, min_refresh_ga
         want = request.path_params["bot"]
         name = p.snap.bot_by_slug(want)
         if name is None:
-            return not_found(f"bot {want}")
+            return not_found(p, f"no bot called ‘{want}’ in this tournament")
         return HTMLResponse(p.bot(name, _int(request, "page", 1), _int(request, "opage", 1)))
 
     def match_log(request: Request) -> tuple[Any, Response | None]:
@@ -169,18 +188,18 @@ def create_app(db: str, live_ms: int = 2000, poll_ms: int = 1500, min_refresh_ga
             if running is None or want in running:
                 path = live_log_path(p.snap.log_dir, want)
         if path is None:
-            return None, not_found(f"match {want}")
+            return None, not_found(p, f"no match called ‘{want}’ in this tournament")
         try:
             log = read_log(path)
         except (OSError, NotAMatchLog) as e:
             return None, PlainTextResponse(f"cannot read the match log: {e}", status_code=500)
         return (p, log), None
 
-    def view_of(request: Request, log: Any) -> tuple[Any, Response | None]:
+    def view_of(request: Request, p: Pages, log: Any) -> tuple[Any, Response | None]:
         try:
             view = parse_view(request.path_params["view"], log.players)
         except ValueError as e:
-            return None, not_found(str(e))
+            return None, not_found(p, str(e))
         if view != "public" and not log.complete:
             return None, PlainTextResponse("this match is being played: only its public view can be watched "
                                            "until it is over", status_code=403)
@@ -191,7 +210,7 @@ def create_app(db: str, live_ms: int = 2000, poll_ms: int = 1500, min_refresh_ga
         if err:
             return err
         p, log = found
-        view, err = view_of(request, log)
+        view, err = view_of(request, p, log)
         if err:
             return err
         poll = None if log.complete else f"{request.path_params['view']}.json"
@@ -201,8 +220,8 @@ def create_app(db: str, live_ms: int = 2000, poll_ms: int = 1500, min_refresh_ga
         found, err = match_log(request)
         if err:
             return err
-        _, log = found
-        view, err = view_of(request, log)
+        p, log = found
+        view, err = view_of(request, p, log)
         if err:
             return err
         return JSONResponse(build_replay(log, view), headers={"Cache-Control": "no-store"})
@@ -225,16 +244,15 @@ def create_app(db: str, live_ms: int = 2000, poll_ms: int = 1500, min_refresh_ga
         want = request.path_params["file"]
         m = _STDERR_RE.match(want)
         row = store.match_by_id(p.snap.tid, m.group(1)) if m else None  # finished matches only
-        if m is None or row is None:
-            return not_found(want)
+        if m is None or row is None or int(m.group(2)) >= len(row["seats"]):
+            return not_found(p, f"no stderr file called ‘{want}’ in this tournament")
         seat = int(m.group(2))
-        if seat >= len(row["seats"]):
-            return not_found(want)
         mid = row["result"].get("match_id") or m.group(1)
         path = stderr_path(p.snap.log_dir, mid, seat, row["seats"][seat])
         if path is None:
-            return not_found(want)
-        return PlainTextResponse(read_tail(path).decode("utf-8", "replace"))
+            return not_found(p, f"no stderr kept of seat {seat} ({row['seats'][seat]}) in match {mid}")
+        text = read_tail(path).decode("utf-8", "replace")
+        return PlainTextResponse(text or empty_stderr_text(mid, seat, row["seats"][seat]))
 
     static = StaticFiles(directory=str(STATIC_DIR))
     routes = [

@@ -6,18 +6,25 @@ leaderboard with its batch fit, the seat and role summaries, the
 head-to-head of the top bots, the chart of the top bots, a ladder's
 entrants), computed by :func:`compute_snapshot` at one *key*: the
 tournament's ``results_version`` (bumped by every write of results), its
-spec (bots added) and, for a ladder, its latest event (entrants added,
-suspended, retired). Everything else a page shows is a bounded read per
-request: a page of matches, a bot's faults, opponents and rating series.
+spec (bots added), for a ladder its latest event (entrants added,
+suspended, retired), and when the tournament row was created (a tournament
+made again with ``--fresh`` may get the same id and, once it played as
+many matches, the same ``results_version``). Everything else a page shows
+is a bounded read per request: a page of matches, a bot's faults,
+opponents and rating series.
 
 :class:`LiveCache` (``referee web``) keeps one snapshot per tournament. A
-request serves the snapshot it finds; when the key moved on, ONE
-background thread per tournament computes the next one while requests go
-on serving the previous one. Only a tournament never computed before is
-computed on the request itself, and then with the batch fit the store
-keeps (:meth:`tournaments.store.Store.cached_fit`) when it covers the
-tournament's bots, even if older: the background refresh then brings it
-up to date.
+request reads the key (O(1) queries) and serves the snapshot it finds when
+the key is the same. When the key moved on and the kept snapshot is older
+than the refresh interval (a quiet spell), the request computes the new
+one itself, with the batch fit the store keeps
+(:meth:`tournaments.store.Store.cached_fit`) when it covers the
+tournament's bots, even if a few results old: no fit on the request, and
+the background then brings the fit up to date. While results arrive (the
+kept snapshot is younger than the interval), a
+request serves the kept snapshot and ONE background thread per tournament
+computes the next one. A tournament never computed before is computed on
+the request the same way.
 """
 
 from __future__ import annotations
@@ -83,14 +90,19 @@ def is_ladder(spec: dict[str, Any]) -> bool:
     return spec.get("schedule") == "ladder"
 
 
-def snapshot_key(store: Store, t: dict[str, Any]) -> tuple[int, str, int]:
+#: what a snapshot is computed at: see :func:`snapshot_key`
+SnapshotKey = tuple[int, str, int, float]
+
+
+def snapshot_key(store: Store, t: dict[str, Any]) -> SnapshotKey:
     """What a snapshot of tournament row ``t`` is computed at:
-    ``(results_version, digest of the spec, a ladder's latest event or 0)``. O(1) queries."""
+    ``(results_version, digest of the spec, a ladder's latest event or 0,
+    the row's created_at)``. O(1) queries."""
     spec_digest = hashlib.sha256(t["spec_json"].encode()).hexdigest()[:16]
     seq = 0
     if is_ladder(json.loads(t["spec_json"])):
         seq = LadderStore(store, create=False).last_seq(int(t["id"]))
-    return int(t["results_version"]), spec_digest, seq
+    return int(t["results_version"]), spec_digest, seq, float(t["created_at"])
 
 
 @dataclass
@@ -109,7 +121,7 @@ class Snapshot:
     ``fit_stale``: the board's fit is older than ``key`` (the kept fit of a
     first computation)."""
 
-    key: tuple[int, str, int]
+    key: SnapshotKey
     t: dict[str, Any]
     spec: dict[str, Any]
     board: list[BoardRow]
@@ -254,24 +266,29 @@ def compute_snapshot(store: Store, t: dict[str, Any], kept_fit: bool = False) ->
 @dataclass
 class _Entry:
     snap: Snapshot | None = None
-    first: threading.Lock = field(default_factory=threading.Lock)  # held while the first snapshot is computed
+    taken_at: float = 0.0  # LiveCache.clock() when the key of ``snap`` was read
+    first: threading.Lock = field(default_factory=threading.Lock)  # held while a request computes a snapshot
     refreshing: bool = False
-    last_end: float = 0.0  # time.monotonic() when the last refresh ended
+    last_end: float = 0.0  # LiveCache.clock() when the last background refresh ended
     last_seconds: float = 0.0  # how long it took
     thread: threading.Thread | None = None
 
 
 class LiveCache:
     """One :class:`Snapshot` per tournament for the live site (see the module
-    docstring). ``min_gap_s``: a refresh starts no sooner than this, nor
-    sooner than the last refresh took, after the last one ended (a tournament
-    recording matches all the time refreshes back to back at most half the
-    time). Thread-safe. ``refreshes`` counts the snapshots computed
-    (first ones and refreshes), per tournament id."""
+    docstring). ``min_gap_s``: the refresh interval is this, or as long as the
+    last background refresh took if longer: a background refresh starts no
+    sooner than that after the last one ended (a tournament recording
+    matches all the time refreshes back to back at most half the time), and
+    a request computes the snapshot itself only when the one kept is older
+    than that. Thread-safe. ``refreshes`` counts the snapshots computed
+    (on requests and in the background), per tournament id. ``clock``: the
+    monotonic clock in seconds (tests may pass their own)."""
 
-    def __init__(self, store: Store, min_gap_s: float = 1.0):
+    def __init__(self, store: Store, min_gap_s: float = 1.0, clock: Callable[[], float] = time.monotonic):
         self.store = store
         self.min_gap_s = min_gap_s
+        self.clock = clock
         self.refreshes: dict[int, int] = {}
         self._lock = threading.Lock()
         self._entries: dict[int, _Entry] = {}
@@ -282,24 +299,48 @@ class LiveCache:
         e = self._entries.get(tid)
         return e.snap if e is not None else None
 
+    def refreshing(self, tid: int) -> bool:
+        """Whether a background refresh of tournament ``tid`` is running (or waiting to start)."""
+        e = self._entries.get(tid)
+        return e is not None and e.refreshing
+
+    def interval(self, tid: int) -> float:
+        """The refresh interval of tournament ``tid`` now, in seconds (see the class docstring)."""
+        e = self._entries.get(tid)
+        return max(self.min_gap_s, e.last_seconds if e is not None else 0.0)
+
     def snapshot(self, t: dict[str, Any]) -> Snapshot:
         """The snapshot to serve for tournament row ``t`` (read by this
-        request). O(1) queries when one is kept (a refresh is started in the
-        background when it is out of date); the first time, computed here
-        (see :func:`compute_snapshot` with ``kept_fit``). Raises
+        request). O(1) queries when the one kept is current, or younger than
+        the refresh interval (a refresh is then started in the background);
+        otherwise (the first time, or the first request after a quiet spell)
+        computed here, with the fit the store keeps (see
+        :func:`compute_snapshot` with ``kept_fit``; a background refresh then
+        brings the fit up to date when it was older). At most one request per
+        interval computes. Raises
         :class:`tournaments.store.StorageError` when the database fails."""
         tid = int(t["id"])
         with self._lock:
             e = self._entries.setdefault(tid, _Entry())
-        if e.snap is None:
-            with e.first:  # concurrent first requests: one computes, the others wait for it
-                if e.snap is None:
-                    e.snap = compute_snapshot(self.store, t, kept_fit=True)
+        key = snapshot_key(self.store, t)
+        if e.snap is None or e.snap.key != key:
+            with e.first:  # concurrent requests: one computes, the others wait for it and serve its snapshot
+                snap = e.snap
+                if snap is None or (snap.key != key and self.clock() - e.taken_at >= self.interval(tid)):
+                    taken = self.clock()
+                    self._keep(e, compute_snapshot(self.store, t, kept_fit=True), taken)
                     self._count(tid)
         snap = e.snap
-        if snap.fit_stale or snap.key != snapshot_key(self.store, t):
+        assert snap is not None
+        if snap.fit_stale or snap.key != key:
             self._refresh_later(tid, str(t["name"]), e)
         return snap
+
+    def _keep(self, e: _Entry, snap: Snapshot, taken_at: float) -> None:
+        """Keep ``snap`` (its key read at ``taken_at``) unless a newer one was kept meanwhile."""
+        with self._lock:
+            if e.snap is None or taken_at >= e.taken_at:
+                e.snap, e.taken_at = snap, taken_at
 
     def _count(self, tid: int) -> None:
         with self._lock:
@@ -315,16 +356,16 @@ class LiveCache:
         e.thread.start()
 
     def _refresh(self, tid: int, name: str, e: _Entry) -> None:
-        started = time.monotonic()
+        started = self.clock()
         try:
-            wait = e.last_end + max(self.min_gap_s, e.last_seconds) - time.monotonic()
+            wait = e.last_end + max(self.min_gap_s, e.last_seconds) - self.clock()
             if wait > 0 and self._closing.wait(wait):
                 return
-            started = time.monotonic()
+            started = self.clock()
             t = self.store.tournament(name)
             if t is None or int(t["id"]) != tid:
                 return  # deleted (or made again under a new id: its own entry)
-            e.snap = compute_snapshot(self.store, t)
+            self._keep(e, compute_snapshot(self.store, t), started)
             self._count(tid)
         except Exception as ex:  # noqa: BLE001 - the pages keep the previous snapshot; say why, retry later
             if not self._closing.is_set():
@@ -332,9 +373,9 @@ class LiveCache:
                       flush=True)
             e.last_seconds = max(e.last_seconds, 10.0)
         else:
-            e.last_seconds = time.monotonic() - started
+            e.last_seconds = self.clock() - started
         finally:
-            e.last_end = time.monotonic()
+            e.last_end = self.clock()
             with self._lock:
                 e.refreshing = False
 

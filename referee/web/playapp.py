@@ -142,7 +142,8 @@ def play_routes(hall: Hall, poll_ms: int = 1500) -> list[BaseRoute]:
                   "connected": hall.external_connected(e.external) if e.external else None} for e in m.seats]
         html = env.get_template("play_setup.html").render(
             t=None, root="/", live=True, live_ms=2000, m=m, seats=seats, referee=hall.referee_addr,
-            game_label=game_label(m.spec.game))
+            game_label=game_label(m.spec.game), running=m.status == "playing",
+            running_note="this match is being played")
         return HTMLResponse(html, headers=PRIVATE_HEADERS)
 
     def seat_page(request: Request) -> Response:

@@ -28,6 +28,7 @@ from referee.web.site import (
     slug,
     static_files,
     stderr_href,
+    stderr_is_empty,
     stderr_path,
 )
 from referee.words import plural
@@ -119,7 +120,7 @@ def write_report(store: Store, t: dict[str, Any], out: Path, max_matches: int = 
         for f in faults:
             src = stderr_path(snap.log_dir, f["match_id"], f["seat"], name)
             rel = stderr_href(f["match_id"], f["seat"])
-            if src is not None and rel not in copied_stderr:
+            if src is not None and not stderr_is_empty(src) and rel not in copied_stderr:
                 dst = out / rel
                 dst.parent.mkdir(parents=True, exist_ok=True)
                 dst.write_bytes(read_tail(src))

@@ -63,8 +63,9 @@ from tournaments.report import board_texts
 from tournaments.running import read_running
 from tournaments.store import Store
 
-__all__ = ["Links", "MatchInfo", "Pages", "environment", "live_matches", "read_tail", "replay_page", "slug",
-           "static_files", "stderr_href", "stderr_path", "unique_slugs"]
+__all__ = ["Links", "MatchInfo", "Pages", "duration_text", "empty_stderr_text", "environment", "live_matches",
+           "read_tail", "replay_page", "slug", "static_files", "stderr_href", "stderr_is_empty", "stderr_path",
+           "unique_slugs"]
 
 STATIC_DIR = Path(__file__).parent / "static"
 #: leaderboard columns: field of ``BoardRow.to_json()`` -> (label, tooltip); other fields are shown by name
@@ -242,6 +243,15 @@ class MatchInfo:
     log_path: str | None
     live: bool = False
     fault_list: list[dict[str, Any]] = field(default_factory=list)
+    #: when the match finished, as ``"2026-12-06 22:05:34"`` (UTC; "" for one in progress)
+    finished: str = ""
+    #: the bots' page names, seat by seat (set by :meth:`Pages.match_list`)
+    seat_slugs: list[str] = field(default_factory=list)
+
+    @property
+    def seat_links(self) -> list[tuple[str, str]]:
+        """``(bot, its page's name)`` seat by seat."""
+        return list(zip(self.seats, self.seat_slugs or [slug(s) for s in self.seats]))
 
     @property
     def bots_json(self) -> str:
@@ -284,6 +294,19 @@ def resolve_log(log_path: str | None, log_dir: Path) -> str | None:
     return str(here) if here.is_file() else None
 
 
+def duration_text(seconds: float | None) -> str:
+    """A match's playing time for the lists: ``"86 ms"`` under a second, ``"1.4 s"``, ``"2 min 05 s"``
+    from a minute ("" when not known)."""
+    if seconds is None:
+        return ""
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    m, sec = divmod(int(round(seconds)), 60)
+    return f"{m} min {sec:02d} s"
+
+
 def match_info(row: dict[str, Any], log_dir: Path) -> MatchInfo:
     """A stored match (a row of :meth:`tournaments.store.Store.match_page`) as a list row."""
     result = row["result"]
@@ -292,7 +315,9 @@ def match_info(row: dict[str, Any], log_dir: Path) -> MatchInfo:
     log_path = resolve_log(row.get("log_path"), log_dir)
     return MatchInfo(idx=row["idx"], match_id=mid, seats=list(row["seats"]), status=row["status"],
                      result=_result_text(row["seats"], result), decisions=row.get("decisions", ""),
-                     duration=f"{row['elapsed_s']:.1f} s" if row.get("elapsed_s") is not None else "",
+                     duration=duration_text(row.get("elapsed_s")),
+                     finished=time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(row["finished_at"]))
+                     if row.get("finished_at") else "",
                      faults=_faults_text(row["seats"], faults), replay=replay_href(mid) if log_path else None,
                      log_path=log_path, fault_list=faults)
 
@@ -368,6 +393,19 @@ def stderr_path(log_dir: Path, match_id: str, seat: int, bot: str) -> Path | Non
             break
         last = q
     return last
+
+
+def stderr_is_empty(path: Path) -> bool:
+    """Whether a stderr file holds nothing (the bot wrote nothing to it). One ``stat`` call."""
+    try:
+        return path.stat().st_size == 0
+    except OSError:
+        return True
+
+
+def empty_stderr_text(match_id: str, seat: int, bot: str) -> str:
+    """What the stderr address of a bot that wrote nothing answers."""
+    return f"(empty: {bot} wrote nothing to its stderr in match {match_id}, seat {seat})\n"
 
 
 def stderr_href(match_id: str, seat: int) -> str:
@@ -516,6 +554,13 @@ class Pages:
                 "ranks": {b: self.snap.rank(b) for b in bots}}
 
     # -- pages --------------------------------------------------------------------------------
+    def not_found(self, message: str, root: str) -> str:
+        """The site's "not found" page of this tournament saying ``message``, with
+        its navigation (``root``: the tournament's root, absolute on the live
+        site, since the page answers any address under it). O(1)."""
+        return environment().get_template("notfound.html").render(  # live_ms 0: nothing on it to refresh
+            t=self.t, root=root, live=self.live, live_ms=0, links=self.links, running=self.running(), message=message)
+
     def index(self, page: int = 1) -> str:
         """The leaderboard page ``page`` (100 bots, ranks continue), the seat and
         role summaries, the chart of the page's top 10 bots, the top-10
@@ -599,6 +644,8 @@ class Pages:
                     m.replay = None
         if p["page"] == 1:
             infos = [m for m in self.live_matches() if bot is None or bot in m.seats] + infos
+        for m in infos:
+            m.seat_slugs = [self.bot_slug(s) for s in m.seats]
         return infos, p
 
     def matches(self, page: int = 1, bot: str | None = None, note: str = "", cap: int | None = None) -> str:
@@ -671,10 +718,12 @@ class Pages:
             mid, s = f["match_id"], f["seat"]
             has_log = resolve_log(f["log_path"], snap.log_dir) is not None and (
                 self.replayed is None or mid in self.replayed)
-            has_err = stderr_path(snap.log_dir, mid, s, name) is not None
+            err = stderr_path(snap.log_dir, mid, s, name)
+            empty = err is not None and stderr_is_empty(err)
             faults.append({"match_id": mid, "replay": replay_href(mid) if has_log else "", "seat": s,
                            "kind": f["kind"], "rule": f["rule"], "message": f["message"],
-                           "stderr": stderr_href(mid, s) if has_err else None})
+                           "stderr": stderr_href(mid, s) if err is not None and not empty else None,
+                           "stderr_empty": empty})
         entrant = next((e for e in snap.entrants or [] if any(v["label"] == name for v in e["versions"])), None)
         if entrant is not None:
             entrant = {"name": entrant["name"], "versions": [
