@@ -304,7 +304,8 @@ def test_a_timeout_is_a_timeout_then_the_human_plays_on(driver, server):
     assert driver.find_element(By.ID, "clock").text.endswith("s left")
     notice = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, '#notice[data-fault="timeout"]'), 60,
                       "the timeout notice")[0]
-    assert notice.text.startswith("Time ran out") and "The referee played" in notice.text
+    said = notice.text
+    assert said.startswith("Time ran out") and said.endswith(" for you.")
     # every seat is named as the match names it (a bot by its Hello), on the table and in the moves
     names = read_lines(match_log(server, url))[0]["spec"]["seat_names"]
     assert [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#table .seat-name")] != []
@@ -318,6 +319,9 @@ def test_a_timeout_is_a_timeout_then_the_human_plays_on(driver, server):
     log = match_log(server, url)
     first, *later = decisions_of(log, 0)
     assert first["request_id"] == int(rid) and first["fault"] == "timeout" and first["reply"] is None
+    fallback = first["applied"]  # in words, said once: "The referee passed for you.", "... played 3♦ for you."
+    did = {"PASS": "passed", "BID": f"bid {fallback['amount']}"}.get(fallback["kind"], "played")
+    assert said.endswith(" ".join(["The referee", did, *map(card_text, fallback["cards"])]) + " for you."), said
     assert any(d["reply"] is not None and d["fault"] is None for d in later)  # then it played on
     check_received(received_states(driver), log, 0)
     wait_for(lambda: driver.find_elements(By.ID, "replay-all"), 60, "the replay's link")[0].click()
