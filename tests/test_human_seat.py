@@ -40,6 +40,7 @@ from referee import protocol
 from referee.engine import Event, Game, IllegalAction
 from referee.games import game_class
 from referee.runner import BasicSeatLink, MatchSpec, run_match, seat_teams
+from referee.web.replay import final_hands, parse_log
 from referee.web.seatview import SeatView
 from test_hidden_info import (
     CONFIGS,
@@ -500,11 +501,15 @@ def test_two_humans_play_a_whole_match_through_their_pages(server):
         assert st["ended"]["status"] == "complete" and st["replay"]["all"] == f"/play/{mid}/replay/all.html"
         assert [r["seat"] for r in st["ended"]["results"]] == [0, 1, 2]
         assert st["table"][f"s{seat}"]["hand"] is not None
-        assert all(st["table"][f"s{o}"]["hand"] is None for o in (0, 1, 2) if o != seat)
     assert get(replay + "all.html")[0] == 200 and get(replay + "seat2.html")[0] == 200
     code, html, _ = get(url)  # the creator's page of a match that is over: no live mark
     assert code == 200 and "live-dot" not in html and "updates live" in html
-    log = [json.loads(x) for x in get(replay + "log.jsonl")[1].splitlines()]
+    text = get(replay + "log.jsonl")[1]
+    log = [json.loads(x) for x in text.splitlines()]
+    # the match over, its all-seeing log public: every seat's last hand face up on both pages
+    hands = final_hands(parse_log(text))
+    for seat in (0, 2):
+        assert [results[seat]["table"][f"s{o}"]["hand"] for o in (0, 1, 2)] == hands
     assert log[0]["spec"]["seat_names"] == ["ann#0", "heuristic#1", "bob#2"]
     assert log[0]["spec"]["seat_clocks"] == [[60000, 0], None, [20000, 0]]
     assert {d["seat"] for d in log if d["type"] == "decision" and d["reply"] is not None} == {0, 1, 2}

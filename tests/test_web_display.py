@@ -103,7 +103,8 @@ def test_scores_are_whole_numbers_everywhere_in_the_replay(logs, name):
                 assert WHOLE.fullmatch(score.removeprefix("level ")) or name == "tractor", (view, k, s, score)
             assert not re.search(r"\d\.\d", " ".join(texts(f, log.players))), (view, k)
         over = frames[-1]["over"]
-        shown = over.split(" — scores ")[1].split(" / ")
+        # each seat's name with its own final score: "Final: 1. b (9) · 2. a (-18)"
+        shown = [re.search(re.escape(log.names[s]) + r" \(([^)]*)\)", over).group(1) for s in range(log.players)]
         assert shown == [score_text(x) for x in result["scores"]] and all(WHOLE.fullmatch(x) for x in shown)
         if name != "tractor":  # Tractor's seats show their level, its final scores are levels too
             assert [frames[-1][f"s{s}"]["score"] for s in range(log.players)] == shown

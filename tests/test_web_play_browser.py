@@ -27,6 +27,7 @@ from typing import Any, Callable
 
 import pytest
 
+from referee.web.replay import final_hands, read_log
 from weblib import CARD_TOKEN, HEUR, REFEREE, ROOT, codes, env, new_chrome, read_lines
 
 from selenium.webdriver.common.by import By  # noqa: E402  (the test extra)
@@ -229,16 +230,27 @@ def seen_by_seq(log: Path, seat: int) -> dict[int, set[str]]:
 
 def check_received(states: list[dict], log: Path, seat: int) -> None:
     """What the page of ``seat`` received never shows another seat's hand, nor a card
-    the seat had not been shown by the time of the state."""
+    the seat had not been shown by the time of the state, until the match is over (its
+    replay links given): then every seat's last hand, as the finished log has them."""
     mine = [s for s in states if s.get("seat") == seat and s.get("table")]
     assert mine, "the page received its states"
     allowed = seen_by_seq(log, seat)
+    last = final_hands(read_log(log))
     for st in mine:
+        revealed: set[str] = set()
         for o in range(st["players"]):
-            if o != seat:
+            if st.get("replay"):
+                assert st["table"][f"s{o}"]["hand"] == last[o], f"seat {o}'s last hand on seat {seat}'s page"
+                revealed |= set(last[o])
+            elif o != seat:
                 assert st["table"][f"s{o}"]["hand"] is None, f"seat {o}'s hand reached seat {seat}'s page"
-        extra = {c for c in CARD_TOKEN.findall(json.dumps(st))} - allowed[st["seq"]]
+        extra = {c for c in CARD_TOKEN.findall(json.dumps(st))} - allowed[st["seq"]] - revealed
         assert not extra, f"seat {seat}'s page got {sorted(extra)} before it was shown them (event {st['seq']})"
+
+
+def card_text(code: str) -> str:
+    """A card as the page writes it in a line of text: "TH" -> "10♥"."""
+    return ("10" if code[0] == "T" else code[0]) + {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}[code[1]]
 
 
 def match_log(server, url: str) -> Path:
@@ -292,7 +304,8 @@ def test_a_timeout_is_a_timeout_then_the_human_plays_on(driver, server):
     assert driver.find_element(By.ID, "clock").text.endswith("s left")
     notice = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, '#notice[data-fault="timeout"]'), 60,
                       "the timeout notice")[0]
-    assert notice.text.startswith("Time ran out") and "The referee played" in notice.text
+    said = notice.text
+    assert said.startswith("Time ran out") and said.endswith(" for you.")
     # every seat is named as the match names it (a bot by its Hello), on the table and in the moves
     names = read_lines(match_log(server, url))[0]["spec"]["seat_names"]
     assert [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#table .seat-name")] != []
@@ -306,6 +319,9 @@ def test_a_timeout_is_a_timeout_then_the_human_plays_on(driver, server):
     log = match_log(server, url)
     first, *later = decisions_of(log, 0)
     assert first["request_id"] == int(rid) and first["fault"] == "timeout" and first["reply"] is None
+    fallback = first["applied"]  # in words, said once: "The referee passed for you.", "... played 3♦ for you."
+    did = {"PASS": "passed", "BID": f"bid {fallback['amount']}"}.get(fallback["kind"], "played")
+    assert said.endswith(" ".join(["The referee", did, *map(card_text, fallback["cards"])]) + " for you."), said
     assert any(d["reply"] is not None and d["fault"] is None for d in later)  # then it played on
     check_received(received_states(driver), log, 0)
     wait_for(lambda: driver.find_elements(By.ID, "replay-all"), 60, "the replay's link")[0].click()
@@ -366,12 +382,30 @@ def test_a_whole_dou_dizhu_match_with_an_illegal_attempt(driver, server):
     fault = next(d for d in decisions_of(log, 0) if d["fault"])
     assert fault["fault"] == "illegal" and fault["reply"]["kind"] == "PLAY" and len(fault["reply"]["cards"]) == 2
     assert notice.get_attribute("data-rule") == fault["rule"] != ""
-    assert f"Illegal action (rule {fault['rule']})" in notice.text and "The referee played" in notice.text
+    assert f"Illegal action (rule {fault['rule']})" in notice.text
+    # the fallback in words, its cards as the page writes cards: "The referee played 3♦ for you."
+    played = " ".join(card_text(c) for c in fault["applied"]["cards"])
+    assert notice.find_element(By.ID, "fallback").text.strip() == f"The referee played {played} for you."
+    assert not CARD_TOKEN.search(notice.text), notice.text  # no card code: 4S 5S is "4♠ 5♠"
+    assert " ".join(card_text(c) for c in fault["reply"]["cards"]) in notice.text
     assert "illegal" in driver.find_element(By.ID, "faults").text
     shot(driver, "play-illegal")
     play_to_the_end(driver, rng)
     shot(driver, "play-doudizhu-end")
-    assert next(d for d in read_lines(log) if d["type"] == "result")["status"] == "complete"
+    result = next(d for d in read_lines(log) if d["type"] == "result")
+    assert result["status"] == "complete"
+    wait_for(lambda: driver.find_elements(By.ID, "replay-all"), 30, "the replay links")
+    names = [driver.find_element(By.CSS_SELECTOR, f'.seat[data-seat="{s}"] .seat-name').get_attribute("title")
+             for s in range(3)]
+    over = driver.find_element(By.ID, "over").text
+    for s, name in enumerate(names):  # each name with its own score
+        assert f"{name} ({result['scores'][s]:g})" in over, (over, result["scores"])
+    # the match over, its all-seeing log public: the others' last hands face up
+    last = final_hands(read_log(log))
+    for s in (1, 2):
+        shown = [e.get_attribute("data-card") for e in
+                 driver.find_elements(By.CSS_SELECTOR, f'.seat[data-seat="{s}"] .hand .card[data-card]')]
+        assert shown == last[s], (s, shown, last[s])
     assert [d["fault"] for d in decisions_of(log, 0) if d["fault"]] == ["illegal"]
     check_received(received_states(driver), log, 0)
 
@@ -547,5 +581,42 @@ def test_at_1280x900_the_action_bar_and_the_hand_are_in_view_at_every_turn(drive
             raise AssertionError("seat 0 was never asked to play cards")
         shot(driver, f"play-1280x900-{name}")
         assert [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []
+    finally:
+        viewport(driver, None)
+
+
+def test_at_390x844_the_action_bar_is_compact_and_seat_names_fit(driver, server):
+    """A phone's viewport, at the seat's first card play after an illegal attempt (the notice
+    and the list of legal plays both showing): the action bar held at the bottom takes under
+    a third of the window; every seat's name stays in its box (cut with an ellipsis, whole
+    in its title)."""
+    links = new_match_in_the_browser(driver, server["base"], "doudizhu", 3, {0: "human"}, rounds=1, seed=5)
+    driver.get(links[0])
+    viewport(driver, 390, 844)
+    try:
+        rng = random.Random(3)
+        while True:
+            wait_for(lambda: page_state(driver) in ("your-turn", "ended"), 120, "a decision")
+            assert page_state(driver) != "ended", "the match ended before seat 0 played"
+            send = driver.find_elements(By.ID, "send-cards")
+            if send and send[0].get_attribute("data-kind") == "PLAY":
+                break
+            take_turn(driver, rng)
+        assert take_turn(driver, rng, illegal=True) == "illegal"
+        wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, '#notice[data-fault="illegal"]'), 30, "the notice")
+        wait_for(lambda: page_state(driver) == "your-turn" and driver.find_elements(By.CSS_SELECTOR, "#options .option"),
+                 120, "the next turn with its list of legal plays")
+        driver.execute_script("window.scrollTo(0, 0);")
+        got = driver.execute_script("""
+          const bar = document.getElementById('action-bar').getBoundingClientRect(), names = [];
+          document.querySelectorAll('.seat .seat-name').forEach(function (n) {
+            const box = n.closest('.seat').getBoundingClientRect(), b = n.getBoundingClientRect();
+            if (b.right > box.right + 0.5 || !n.title) names.push(n.textContent);
+          });
+          return {bar: bar.height, notice: !document.getElementById('notice').hidden, names: names,
+                  page: document.documentElement.scrollWidth - document.documentElement.clientWidth};""")
+        shot(driver, "play-390x844")
+        assert got["notice"] and got["names"] == [] and got["page"] <= 0, got
+        assert got["bar"] < 844 / 3, got
     finally:
         viewport(driver, None)

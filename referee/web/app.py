@@ -214,7 +214,7 @@ def create_app(db: str, live_ms: int = 2000, poll_ms: int = 1500, min_refresh_ga
         if err:
             return err
         poll = None if log.complete else f"{request.path_params['view']}.json"
-        return HTMLResponse(replay_page(log, view, "../../", poll=poll, poll_ms=poll_ms, t=p.t))
+        return HTMLResponse(replay_page(log, view, "../../", poll=poll, poll_ms=poll_ms, t=p.t, all_tournaments=True))
 
     def replay_data(request: Request) -> Response:
         found, err = match_log(request)

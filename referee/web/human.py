@@ -147,8 +147,11 @@ class HumanSeat:
             self.view.version += 1
             self.changed()
 
-    def set_replay(self, links: dict[str, str]) -> None:
+    def set_replay(self, links: dict[str, str], hands: list[list[str]] | None = None) -> None:
+        """The finished match's replay links for the page and, when the log could be read,
+        every seat's last hand (``hands``, by seat: shown face up, the match being over)."""
         self.view.replay = links
+        self.view.revealed = hands
         self.view.version += 1
         self.changed()
 

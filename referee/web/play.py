@@ -45,6 +45,7 @@ from referee.play import SeatPlan, play_match
 from referee.runner import FAULT_POLICIES, MatchOutcome, MatchSpec
 from referee.service import Referee
 from referee.web.human import HumanSeat
+from referee.web.replay import NotAMatchLog, final_hands, read_log
 from referee.words import counts_text, plural
 
 log = logging.getLogger(__name__)
@@ -67,6 +68,14 @@ MAX_KEPT = 200
 MAX_CLOCK_MS = 3_600_000
 MAX_DELAY_S = 3600
 HUMAN_NAME_MAX = 32
+
+
+def _final_hands(path: Path) -> list[list[str]] | None:
+    """Every seat's last hand from a finished match's log (``None``: no finished log to read)."""
+    try:
+        return final_hands(read_log(path))
+    except (OSError, NotAMatchLog, LookupError):
+        return None
 
 
 def sample_command(name: str) -> str:
@@ -464,8 +473,9 @@ class Hall:
             # each client ends its stream by itself once it has read MatchEnded (queued before play_match returned)
             await asyncio.wait(clients, timeout=CLIENT_END_S)
             links = {"all": f"/play/{m.match_id}/replay/all.html"}
+            hands = await asyncio.to_thread(_final_hands, m.log_path)  # public now, as the all-seeing replay
             for h in humans:
-                h.set_replay(dict(links, seat=f"/play/{m.match_id}/replay/seat{h.seat}.html"))
+                h.set_replay(dict(links, seat=f"/play/{m.match_id}/replay/seat{h.seat}.html"), hands)
             m.outcome, m.status, m.why = outcome, "over", outcome.status_text
         except asyncio.CancelledError:
             m.status, m.why = "failed", "the server stopped"

@@ -251,7 +251,7 @@ def play_routes(hall: Hall, poll_ms: int = 1500) -> list[BaseRoute]:
         delay = f", {m.spectator_delay_s} s behind the table" if m.spectator_delay_s else ""
         poll = None if log.complete else f"{request.path_params['view']}.json"
         html = replay_page(log, view, "/", poll=poll, poll_ms=poll_ms, t=None,
-                           live_note=f"match in progress: public view only{delay}")
+                           live_note=f"match in progress: public view only{delay}", home=("/play", "all matches"))
         return HTMLResponse(html, headers={"Cache-Control": "no-store"})
 
     def replay_data(request: Request) -> Response:

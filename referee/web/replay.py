@@ -210,6 +210,22 @@ def steps(log: ParsedLog, view: View) -> list[dict[str, Any]]:
     return out
 
 
+def final_hands(log: ParsedLog) -> list[list[str]] | None:
+    """Every seat's hand at the end of a finished match, sorted as the table sorts
+    (``[["3S", "TH"], [], ...]`` by seat), from the all-seeing view; ``None`` while
+    the match is being played (its hands are hidden until it is over)."""
+    if not log.complete:
+        return None
+    tbl: Table = table_class(log.game)(log.header, "all")
+    for e in log.entries:  # in log order: the hands come out as the steps' would
+        if e[0] == "event":
+            tbl.apply(e[1], log.message(e[2], tbl.EVENT))
+        else:
+            tbl.begin_step(e[1])
+            tbl.decision(e[1])
+    return [sorted(h or [], key=tbl.sort_key) for h in tbl.hands]
+
+
 def deltas(frames: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Step 0 whole, then for each step the keys whose value changed
     (a key that disappeared maps to ``None``)."""

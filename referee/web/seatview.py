@@ -36,6 +36,12 @@ The state (:meth:`SeatView.state`, JSON-able):
   links to the finished match's replay (``{"all", "seat"}``), both set by the
   server, never from game state; ``auto``: single-action decisions are
   answered without asking (the player's setting).
+
+Once the match is over, the server may also set :attr:`SeatView.revealed`:
+every seat's last hand read from the finished match's log, whose all-seeing
+replay is public from then on (docs/web.md); the table's hands are then
+those, face up. Nothing the seat's messages did not hold reaches the state
+before that.
 """
 
 from __future__ import annotations
@@ -91,6 +97,8 @@ class SeatView:
         self.seq = 0
         self.note = ""
         self.replay: dict[str, str] | None = None
+        #: every seat's last hand, from the finished match's log (set by the server once it is over)
+        self.revealed: list[list[str]] | None = None
         #: single-action decisions are answered without asking (a setting of the seat's player)
         self.auto = True
 
@@ -154,7 +162,7 @@ class SeatView:
             if self.table is not None and applied is not None:  # the fault in the table's list of faults
                 self.table.decision({"seat": self.seat, "kind": kind_name(self.request.kind, pb.DecisionKind),
                                      "applied": {"kind": applied[0], "cards": applied[1], "amount": applied[2]},
-                                     "fault": r.fault, "rule": r.rule})
+                                     "fault": r.fault, "rule": r.rule, "request_id": int(r.request_id)})
             self.request, self.sent = None, False
 
     def _ended(self, m: pb.MatchEnded) -> None:
@@ -167,10 +175,12 @@ class SeatView:
         self.ended = {"status": m.status, "results": results, "faults": faults}
         if self.table is not None:
             status = m.status.split(":", 1)[0]
+            by_seat = sorted(results, key=lambda r: r["seat"])
             self.table.finish({"status": "complete" if status == "complete" else m.status,
-                               "ranks": [r["rank"] for r in results], "scores": [r["score"] for r in results],
+                               "ranks": [r["rank"] for r in by_seat], "scores": [r["score"] for r in by_seat],
                                "forfeited": [r["seat"] for r in results if r["forfeited"]],
-                               "faults": [dict(f, seat=self.seat) for f in faults]}, [])
+                               "faults": [dict(f, seat=self.seat, request_id=int(pf.request_id))
+                                          for f, pf in zip(faults, m.faults)]}, [])
 
     # -- answering ------------------------------------------------------------------
     def pending(self, request_id: int) -> pb.DecisionRequest | None:
@@ -204,6 +214,9 @@ class SeatView:
                 snap["caption"] = dict(self.recent[-1])
             else:
                 snap["caption"] = {"seat": None, "text": "", "cards": []}
+            if self.revealed is not None and len(self.revealed) == len(m.seats):
+                for s, cards in enumerate(self.revealed):
+                    snap[f"s{s}"] = dict(snap[f"s{s}"], hand=list(cards), count=len(cards))
             out["table"] = snap
         r = self.request
         if r is not None:

@@ -754,13 +754,17 @@ class Pages:
 
 def replay_page(log: ParsedLog, view: View, root: str, live: bool = False, log_href: str | None = "log.jsonl",
                 poll: str | None = None, poll_ms: int = 1500, t: dict[str, Any] | None = None,
-                data: dict[str, Any] | None = None, live_note: str = "match in progress: public view only") -> str:
+                data: dict[str, Any] | None = None, live_note: str = "match in progress: public view only",
+                all_tournaments: bool = False, home: tuple[str, str] | None = None) -> str:
     """One view of one match as a page (the replay data inline).
 
     ``root``: relative path to the tournament root (``"../../"`` in
     ``replays/<match>/``); ``poll``: URL of this view's data to poll while
     the match is running (live site); ``live_note``: what the page says of a
-    match in progress. ``ValueError`` for a hidden view of a match in progress."""
+    match in progress; ``all_tournaments``: the nav links to the live site's
+    list of tournaments (``/``), as its other pages do; ``home``: ``(href, label)``
+    of a link before the view links (``referee play``'s list of matches).
+    ``ValueError`` for a hidden view of a match in progress."""
     data = data if data is not None else build_replay(log, view)
     n = log.players
     views = [{"label": "all cards", "href": "all.html", "current": view == "all"},
@@ -782,9 +786,9 @@ def replay_page(log: ParsedLog, view: View, root: str, live: bool = False, log_h
     r = {"match_id": log.match_id, "game_label": game_label(log.game), "views": views,
          "view_label": label, "view_note": note, "faults_note": faults_note,
          "log_href": log_href if log.complete else None, "data_json": replay_json(data), "poll": poll,
-         "poll_ms": poll_ms, "live_note": "" if log.complete else live_note}
+         "poll_ms": poll_ms, "live_note": "" if log.complete else live_note, "home": home}
     return environment().get_template("replay.html").render(t=t, root=root, live=False, live_ms=0, r=r,
-                                                            links=Links(static=True))
+                                                            links=Links(static=True), all_tournaments=all_tournaments)
 
 
 def static_files() -> list[Path]:

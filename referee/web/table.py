@@ -15,7 +15,13 @@ game:
 * ``piles``: ``[{"label", "cards", "hidden"}]`` (kitty, upcard, ...);
 * ``info``: ``[[label, text]]`` (trump, contract, multiplier, ...);
 * ``results``: ``{"cols", "rows"}`` of finished rounds; ``over``: the
-  match result in words, once the match is over.
+  match result in words, once the match is over (each seat's name with its
+  own final score, in finishing order);
+* ``faults``: ``[{"text", "step", "round"}]`` in the order they happened:
+  the fault in words, the step it happened at (``None`` when the table is
+  not fed steps, as a human seat's page is) and its round's label;
+* ``ms``: the time the step's decision took, milliseconds, when the view
+  sees it (the all-seeing view, a seat's own decisions).
 
 Per-game subclasses (``TABLE`` of ``referee/games/<game>/replay.py``) say which protobuf
 message the game's events are (:attr:`Table.EVENT`), which events open a
@@ -79,7 +85,14 @@ class Table:
         self.caption: dict[str, Any] = {"seat": None, "text": "start", "cards": []}
         self.actor: int | None = None
         self.over: str | None = None
-        self.faults: list[str] = []
+        #: faults in the order they happened (see the module doc), with ``seat``, ``kind`` and
+        #: ``request_id`` kept to place the faults the result adds (:meth:`finish`)
+        self.faults: list[dict[str, Any]] = []
+        self.step = 0  # decisions begun so far: the step being built
+        self._rounds: dict[int, str] = {}  # the round label of each step
+        self._asked: dict[int, int] = {}  # request id -> its step
+        self._unasked: dict[int, list[int]] = {}  # seat -> the steps it was not asked (away)
+        self.ms: float | None = None
         self.clear_on_next_play = False
         self.bids: list[str] = []
         self._keys: dict[str, tuple[int, int]] = {}
@@ -110,6 +123,8 @@ class Table:
             handler(getattr(msg, kind), to)
 
     def begin_step(self, decision: dict[str, Any]) -> None:
+        self.step += 1
+        self.ms = None
         self.actor = decision.get("seat")
         self.caption = {"seat": self.actor, "text": _KIND_WORDS.get(decision.get("kind", ""), "acts"),
                         "cards": []}
@@ -122,34 +137,101 @@ class Table:
         kind, cards, amount = applied.get("kind", ""), list(applied.get("cards") or []), applied.get("amount", 0)
         text = {"PASS": "passes", "BID": f"bids {amount}", "PLAY": "plays", "DECLARE": "declares",
                 "DISCARD": "discards", "EXCHANGE": "gives"}.get(kind, kind.lower())
+        step = self.step if self.step else None
+        if step is not None:
+            self._rounds[step] = self.round_label
+            if d.get("request_id"):
+                self._asked[d["request_id"]] = step
+            elif d.get("reply") is None and not d.get("fault") and "reply" in d:
+                self._unasked.setdefault(d["seat"], []).append(step)  # a disconnected seat's: an absent fault
         if d.get("fault"):
             text += f" ({d['fault']}{': ' + d['rule'] if d.get('rule') else ''}; the referee's fallback)"
-            self.faults.append(f"{self.name(d['seat'])}: {d['fault']}{' ' + d['rule'] if d.get('rule') else ''}")
+            self.add_fault(d["seat"], d["fault"], d.get("rule") or "", d.get("request_id") or 0, step)
+        if d.get("elapsed_ms") is not None:
+            self.ms = d["elapsed_ms"]
         self.caption = {"seat": d.get("seat"), "text": text, "cards": cards}
 
+    def add_fault(self, seat: int, kind: str, rule: str, request_id: int, step: int | None,
+                  order: tuple[float, float] | None = None) -> None:
+        """One fault of ``seat`` (``kind`` ``"illegal"``...) at ``step`` (``None``: the table
+        is not fed steps), in the round of that step. ``order``: where it sorts among the
+        faults (:meth:`finish` sorts them), by default at the step, after those before it."""
+        label = self._rounds.get(step, self.round_label) if step is not None else self.round_label
+        f = {"text": f"{self.name(seat)}: {kind}{' ' + rule if rule else ''}", "step": step, "round": label,
+             "seat": seat, "kind": kind, "request_id": request_id,
+             "order": order if order is not None else (step or 0, 0)}
+        self.faults.append(f)
+
     def finish(self, result: dict[str, Any], faults: list[dict[str, Any]]) -> None:
-        """The match is over: its result line (and fault lines written after it)."""
+        """The match is over: its result line (and fault lines written after it).
+
+        The result line names each seat with its own final score, in finishing
+        order: ``"Final: 1. heuristic (1) · 2. memory-hog (1) · 3. crash-mid-match (-2)"``
+        (seats of one place together: ``"1. a (9), b (9) · 3. c (-18)"``). The
+        faults the result adds to those of the decision lines are placed where
+        they happened (:attr:`faults` sorted so): a fault of a request at that
+        request's step, an absent seat's n-th ``absent`` fault at the n-th decision
+        the referee took for it unasked, a crash just before the disconnect it
+        caused (the seat's first one), a no-show at the start, any other (a
+        forfeit) right after the result's fault before it."""
         ranks = result.get("ranks") or []
         scores = result.get("scores") or []
         if result.get("status") != "complete":
             self.over = f"match {result.get('status', 'aborted')}"
-            return
-        parts = []
-        for place in sorted(set(ranks)):
-            who = [self.name(s) for s in range(self.n) if s < len(ranks) and ranks[s] == place]
-            parts.append(f"{place}. {', '.join(who)}")
-        self.over = "Final: " + " · ".join(parts)
-        if scores:
-            self.over += " — scores " + " / ".join(score_text(x) for x in scores)
+        else:
+            parts = []
+            for place in sorted(set(ranks)):
+                who = [self.name(s) + (f" ({score_text(scores[s])})" if s < len(scores) else "")
+                       for s in range(self.n) if s < len(ranks) and ranks[s] == place]
+                parts.append(f"{place}. {', '.join(who)}")
+            self.over = "Final: " + " · ".join(parts)
         if self.view == "all" or isinstance(self.view, int):
+            prev: tuple[float, float] | None = None
+            absent: dict[int, int] = {}
             for f in list(result.get("faults") or []) + list(faults):
                 if self.view == "all" or f.get("seat") == self.view:
-                    line = f"{self.name(f['seat'])}: {f['kind']}{' ' + f['rule'] if f.get('rule') else ''}"
-                    if line not in self.faults:
-                        self.faults.append(line)
+                    prev = self._place_fault(f, prev, absent)
+            self.faults.sort(key=lambda x: x["order"])
         for s in result.get("forfeited") or []:
             if "forfeited" not in self.tags[s]:
                 self.tags[s].append("forfeited")
+
+    def _place_fault(self, f: dict[str, Any], prev: tuple[float, float] | None,
+                     absent: dict[int, int]) -> tuple[float, float] | None:
+        """Put a fault of the result (in the order they happened) or of a fault line among
+        :attr:`faults`, unless its decision line already did; ``prev``: where the result's
+        previous fault sorts, ``absent``: absent faults placed so far per seat. Returns
+        where this one sorts. See :meth:`finish`."""
+        seat, kind, rule, rid = f["seat"], f["kind"], f.get("rule") or "", f.get("request_id") or 0
+        for x in self.faults:
+            if x["seat"] == seat and x["kind"] == kind and (
+                    x["request_id"] == rid if rid else kind in ("crash", "no_show")):
+                return x["order"]  # the decision line's, or a crash both in the result and a fault line
+        end: int | None = self.step if self.step else None
+        step, order = end, None
+        if rid and rid in self._asked:  # a reply to this request (a late one...)
+            step = self._asked[rid]
+            order = (step, 1)
+        elif kind == "absent":  # the n-th decision the seat was not asked, being away
+            n = absent.get(seat, 0)
+            absent[seat] = n + 1
+            steps = self._unasked.get(seat, [])
+            if n < len(steps):
+                step = steps[n]
+                order = (step, 0)
+        elif kind == "crash":  # just before the disconnect it caused
+            gone = [x for x in self.faults if x["seat"] == seat and x["kind"] == "disconnect"]
+            if gone:
+                step = gone[0]["step"]
+                order = (gone[0]["order"][0], gone[0]["order"][1] - 0.5)
+        elif kind == "no_show":
+            step = 0 if self.step else None
+            order = (0, -1)
+        if order is None and prev is not None and kind != "crash":  # right after the one before it
+            step = int(prev[0]) if end is not None else None
+            order = (prev[0], prev[1] + 0.25)
+        self.add_fault(seat, kind, rule, rid, step, order)
+        return self.faults[-1]["order"]
 
     # -- helpers for the per-game handlers ------------------------------------------------
     def new_round(self, label: str, phase: str = "") -> None:
@@ -270,7 +352,9 @@ class Table:
         if self.over:
             snap["over"] = self.over
         if self.faults:
-            snap["faults"] = list(self.faults)
+            snap["faults"] = [{"text": f["text"], "step": f["step"], "round": f["round"]} for f in self.faults]
+        if self.ms is not None:
+            snap["ms"] = self.ms
         return snap
 
 

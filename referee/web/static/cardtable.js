@@ -37,6 +37,30 @@
     return c;
   }
 
+  /* A card code in a line of text: its rank and suit symbol ("TH" -> "10♥"), red or black. */
+  function cardText(code) {
+    var s = code.charAt(1), joker = code === "BJ" || code === "RJ";
+    var red = joker ? code === "RJ" : s === "H" || s === "D";
+    return el("span", "card-text " + (red ? "red" : "black"),
+              joker ? (code === "RJ" ? "red" : "black") + " joker" :
+              (code.charAt(0) === "T" ? "10" : code.charAt(0)) + (SUITS[s] || s));
+  }
+
+  var CODE = /\b([2-9TJQKA][SHDC]|BJ|RJ)\b/g;
+
+  /* A line of text (a referee's message) as nodes, its card codes written as cardText does. */
+  function textWithCards(text) {
+    var f = document.createDocumentFragment(), at = 0, m;
+    CODE.lastIndex = 0;
+    while ((m = CODE.exec(text)) !== null) {
+      if (m.index > at) f.appendChild(document.createTextNode(text.slice(at, m.index)));
+      f.appendChild(cardText(m[1]));
+      at = m.index + m[0].length;
+    }
+    if (at < text.length) f.appendChild(document.createTextNode(text.slice(at)));
+    return f;
+  }
+
   function backs(n, max) {
     var f = document.createDocumentFragment();
     for (var i = 0; i < Math.min(n, max); i++) f.appendChild(el("span", "card back"));
@@ -67,7 +91,9 @@
     box.innerHTML = "";
     box.classList.toggle("actor", !!(st.caption && st.caption.seat === s));
     var head = el("div", "seat-head");
-    head.appendChild(el("span", "seat-name", data.names[s]));
+    var name = el("span", "seat-name", data.names[s]);
+    name.title = data.names[s];  // the whole name where the box is too narrow for it
+    head.appendChild(name);
     head.appendChild(el("span", "seat-no", "seat " + s));
     (seat.tags || []).forEach(function (t) { head.appendChild(el("span", "tag tag-" + t.replace(/[^a-z]/g, ""), t)); });
     head.appendChild(el("span", "score", seat.score));
@@ -145,10 +171,22 @@
     over.hidden = !st.over;
     var faults = document.getElementById("faults");
     faults.innerHTML = "";
-    (st.faults || []).forEach(function (f) { faults.appendChild(el("li", "", f)); });
+    (st.faults || []).forEach(function (f) {  // {text, step, round}, in the order they happened
+      var li = el("li");
+      var when = [f.round, f.step === null || f.step === undefined ? "" : "step " + f.step].filter(Boolean).join(", ");
+      if (when) {
+        var at = el(f.step === null || f.step === undefined ? "span" : "a", "fault-at", when);
+        if (at.tagName === "A") { at.href = "#step=" + f.step; at.setAttribute("data-step", f.step); }
+        li.appendChild(at);
+        li.appendChild(document.createTextNode(" "));
+      }
+      li.appendChild(document.createTextNode(f.text));
+      faults.appendChild(li);
+    });
     faults.hidden = !(st.faults && st.faults.length);
     document.getElementById("no-faults").hidden = !faults.hidden;
   }
 
-  window.CardTable = { el: el, counted: counted, card: card, backs: backs, cardRow: cardRow, drawTable: drawTable, drawSide: drawSide };
+  window.CardTable = { el: el, counted: counted, card: card, cardText: cardText, textWithCards: textWithCards, backs: backs,
+                       cardRow: cardRow, drawTable: drawTable, drawSide: drawSide };
 })();

@@ -55,6 +55,7 @@
   var KIND_WORDS = { BID: "bid", PLAY: "play", DECLARE: "declare or pass", DISCARD: "bury the kitty",
                      EXCHANGE: "give cards back" };
   var SEND_WORDS = { PLAY: "Play", DECLARE: "Declare", DISCARD: "Bury", EXCHANGE: "Give" };
+  var DONE_WORDS = { PLAY: "played", DECLARE: "declared", DISCARD: "buried", EXCHANGE: "gave" };  // the referee's fallback
   var st = null;          // the last state pushed
   var selected = [];      // indices into the hand of the selected cards
   var selectedFor = null; // the request they were selected for
@@ -86,12 +87,6 @@
     return listedCache;
   }
   function selectedCards() { var h = hand(); return selected.map(function (i) { return h[i]; }); }
-  function describe(a) {
-    if (!a) return "";
-    if (a[0] === "PASS") return "pass";
-    if (a[0] === "BID") return "bid " + a[2];
-    return a[0].toLowerCase() + " " + a[1].join(" ");
-  }
 
   function post(url, body) {
     return fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
@@ -238,8 +233,19 @@
                n.fault === "timeout" ? "Time ran out" : "Fault: " + n.fault;
     box.appendChild(el("b", "", head + ": "));
     var msg = n.message || "";
-    box.appendChild(document.createTextNode(msg + (/[.!?]$/.test(msg) || !msg ? "" : ".")));
-    if (n.applied) box.appendChild(document.createTextNode(" The referee played " + describe(n.applied) + " for you."));
+    box.appendChild(T.textWithCards(msg + (/[.!?]$/.test(msg) || !msg ? "" : ".")));
+    if (n.applied) {
+      var a = n.applied, did = a[0] === "PASS" ? "passed" : a[0] === "BID" ? "bid " + a[2] :
+        (DONE_WORDS[a[0]] || a[0].toLowerCase());
+      var said = el("span", "fallback", " The referee " + did + (a[1].length ? " " : " for you."));
+      said.id = "fallback";
+      a[1].forEach(function (c, i) {
+        if (i) said.appendChild(document.createTextNode(" "));
+        said.appendChild(T.cardText(c));
+      });
+      if (a[1].length) said.appendChild(document.createTextNode(" for you."));
+      box.appendChild(said);
+    }
   }
 
   function drawRecent() {

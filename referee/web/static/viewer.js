@@ -30,6 +30,10 @@
   function drawControls() {
     var n = states.length - 1;
     document.getElementById("stepno").textContent = "step " + k + " of " + n;
+    var ms = states[k].ms;  // the time the step's decision took, where this view sees it
+    var took = document.getElementById("took");
+    took.textContent = ms === undefined ? "" : "decided in " + (ms < 10 ? ms.toFixed(1) : Math.round(ms)) + " ms";
+    took.hidden = ms === undefined;
     var slider = document.getElementById("slider");
     slider.max = n;
     slider.value = k;
@@ -67,6 +71,35 @@
     return 0;
   }
 
+  // autoplay: SPEED_BASE steps a second times the chosen speed, stopping at the last step
+  var SPEED_BASE = 2, timer = null;
+  var playBtn = document.getElementById("play"), speed = document.getElementById("speed");
+  function drawPlaying() {
+    playBtn.textContent = timer ? "\u2016 pause" : "\u25B7 play";
+    root.setAttribute("data-playing", timer ? "true" : "false");
+  }
+  function pause() { if (timer) { clearInterval(timer); timer = null; } drawPlaying(); }
+  function play() {
+    pause();
+    if (k >= states.length - 1) show(0);
+    timer = setInterval(function () {
+      if (k >= states.length - 1) { pause(); return; }
+      show(k + 1);
+      if (k >= states.length - 1) pause();
+    }, 1000 / (SPEED_BASE * parseFloat(speed.value)));
+    drawPlaying();
+  }
+  function toggle() { if (timer) pause(); else play(); }
+  playBtn.onclick = toggle;
+  speed.onchange = function () { if (timer) { clearInterval(timer); timer = null; play(); } };
+  document.getElementById("faults").addEventListener("click", function (e) {
+    var a = e.target.closest ? e.target.closest("a[data-step]") : null;
+    if (!a) return;
+    e.preventDefault();
+    pause();
+    show(parseInt(a.getAttribute("data-step"), 10));
+  });
+
   document.getElementById("first").onclick = function () { show(0); };
   document.getElementById("prev").onclick = function () { show(k - 1); };
   document.getElementById("next").onclick = function () { show(k + 1); };
@@ -83,16 +116,18 @@
     else if (e.key === "End") to = states.length - 1;
     else if (e.key === "PageDown") to = roundStart(1);
     else if (e.key === "PageUp") to = roundStart(-1);
+    else if (e.key === " " && !(e.target && e.target.tagName === "BUTTON")) { e.preventDefault(); toggle(); return; }
     if (to !== null) { e.preventDefault(); show(to); }
   });
 
   states = build(data.frames);
   var m = /step=(\d+)/.exec(location.hash);
   show(m ? parseInt(m[1], 10) : (data.complete ? 0 : states.length - 1));  // a live match: follow its end
+  drawPlaying();
 
   var poll = root.getAttribute("data-poll");
   if (poll && !data.complete) {
-    var timer = setInterval(function () {
+    var poller = setInterval(function () {
       fetch(poll, { cache: "no-store" }).then(function (r) { return r.ok ? r.json() : null; }).then(function (d) {
         if (!d) return;
         var atEnd = k === states.length - 1;
@@ -100,9 +135,11 @@
         states = build(d.frames);
         show(atEnd ? states.length - 1 : k);
         if (d.complete) {
-          clearInterval(timer);
+          clearInterval(poller);
           var done = document.getElementById("live-done");
           if (done) done.hidden = false;
+          var live = document.getElementById("live-note");  // "match in progress": no longer so
+          if (live) live.hidden = true;
         }
       }).catch(function () {});
     }, parseInt(root.getAttribute("data-poll-ms") || "1500", 10));
