@@ -323,7 +323,7 @@ def ladder_verify(
     from tournaments.store import StorageError, Store
 
     try:
-        spec = load(config)
+        spec = load(config, check_commands=False)  # it launches no bot
     except FileNotFoundError:
         fail(f"no such ladder file: {config}")
     except SpecError as e:
@@ -431,7 +431,7 @@ def _stored_status(config: Path, db: Optional[str], json_out: bool) -> None:
     from tournaments.store import StorageError, Store
 
     try:
-        spec = load(config)
+        spec = load(config, check_commands=False)  # it launches no bot
     except FileNotFoundError:
         fail(f"no such ladder file: {config}")
     except SpecError as e:

@@ -826,3 +826,20 @@ def test_the_cpu_clock_and_a_file_bots_own_limits_apply_to_its_ladder_matches(tm
     st = rebuild(spec, events, rows)  # what a restarted ladder knows: the limits are kept with the version
     assert st.versions["tight@v1"].limits.memory_mb == 5 and st.versions["a@v1"].limits is None
     assert _no_bot_left(marker)
+
+
+def test_bot_commands_are_taken_from_the_run_directory_and_readers_do_not_check_them(tmp_path: Path) -> None:
+    """As in tournaments, a ladder file's bot commands are relative to the directory the ladder is run
+    from (here ROOT: `python sample_bots/...`); `ladder status --config` and `ladder verify` launch no
+    bot and do not check them, so they work from any directory."""
+    f = _file(tmp_path, "rd", [("a", _bot("random", 1, "rd"))])
+    assert load(f).t.bots[0].command == _bot("random", 1, "rd")  # checked from the cwd, ROOT here
+    elsewhere = subprocess.run([PY, "-m", "referee.cli", "ladder", str(f), "--port", "0"], cwd=tmp_path,
+                               capture_output=True, text=True, env=_env(), timeout=120)
+    assert elsewhere.returncode == 2 and "script 'sample_bots/random_bot.py' not found (relative paths are " \
+        f"taken from {tmp_path.resolve()})" in elsewhere.stderr, elsewhere.stderr
+    Store(str(tmp_path / "ladder.sqlite")).close()  # a database without this ladder
+    for args in (("status", "--config", str(f)), ("verify", str(f))):
+        r = subprocess.run([PY, "-m", "referee.cli", "ladder", *args], cwd=tmp_path, capture_output=True,
+                           text=True, env=_env(), timeout=120)
+        assert "not found" not in r.stderr and "no ladder 'rd' in" in r.stdout + r.stderr, r.stdout + r.stderr

@@ -112,22 +112,24 @@ class LadderSpec:
         return d
 
 
-def load(path: str | Path) -> LadderSpec:
+def load(path: str | Path, check_commands: bool = True) -> LadderSpec:
     """Read and validate a ladder file. Raises :class:`tournaments.spec.SpecError`
-    listing every problem with key and line, or ``FileNotFoundError``."""
+    listing every problem with key and line, or ``FileNotFoundError``.
+    ``check_commands = False``: the bots' commands (relative to the current
+    directory) are not checked, for a reader that launches no bot."""
     path = Path(path)
     text = path.read_text(encoding="utf-8")
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise SpecError(str(path), [("(syntax)", *syntax_problem(e, text))]) from None
-    spec = parse_ladder(raw, str(path), _key_lines(text), base_dir=str(path.parent))
+    spec = parse_ladder(raw, str(path), _key_lines(text), base_dir=str(path.parent), check_commands=check_commands)
     spec.t.file = str(path.resolve())
     return spec
 
 
 def parse_ladder(raw: dict[str, Any], path: str = "<ladder>", lines: dict[str, int] | None = None,
-                 base_dir: str = ".") -> LadderSpec:
+                 base_dir: str = ".", check_commands: bool = True) -> LadderSpec:
     """Validate a parsed ladder file (see :func:`load`)."""
     lines = lines or {}
     problems: list[tuple[str, int | None, str]] = []
@@ -139,7 +141,7 @@ def parse_ladder(raw: dict[str, Any], path: str = "<ladder>", lines: dict[str, i
     table = raw.pop("ladder", {})
     t: TournamentSpec | None = None
     try:  # fewer bots than seats (even none) is fine: the ladder waits for `referee ladder add`
-        t = _parse_padded(raw, path, lines, base_dir)
+        t = _parse_padded(raw, path, lines, base_dir, check_commands)
     except SpecError as e:
         problems.extend(e.problems)
     out = LadderSpec(t)  # type: ignore[arg-type]
@@ -172,15 +174,16 @@ def parse_ladder(raw: dict[str, Any], path: str = "<ladder>", lines: dict[str, i
 _PADS = [f"{'p' * 60}{i}" for i in range(8)]
 
 
-def _parse_padded(raw: dict[str, Any], path: str, lines: dict[str, int], base_dir: str) -> TournamentSpec:
+def _parse_padded(raw: dict[str, Any], path: str, lines: dict[str, int], base_dir: str,
+                  check_commands: bool = True) -> TournamentSpec:
     """:func:`tournaments.spec.parse` of the file with stand-in bots added
     (then dropped): a ladder may start with fewer entrants than seats."""
     bots = raw.get("bots", [])
     if not isinstance(bots, list):
-        return parse(raw, path, lines, base_dir, fixed_schedule=False)
+        return parse(raw, path, lines, base_dir, fixed_schedule=False, check_commands=check_commands)
     n = len(bots)
     t = parse(dict(raw, bots=bots + [{"name": p, "command": "python"} for p in _PADS]), path, lines, base_dir,
-              fixed_schedule=False)
+              fixed_schedule=False, check_commands=check_commands)
     t.bots = t.bots[:n]
     return t
 

@@ -605,9 +605,11 @@ def _twin(table: dict[str, Any], key: str, known: Any) -> str:
 
 def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int] | None = None,
           base_dir: str = ".", remote: bool = False, fixed_schedule: bool = True,
-          origins: dict[int, _Origin] | None = None) -> TournamentSpec:
+          origins: dict[int, _Origin] | None = None, check_commands: bool = True) -> TournamentSpec:
     """Validate an already-parsed TOML document (see :func:`load`).
     ``remote``: see :func:`load`.
+    ``check_commands = False``: the bots' commands are not checked
+    (:func:`referee.botcommand.check_command`), for a reader that launches no bot.
     ``fixed_schedule = False`` (a ladder's file): the schedule's size is not checked.
     ``origins``: the bots (by index in ``raw["bots"]``) written in included
     files, whose problems are reported with that file, key and line."""
@@ -862,7 +864,7 @@ def parse(raw: dict[str, Any], path: str = "<tournament>", lines: dict[str, int]
         elif not command.strip():
             bad(f"{key}.command",
                 f"missing (or set external = true with a token){_twin(b, 'command', _BOT_KEYS)}")
-        elif (why := check_command(command, Path(cwd))) is not None:
+        elif check_commands and (why := check_command(command, Path(cwd))) is not None:
             bad(f"{key}.command", why)
         bots.append(BotEntry(bname, command, external, token, persistent, resources=list(resources), limits=own_limits,
                              where=where))
