@@ -92,12 +92,61 @@ def policy_label(spec: str) -> str:
     return module.rpartition(".")[2] or function or "policy"
 
 
+def spec_shape_error(spec: str) -> str | None:
+    """Why ``spec`` is not a policy reference ``MODULE:FUNCTION``, or ``None``
+    when it has that shape."""
+    module, sep, function = spec.rpartition(":")
+    if sep and module and function:
+        return None
+    return f"{spec!r} is not MODULE:FUNCTION (e.g. mypolicy.py:act or mypackage.mod:act)"
+
+
+def policy_file_error(spec: str, base: Path) -> str | None:
+    """Why the file of the policy reference ``spec`` (``FILE.py:FUNCTION``, or
+    any ``MODULE`` with a ``/``) is missing, relative to ``base``, with a hint
+    when only ``.py`` was forgotten; ``None`` when it exists or ``spec``
+    names a module (not checked: the bot's Python imports it)."""
+    module, _, function = spec.rpartition(":")
+    if not (module.endswith(".py") or os.sep in module) or (base / module).is_file():
+        return None
+    why = f"policy file {module!r} not found (relative paths are taken from {base.resolve()})"
+    if not module.endswith(".py") and (base / f"{module}.py").is_file():
+        why += f"; did you mean {module}.py:{function}?"
+    return why
+
+
+#: options of ``referee bot from-policy`` (and of every bot) that take a value
+_VALUED = ("--referee", "--token", "--name", "--seed", "--tls-ca", "--games", "--max-matches", "--reconnect",
+           "--with", "--on-error")
+
+
+def policy_spec(argv: list[str]) -> str | None:
+    """The policy reference of a ``... bot from-policy SPEC ...`` command
+    line (the first argument after ``from-policy`` that is neither an option
+    nor an option's value), or ``None`` for another command or none given."""
+    if "from-policy" not in argv[1:] or argv[argv.index("from-policy", 1) - 1] != "bot":
+        return None
+    after = argv[argv.index("from-policy", 1) + 1:]
+    skip = False
+    for arg in after:
+        if skip:
+            skip = False
+        elif arg.startswith("-"):
+            skip = arg in _VALUED
+        else:
+            return arg
+    return None
+
+
 def check_command(command: str, cwd: Path | None = None) -> str | None:
     """A reason why ``command`` cannot start a bot, or ``None`` if it looks
     runnable: the program must be found (on PATH, or as a path relative to
     ``cwd``, see :func:`resolve_command`) and executable, and for an
     interpreter (``python``, ``node``, ...) a script argument that looks like
-    a file (``*.py``, ``*.js``, ...) must exist, relative to ``cwd``."""
+    a file (``*.py``, ``*.js``, ...) must exist, relative to ``cwd``. For
+    ``referee bot from-policy SPEC``, ``SPEC`` must be ``MODULE:FUNCTION`` and
+    its file, if it names one, must exist relative to ``cwd``
+    (:func:`spec_shape_error`, :func:`policy_file_error`)."""
     base = Path(cwd or os.getcwd())
     try:
         argv = resolve_command(command, base)
@@ -105,6 +154,8 @@ def check_command(command: str, cwd: Path | None = None) -> str | None:
         return str(e)
     except OSError as e:
         return e.strerror
+    if (spec := policy_spec(split_command(command))) is not None:
+        return spec_shape_error(spec) or policy_file_error(spec, base)
     name = Path(argv[0]).name
     if name in _INTERPRETERS or name.startswith(("python", "node")):
         script = next((a for a in argv[1:] if not a.startswith("-")), None)

@@ -30,10 +30,10 @@ import importlib.util
 import os
 import sys
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NoReturn
 
 from cardgames.v1 import referee_pb2 as pb
-from referee.botcommand import policy_label
+from referee.botcommand import policy_file_error, policy_label, spec_shape_error
 from referee.protocol import action_from_pb, action_to_pb
 from sample_bots import botlib
 
@@ -51,14 +51,13 @@ def load_policy(spec: str, options: dict[str, str] | None = None) -> Policy:
     ``FUNCTION(**options)`` is returned (a factory). ``ValueError`` for a
     malformed spec, ``ImportError``/``AttributeError`` when not found,
     ``TypeError`` when it is not callable."""
-    module_name, sep, fn_name = spec.rpartition(":")
-    if not sep or not module_name or not fn_name:
-        raise ValueError(f"policy {spec!r}: expected MODULE:FUNCTION")
+    if (why := spec_shape_error(spec)) is not None:
+        raise ValueError(why)
+    module_name, _, fn_name = spec.rpartition(":")
     if module_name.endswith(".py") or os.sep in module_name:
+        if (why := policy_file_error(spec, Path.cwd())) is not None:
+            raise ImportError(why)
         path = Path(module_name).resolve()
-        if not path.is_file():
-            raise ImportError(f"policy file {module_name!r} not found (relative paths are taken from "
-                              f"{os.getcwd()})")
         s = importlib.util.spec_from_file_location(path.stem, path)
         assert s is not None and s.loader is not None
         module = importlib.util.module_from_spec(s)
@@ -166,11 +165,19 @@ class PolicyChooser:
 
 def _policy_spec(text: str) -> str:
     """``text`` if it has the shape ``MODULE:FUNCTION`` (argparse's type check)."""
-    module, sep, function = text.rpartition(":")
-    if not sep or not module or not function:
-        raise argparse.ArgumentTypeError(f"{text!r} is not MODULE:FUNCTION (e.g. ./mypolicy.py:act or "
-                                         f"mypackage.policies:act)")
+    if (why := spec_shape_error(text)) is not None:
+        raise argparse.ArgumentTypeError(why)
     return text
+
+
+class _OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line, ``PROG: error: MESSAGE``
+    (no usage block: the bot's stderr is what ``referee match`` shows as a
+    crash reason); a bad policy reference without argparse's ``argument
+    MODULE:FUNCTION:`` in front, since its message names it."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message.removeprefix('argument MODULE:FUNCTION: ')}\n")
 
 
 def _policy_options(ap: argparse.ArgumentParser) -> None:
@@ -179,7 +186,9 @@ def _policy_options(ap: argparse.ArgumentParser) -> None:
                     "a module name or a path to a .py file, and the function's name")
     ap.add_argument("--with", dest="options", action="append", default=[], metavar="KEY=VALUE",
                     help="FUNCTION is a factory: FUNCTION(KEY=VALUE, ...) (values as strings) returns the policy; "
-                    "repeatable. Relative paths are taken from the bot's working directory: give absolute ones")
+                    "repeatable. A relative path to an existing file is taken from the directory the match was started "
+                    "from (referee match and tournaments make it absolute); run by hand, from the bot's working "
+                    "directory")
     ap.add_argument("--on-error", choices=ON_ERROR, default="stop",
                     help="when the policy raises (or answers an index the mask forbids): 'stop' (default) exits "
                     "at once with one line on stderr, which the referee records as a crash; 'first-legal' "
@@ -189,9 +198,10 @@ def _policy_options(ap: argparse.ArgumentParser) -> None:
 def parse_args(argv: list[str]) -> argparse.Namespace:
     """The command line of ``referee bot from-policy``: ``MODULE:FUNCTION``,
     ``--with KEY=VALUE``..., ``--on-error``, and the options of every bot
-    (:func:`sample_bots.botlib.parse_args`). Exits 2 with one usage line for a
-    bad command line (the policy's shape is checked first)."""
-    args = botlib.parse_args("", argv, _policy_options, prog=PROG, description=(
+    (:func:`sample_bots.botlib.parse_args`). Exits 2 with one line
+    ``referee bot from-policy: error: ...`` for a bad command line (the
+    policy's shape is checked first)."""
+    args = botlib.parse_args("", argv, _policy_options, prog=PROG, parser=_OneLineParser, description=(
         "Run a policy over the training environments' observations (referee.envs, docs/envs.md) as a bot. "
         "The bot's name defaults to the policy's module; the token comes from the descriptor "
         "REFEREE_TOKEN_FD names (a bot the referee launches), else REFEREE_TOKEN."))

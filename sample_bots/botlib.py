@@ -47,17 +47,19 @@ RETRY_CODES = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED, grpc.Stat
 
 def parse_args(default_name: str, argv: list[str] | None = None,
                extra: Callable[[argparse.ArgumentParser], None] | None = None,
-               prog: str | None = None, description: str | None = None) -> argparse.Namespace:
+               prog: str | None = None, description: str | None = None,
+               parser: type[argparse.ArgumentParser] = argparse.ArgumentParser) -> argparse.Namespace:
     """The bot's command line (``argv``, default ``sys.argv[1:]``): the options
     above, and those ``extra`` adds. ``prog``: the command's name in usage
     and errors (default: the script's); ``description`` the help's first
-    lines. Exits 2 with a usage message for a bad command line or no token."""
-    ap = argparse.ArgumentParser(prog=prog, description=description or f"{default_name}: a card-game bot for the referee")
+    lines; ``parser`` the parser's class (its ``error`` says how errors are
+    told). Exits 2 with a usage message for a bad command line or no token."""
+    ap = parser(prog=prog, description=description or f"{default_name}: a card-game bot for the referee")
     ap.add_argument("--referee", required=True, help="referee address HOST:PORT, or unix:PATH")
     ap.add_argument("--token", default=None,
-                    help="token given by the operator (default: read from the descriptor REFEREE_TOKEN_FD "
-                    "names, which is how the referee hands it to the bots it launches, else the "
-                    "REFEREE_TOKEN environment variable)")
+                    help="token given by the operator, for a quick test by hand only: the process list shows it "
+                    "(default: read from the descriptor REFEREE_TOKEN_FD names, which is how the referee hands it "
+                    "to the bots it launches, else the REFEREE_TOKEN environment variable)")
     ap.add_argument("--name", default=default_name, help="bot name shown on the leaderboard")
     ap.add_argument("--seed", type=int, default=None, help="seed of the bot's own RNG")
     ap.add_argument("--tls-ca", default=None, help="PEM file of the CA to trust (TLS referees)")

@@ -18,7 +18,7 @@ import pytest
 
 from cardgames.v1 import referee_pb2 as pb
 from conftest import PY, ROOT
-from referee.botcommand import resolve_command
+from referee.botcommand import check_command, resolve_command
 from referee.envs.table import Table
 from referee.policybot import PolicyChooser, PolicyFailed
 
@@ -83,10 +83,12 @@ def test_a_failing_policy_is_a_crash_fault_whose_reason_is_its_line() -> None:
     ("./badpolicy.py:nosuch", "AttributeError: module 'badpolicy' has no attribute 'nosuch'"),
     ("badpolicy:act", "ModuleNotFoundError: No module named 'badpolicy' (for the file, write ./badpolicy.py:act)"),
     ("./nofile.py:act", "ImportError: policy file './nofile.py' not found (relative paths are taken from {cwd})"),
+    ("./badpolicy:act", "ImportError: policy file './badpolicy' not found (relative paths are taken from {cwd}); "
+     "did you mean ./badpolicy.py:act?"),
     ("sample_bots.smear_policy:load --with weights=runs/x.npz",
      "FileNotFoundError: [Errno 2] No such file or directory: 'runs/x.npz' (relative paths are taken from the "
      "bot's working directory {cwd}: give absolute ones)"),
-], ids=["function", "module", "file", "weights"])
+], ids=["function", "module", "file", "no-py", "weights"])
 def test_a_policy_that_cannot_be_loaded_is_one_line_and_exit_2(tmp_path: Path, spec: str, line: str) -> None:
     (tmp_path / "badpolicy.py").write_text("def act(obs):\n    return 0\n")
     env = dict(os.environ, REFEREE_TOKEN="t")
@@ -100,24 +102,51 @@ def test_a_policy_that_cannot_be_loaded_is_one_line_and_exit_2(tmp_path: Path, s
 def test_the_policy_spec_is_checked_first_and_help_lists_the_bots_options(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("REFEREE_TOKEN")}
     r = subprocess.run(BOT + ["mypolicy"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
-    assert r.returncode == 2
-    assert r.stderr.splitlines()[-1] == ("referee bot from-policy: error: argument MODULE:FUNCTION: 'mypolicy' is "
-                                         "not MODULE:FUNCTION (e.g. ./mypolicy.py:act or mypackage.policies:act)")
+    assert r.returncode == 2  # one line, no usage block: under a match it is the crash reason
+    assert r.stderr == ("referee bot from-policy: error: 'mypolicy' is not MODULE:FUNCTION (e.g. mypolicy.py:act "
+                        "or mypackage.mod:act)\n")
     r = subprocess.run(BOT + ["mypolicy:act", "--referee", "127.0.0.1:1"], cwd=tmp_path, env=env,
                        capture_output=True, text=True, timeout=60)
-    assert r.returncode == 2 and "--token" not in r.stderr.splitlines()[-1]
-    assert r.stderr.splitlines()[-1] == ("referee bot from-policy: error: no token: set the environment variable "
+    assert r.returncode == 2 and "--token" not in r.stderr
+    assert r.stderr.splitlines() == [("referee bot from-policy: error: no token: set the environment variable "
                                          "REFEREE_TOKEN (a bot the referee launches gets its token on the "
-                                         "descriptor REFEREE_TOKEN_FD names)")
+                                         "descriptor REFEREE_TOKEN_FD names)")]
     r = subprocess.run(BOT + ["--help"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and r.stdout.startswith("usage: referee bot from-policy ")
     for option in ("MODULE:FUNCTION", "--with KEY=VALUE", "--on-error {stop,first-legal}", "--referee", "--name"):
         assert option in r.stdout, option
+    text = " ".join(r.stdout.split())  # as the docs say: --token by hand only, --with files from the match's directory
+    assert "--token TOKEN token given by the operator, for a quick test by hand only" in text, text
+    assert "taken from the directory the match was started from" in text and "give absolute ones" not in text, text
 
 
-def test_a_relative_with_path_is_taken_from_where_the_match_is_run(tmp_path: Path) -> None:
-    (tmp_path / "runs").mkdir()
-    (tmp_path / "runs" / "w.npz").write_bytes(b"")
-    argv = resolve_command("python -m referee bot from-policy sample_bots.smear_policy:load --with weights=runs/w.npz "
-                           "--with other=runs/none.npz", tmp_path)
-    assert argv[-3:] == [f"weights={tmp_path / 'runs' / 'w.npz'}", "--with", "other=runs/none.npz"]
+@pytest.mark.parametrize("spec,why", [
+    ("./pol/good.py", "'./pol/good.py' is not MODULE:FUNCTION (e.g. mypolicy.py:act or mypackage.mod:act)"),
+    ("--on-error first-legal pol/good.py --name x",
+     "'pol/good.py' is not MODULE:FUNCTION (e.g. mypolicy.py:act or mypackage.mod:act)"),
+    ("./pol/nofile.py:act", "policy file './pol/nofile.py' not found (relative paths are taken from {base})"),
+    ("pol/good:act", "policy file 'pol/good' not found (relative paths are taken from {base}); "
+     "did you mean pol/good.py:act?"),
+    ("./pol/good.py:act --with weights=w.npz", None),
+    ("mypackage.mod:act", None),  # a module: the bot's Python imports it
+], ids=["no-function", "after-options", "no-file", "no-py", "good", "module"])
+def test_a_from_policy_command_is_checked_before_the_match(tmp_path: Path, spec: str, why: str | None) -> None:
+    (tmp_path / "pol").mkdir()
+    (tmp_path / "pol" / "good.py").write_text("def act(obs):\n    return 0\n")
+    for prefix in (" ".join(BOT), "python -m referee bot from-policy"):
+        got = check_command(f"{prefix} {spec}", tmp_path)
+        assert got == (why.format(base=tmp_path.resolve()) if why else None), prefix
+
+
+def test_referee_match_refuses_a_bad_policy_spec_naming_it_as_typed(tmp_path: Path) -> None:
+    (tmp_path / "pol").mkdir()
+    (tmp_path / "pol" / "good.py").write_text("def act(obs):\n    return 0\n")
+    r = subprocess.run([PY, "-m", "referee", "match", "smear", "--log-dir", str(tmp_path / "logs"),
+                        "--bot", f"{PY} -m referee bot from-policy ./pol/good.py"]
+                       + 2 * ["--bot", f"{PY} -m referee bot from-policy pol/good.py:act"],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and not (tmp_path / "logs").exists(), r.stdout + r.stderr
+    assert r.stderr.splitlines() == [f"error: --bot #1 '{PY} -m referee bot from-policy ./pol/good.py': "
+                                     "'./pol/good.py' is not MODULE:FUNCTION (e.g. mypolicy.py:act or "
+                                     "mypackage.mod:act)"], r.stderr
+
