@@ -43,6 +43,38 @@ def round_lines(game: str, log_path: str | None, names: list[str]) -> list[str]:
     return list(lines(_events(log_path), names))
 
 
+def fault_lines(outcome: MatchOutcome) -> list[str]:
+    """The summary's reasons: the first of each kind of fault, per seat
+    (``  seat S KIND: MESSAGE``, the message escaped for rich), in the order
+    recorded except that a crash comes before the disconnect of its seat (the
+    crash, recorded once the process's exit status is known, is why the
+    bot disconnected)."""
+    shown: set[tuple[int, str]] = set()
+    lines: list[tuple[int, str, str]] = []  # (seat, kind, line)
+    for f in outcome.faults:
+        if (f.seat, f.kind) in shown or not f.message or f.kind in _UNEXPLAINED:
+            continue
+        shown.add((f.seat, f.kind))
+        rule = f" (rule {f.rule}: docs/rules/{outcome.spec.game}.md)" if f.rule else ""
+        at = len(lines)
+        if f.kind == FaultKind.CRASH:
+            at = next((i for i, (seat, kind, _) in enumerate(lines)
+                       if seat == f.seat and kind == FaultKind.DISCONNECT), at)
+        lines.insert(at, (f.seat, f.kind, f"  seat {f.seat} {f.kind}: {escape(f.message)}{rule}"))
+    return [line for _, _, line in lines]
+
+
+def stderr_files(outcome: MatchOutcome) -> dict[int, Path]:
+    """The stderr files, by seat, of the match's launched bots that wrote
+    to stderr: ``<match_id>.seatS.stderr`` next to the log, when not empty
+    (a bot connected on its own has none)."""
+    if not outcome.log_path:
+        return {}
+    files = {s: Path(outcome.log_path).parent / f"{outcome.spec.match_id}.seat{s}.stderr"
+             for s in range(outcome.spec.players)}
+    return {s: p for s, p in files.items() if p.is_file() and p.stat().st_size > 0}
+
+
 def print_summary(outcome: MatchOutcome, console: Console | None = None) -> None:
     """Print a human summary of a finished match to stdout."""
     con = console or Console()
@@ -65,11 +97,11 @@ def print_summary(outcome: MatchOutcome, console: Console | None = None) -> None
         # shown escaped, never read as rich markup or terminal escapes
         t.add_row(str(s), escape(spec.seat_names[s]), f"{r.scores[s]:g}" if r else "-", str(r.ranks[s]) if r else "-", fs)
     con.print(t)
-    shown: set[tuple[int, str]] = set()
-    for f in outcome.faults:  # the first reason of each kind of fault, per seat
-        if (f.seat, f.kind) not in shown and f.message and f.kind not in _UNEXPLAINED:
-            shown.add((f.seat, f.kind))
-            rule = f" (rule {f.rule}: docs/rules/{spec.game}.md)" if f.rule else ""
-            con.print(f"  seat {f.seat} {f.kind}: {escape(f.message)}{rule}", soft_wrap=True)
+    lines = fault_lines(outcome)
+    for line in lines:
+        con.print(line, soft_wrap=True)
     con.file.flush()
+    for s, path in stderr_files(outcome).items():  # what a bot said without a fault (plain print: a path)
+        if not any(str(path) in line for line in lines):
+            print(f"  seat {s} wrote to stderr: {path}", flush=True)
     print(f"log: {outcome.log_path}", flush=True)  # plain print: a path must never be wrapped

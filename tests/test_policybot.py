@@ -150,3 +150,35 @@ def test_referee_match_refuses_a_bad_policy_spec_naming_it_as_typed(tmp_path: Pa
                                      "'./pol/good.py' is not MODULE:FUNCTION (e.g. mypolicy.py:act or "
                                      "mypackage.mod:act)"], r.stderr
 
+
+def test_referee_match_tells_a_crash_before_its_disconnect_and_where_a_bot_wrote_to_stderr() -> None:
+    """Seat 0's policy fails on every request, played on with --on-error first-legal: no fault, but
+    the path of what it wrote; seat 1's stops the bot: its crash line, then the disconnect it caused;
+    seat 2 wrote nothing: not mentioned."""
+    with tempfile.TemporaryDirectory() as d:
+        here = Path(d)
+        os.chmod(here, 0o755)  # launched bots may run under uids of their own
+        policy = here / "badpolicy.py"
+        policy.write_text("def act(obs):\n    raise RuntimeError('shape mismatch')\n")
+        policy.chmod(0o644)
+        r = subprocess.run([PY, "-m", "referee", "match", "smear", "--rounds", "1", "--log-dir", str(here / "logs"),
+                            "--bot", f"{PY} -m referee bot from-policy ./badpolicy.py:act --on-error first-legal",
+                            "--bot", f"{PY} -m referee bot from-policy ./badpolicy.py:act",
+                            "--bot", f"{PY} {ROOT / 'sample_bots' / 'random_bot.py'}"],
+                           cwd=here, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stdout + r.stderr
+        lines = [ln.strip() for ln in r.stdout.splitlines() if ln.startswith("  seat ")]
+        match_id = re.search(r"match (\S+):", r.stdout).group(1)
+        stderr0 = here / "logs" / f"{match_id}.seat0.stderr"
+        assert len(lines) == 3 and lines[0].startswith("seat 1 crash: bot exited with status 1: badpolicy: policy "
+                                                       "failed on request"), r.stdout
+        assert lines[1:] == ["seat 1 disconnect: bot disconnected", f"seat 0 wrote to stderr: {stderr0}"], r.stdout
+        assert "; playing the first legal action" in stderr0.read_text()
+
+
+def test_a_relative_with_path_is_taken_from_where_the_match_is_run(tmp_path: Path) -> None:
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "w.npz").write_bytes(b"")
+    argv = resolve_command("python -m referee bot from-policy sample_bots.smear_policy:load --with weights=runs/w.npz "
+                           "--with other=runs/none.npz", tmp_path)
+    assert argv[-3:] == [f"weights={tmp_path / 'runs' / 'w.npz'}", "--with", "other=runs/none.npz"]
