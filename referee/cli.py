@@ -35,8 +35,8 @@ from referee.benchcli import bench
 from referee.botcommand import check_command
 from referee.botnew import bot_app
 from referee.bots import Limits
-from referee.clikit import (CONFIG_OPT, bot_label, bot_sandbox, console, db_flag, fail, lease_held_line, open_store,
-                            os_error_text, parse_kv, parse_tokens, read_ca, read_secret_file, reading_db,
+from referee.clikit import (CONFIG_OPT, bot_label, bot_sandbox, console, db_flag, db_from_anywhere, fail,
+                            lease_held_line, open_store, os_error_text, parse_kv, parse_tokens, read_ca, read_secret_file, reading_db,
                             referee_flags, secret_file_or_exit, stored_flags, tls_or_exit, waiting_line,
                             why_not_running)
 from referee.conformance import run as run_conformance
@@ -1055,8 +1055,9 @@ def tournament_status(
     aborted, void = counts.get(MatchStatus.ABORTED, 0), counts.get(MatchStatus.VOID, 0)
     stored = json.loads(t["spec_json"])
     is_ladder = stored.get("schedule") == "ladder"
-    flag, note = db_flag(given_db)
     cd, file, remote, file_note = _started_from(config, stored)
+    # after `cd DIR && ` a relative --db would name another file
+    flag, note = db_flag(db_from_anywhere(given_db) if cd else given_db)
     done = sum(counts.values())
     # a ladder has no total to reach: the matches it finished so far
     progress = (f"{t['game']} ladder, {done} {plural(done, 'match', 'matches')} finished" if is_ladder

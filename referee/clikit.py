@@ -237,6 +237,16 @@ def db_flag(db: str | None) -> tuple[str, str]:
     return f" --db {shlex.quote(shown)}", " (with your password in place of ***)" if shown != db else ""
 
 
+def db_from_anywhere(db: str | None) -> str | None:
+    """``db`` as a printed command that first changes directory (``cd DIR &&
+    ...``) must name it: a relative SQLite path made absolute (from this
+    process's directory, where it was given); a URL, an absolute path and
+    ``None`` as they are."""
+    if not db or "://" in db or os.path.isabs(db):
+        return db
+    return os.path.abspath(db)
+
+
 def path_flag(option: str, path: str | Path | None, here: str | None = None) -> str:
     """`` OPTION PATH`` for a printed command, shell-quoted (``""`` without
     ``path``). ``here``: a directory the path is shown relative to when it
