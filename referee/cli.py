@@ -785,6 +785,9 @@ def tournament_run(
             fail(f"cannot create the results database {mask_url(spec.database)}: {why}", 1)
     if problem:
         fail(problem)
+    if resume and resuming is None:
+        console.print(f"note: nothing of tournament {spec.name!r} is stored in {mask_url(spec.database)} yet: "
+                      "--resume starts it", markup=False)
     if remote is not None:  # every external bot's token or name, before the first match (a new run or --resume)
         from tournaments.executor import check_external_tokens, unchecked_note
 

@@ -525,6 +525,25 @@ def test_a_status_command_that_changes_directory_names_the_same_database(tmp_pat
     assert not (h / "h").exists()
 
 
+def test_resume_of_a_tournament_not_stored_says_it_starts_it(tmp_path: Path) -> None:
+    """``--resume`` where nothing of the tournament is stored (no database yet, or one without it)
+    plays it from the start and says so in one note line on stderr."""
+    bots = "".join(f'[[bots]]\nname = "b{i}"\ncommand = "python {ROOT}/sample_bots/random_bot.py"\n' for i in range(3))
+    f = tmp_path / "cup.toml"
+    db = tmp_path / "r.sqlite"
+    f.write_text(f'name = "cupN"\ngame = "doudizhu"\nplayers = 3\ndatabase = "{db}"\n'
+                 f'log_dir = "{tmp_path / "logs"}"\nparams = {{ rounds = 1 }}\n{bots}')
+    for name in ("cupN", "cupM"):  # a new database, then one that holds cupN but not cupM
+        if name == "cupM":
+            f.write_text(f.read_text().replace('"cupN"', '"cupM"'))
+        r = subprocess.run([PY, "-m", "referee.cli", "tournament", "run", str(f), "--resume", "--quiet"], cwd=ROOT,
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        notes = [line for line in r.stderr.splitlines() if line.startswith("note:")]
+        assert notes == [f"note: nothing of tournament {name!r} is stored in {db} yet: --resume starts it"], r.stderr
+        assert "resuming:" not in r.stderr and "6 matches played" in r.stderr, r.stderr
+
+
 def test_tournament_check_validates_like_run_prints_the_plan_and_stores_nothing(tmp_path: Path) -> None:
     db = tmp_path / "r.sqlite"
     (tmp_path / "entries").mkdir()
