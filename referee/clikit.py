@@ -289,6 +289,17 @@ def stored_flags(stored: dict[str, Any], here: str | None = None) -> str:
     return referee_flags(stored.get("referee"), stored.get("tls_ca"), here, stored.get("admin_token_file"))
 
 
+#: what a printed continue command adds when the run had its admin token from the environment
+TOKEN_ENV_NOTE = " (with REFEREE_ADMIN_TOKEN set)"
+
+
+def token_env_note(stored: dict[str, Any]) -> str:
+    """:data:`TOKEN_ENV_NOTE` when the stored tournament's or ladder's last run
+    (``stored``: its stored spec) had its admin token in ``REFEREE_ADMIN_TOKEN``
+    and no token file (its ``admin_token_env``), else ``""``."""
+    return TOKEN_ENV_NOTE if stored.get("admin_token_env") else ""
+
+
 def lease_held_line(lease: dict) -> str:
     """The status line of a tournament's (or ladder's) live lease: its pid, host
     and the seconds since its last heartbeat."""

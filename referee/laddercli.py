@@ -28,8 +28,9 @@ from rich.table import Table
 from typer.core import TyperGroup
 
 from cardgames.v1 import admin_pb2, admin_pb2_grpc
-from referee.clikit import (db_flag, fail, lease_held_line, os_error_text, path_flag, read_ca, referee_flags,
-                            secret_file_or_exit, stored_flags, tls_or_exit, waiting_line, why_not_running)
+from referee.clikit import (TOKEN_ENV_NOTE, db_flag, fail, lease_held_line, os_error_text, path_flag, read_ca,
+                            referee_flags, secret_file_or_exit, stored_flags, tls_or_exit, token_env_note,
+                            waiting_line, why_not_running)
 from referee.remote import REFEREE_RECONNECT_S, RefereeGone, RemoteError, RemoteReferee, unreachable
 from referee.words import plural
 
@@ -145,6 +146,7 @@ def ladder_run(
     spec.t.admin_token_file = str(admin_token_file.resolve()) if admin_token_file is not None else ""
     spec.t.referee_admin_token_file = (str(referee_token_file.resolve())
                                        if referee_addr and referee_token_file is not None else "")
+    spec.t.admin_token_env = admin_token_file is None and bool(os.environ.get("REFEREE_ADMIN_TOKEN", "").strip())
     shown = not adm
     adm = adm or secrets.token_hex(16)
 
@@ -178,7 +180,8 @@ def ladder_run(
         again = (f"referee ladder {shlex.quote(str(file))}{path_flag('--admin-token-file', admin_token_file)}"
                  f"{referee_flags(referee_addr, tls_ca, None, referee_token_file, '--referee-admin-token-file')}{flag}")
         fail(f"{e}; the ladder stopped (its finished matches are saved, the ones it was playing are played "
-             f"again when it starts again); once the referee is back, continue it with `{again}`{note}", 1)
+             f"again when it starts again); once the referee is back, continue it with `{again}`{note}"
+             f"{TOKEN_ENV_NOTE if spec.t.admin_token_env else ''}", 1)
     except (LadderError, StorageError) as e:
         fail(str(e), 1)
     except OSError as e:
@@ -465,7 +468,7 @@ def _stored_status(config: Path, db: Optional[str], json_out: bool) -> None:
     flag, note = db_flag(db if db and db != spec.t.database else None)
     stored = json.loads(t["spec_json"])  # where its last run played its matches
     remote = stored_flags(stored, os.getcwd())
-    again = f"`referee ladder {config}{remote}{flag}`{note}"
+    again = f"`referee ladder {config}{remote}{flag}`{note}{token_env_note(stored)}"
     print(f"ladder {spec.name}: {t['game']}, {finished} {plural(finished, 'match', 'matches')} finished, "
           f"{len(entrants)} {plural(len(entrants), 'entrant')}, status {state}")
     if lease is not None:

@@ -229,7 +229,7 @@ def test_without_reconnect_the_driver_says_how_to_resume_and_resume_finishes(hos
                          str(tmp_path / "t.sqlite")], cwd=ROOT, capture_output=True, text=True, timeout=60,
                         env={k: v for k, v in os.environ.items() if k != "REFEREE_DB"})
     assert f"finish it with `{m.group(1)} --db {tmp_path / 't.sqlite'}`" in " ".join(st.stdout.split()), st.stdout
-    assert ADMIN not in st.stdout + st.stderr
+    assert ADMIN not in st.stdout + st.stderr and "REFEREE_ADMIN_TOKEN" not in st.stdout + msg
     with sqlite3.connect(tmp_path / "t.sqlite") as db:
         stored = db.execute("SELECT spec_json FROM tournaments").fetchone()[0]
     assert json.loads(stored)["referee"] == addr and ADMIN not in stored, stored
@@ -260,8 +260,12 @@ def test_ctrl_c_while_the_driver_waits_for_the_referee_stops_it_with_the_resume_
     finally:
         stop_process(driver)
     text = " ".join(err_file.read_text().split())
-    assert f"interrupted: finished matches are saved; continue with `referee tournament run {f} --referee {addr} " \
-           "--resume`" in text and "Traceback" not in text, text
+    # the admin token was in REFEREE_ADMIN_TOKEN: the command says it needs it set (never the token)
+    command = f"referee tournament run {f} --referee {addr} --resume"
+    assert f"interrupted: finished matches are saved; continue with `{command}` (with REFEREE_ADMIN_TOKEN set)" \
+        in text and "Traceback" not in text and ADMIN not in text, text
+    status = " ".join(_status(tmp_path).split())
+    assert f"finish it with `{command} --db {tmp_path / 't.sqlite'}` (with REFEREE_ADMIN_TOKEN set)" in status, status
 
 
 def test_only_a_failure_that_can_be_tls_gets_the_certificate_hint() -> None:

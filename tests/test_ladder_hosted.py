@@ -127,10 +127,12 @@ def test_without_reconnect_a_ladder_stops_with_the_command_that_continues_it(hos
     assert f"the referee at {addr} went away" in out and "Traceback" not in out and ADMIN not in out, out
     assert "match 1 is played again when the ladder starts again" in out, out
     command = f"referee ladder {f} --referee {addr} --referee-admin-token-file {token_file}"  # its path, not the token
-    assert f"once the referee is back, continue it with `{command}`" in out, out
+    # the ladder's own admin token was in REFEREE_ADMIN_TOKEN: the command says it needs it set again
+    assert f"once the referee is back, continue it with `{command}` (with REFEREE_ADMIN_TOKEN set)" in out, out
     _verified(f)  # the lost match is still scheduled: nothing of it was recorded
     st = _cli("ladder", "status", "--config", str(f))
-    assert f"not running; continue it with `{command}`" in st.stdout, st.stdout + st.stderr
+    assert f"not running; continue it with `{command}` (with REFEREE_ADMIN_TOKEN set)" in st.stdout, \
+        st.stdout + st.stderr
     again(tmp_path / "serve2.jsonl")
     r = _cli(*command.split()[1:], "--max-matches", "0")
     assert r.returncode == 0, r.stdout + r.stderr

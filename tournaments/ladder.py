@@ -733,7 +733,8 @@ class Ladder:
         ts = self.spec.t
         self.store.update_spec(self.tid, {"referee": ts.referee, "tls_ca": ts.tls_ca,
                                           "admin_token_file": ts.admin_token_file,
-                                          "referee_admin_token_file": ts.referee_admin_token_file})
+                                          "referee_admin_token_file": ts.referee_admin_token_file,
+                                          "admin_token_env": ts.admin_token_env})
         self.store.set_tournament_status(self.tid, "running")
 
     def _delete(self, tid: int) -> None:
