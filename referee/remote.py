@@ -77,6 +77,24 @@ def unreachable(what: str, addr: str, details: str, tls_ca: Path | str | None) -
     return f"no {what} answers at {addr} ({details}){hint}"
 
 
+def gone_reason(details: str) -> str:
+    """A short plain reason for a referee that went away, from a failed call's
+    gRPC ``details``: ``connection refused``, ``connection reset``,
+    ``connection closed``, ``timed out`` or ``the call was cancelled`` for
+    gRPC's transport texts (``failed to connect to all addresses; last error:
+    UNKNOWN: ipv4:127.0.0.1:50961: Failed to connect to remote host:
+    Connection refused``); any other text (the referee's own, e.g. that it
+    is shutting down) as it is."""
+    low = details.lower()
+    for needle, reason in (("refused", "connection refused"), ("reset", "connection reset"),
+                           ("socket closed", "connection closed"), ("connection closed", "connection closed"),
+                           ("deadline", "timed out"), ("timed out", "timed out"), ("timeout", "timed out"),
+                           ("cancel", "the call was cancelled")):
+        if needle in low and SHUTTING_DOWN not in details:
+            return reason
+    return details.strip() or "no reason given"
+
+
 class RefereeGone(RemoteError):
     """The referee answered earlier in this run and now does not (it stopped,
     restarted or the network dropped): a call failed with ``UNAVAILABLE`` or
@@ -157,7 +175,7 @@ class RemoteReferee:
         code, details = e.code(), e.details() or ""
         if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED) and (
                 self.reached or SHUTTING_DOWN in details):
-            return RefereeGone(f"the referee at {self.addr} went away ({details})")
+            return RefereeGone(f"the referee at {self.addr} went away ({gone_reason(details)})")
         if code == grpc.StatusCode.UNAVAILABLE:
             return RemoteError(unreachable("referee", self.addr, details, self.tls_ca))
         self.reached = True

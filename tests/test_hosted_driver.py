@@ -191,8 +191,8 @@ def test_the_driver_waits_for_a_restarted_referee_and_plays_the_lost_match_again
     finally:
         stop_process(driver)
     assert driver.returncode == 0, err
-    assert f"the referee at {addr} went away" in err and "waiting up to 60 s for it to come back" in err, err
-    assert f"the referee at {addr} is back; playing on" in err and "Traceback" not in err, err
+    assert f"note: the referee at {addr} went away" in err and "waiting up to 60 s for it to come back" in err, err
+    assert f"note: the referee at {addr} is back; playing on" in err and "Traceback" not in err, err
     assert {row["bot"]: row["matches"] for row in json.loads(out)} == {n: 6 for n in BOTS}
     _counted_once(tmp_path)
     # the stopped match played again under its own id with a suffix (the referee keeps the first attempt's log)
@@ -283,6 +283,33 @@ def test_only_a_failure_that_can_be_tls_gets_the_certificate_hint() -> None:
         f"self signed); does its certificate match {addr} and --tls-ca?")
     plain = "failed to connect to all addresses; last error: UNAVAILABLE: ipv4:127.0.0.1:50751: Socket closed"
     assert unreachable("referee", addr, plain, None).endswith("; if it speaks TLS, give --tls-ca")
+
+
+def test_a_referee_that_went_away_is_told_with_a_short_plain_reason() -> None:
+    """gRPC's transport text becomes a few plain words; the referee's own reason stays as it is."""
+    class Failed(grpc.RpcError):
+        def __init__(self, code: grpc.StatusCode, details: str):
+            self._code, self._details = code, details
+
+        def code(self) -> grpc.StatusCode:
+            return self._code
+
+        def details(self) -> str:
+            return self._details
+
+    remote = RemoteReferee("127.0.0.1:50961", ADMIN)
+    remote.reached = True
+    refused = ("failed to connect to all addresses; last error: UNKNOWN: ipv4:127.0.0.1:50961: Failed to connect "
+               "to remote host: Connection refused")
+    for code, details, reason in (
+            (grpc.StatusCode.UNAVAILABLE, refused, "connection refused"),
+            (grpc.StatusCode.UNAVAILABLE, "Socket closed", "connection closed"),
+            (grpc.StatusCode.UNAVAILABLE, "Connection reset by peer", "connection reset"),
+            (grpc.StatusCode.CANCELLED, "Cancelling all calls", "the call was cancelled"),
+            (grpc.StatusCode.UNAVAILABLE, "the referee is shutting down: match t-m00001 was stopped",
+             "the referee is shutting down: match t-m00001 was stopped")):
+        gone = remote._failure(Failed(code, details))
+        assert str(gone) == f"the referee at 127.0.0.1:50961 went away ({reason})", (details, str(gone))
 
 
 def test_a_match_id_the_referee_already_has_gets_a_suffix(tmp_path: Path) -> None:

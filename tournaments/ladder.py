@@ -645,7 +645,9 @@ class Ladder:
         #: the running referee every match is played on (None: this process or the Dask cluster)
         self.remote = remote
         #: the one wait for :attr:`remote` when it went away, shared by the matches it lost
-        self.remote_wait = RefereeWait(remote, reconnect_s, say, self._record_wait) if remote is not None else None
+        # its lines worded as the tournament driver's: `note: the referee at HOST:PORT went away (...); ...`
+        self.remote_wait = (RefereeWait(remote, reconnect_s, lambda line: say(f"note: {line}"), self._record_wait)
+                            if remote is not None else None)
         #: :attr:`remote` went away and did not come back in time: the ladder stops, :meth:`run` raises it
         self.gone: RefereeGone | None = None
         self.tls = tls
