@@ -174,7 +174,10 @@ def _closed_by_shutdown(recs: list[dict]) -> int:
 
 
 def test_the_driver_waits_for_a_restarted_referee_and_plays_the_lost_match_again(hosted, tmp_path: Path) -> None:
+    """The lost match is played again once the referee is back and the external bots, which reconnect
+    later (back-off), are connected again: never with them as no-shows, however short connect_timeout."""
     addr, serve, oplog, again, f = hosted
+    f.write_text(f.read_text() + "[clock]\nconnect_timeout_ms = 500\n")
     driver = _driver(f, addr, "--reconnect", "60")
     try:
         _until(lambda: _in_flight(oplog, 2), "the second match to be in flight", shown=oplog)
@@ -200,6 +203,9 @@ def test_the_driver_waits_for_a_restarted_referee_and_plays_the_lost_match_again
     assert replayed[0] == "hosted-m00001-2" and all(m.startswith("hosted-m0000") for m in replayed), replayed
     assert (tmp_path / "logs" / "hosted" / "hosted-m00001.jsonl").exists()
     assert all(r["status"] == "complete" for r in _records(second, "match_ended"))
+    assert all(r["no_show"] == [] for r in _records(second, "match_started")), _records(second)
+    assert not _records(second, "match_waiting"), _records(second)
+    assert "faults of" not in (status := _status(tmp_path)), status  # no fault charged to any bot
 
 
 def test_without_reconnect_the_driver_says_how_to_resume_and_resume_finishes(hosted, tmp_path: Path) -> None:
@@ -310,6 +316,23 @@ def test_a_referee_that_went_away_is_told_with_a_short_plain_reason() -> None:
              "the referee is shutting down: match t-m00001 was stopped")):
         gone = remote._failure(Failed(code, details))
         assert str(gone) == f"the referee at 127.0.0.1:50961 went away ({reason})", (details, str(gone))
+
+
+def test_a_match_waiting_names_every_seat_whose_bot_is_absent(tmp_path: Path) -> None:
+    """No bot of the match connected: its one ``match_waiting`` line names all three seats."""
+    from referee.oplog import OperatorLog
+
+    async def body() -> list[dict]:
+        ref = Referee(tmp_path / "served", admin_token=ADMIN, oplog=OperatorLog())
+        tokens = [ref.new_token(name) for name in BOTS]
+        spec = MatchSpec(game="doudizhu", players=3, seed=1, seat_names=list(BOTS), params={"rounds": 1},
+                         match_id="absent-m00000")
+        await ref.play(spec, tokens, connect_timeout_s=0.2)
+        return list(ref.oplog.recent)
+
+    recs = run(body())
+    waiting = [r for r in recs if r["event"] == "match_waiting"]
+    assert len(waiting) == 1 and waiting[0]["waiting_for"] == list(BOTS), recs
 
 
 def test_a_match_id_the_referee_already_has_gets_a_suffix(tmp_path: Path) -> None:

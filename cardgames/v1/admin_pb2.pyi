@@ -62,16 +62,22 @@ class CheckTokensRequest(_message.Message):
     def __init__(self, tokens: _Optional[_Iterable[str]] = ..., names: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class CheckTokensResponse(_message.Message):
-    __slots__ = ("unknown", "unknown_names", "ambiguous_names", "names_checked")
+    __slots__ = ("unknown", "unknown_names", "ambiguous_names", "names_checked", "connected", "connected_names", "connections_checked")
     UNKNOWN_FIELD_NUMBER: _ClassVar[int]
     UNKNOWN_NAMES_FIELD_NUMBER: _ClassVar[int]
     AMBIGUOUS_NAMES_FIELD_NUMBER: _ClassVar[int]
     NAMES_CHECKED_FIELD_NUMBER: _ClassVar[int]
+    CONNECTED_FIELD_NUMBER: _ClassVar[int]
+    CONNECTED_NAMES_FIELD_NUMBER: _ClassVar[int]
+    CONNECTIONS_CHECKED_FIELD_NUMBER: _ClassVar[int]
     unknown: _containers.RepeatedScalarFieldContainer[int]
     unknown_names: _containers.RepeatedScalarFieldContainer[int]
     ambiguous_names: _containers.RepeatedScalarFieldContainer[int]
     names_checked: bool
-    def __init__(self, unknown: _Optional[_Iterable[int]] = ..., unknown_names: _Optional[_Iterable[int]] = ..., ambiguous_names: _Optional[_Iterable[int]] = ..., names_checked: _Optional[bool] = ...) -> None: ...
+    connected: _containers.RepeatedScalarFieldContainer[int]
+    connected_names: _containers.RepeatedScalarFieldContainer[int]
+    connections_checked: bool
+    def __init__(self, unknown: _Optional[_Iterable[int]] = ..., unknown_names: _Optional[_Iterable[int]] = ..., ambiguous_names: _Optional[_Iterable[int]] = ..., names_checked: _Optional[bool] = ..., connected: _Optional[_Iterable[int]] = ..., connected_names: _Optional[_Iterable[int]] = ..., connections_checked: _Optional[bool] = ...) -> None: ...
 
 class RunMatchResponse(_message.Message):
     __slots__ = ("match_id", "status", "result", "log_path", "seat_names")
