@@ -381,7 +381,8 @@ def ladder_status(
     json_out: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
 ) -> None:
     """The running ladder's entrants (`--referee`): version, state (and why
-    suspended or retired), connection of external bots, TrueSkill, matches.
+    suspended or retired), connection of external bots, TrueSkill, matches,
+    and whether it is waiting for its restarted `--referee`.
     With `--config FILE` (no admin token needed): from the database, whether
     the ladder is running (and which process holds its lease, and whether it
     is waiting for its restarted `--referee`), stopped, or interrupted
@@ -408,6 +409,8 @@ def ladder_status(
         t.add_row(escape(e.label), state, trueskill_text(e.mu), trueskill_text(e.sigma),
                   trueskill_text(e.mu - 3 * e.sigma), str(e.matches), escape(e.reason))
     Console(width=max(100, Console().width)).print(t)
+    if res.waiting_for:
+        print(waiting_line({"what": res.waiting_for, "since": res.waiting_since, "until": res.waiting_until}))
 
 
 def _int64_numbers(d: dict, descriptor) -> dict:

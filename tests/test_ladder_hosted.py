@@ -16,6 +16,7 @@ referee is back or the ladder stopped.
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import sqlite3
@@ -29,6 +30,7 @@ import pytest
 from conftest import ROOT, stop_process
 from referee.clikit import referee_flags, stored_flags
 from test_hosted_driver import ADMIN, SLOW_BOT, _in_flight, _records, _serve, _sigterm, _until
+from test_ladder import ADMIN as LADDER_ADMIN
 from test_ladder import LadderProc
 
 
@@ -160,6 +162,17 @@ def test_ctrl_c_while_a_ladder_waits_for_its_referee_stops_it_at_once(hosted_lad
             assert (until - since).total_seconds() % 86400 == 600, m.group(0)
         waiting = json.loads(_cli("ladder", "status", "--config", str(f), "--json").stdout)["waiting"]
         assert waiting["what"] == f"the referee at {addr}" and waiting["until"] - waiting["since"] == 600, waiting
+        # the running ladder says it too (LadderStatus)
+        live = subprocess.run([sys.executable, "-m", "referee.cli", "ladder", "status", "--referee", lad.addr],
+                              cwd=ROOT, capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "REFEREE_ADMIN_TOKEN": LADDER_ADMIN})
+        assert re.search(rf"\n  waiting for the referee at {re.escape(addr)} since \d\d:\d\d:\d\d "
+                         r"\(gives up at \d\d:\d\d:\d\d\)\n", live.stdout), live.stdout + live.stderr
+        live = subprocess.run([sys.executable, "-m", "referee.cli", "ladder", "status", "--referee", lad.addr,
+                               "--json"], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "REFEREE_ADMIN_TOKEN": LADDER_ADMIN})
+        d = json.loads(live.stdout)
+        assert d["waiting_for"] == f"the referee at {addr}" and d["waiting_until"] - d["waiting_since"] == 600, d
         assert lad.stop(signal.SIGINT, timeout=20) == 0  # not the file's drain_ms (30 s): nothing can finish
     finally:
         lad.close()
