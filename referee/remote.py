@@ -515,7 +515,6 @@ class RefereeWait:
             self._back_at = time.monotonic()
             self.notify(f"the referee at {self.remote.addr} is back; playing on")
 
-
     async def _bots_back(self, deadline: float, every_s: float = 0.5) -> None:
         """Wait until every bot of :attr:`externals` is connected to the
         referee again, or until ``deadline`` (``time.monotonic()``), or the
@@ -531,7 +530,7 @@ class RefereeWait:
                 return
             left = deadline - time.monotonic()
             if left <= 0:
-                self.notify(f"{absent} external {plural(absent, 'bot')} not connected again; playing on")
+                self.notify(f"{absent} external {plural(absent, 'bot')} not connected again in time")
                 return
             if not said:
                 said = True
