@@ -35,10 +35,10 @@ from referee.benchcli import bench
 from referee.botcommand import check_command
 from referee.botnew import bot_app
 from referee.bots import Limits
-from referee.clikit import (CONFIG_OPT, bot_label, bot_sandbox, console, db_flag, fail, lease_held_line, open_store,
-                            os_error_text, parse_kv, parse_tokens, read_ca, read_secret_file, reading_db,
-                            referee_flags, secret_file_or_exit, stored_flags, tls_or_exit, waiting_line,
-                            why_not_running)
+from referee.clikit import (CONFIG_OPT, TOKEN_ENV_NOTE, bot_label, bot_sandbox, console, db_flag, db_from_anywhere,
+                            fail, lease_held_line, open_store, os_error_text, parse_kv, parse_tokens, read_ca,
+                            read_secret_file, reading_db, referee_flags, secret_file_or_exit, stored_flags, tls_or_exit,
+                            token_env_note, waiting_line, why_not_running)
 from referee.conformance import run as run_conformance
 from referee.games import GAME_IDS, UnknownGame, game_class
 from referee.initcli import init
@@ -664,13 +664,15 @@ def _remote_for_tournament(spec, addr: Optional[str], admin_token: Optional[str]
 
 
 def _resume_command(file: Path, db: Optional[str], referee_addr: Optional[str], tls_ca: Optional[Path],
-                    admin_token_file: Optional[Path]) -> tuple[str, str]:
+                    admin_token_file: Optional[Path], token_env: bool = False) -> tuple[str, str]:
     """The command that continues this run (``--resume``), with the options it
-    needs again (the admin token's file, never the token), and the note for a
-    masked password (``""`` if none)."""
+    needs again (the admin token's file, never the token), and the notes to
+    print after it: for a masked password, and ``token_env``, the run had its
+    admin token in ``REFEREE_ADMIN_TOKEN`` (``""`` if none)."""
     flag, note = db_flag(db)
     remote = referee_flags(referee_addr, tls_ca, admin_token_file=admin_token_file)
-    return f"referee tournament run {shlex.quote(str(file))}{remote} --resume{flag}", note
+    return (f"referee tournament run {shlex.quote(str(file))}{remote} --resume{flag}",
+            note + (TOKEN_ENV_NOTE if token_env else ""))
 
 
 #: the --referee commands' admin token: hidden, from REFEREE_ADMIN_TOKEN, or read from --admin-token-file
@@ -743,6 +745,8 @@ def tournament_run(
     spec.referee = referee_addr or ""
     spec.tls_ca = str(tls_ca.resolve()) if referee_addr and tls_ca is not None else ""
     spec.admin_token_file = str(admin_token_file.resolve()) if referee_addr and admin_token_file is not None else ""
+    spec.admin_token_env = bool(referee_addr and admin_token_file is None and admin_token
+                                and admin_token == os.environ.get("REFEREE_ADMIN_TOKEN"))
     if executor is not None:
         if executor not in tspec.EXECUTORS:
             fail(f"--executor must be one of {', '.join(tspec.EXECUTORS)}, got {executor!r}")
@@ -785,6 +789,9 @@ def tournament_run(
             fail(f"cannot create the results database {mask_url(spec.database)}: {why}", 1)
     if problem:
         fail(problem)
+    if resume and resuming is None:
+        console.print(f"note: nothing of tournament {spec.name!r} is stored in {mask_url(spec.database)} yet: "
+                      "--resume starts it", markup=False)
     if remote is not None:  # every external bot's token or name, before the first match (a new run or --resume)
         from tournaments.executor import check_external_tokens, unchecked_note
 
@@ -837,13 +844,15 @@ def tournament_run(
         finally:
             bar.stop()
     except RefereeGone as e:
-        command, note = _resume_command(file, db, referee_addr, tls_ca, admin_token_file)
+        command, note = _resume_command(file, db, referee_addr, tls_ca, admin_token_file,
+                                        spec.admin_token_env)
         fail(f"{e}; the finished matches are saved, the ones it was playing count for nothing and will be played "
              f"again; once it is back, continue with `{command}`{note}", 1)
     except (TournamentError, RemoteError, StorageError, ExecutorError) as e:
         fail(str(e), 1 if isinstance(e, (StorageError, ExecutorError)) else 2)
     except Interrupted as e:
-        command, note = _resume_command(file, db, referee_addr, tls_ca, admin_token_file)
+        command, note = _resume_command(file, db, referee_addr, tls_ca, admin_token_file,
+                                        spec.admin_token_env)
         console.print(f"[yellow]interrupted[/yellow]: finished matches are saved; continue with "
                       f"`{escape(command)}`{note}")
         raise typer.Exit(128 + e.signum)
@@ -1055,8 +1064,9 @@ def tournament_status(
     aborted, void = counts.get(MatchStatus.ABORTED, 0), counts.get(MatchStatus.VOID, 0)
     stored = json.loads(t["spec_json"])
     is_ladder = stored.get("schedule") == "ladder"
-    flag, note = db_flag(given_db)
     cd, file, remote, file_note = _started_from(config, stored)
+    # after `cd DIR && ` a relative --db would name another file
+    flag, note = db_flag(db_from_anywhere(given_db) if cd else given_db)
     done = sum(counts.values())
     # a ladder has no total to reach: the matches it finished so far
     progress = (f"{t['game']} ladder, {done} {plural(done, 'match', 'matches')} finished" if is_ladder
@@ -1067,9 +1077,10 @@ def tournament_status(
         if waiting is not None:
             print(waiting_line(waiting))
     elif state in ("interrupted", "stopped"):
-        how = (f"continue it with `{cd}referee ladder {file}{remote}{flag}`{note}{file_note}"
+        note_how = note + token_env_note(stored) + file_note
+        how = (f"continue it with `{cd}referee ladder {file}{remote}{flag}`{note_how}"
                if is_ladder or state == "stopped"
-               else f"finish it with `{cd}referee tournament run {file}{remote} --resume{flag}`{note}{file_note}")
+               else f"finish it with `{cd}referee tournament run {file}{remote} --resume{flag}`{note_how}")
         if state == "interrupted":
             print(f"  not running: {why_not_running(stale, 'driver')}; {how}")
         else:

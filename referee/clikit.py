@@ -237,6 +237,16 @@ def db_flag(db: str | None) -> tuple[str, str]:
     return f" --db {shlex.quote(shown)}", " (with your password in place of ***)" if shown != db else ""
 
 
+def db_from_anywhere(db: str | None) -> str | None:
+    """``db`` as a printed command that first changes directory (``cd DIR &&
+    ...``) must name it: a relative SQLite path made absolute (from this
+    process's directory, where it was given); a URL, an absolute path and
+    ``None`` as they are."""
+    if not db or "://" in db or os.path.isabs(db):
+        return db
+    return os.path.abspath(db)
+
+
 def path_flag(option: str, path: str | Path | None, here: str | None = None) -> str:
     """`` OPTION PATH`` for a printed command, shell-quoted (``""`` without
     ``path``). ``here``: a directory the path is shown relative to when it
@@ -277,6 +287,17 @@ def stored_flags(stored: dict[str, Any], here: str | None = None) -> str:
                 + referee_flags(stored.get("referee"), stored.get("tls_ca"), here,
                                 stored.get("referee_admin_token_file"), "--referee-admin-token-file"))
     return referee_flags(stored.get("referee"), stored.get("tls_ca"), here, stored.get("admin_token_file"))
+
+
+#: what a printed continue command adds when the run had its admin token from the environment
+TOKEN_ENV_NOTE = " (with REFEREE_ADMIN_TOKEN set)"
+
+
+def token_env_note(stored: dict[str, Any]) -> str:
+    """:data:`TOKEN_ENV_NOTE` when the stored tournament's or ladder's last run
+    (``stored``: its stored spec) had its admin token in ``REFEREE_ADMIN_TOKEN``
+    and no token file (its ``admin_token_env``), else ``""``."""
+    return TOKEN_ENV_NOTE if stored.get("admin_token_env") else ""
 
 
 def lease_held_line(lease: dict) -> str:

@@ -28,8 +28,9 @@ from rich.table import Table
 from typer.core import TyperGroup
 
 from cardgames.v1 import admin_pb2, admin_pb2_grpc
-from referee.clikit import (db_flag, fail, lease_held_line, os_error_text, path_flag, read_ca, referee_flags,
-                            secret_file_or_exit, stored_flags, tls_or_exit, waiting_line, why_not_running)
+from referee.clikit import (TOKEN_ENV_NOTE, db_flag, fail, lease_held_line, os_error_text, path_flag, read_ca,
+                            referee_flags, secret_file_or_exit, stored_flags, tls_or_exit, token_env_note,
+                            waiting_line, why_not_running)
 from referee.remote import REFEREE_RECONNECT_S, RefereeGone, RemoteError, RemoteReferee, unreachable
 from referee.words import plural
 
@@ -145,6 +146,7 @@ def ladder_run(
     spec.t.admin_token_file = str(admin_token_file.resolve()) if admin_token_file is not None else ""
     spec.t.referee_admin_token_file = (str(referee_token_file.resolve())
                                        if referee_addr and referee_token_file is not None else "")
+    spec.t.admin_token_env = admin_token_file is None and bool(os.environ.get("REFEREE_ADMIN_TOKEN", "").strip())
     shown = not adm
     adm = adm or secrets.token_hex(16)
 
@@ -178,7 +180,8 @@ def ladder_run(
         again = (f"referee ladder {shlex.quote(str(file))}{path_flag('--admin-token-file', admin_token_file)}"
                  f"{referee_flags(referee_addr, tls_ca, None, referee_token_file, '--referee-admin-token-file')}{flag}")
         fail(f"{e}; the ladder stopped (its finished matches are saved, the ones it was playing are played "
-             f"again when it starts again); once the referee is back, continue it with `{again}`{note}", 1)
+             f"again when it starts again); once the referee is back, continue it with `{again}`{note}"
+             f"{TOKEN_ENV_NOTE if spec.t.admin_token_env else ''}", 1)
     except (LadderError, StorageError) as e:
         fail(str(e), 1)
     except OSError as e:
@@ -378,7 +381,8 @@ def ladder_status(
     json_out: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
 ) -> None:
     """The running ladder's entrants (`--referee`): version, state (and why
-    suspended or retired), connection of external bots, TrueSkill, matches.
+    suspended or retired), connection of external bots, TrueSkill, matches,
+    and whether it is waiting for its restarted `--referee`.
     With `--config FILE` (no admin token needed): from the database, whether
     the ladder is running (and which process holds its lease, and whether it
     is waiting for its restarted `--referee`), stopped, or interrupted
@@ -405,6 +409,8 @@ def ladder_status(
         t.add_row(escape(e.label), state, trueskill_text(e.mu), trueskill_text(e.sigma),
                   trueskill_text(e.mu - 3 * e.sigma), str(e.matches), escape(e.reason))
     Console(width=max(100, Console().width)).print(t)
+    if res.waiting_for:
+        print(waiting_line({"what": res.waiting_for, "since": res.waiting_since, "until": res.waiting_until}))
 
 
 def _int64_numbers(d: dict, descriptor) -> dict:
@@ -465,7 +471,7 @@ def _stored_status(config: Path, db: Optional[str], json_out: bool) -> None:
     flag, note = db_flag(db if db and db != spec.t.database else None)
     stored = json.loads(t["spec_json"])  # where its last run played its matches
     remote = stored_flags(stored, os.getcwd())
-    again = f"`referee ladder {config}{remote}{flag}`{note}"
+    again = f"`referee ladder {config}{remote}{flag}`{note}{token_env_note(stored)}"
     print(f"ladder {spec.name}: {t['game']}, {finished} {plural(finished, 'match', 'matches')} finished, "
           f"{len(entrants)} {plural(len(entrants), 'entrant')}, status {state}")
     if lease is not None:

@@ -24,9 +24,11 @@ Events (``event`` field) and their fields:
                    ``flood``, ``read_failed``, ``bot_closed``, ``match_over``,
                    ``shutdown``, ``write_failed``; ``shutdown``: every
                    connection that ends while the referee stops), ``detail``
-``match_waiting``  ``match_id``, ``game``, ``waiting_for`` (the seats of one bot
-                   with no free connection yet), ``wait_s`` (how long it waits
-                   at most): one line per bot a match waits for, before its start
+``match_waiting``  ``match_id``, ``game``, ``waiting_for`` (the seats of the bot
+                   with no free connection yet, and of every other bot of the
+                   match not connected then), ``wait_s`` (how long it waits
+                   at most): before its start, once per wait (a bot listed is
+                   not listed again)
 ``match_started``  ``match_id``, ``game``, ``seats`` (names), ``no_show`` (seats)
 ``match_ended``    ``match_id``, ``status``, ``faults`` (count per kind), ``elapsed_s``;
                    a match stopped before its end: status ``aborted: referee

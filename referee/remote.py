@@ -39,6 +39,7 @@ from referee.outcomes import MatchStatus
 from referee.play import CRASH_GRACE_S
 from referee.runner import FaultRecord, MatchOutcome, MatchSpec
 from referee.service import SHUTTING_DOWN
+from referee.words import plural
 
 
 class RemoteError(RuntimeError):
@@ -75,6 +76,24 @@ def unreachable(what: str, addr: str, details: str, tls_ca: Path | str | None) -
     elif "connection refused" in details.lower():
         hint = "; is `referee serve` running on that port?"
     return f"no {what} answers at {addr} ({details}){hint}"
+
+
+def gone_reason(details: str) -> str:
+    """A short plain reason for a referee that went away, from a failed call's
+    gRPC ``details``: ``connection refused``, ``connection reset``,
+    ``connection closed``, ``timed out`` or ``the call was cancelled`` for
+    gRPC's transport texts (``failed to connect to all addresses; last error:
+    UNKNOWN: ipv4:127.0.0.1:50961: Failed to connect to remote host:
+    Connection refused``); any other text (the referee's own, e.g. that it
+    is shutting down) as it is."""
+    low = details.lower()
+    for needle, reason in (("refused", "connection refused"), ("reset", "connection reset"),
+                           ("socket closed", "connection closed"), ("connection closed", "connection closed"),
+                           ("deadline", "timed out"), ("timed out", "timed out"), ("timeout", "timed out"),
+                           ("cancel", "the call was cancelled")):
+        if needle in low and SHUTTING_DOWN not in details:
+            return reason
+    return details.strip() or "no reason given"
 
 
 class RefereeGone(RemoteError):
@@ -157,7 +176,7 @@ class RemoteReferee:
         code, details = e.code(), e.details() or ""
         if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED) and (
                 self.reached or SHUTTING_DOWN in details):
-            return RefereeGone(f"the referee at {self.addr} went away ({details})")
+            return RefereeGone(f"the referee at {self.addr} went away ({gone_reason(details)})")
         if code == grpc.StatusCode.UNAVAILABLE:
             return RemoteError(unreachable("referee", self.addr, details, self.tls_ca))
         self.reached = True
@@ -314,6 +333,26 @@ class RemoteReferee:
                          sorted({i for i in res.unknown_names if i < len(names)}),
                          sorted({i for i in res.ambiguous_names if i < len(names)}), res.names_checked)
 
+    async def absent(self, tokens: list[str], names: list[str]) -> int | None:
+        """How many of the bots of these ``tokens`` and ``names`` (as
+        :meth:`check_seats` takes them) are not connected to the referee now
+        (``AdminService.CheckTokens``' ``connected``); ``None`` when the
+        referee does not say (an older one). Raises :class:`RemoteError` when
+        it refuses or cannot be reached."""
+        try:
+            async with self._channel() as ch:
+                res = await admin_pb2_grpc.AdminServiceStub(ch).CheckTokens(
+                    admin_pb2.CheckTokensRequest(tokens=tokens, names=names),
+                    metadata=[("x-admin-token", self.admin_token)], timeout=5.0)
+        except grpc.RpcError as e:
+            if e.code() == grpc.StatusCode.UNIMPLEMENTED:
+                return None
+            raise self._failure(e) from None
+        if not res.connections_checked:
+            return None
+        return (len(tokens) - len({i for i in res.connected if i < len(tokens)})
+                + len(names) - len({i for i in res.connected_names if i < len(names)}))
+
     async def fetch_log(self, match_id: str, dest: Path) -> Path:
         """Write the log of ``match_id`` (a match played on the referee,
         finished or cut short) to ``dest`` (through ``dest.part``, renamed
@@ -422,7 +461,12 @@ class RefereeWait:
     (unix seconds: now, and when it gives up) and ``record(None)`` as it
     ends, before ``notify``'s lines (the hosted ladder keeps it in its
     database for ``referee ladder status``). Once it did not come back,
-    every later wait fails at once."""
+    every later wait fails at once. Once it is back, the wait goes on (within
+    the same ``reconnect_s``) until the bots of :attr:`externals` (tokens,
+    names: the ones that connect on their own, and reconnect later than the
+    referee starts) are connected again, so that the lost matches are not
+    played again with them as no-shows; past that time they are played
+    anyway."""
 
     def __init__(self, remote: RemoteReferee, reconnect_s: float, notify: Callable[[str], None] | None = None,
                  record: Callable[[tuple[float, float] | None], Awaitable[None]] | None = None):
@@ -432,6 +476,8 @@ class RefereeWait:
         self._waiting = asyncio.Lock()  # one wait for the referee however many matches it lost
         self._back_at = float("-inf")  # when it last answered again after going away (monotonic)
         self._gave_up: RefereeGone | None = None
+        #: the tokens and the names of the external bots the matches seat (``([], [])``: none)
+        self.externals: tuple[list[str], list[str]] = ([], [])
 
     @property
     def waiting(self) -> bool:
@@ -457,7 +503,10 @@ class RefereeWait:
                 await self.record((since, since + self.reconnect_s))
             self.notify(f"{gone}; waiting up to {self.reconnect_s:g} s for it to come back (the matches it was "
                         "playing will be played again)")
+            deadline = time.monotonic() + self.reconnect_s
             is_back = await self.remote.wait_back(self.reconnect_s)
+            if is_back:
+                await self._bots_back(deadline)
             if self.record is not None:
                 await self.record(None)
             if not is_back:
@@ -465,6 +514,29 @@ class RefereeWait:
                 raise self._gave_up
             self._back_at = time.monotonic()
             self.notify(f"the referee at {self.remote.addr} is back; playing on")
+
+    async def _bots_back(self, deadline: float, every_s: float = 0.5) -> None:
+        """Wait until every bot of :attr:`externals` is connected to the
+        referee again, or until ``deadline`` (``time.monotonic()``), or the
+        referee cannot say (an older one) or does not answer."""
+        tokens, names = self.externals
+        said = False
+        while tokens or names:
+            try:
+                absent = await self.remote.absent(tokens, names)
+            except RemoteError:  # gone again: the next match finds out and waits again
+                return
+            if not absent:
+                return
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self.notify(f"{absent} external {plural(absent, 'bot')} not connected again in time")
+                return
+            if not said:
+                said = True
+                self.notify(f"the referee at {self.remote.addr} is back; waiting up to {left:.0f} s for {absent} "
+                            f"external {plural(absent, 'bot')} to connect again")
+            await asyncio.sleep(min(every_s, left))
 
 
 def fault_records(result: dict[str, Any]) -> list[FaultRecord]:

@@ -968,7 +968,9 @@ class Referee:
         seats ``"<Hello.bot_name>#<seat>"``; ``hide_log``: the match log has no
         name until the match ends (bots run under the referee's uid). Never
         raises for bot faults. The operator's log gets a ``match_waiting``
-        line for each bot the match has to wait for, ``match_started`` once
+        line when the match has to wait for a bot (naming the seats of every
+        bot not connected then; a bot named once is not named again),
+        ``match_started`` once
         every seat is taken (or a no-show), and ``match_ended``; cancelled
         (while waiting for its seats too), the match ends ``aborted`` and the
         cancellation propagates.
@@ -990,11 +992,16 @@ class Referee:
         waiting_for: list[str] = []  # the seats of the bot being acquired
         logged: set[str] = set()  # the tokens whose wait is logged
 
-        def waiting(t: str) -> None:  # one line per bot the match has to wait for
-            if t not in logged:
-                logged.add(t)
-                self.oplog.emit("match_waiting", match_id=spec.match_id, game=spec.game, waiting_for=waiting_for,
-                                wait_s=round(max(0.0, deadline - time.monotonic()), 1))
+        def waiting(t: str) -> None:  # one line per wait: t's seats and every later seat without a bot
+            if t in logged:
+                return
+            order = sorted(set(tokens))
+            absent = [t] + [u for u in order[order.index(t) + 1:]
+                            if u not in logged and not (u in self.tokens and self.tokens[u].conns)]
+            logged.update(absent)
+            self.oplog.emit("match_waiting", match_id=spec.match_id, game=spec.game,
+                            waiting_for=[seat_name(s) for s, tok in enumerate(tokens) if tok in absent],
+                            wait_s=round(max(0.0, deadline - time.monotonic()), 1))
 
         try:
             for t in sorted(set(tokens)):
@@ -1415,10 +1422,19 @@ class _AdminServicer(admin_pb2_grpc.AdminServiceServicer):
         await self._admit(context, "CheckTokens")
         named = tokens_by_name(self.ref)  # RunMatch's rule for seat_names
         seated = [len(named.get(n, ())) if n else 0 for n in request.names]
+
+        def connected(token: str) -> bool:
+            slot = self.ref.tokens.get(token)
+            return slot is not None and bool(slot.conns)
+
         return admin_pb2.CheckTokensResponse(
             unknown=[i for i, t in enumerate(request.tokens) if not self.ref.accepts_token(t)],
             unknown_names=[i for i, k in enumerate(seated) if k == 0],
-            ambiguous_names=[i for i, k in enumerate(seated) if k > 1], names_checked=True)
+            ambiguous_names=[i for i, k in enumerate(seated) if k > 1], names_checked=True,
+            connected=[i for i, t in enumerate(request.tokens) if connected(t)],
+            connected_names=[i for i, (n, k) in enumerate(zip(request.names, seated))
+                             if k == 1 and connected(named[n][0])],
+            connections_checked=True)
 
     async def RegisterTokens(self, request: admin_pb2.RegisterTokensRequest,
                              context: grpc.aio.ServicerContext) -> admin_pb2.RegisterTokensResponse:

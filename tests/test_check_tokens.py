@@ -88,6 +88,28 @@ def test_check_tokens_lists_the_names_a_seat_could_not_be_given_by(tmp_logs: Pat
     assert run(with_referee(tmp_logs, body, admin_token="adm")) == ([], [3, 4, 5], [2], True)
 
 
+def test_check_tokens_says_which_bots_are_connected_now(tmp_logs: Path) -> None:
+    """``connected`` / ``connected_names``: the tokens and names whose bot has a live connection;
+    :meth:`RemoteReferee.absent` counts the others (what a driver waits on after a referee restart)."""
+    async def body(ref: Referee):
+        ref.set_tokens([("alice", "a-tok"), ("bob", "b-tok")])
+        alice = asyncio.create_task(aio_bot(ref.port, "a-tok", name="alice"))
+        deadline = time.monotonic() + 30
+        while not ref.tokens["a-tok"].conns and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{ref.port}") as ch:
+            res = await admin_pb2_grpc.AdminServiceStub(ch).CheckTokens(
+                admin_pb2.CheckTokensRequest(tokens=["b-tok", "a-tok", "guess"], names=["bob", "alice", "x"]),
+                metadata=[("x-admin-token", "adm")], timeout=30)
+        remote = RemoteReferee(f"127.0.0.1:{ref.port}", "adm")
+        absent = (await remote.absent(["a-tok", "b-tok"], ["alice"]), await remote.absent(["a-tok"], ["alice"]))
+        alice.cancel()
+        await asyncio.gather(alice, return_exceptions=True)
+        return list(res.connected), list(res.connected_names), res.connections_checked, absent
+
+    assert run(with_referee(tmp_logs, body, admin_token="adm")) == ([1], [1], True, (1, 0))
+
+
 def test_check_tokens_reveals_nothing_without_the_admin_token(tmp_logs: Path) -> None:
     async def body(ref: Referee):
         ref.register_token("known", "alice")

@@ -4,6 +4,7 @@ seat labels, integer JSON scores."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -484,6 +485,63 @@ def test_status_names_the_file_an_interrupted_tournament_was_started_from(tmp_pa
     assert f"finish it with `cd {ROOT} && referee tournament run '{f}' --resume --db {db}`" in out, out
     out = status("cupOld", ROOT)
     assert "`referee tournament run FILE --resume" in out and "FILE: the tournament file of 'cupOld'" in out, out
+
+
+def test_a_status_command_that_changes_directory_names_the_same_database(tmp_path: Path, monkeypatch) -> None:
+    """Started in h/ with ``database = "cup.sqlite"``, status read from h's parent with ``--db h/cup.sqlite``:
+    the printed ``cd h && ...`` command, run as printed, resumes the stored tournament in that database."""
+    import os
+    import sqlite3
+
+    from tournaments import spec as tspec
+    from tournaments.store import Store
+
+    h = tmp_path / "h"
+    h.mkdir()
+    bots = "".join(f'[[bots]]\nname = "b{i}"\ncommand = "python {ROOT}/sample_bots/random_bot.py"\n' for i in range(3))
+    (h / "cup.toml").write_text('name = "cupD"\ngame = "doudizhu"\nplayers = 3\ndatabase = "cup.sqlite"\n'
+                                f'log_dir = "logs"\nparams = {{ rounds = 1 }}\n{bots}')
+    monkeypatch.chdir(h)  # where the organiser started it (interrupted: created, no lease, nothing played)
+    s = tspec.load(Path("cup.toml"))
+    st = Store(s.database)
+    try:
+        st.create_tournament(s.name, s.game, s.public_json(), s.fingerprint(), 6,
+                             [(b.name, b.command, False) for b in s.bots])
+    finally:
+        st.close()
+    env = {**{k: v for k, v in os.environ.items() if k != "REFEREE_DB"},
+           "PATH": f"{Path(PY).parent}{os.pathsep}{os.environ['PATH']}"}
+    r = subprocess.run([PY, "-m", "referee.cli", "tournament", "status", "cupD", "--db", "h/cup.sqlite"],
+                       cwd=tmp_path, capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 0, r.stderr
+    command = re.search(r"finish it with `([^`]+)`", " ".join(r.stdout.split()))
+    assert command and command.group(1) == (f"cd {h} && referee tournament run cup.toml --resume "
+                                            f"--db {h / 'cup.sqlite'}"), r.stdout
+    r = subprocess.run(["bash", "-c", command.group(1)], cwd=tmp_path, capture_output=True, text=True, env=env,
+                       timeout=120)
+    assert r.returncode == 0 and "resuming: 0 of 6 matches already played" in r.stderr, r.stderr
+    with sqlite3.connect(h / "cup.sqlite") as db:
+        assert db.execute("SELECT count(*) FROM matches").fetchone()[0] == 6
+    assert not (h / "h").exists()
+
+
+def test_resume_of_a_tournament_not_stored_says_it_starts_it(tmp_path: Path) -> None:
+    """``--resume`` where nothing of the tournament is stored (no database yet, or one without it)
+    plays it from the start and says so in one note line on stderr."""
+    bots = "".join(f'[[bots]]\nname = "b{i}"\ncommand = "python {ROOT}/sample_bots/random_bot.py"\n' for i in range(3))
+    f = tmp_path / "cup.toml"
+    db = tmp_path / "r.sqlite"
+    f.write_text(f'name = "cupN"\ngame = "doudizhu"\nplayers = 3\ndatabase = "{db}"\n'
+                 f'log_dir = "{tmp_path / "logs"}"\nparams = {{ rounds = 1 }}\n{bots}')
+    for name in ("cupN", "cupM"):  # a new database, then one that holds cupN but not cupM
+        if name == "cupM":
+            f.write_text(f.read_text().replace('"cupN"', '"cupM"'))
+        r = subprocess.run([PY, "-m", "referee.cli", "tournament", "run", str(f), "--resume", "--quiet"], cwd=ROOT,
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        notes = [line for line in r.stderr.splitlines() if line.startswith("note:")]
+        assert notes == [f"note: nothing of tournament {name!r} is stored in {db} yet: --resume starts it"], r.stderr
+        assert "resuming:" not in r.stderr and "6 matches played" in r.stderr, r.stderr
 
 
 def test_tournament_check_validates_like_run_prints_the_plan_and_stores_nothing(tmp_path: Path) -> None:

@@ -174,7 +174,10 @@ def _closed_by_shutdown(recs: list[dict]) -> int:
 
 
 def test_the_driver_waits_for_a_restarted_referee_and_plays_the_lost_match_again(hosted, tmp_path: Path) -> None:
+    """The lost match is played again once the referee is back and the external bots, which reconnect
+    later (back-off), are connected again: never with them as no-shows, however short connect_timeout."""
     addr, serve, oplog, again, f = hosted
+    f.write_text(f.read_text() + "[clock]\nconnect_timeout_ms = 500\n")
     driver = _driver(f, addr, "--reconnect", "60")
     try:
         _until(lambda: _in_flight(oplog, 2), "the second match to be in flight", shown=oplog)
@@ -191,8 +194,8 @@ def test_the_driver_waits_for_a_restarted_referee_and_plays_the_lost_match_again
     finally:
         stop_process(driver)
     assert driver.returncode == 0, err
-    assert f"the referee at {addr} went away" in err and "waiting up to 60 s for it to come back" in err, err
-    assert f"the referee at {addr} is back; playing on" in err and "Traceback" not in err, err
+    assert f"note: the referee at {addr} went away" in err and "waiting up to 60 s for it to come back" in err, err
+    assert f"note: the referee at {addr} is back; playing on" in err and "Traceback" not in err, err
     assert {row["bot"]: row["matches"] for row in json.loads(out)} == {n: 6 for n in BOTS}
     _counted_once(tmp_path)
     # the stopped match played again under its own id with a suffix (the referee keeps the first attempt's log)
@@ -200,6 +203,9 @@ def test_the_driver_waits_for_a_restarted_referee_and_plays_the_lost_match_again
     assert replayed[0] == "hosted-m00001-2" and all(m.startswith("hosted-m0000") for m in replayed), replayed
     assert (tmp_path / "logs" / "hosted" / "hosted-m00001.jsonl").exists()
     assert all(r["status"] == "complete" for r in _records(second, "match_ended"))
+    assert all(r["no_show"] == [] for r in _records(second, "match_started")), _records(second)
+    assert not _records(second, "match_waiting"), _records(second)
+    assert "faults of" not in (status := _status(tmp_path)), status  # no fault charged to any bot
 
 
 def test_without_reconnect_the_driver_says_how_to_resume_and_resume_finishes(hosted, tmp_path: Path) -> None:
@@ -229,7 +235,7 @@ def test_without_reconnect_the_driver_says_how_to_resume_and_resume_finishes(hos
                          str(tmp_path / "t.sqlite")], cwd=ROOT, capture_output=True, text=True, timeout=60,
                         env={k: v for k, v in os.environ.items() if k != "REFEREE_DB"})
     assert f"finish it with `{m.group(1)} --db {tmp_path / 't.sqlite'}`" in " ".join(st.stdout.split()), st.stdout
-    assert ADMIN not in st.stdout + st.stderr
+    assert ADMIN not in st.stdout + st.stderr and "REFEREE_ADMIN_TOKEN" not in st.stdout + msg
     with sqlite3.connect(tmp_path / "t.sqlite") as db:
         stored = db.execute("SELECT spec_json FROM tournaments").fetchone()[0]
     assert json.loads(stored)["referee"] == addr and ADMIN not in stored, stored
@@ -260,8 +266,12 @@ def test_ctrl_c_while_the_driver_waits_for_the_referee_stops_it_with_the_resume_
     finally:
         stop_process(driver)
     text = " ".join(err_file.read_text().split())
-    assert f"interrupted: finished matches are saved; continue with `referee tournament run {f} --referee {addr} " \
-           "--resume`" in text and "Traceback" not in text, text
+    # the admin token was in REFEREE_ADMIN_TOKEN: the command says it needs it set (never the token)
+    command = f"referee tournament run {f} --referee {addr} --resume"
+    assert f"interrupted: finished matches are saved; continue with `{command}` (with REFEREE_ADMIN_TOKEN set)" \
+        in text and "Traceback" not in text and ADMIN not in text, text
+    status = " ".join(_status(tmp_path).split())
+    assert f"finish it with `{command} --db {tmp_path / 't.sqlite'}` (with REFEREE_ADMIN_TOKEN set)" in status, status
 
 
 def test_only_a_failure_that_can_be_tls_gets_the_certificate_hint() -> None:
@@ -279,6 +289,50 @@ def test_only_a_failure_that_can_be_tls_gets_the_certificate_hint() -> None:
         f"self signed); does its certificate match {addr} and --tls-ca?")
     plain = "failed to connect to all addresses; last error: UNAVAILABLE: ipv4:127.0.0.1:50751: Socket closed"
     assert unreachable("referee", addr, plain, None).endswith("; if it speaks TLS, give --tls-ca")
+
+
+def test_a_referee_that_went_away_is_told_with_a_short_plain_reason() -> None:
+    """gRPC's transport text becomes a few plain words; the referee's own reason stays as it is."""
+    class Failed(grpc.RpcError):
+        def __init__(self, code: grpc.StatusCode, details: str):
+            self._code, self._details = code, details
+
+        def code(self) -> grpc.StatusCode:
+            return self._code
+
+        def details(self) -> str:
+            return self._details
+
+    remote = RemoteReferee("127.0.0.1:50961", ADMIN)
+    remote.reached = True
+    refused = ("failed to connect to all addresses; last error: UNKNOWN: ipv4:127.0.0.1:50961: Failed to connect "
+               "to remote host: Connection refused")
+    for code, details, reason in (
+            (grpc.StatusCode.UNAVAILABLE, refused, "connection refused"),
+            (grpc.StatusCode.UNAVAILABLE, "Socket closed", "connection closed"),
+            (grpc.StatusCode.UNAVAILABLE, "Connection reset by peer", "connection reset"),
+            (grpc.StatusCode.CANCELLED, "Cancelling all calls", "the call was cancelled"),
+            (grpc.StatusCode.UNAVAILABLE, "the referee is shutting down: match t-m00001 was stopped",
+             "the referee is shutting down: match t-m00001 was stopped")):
+        gone = remote._failure(Failed(code, details))
+        assert str(gone) == f"the referee at 127.0.0.1:50961 went away ({reason})", (details, str(gone))
+
+
+def test_a_match_waiting_names_every_seat_whose_bot_is_absent(tmp_path: Path) -> None:
+    """No bot of the match connected: its one ``match_waiting`` line names all three seats."""
+    from referee.oplog import OperatorLog
+
+    async def body() -> list[dict]:
+        ref = Referee(tmp_path / "served", admin_token=ADMIN, oplog=OperatorLog())
+        tokens = [ref.new_token(name) for name in BOTS]
+        spec = MatchSpec(game="doudizhu", players=3, seed=1, seat_names=list(BOTS), params={"rounds": 1},
+                         match_id="absent-m00000")
+        await ref.play(spec, tokens, connect_timeout_s=0.2)
+        return list(ref.oplog.recent)
+
+    recs = run(body())
+    waiting = [r for r in recs if r["event"] == "match_waiting"]
+    assert len(waiting) == 1 and waiting[0]["waiting_for"] == list(BOTS), recs
 
 
 def test_a_match_id_the_referee_already_has_gets_a_suffix(tmp_path: Path) -> None:

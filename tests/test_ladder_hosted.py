@@ -16,6 +16,7 @@ referee is back or the ladder stopped.
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import sqlite3
@@ -29,6 +30,7 @@ import pytest
 from conftest import ROOT, stop_process
 from referee.clikit import referee_flags, stored_flags
 from test_hosted_driver import ADMIN, SLOW_BOT, _in_flight, _records, _serve, _sigterm, _until
+from test_ladder import ADMIN as LADDER_ADMIN
 from test_ladder import LadderProc
 
 
@@ -103,8 +105,9 @@ def test_a_ladder_waits_for_its_restarted_referee_and_plays_the_lost_match_again
     finally:
         lad.close()
     out = lad.text()
-    assert f"the referee at {addr} went away" in out and "waiting up to 60 s for it to come back" in out, out
-    assert f"the referee at {addr} is back; playing on" in out and "Traceback" not in out, out
+    # worded as the tournament driver's lines (test_hosted_driver)
+    assert f"note: the referee at {addr} went away" in out and "waiting up to 60 s for it to come back" in out, out
+    assert f"note: the referee at {addr} is back; playing on" in out and "Traceback" not in out, out
     assert "abandoned" not in out, out
     assert [r["match_id"] for r in _records(second, "match_started")] == ["hl-m00002-2", "hl-m00003"]
     assert all(r["status"] == "complete" for r in _records(second, "match_ended"))
@@ -127,10 +130,12 @@ def test_without_reconnect_a_ladder_stops_with_the_command_that_continues_it(hos
     assert f"the referee at {addr} went away" in out and "Traceback" not in out and ADMIN not in out, out
     assert "match 1 is played again when the ladder starts again" in out, out
     command = f"referee ladder {f} --referee {addr} --referee-admin-token-file {token_file}"  # its path, not the token
-    assert f"once the referee is back, continue it with `{command}`" in out, out
+    # the ladder's own admin token was in REFEREE_ADMIN_TOKEN: the command says it needs it set again
+    assert f"once the referee is back, continue it with `{command}` (with REFEREE_ADMIN_TOKEN set)" in out, out
     _verified(f)  # the lost match is still scheduled: nothing of it was recorded
     st = _cli("ladder", "status", "--config", str(f))
-    assert f"not running; continue it with `{command}`" in st.stdout, st.stdout + st.stderr
+    assert f"not running; continue it with `{command}` (with REFEREE_ADMIN_TOKEN set)" in st.stdout, \
+        st.stdout + st.stderr
     again(tmp_path / "serve2.jsonl")
     r = _cli(*command.split()[1:], "--max-matches", "0")
     assert r.returncode == 0, r.stdout + r.stderr
@@ -157,6 +162,17 @@ def test_ctrl_c_while_a_ladder_waits_for_its_referee_stops_it_at_once(hosted_lad
             assert (until - since).total_seconds() % 86400 == 600, m.group(0)
         waiting = json.loads(_cli("ladder", "status", "--config", str(f), "--json").stdout)["waiting"]
         assert waiting["what"] == f"the referee at {addr}" and waiting["until"] - waiting["since"] == 600, waiting
+        # the running ladder says it too (LadderStatus)
+        live = subprocess.run([sys.executable, "-m", "referee.cli", "ladder", "status", "--referee", lad.addr],
+                              cwd=ROOT, capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "REFEREE_ADMIN_TOKEN": LADDER_ADMIN})
+        assert re.search(rf"\n  waiting for the referee at {re.escape(addr)} since \d\d:\d\d:\d\d "
+                         r"\(gives up at \d\d:\d\d:\d\d\)\n", live.stdout), live.stdout + live.stderr
+        live = subprocess.run([sys.executable, "-m", "referee.cli", "ladder", "status", "--referee", lad.addr,
+                               "--json"], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "REFEREE_ADMIN_TOKEN": LADDER_ADMIN})
+        d = json.loads(live.stdout)
+        assert d["waiting_for"] == f"the referee at {addr}" and d["waiting_until"] - d["waiting_since"] == 600, d
         assert lad.stop(signal.SIGINT, timeout=20) == 0  # not the file's drain_ms (30 s): nothing can finish
     finally:
         lad.close()

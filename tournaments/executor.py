@@ -303,6 +303,9 @@ class RemoteExecutor:
 
     async def start(self, spec: TournamentSpec, log_dir: Path) -> None:
         self.log_dir = log_dir
+        # after a restart of the referee, its matches wait for these bots to connect again
+        external = [b for b in spec.bots if b.external]
+        self._wait.externals = ([b.token for b in external if not b.by_name], [b.name for b in external if b.by_name])
 
     def record_waits(self, record: Callable[[tuple[float, float] | None], Awaitable[None]]) -> None:
         """Report each wait for the referee to ``record`` as it starts and ends

@@ -648,9 +648,13 @@ class Ladder:
         #: the running referee every match is played on (None: this process or the Dask cluster)
         self.remote = remote
         #: the one wait for :attr:`remote` when it went away, shared by the matches it lost
-        self.remote_wait = RefereeWait(remote, reconnect_s, say, self._record_wait) if remote is not None else None
+        # its lines worded as the tournament driver's: `note: the referee at HOST:PORT went away (...); ...`
+        self.remote_wait = (RefereeWait(remote, reconnect_s, lambda line: say(f"note: {line}"), self._record_wait)
+                            if remote is not None else None)
         #: :attr:`remote` went away and did not come back in time: the ladder stops, :meth:`run` raises it
         self.gone: RefereeGone | None = None
+        #: while it waits for :attr:`remote`: (what, since, until), unix seconds (``LadderStatus`` says it)
+        self.waiting: tuple[str, float, float] | None = None
         self.tls = tls
         self.admin_token = admin_token
         self.say = say
@@ -736,7 +740,8 @@ class Ladder:
         ts = self.spec.t
         self.store.update_spec(self.tid, {"referee": ts.referee, "tls_ca": ts.tls_ca,
                                           "admin_token_file": ts.admin_token_file,
-                                          "referee_admin_token_file": ts.referee_admin_token_file})
+                                          "referee_admin_token_file": ts.referee_admin_token_file,
+                                          "admin_token_env": ts.admin_token_env})
         self.store.set_tournament_status(self.tid, "running")
 
     def _delete(self, tid: int) -> None:
@@ -877,6 +882,8 @@ class Ladder:
                                              matches_finished=self.state.finished,
                                              matches_running=len(self.state.running),
                                              last_event_seq=self.state.last_seq)
+        if self.waiting is not None:
+            res.waiting_for, res.waiting_since, res.waiting_until = self.waiting
         for v in self.state.entrants.values():
             r = self.state.ratings[v.label]
             res.entrants.add(name=v.name, version=v.version, label=v.label, state=v.state, reason=v.reason,
@@ -1177,7 +1184,9 @@ class Ladder:
         """Keep in the database that the ladder waits for its referee
         (:attr:`remote_wait`, :meth:`tournaments.store.Store.wait_recorder`)."""
         assert self.store is not None and self.remote is not None
-        await self.store.wait_recorder(self.tid, self.me, f"the referee at {self.remote.addr}", self.say)(span)
+        what = f"the referee at {self.remote.addr}"
+        self.waiting = (what, *span) if span is not None else None
+        await self.store.wait_recorder(self.tid, self.me, what, self.say)(span)
 
     async def _play_remote(self, vs: list[Version], ms: MatchSpec) -> tuple:
         """Play ``ms`` on the remote referee (:attr:`remote`), the bots launched

@@ -122,7 +122,8 @@ def _open(spec: TournamentSpec, resume: bool, fresh: bool, store: Store, schedul
                 raise TournamentError(_changed(where, t, spec))
             store.acquire_lease(int(t["id"]), me)
             store.update_spec(int(t["id"]), {"referee": spec.referee, "tls_ca": spec.tls_ca,  # where it runs now
-                                             "admin_token_file": spec.admin_token_file})
+                                             "admin_token_file": spec.admin_token_file,
+                                             "admin_token_env": spec.admin_token_env})
             return int(t["id"])
         except LeaseHeld as e:
             raise TournamentError(f"{where} {e}") from None

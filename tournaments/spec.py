@@ -208,6 +208,9 @@ class TournamentSpec:
     tls_ca: str = ""
     admin_token_file: str = ""
     referee_admin_token_file: str = ""
+    #: the run had the admin token (of the referee it played on; a ladder's own) from the environment,
+    #: ``REFEREE_ADMIN_TOKEN``, and no token file: the continue command needs it set again (never the token)
+    admin_token_env: bool = False
 
     def fingerprint(self) -> str:
         """Hash of everything that determines the matches and ratings (not
@@ -305,7 +308,8 @@ class TournamentSpec:
 #: the settings that do not change a tournament's matches or ratings (left out of its fingerprint)
 _NOT_FINGERPRINTED = ("concurrency", "database", "log_dir", "port", "base_dir", "limits", "connect_timeout_ms",
                       "end_grace_ms", "bot_uids", "isolate_network", "cwd", "executor", "scheduler", "file",
-                      "referee", "tls_ca", "admin_token_file", "referee_admin_token_file")
+                      "referee", "tls_ca", "admin_token_file", "referee_admin_token_file",
+                      "admin_token_env")
 _UNSET = object()
 #: the settings of :data:`_NOT_FINGERPRINTED` a ``--resume`` says it sees changed (not the paths or the database)
 _RESUMABLE = ("concurrency", "log_dir", "port", "limits", "connect_timeout_ms", "end_grace_ms", "bot_uids",

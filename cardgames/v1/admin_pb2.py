@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63\x61rdgames/v1/admin.proto\x12\x0c\x63\x61rdgames.v1\x1a\x1cgoogle/protobuf/struct.proto\"\xf7\x02\n\x0fRunMatchRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0f\n\x07players\x18\x02 \x01(\r\x12(\n\x07variant\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\'\n\x06params\x18\x04 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x0c\n\x04seed\x18\x05 \x01(\x04\x12\x13\n\x0bseat_tokens\x18\x06 \x03(\t\x12\x13\n\x0b\x64\x65\x63ision_ms\x18\x07 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x08 \x01(\r\x12\x14\n\x0c\x66\x61ult_policy\x18\t \x01(\t\x12\x12\n\nmax_faults\x18\n \x01(\r\x12\x16\n\x0e\x62ot_connect_ms\x18\x0b \x01(\r\x12\x17\n\x0fregister_tokens\x18\x0c \x03(\t\x12\x12\n\nseat_names\x18\r \x03(\t\x12\x10\n\x08match_id\x18\x0e \x01(\t\x12\x13\n\x0bseat_labels\x18\x0f \x03(\t\x12\x13\n\x0bhello_names\x18\x10 \x01(\x08\"\'\n\x15RegisterTokensRequest\x12\x0e\n\x06tokens\x18\x01 \x03(\t\"\x18\n\x16RegisterTokensResponse\"3\n\x12\x43heckTokensRequest\x12\x0e\n\x06tokens\x18\x01 \x03(\t\x12\r\n\x05names\x18\x02 \x03(\t\"m\n\x13\x43heckTokensResponse\x12\x0f\n\x07unknown\x18\x01 \x03(\r\x12\x15\n\runknown_names\x18\x02 \x03(\r\x12\x17\n\x0f\x61mbiguous_names\x18\x03 \x03(\r\x12\x15\n\rnames_checked\x18\x04 \x01(\x08\"\x83\x01\n\x10RunMatchResponse\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0e\n\x06status\x18\x02 \x01(\t\x12\'\n\x06result\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x10\n\x08log_path\x18\x04 \x01(\t\x12\x12\n\nseat_names\x18\x05 \x03(\t\"3\n\x0fMatchLogRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0e\n\x06offset\x18\x02 \x01(\x03\"-\n\rMatchLogChunk\x12\x0c\n\x04\x64\x61ta\x18\x01 \x01(\x0c\x12\x0e\n\x06offset\x18\x02 \x01(\x03\"T\n\x10LadderAddRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07\x63ommand\x18\x02 \x01(\t\x12\r\n\x05token\x18\x03 \x01(\t\x12\x12\n\npersistent\x18\x04 \x01(\x08\"X\n\x14LadderReplaceRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07\x63ommand\x18\x02 \x01(\t\x12\r\n\x05token\x18\x03 \x01(\t\x12\x12\n\npersistent\x18\x04 \x01(\x08\"3\n\x13LadderRetireRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"O\n\x0cLadderChange\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\r\x12\r\n\x05label\x18\x03 \x01(\t\x12\x11\n\tevent_seq\x18\x04 \x01(\x04\"?\n\x11LadderAddResponse\x12*\n\x06\x63hange\x18\x01 \x01(\x0b\x32\x1a.cardgames.v1.LadderChange\"C\n\x15LadderReplaceResponse\x12*\n\x06\x63hange\x18\x01 \x01(\x0b\x32\x1a.cardgames.v1.LadderChange\"B\n\x14LadderRetireResponse\x12*\n\x06\x63hange\x18\x01 \x01(\x0b\x32\x1a.cardgames.v1.LadderChange\"\x15\n\x13LadderStatusRequest\"\xaa\x01\n\rLadderEntrant\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\r\x12\r\n\x05label\x18\x03 \x01(\t\x12\r\n\x05state\x18\x04 \x01(\t\x12\x0e\n\x06reason\x18\x05 \x01(\t\x12\x10\n\x08\x65xternal\x18\x06 \x01(\x08\x12\x0e\n\x06online\x18\x07 \x01(\x08\x12\n\n\x02mu\x18\x08 \x01(\x01\x12\r\n\x05sigma\x18\t \x01(\x01\x12\x0f\n\x07matches\x18\n \x01(\r\"\xae\x01\n\x14LadderStatusResponse\x12\x0e\n\x06ladder\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12-\n\x08\x65ntrants\x18\x03 \x03(\x0b\x32\x1b.cardgames.v1.LadderEntrant\x12\x18\n\x10matches_finished\x18\x04 \x01(\x04\x12\x17\n\x0fmatches_running\x18\x05 \x01(\r\x12\x16\n\x0elast_event_seq\x18\x06 \x01(\x04\x32\xaa\x05\n\x0c\x41\x64minService\x12I\n\x08RunMatch\x12\x1d.cardgames.v1.RunMatchRequest\x1a\x1e.cardgames.v1.RunMatchResponse\x12[\n\x0eRegisterTokens\x12#.cardgames.v1.RegisterTokensRequest\x1a$.cardgames.v1.RegisterTokensResponse\x12H\n\x08MatchLog\x12\x1d.cardgames.v1.MatchLogRequest\x1a\x1b.cardgames.v1.MatchLogChunk0\x01\x12R\n\x0b\x43heckTokens\x12 .cardgames.v1.CheckTokensRequest\x1a!.cardgames.v1.CheckTokensResponse\x12L\n\tLadderAdd\x12\x1e.cardgames.v1.LadderAddRequest\x1a\x1f.cardgames.v1.LadderAddResponse\x12X\n\rLadderReplace\x12\".cardgames.v1.LadderReplaceRequest\x1a#.cardgames.v1.LadderReplaceResponse\x12U\n\x0cLadderRetire\x12!.cardgames.v1.LadderRetireRequest\x1a\".cardgames.v1.LadderRetireResponse\x12U\n\x0cLadderStatus\x12!.cardgames.v1.LadderStatusRequest\x1a\".cardgames.v1.LadderStatusResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63\x61rdgames/v1/admin.proto\x12\x0c\x63\x61rdgames.v1\x1a\x1cgoogle/protobuf/struct.proto\"\xf7\x02\n\x0fRunMatchRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0f\n\x07players\x18\x02 \x01(\r\x12(\n\x07variant\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\'\n\x06params\x18\x04 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x0c\n\x04seed\x18\x05 \x01(\x04\x12\x13\n\x0bseat_tokens\x18\x06 \x03(\t\x12\x13\n\x0b\x64\x65\x63ision_ms\x18\x07 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x08 \x01(\r\x12\x14\n\x0c\x66\x61ult_policy\x18\t \x01(\t\x12\x12\n\nmax_faults\x18\n \x01(\r\x12\x16\n\x0e\x62ot_connect_ms\x18\x0b \x01(\r\x12\x17\n\x0fregister_tokens\x18\x0c \x03(\t\x12\x12\n\nseat_names\x18\r \x03(\t\x12\x10\n\x08match_id\x18\x0e \x01(\t\x12\x13\n\x0bseat_labels\x18\x0f \x03(\t\x12\x13\n\x0bhello_names\x18\x10 \x01(\x08\"\'\n\x15RegisterTokensRequest\x12\x0e\n\x06tokens\x18\x01 \x03(\t\"\x18\n\x16RegisterTokensResponse\"3\n\x12\x43heckTokensRequest\x12\x0e\n\x06tokens\x18\x01 \x03(\t\x12\r\n\x05names\x18\x02 \x03(\t\"\xb6\x01\n\x13\x43heckTokensResponse\x12\x0f\n\x07unknown\x18\x01 \x03(\r\x12\x15\n\runknown_names\x18\x02 \x03(\r\x12\x17\n\x0f\x61mbiguous_names\x18\x03 \x03(\r\x12\x15\n\rnames_checked\x18\x04 \x01(\x08\x12\x11\n\tconnected\x18\x05 \x03(\r\x12\x17\n\x0f\x63onnected_names\x18\x06 \x03(\r\x12\x1b\n\x13\x63onnections_checked\x18\x07 \x01(\x08\"\x83\x01\n\x10RunMatchResponse\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0e\n\x06status\x18\x02 \x01(\t\x12\'\n\x06result\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x10\n\x08log_path\x18\x04 \x01(\t\x12\x12\n\nseat_names\x18\x05 \x03(\t\"3\n\x0fMatchLogRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0e\n\x06offset\x18\x02 \x01(\x03\"-\n\rMatchLogChunk\x12\x0c\n\x04\x64\x61ta\x18\x01 \x01(\x0c\x12\x0e\n\x06offset\x18\x02 \x01(\x03\"T\n\x10LadderAddRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07\x63ommand\x18\x02 \x01(\t\x12\r\n\x05token\x18\x03 \x01(\t\x12\x12\n\npersistent\x18\x04 \x01(\x08\"X\n\x14LadderReplaceRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07\x63ommand\x18\x02 \x01(\t\x12\r\n\x05token\x18\x03 \x01(\t\x12\x12\n\npersistent\x18\x04 \x01(\x08\"3\n\x13LadderRetireRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"O\n\x0cLadderChange\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\r\x12\r\n\x05label\x18\x03 \x01(\t\x12\x11\n\tevent_seq\x18\x04 \x01(\x04\"?\n\x11LadderAddResponse\x12*\n\x06\x63hange\x18\x01 \x01(\x0b\x32\x1a.cardgames.v1.LadderChange\"C\n\x15LadderReplaceResponse\x12*\n\x06\x63hange\x18\x01 \x01(\x0b\x32\x1a.cardgames.v1.LadderChange\"B\n\x14LadderRetireResponse\x12*\n\x06\x63hange\x18\x01 \x01(\x0b\x32\x1a.cardgames.v1.LadderChange\"\x15\n\x13LadderStatusRequest\"\xaa\x01\n\rLadderEntrant\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\r\x12\r\n\x05label\x18\x03 \x01(\t\x12\r\n\x05state\x18\x04 \x01(\t\x12\x0e\n\x06reason\x18\x05 \x01(\t\x12\x10\n\x08\x65xternal\x18\x06 \x01(\x08\x12\x0e\n\x06online\x18\x07 \x01(\x08\x12\n\n\x02mu\x18\x08 \x01(\x01\x12\r\n\x05sigma\x18\t \x01(\x01\x12\x0f\n\x07matches\x18\n \x01(\r\"\xf1\x01\n\x14LadderStatusResponse\x12\x0e\n\x06ladder\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12-\n\x08\x65ntrants\x18\x03 \x03(\x0b\x32\x1b.cardgames.v1.LadderEntrant\x12\x18\n\x10matches_finished\x18\x04 \x01(\x04\x12\x17\n\x0fmatches_running\x18\x05 \x01(\r\x12\x16\n\x0elast_event_seq\x18\x06 \x01(\x04\x12\x13\n\x0bwaiting_for\x18\x07 \x01(\t\x12\x15\n\rwaiting_since\x18\x08 \x01(\x01\x12\x15\n\rwaiting_until\x18\t \x01(\x01\x32\xaa\x05\n\x0c\x41\x64minService\x12I\n\x08RunMatch\x12\x1d.cardgames.v1.RunMatchRequest\x1a\x1e.cardgames.v1.RunMatchResponse\x12[\n\x0eRegisterTokens\x12#.cardgames.v1.RegisterTokensRequest\x1a$.cardgames.v1.RegisterTokensResponse\x12H\n\x08MatchLog\x12\x1d.cardgames.v1.MatchLogRequest\x1a\x1b.cardgames.v1.MatchLogChunk0\x01\x12R\n\x0b\x43heckTokens\x12 .cardgames.v1.CheckTokensRequest\x1a!.cardgames.v1.CheckTokensResponse\x12L\n\tLadderAdd\x12\x1e.cardgames.v1.LadderAddRequest\x1a\x1f.cardgames.v1.LadderAddResponse\x12X\n\rLadderReplace\x12\".cardgames.v1.LadderReplaceRequest\x1a#.cardgames.v1.LadderReplaceResponse\x12U\n\x0cLadderRetire\x12!.cardgames.v1.LadderRetireRequest\x1a\".cardgames.v1.LadderRetireResponse\x12U\n\x0cLadderStatus\x12!.cardgames.v1.LadderStatusRequest\x1a\".cardgames.v1.LadderStatusResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -40,34 +40,34 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_REGISTERTOKENSRESPONSE']._serialized_end=515
   _globals['_CHECKTOKENSREQUEST']._serialized_start=517
   _globals['_CHECKTOKENSREQUEST']._serialized_end=568
-  _globals['_CHECKTOKENSRESPONSE']._serialized_start=570
-  _globals['_CHECKTOKENSRESPONSE']._serialized_end=679
-  _globals['_RUNMATCHRESPONSE']._serialized_start=682
-  _globals['_RUNMATCHRESPONSE']._serialized_end=813
-  _globals['_MATCHLOGREQUEST']._serialized_start=815
-  _globals['_MATCHLOGREQUEST']._serialized_end=866
-  _globals['_MATCHLOGCHUNK']._serialized_start=868
-  _globals['_MATCHLOGCHUNK']._serialized_end=913
-  _globals['_LADDERADDREQUEST']._serialized_start=915
-  _globals['_LADDERADDREQUEST']._serialized_end=999
-  _globals['_LADDERREPLACEREQUEST']._serialized_start=1001
-  _globals['_LADDERREPLACEREQUEST']._serialized_end=1089
-  _globals['_LADDERRETIREREQUEST']._serialized_start=1091
-  _globals['_LADDERRETIREREQUEST']._serialized_end=1142
-  _globals['_LADDERCHANGE']._serialized_start=1144
-  _globals['_LADDERCHANGE']._serialized_end=1223
-  _globals['_LADDERADDRESPONSE']._serialized_start=1225
-  _globals['_LADDERADDRESPONSE']._serialized_end=1288
-  _globals['_LADDERREPLACERESPONSE']._serialized_start=1290
-  _globals['_LADDERREPLACERESPONSE']._serialized_end=1357
-  _globals['_LADDERRETIRERESPONSE']._serialized_start=1359
-  _globals['_LADDERRETIRERESPONSE']._serialized_end=1425
-  _globals['_LADDERSTATUSREQUEST']._serialized_start=1427
-  _globals['_LADDERSTATUSREQUEST']._serialized_end=1448
-  _globals['_LADDERENTRANT']._serialized_start=1451
-  _globals['_LADDERENTRANT']._serialized_end=1621
-  _globals['_LADDERSTATUSRESPONSE']._serialized_start=1624
-  _globals['_LADDERSTATUSRESPONSE']._serialized_end=1798
-  _globals['_ADMINSERVICE']._serialized_start=1801
-  _globals['_ADMINSERVICE']._serialized_end=2483
+  _globals['_CHECKTOKENSRESPONSE']._serialized_start=571
+  _globals['_CHECKTOKENSRESPONSE']._serialized_end=753
+  _globals['_RUNMATCHRESPONSE']._serialized_start=756
+  _globals['_RUNMATCHRESPONSE']._serialized_end=887
+  _globals['_MATCHLOGREQUEST']._serialized_start=889
+  _globals['_MATCHLOGREQUEST']._serialized_end=940
+  _globals['_MATCHLOGCHUNK']._serialized_start=942
+  _globals['_MATCHLOGCHUNK']._serialized_end=987
+  _globals['_LADDERADDREQUEST']._serialized_start=989
+  _globals['_LADDERADDREQUEST']._serialized_end=1073
+  _globals['_LADDERREPLACEREQUEST']._serialized_start=1075
+  _globals['_LADDERREPLACEREQUEST']._serialized_end=1163
+  _globals['_LADDERRETIREREQUEST']._serialized_start=1165
+  _globals['_LADDERRETIREREQUEST']._serialized_end=1216
+  _globals['_LADDERCHANGE']._serialized_start=1218
+  _globals['_LADDERCHANGE']._serialized_end=1297
+  _globals['_LADDERADDRESPONSE']._serialized_start=1299
+  _globals['_LADDERADDRESPONSE']._serialized_end=1362
+  _globals['_LADDERREPLACERESPONSE']._serialized_start=1364
+  _globals['_LADDERREPLACERESPONSE']._serialized_end=1431
+  _globals['_LADDERRETIRERESPONSE']._serialized_start=1433
+  _globals['_LADDERRETIRERESPONSE']._serialized_end=1499
+  _globals['_LADDERSTATUSREQUEST']._serialized_start=1501
+  _globals['_LADDERSTATUSREQUEST']._serialized_end=1522
+  _globals['_LADDERENTRANT']._serialized_start=1525
+  _globals['_LADDERENTRANT']._serialized_end=1695
+  _globals['_LADDERSTATUSRESPONSE']._serialized_start=1698
+  _globals['_LADDERSTATUSRESPONSE']._serialized_end=1939
+  _globals['_ADMINSERVICE']._serialized_start=1942
+  _globals['_ADMINSERVICE']._serialized_end=2624
 # @@protoc_insertion_point(module_scope)

@@ -62,16 +62,22 @@ class CheckTokensRequest(_message.Message):
     def __init__(self, tokens: _Optional[_Iterable[str]] = ..., names: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class CheckTokensResponse(_message.Message):
-    __slots__ = ("unknown", "unknown_names", "ambiguous_names", "names_checked")
+    __slots__ = ("unknown", "unknown_names", "ambiguous_names", "names_checked", "connected", "connected_names", "connections_checked")
     UNKNOWN_FIELD_NUMBER: _ClassVar[int]
     UNKNOWN_NAMES_FIELD_NUMBER: _ClassVar[int]
     AMBIGUOUS_NAMES_FIELD_NUMBER: _ClassVar[int]
     NAMES_CHECKED_FIELD_NUMBER: _ClassVar[int]
+    CONNECTED_FIELD_NUMBER: _ClassVar[int]
+    CONNECTED_NAMES_FIELD_NUMBER: _ClassVar[int]
+    CONNECTIONS_CHECKED_FIELD_NUMBER: _ClassVar[int]
     unknown: _containers.RepeatedScalarFieldContainer[int]
     unknown_names: _containers.RepeatedScalarFieldContainer[int]
     ambiguous_names: _containers.RepeatedScalarFieldContainer[int]
     names_checked: bool
-    def __init__(self, unknown: _Optional[_Iterable[int]] = ..., unknown_names: _Optional[_Iterable[int]] = ..., ambiguous_names: _Optional[_Iterable[int]] = ..., names_checked: _Optional[bool] = ...) -> None: ...
+    connected: _containers.RepeatedScalarFieldContainer[int]
+    connected_names: _containers.RepeatedScalarFieldContainer[int]
+    connections_checked: bool
+    def __init__(self, unknown: _Optional[_Iterable[int]] = ..., unknown_names: _Optional[_Iterable[int]] = ..., ambiguous_names: _Optional[_Iterable[int]] = ..., names_checked: _Optional[bool] = ..., connected: _Optional[_Iterable[int]] = ..., connected_names: _Optional[_Iterable[int]] = ..., connections_checked: _Optional[bool] = ...) -> None: ...
 
 class RunMatchResponse(_message.Message):
     __slots__ = ("match_id", "status", "result", "log_path", "seat_names")
@@ -194,17 +200,23 @@ class LadderEntrant(_message.Message):
     def __init__(self, name: _Optional[str] = ..., version: _Optional[int] = ..., label: _Optional[str] = ..., state: _Optional[str] = ..., reason: _Optional[str] = ..., external: _Optional[bool] = ..., online: _Optional[bool] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., matches: _Optional[int] = ...) -> None: ...
 
 class LadderStatusResponse(_message.Message):
-    __slots__ = ("ladder", "game", "entrants", "matches_finished", "matches_running", "last_event_seq")
+    __slots__ = ("ladder", "game", "entrants", "matches_finished", "matches_running", "last_event_seq", "waiting_for", "waiting_since", "waiting_until")
     LADDER_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     ENTRANTS_FIELD_NUMBER: _ClassVar[int]
     MATCHES_FINISHED_FIELD_NUMBER: _ClassVar[int]
     MATCHES_RUNNING_FIELD_NUMBER: _ClassVar[int]
     LAST_EVENT_SEQ_FIELD_NUMBER: _ClassVar[int]
+    WAITING_FOR_FIELD_NUMBER: _ClassVar[int]
+    WAITING_SINCE_FIELD_NUMBER: _ClassVar[int]
+    WAITING_UNTIL_FIELD_NUMBER: _ClassVar[int]
     ladder: str
     game: str
     entrants: _containers.RepeatedCompositeFieldContainer[LadderEntrant]
     matches_finished: int
     matches_running: int
     last_event_seq: int
-    def __init__(self, ladder: _Optional[str] = ..., game: _Optional[str] = ..., entrants: _Optional[_Iterable[_Union[LadderEntrant, _Mapping]]] = ..., matches_finished: _Optional[int] = ..., matches_running: _Optional[int] = ..., last_event_seq: _Optional[int] = ...) -> None: ...
+    waiting_for: str
+    waiting_since: float
+    waiting_until: float
+    def __init__(self, ladder: _Optional[str] = ..., game: _Optional[str] = ..., entrants: _Optional[_Iterable[_Union[LadderEntrant, _Mapping]]] = ..., matches_finished: _Optional[int] = ..., matches_running: _Optional[int] = ..., last_event_seq: _Optional[int] = ..., waiting_for: _Optional[str] = ..., waiting_since: _Optional[float] = ..., waiting_until: _Optional[float] = ...) -> None: ...

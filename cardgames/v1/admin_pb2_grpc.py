@@ -113,8 +113,10 @@ class AdminServiceServicer:
         into CheckTokensRequest.tokens, ascending, of those no bot could
         connect with now), and which of the given bot names it could not seat
         by name (RunMatchRequest.seat_names): none, or more than one, bot
-        registered under that name. `referee tournament run --referee` asks it
-        once before its first match with every external bot's token or name.
+        registered under that name; and which of them have a bot connected now.
+        `referee tournament run --referee` asks it once before its first match
+        with every external bot's token or name, and after the referee came back
+        from a restart, until those bots are connected again.
         Nothing else is revealed and nothing changes; PERMISSION_DENIED without
         the admin token, like every call of this service.
         """
