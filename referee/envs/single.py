@@ -176,8 +176,8 @@ class SingleAgentEnv(gymnasium.Env):
 def gymnasium_id(game: str) -> str:
     """The Gymnasium id of ``game``'s single-agent environment:
     ``cardgame_referee/<game>-v0``, registered when this module is imported
-    (``gymnasium.make("referee.envs.single:cardgame_referee/smear-v0",
-    players=3, opponents="random")`` imports it first)."""
+    (``gymnasium.make("referee.envs.single:cardgame_referee/<game>-v0",
+    opponents="random")`` imports it first)."""
     return f"cardgame_referee/{game}-v0"
 
 
