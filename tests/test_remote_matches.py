@@ -75,6 +75,13 @@ def _rounds(out: str) -> list[str]:
 BOTS = [f"python sample_bots/random_bot.py --seed {i}" for i in range(3)]
 
 
+def _kill_group(p: subprocess.Popen) -> None:
+    """Kill ``p``'s process group if ``p`` is still running (a test's clean-up)."""
+    if p.poll() is None:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait(5)
+
+
 def test_a_remote_match_prints_the_summary_log_and_replay_of_a_local_one(served, tmp_path: Path) -> None:
     addr, served_dir, _ = served
     common = ["match", "doudizhu", "--rounds", "2", "--seed", "7", *sum((["--bot", b] for b in BOTS), [])]
@@ -129,9 +136,7 @@ def test_sigterm_stops_the_match_on_the_referee_and_says_what_was_played(served,
         p.send_signal(signal.SIGTERM)
         out, err = p.communicate(timeout=60)
     finally:
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait(5)
+        _kill_group(p)
     assert p.returncode == 128 + signal.SIGTERM, out + err
     m = re.search(rf"^doudizhu match {re.escape(log.stem)}: interrupted after (\d+) decisions$", out, re.M)
     assert m and int(m.group(1)) >= 150, out + err
@@ -171,9 +176,7 @@ def test_a_match_the_referees_shutdown_cuts_off_says_what_was_played(serve_proc,
         assert serve.wait(30) == 0
         out, err = p.communicate(timeout=60)
     finally:
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait(5)
+        _kill_group(p)
     assert p.returncode == 1 and "Traceback" not in out + err, out + err
     m = re.search(rf"^doudizhu match {re.escape(log.stem)}: cut off by the referee's shutdown after (\d+) decisions$",
                   out, re.M)
@@ -208,9 +211,7 @@ def test_a_match_cut_off_before_it_started_says_so(serve_proc, tmp_path: Path) -
         assert serve.wait(30) == 0
         out, err = p.communicate(timeout=60)
     finally:
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait(5)
+        _kill_group(p)
     assert p.returncode == 1 and "Traceback" not in out + err, out + err
     assert "the match was cut off before any of its log arrived here (if it had started, the referee at " \
            f"{addr} keeps its own log of the match: doudizhu-" in " ".join(err.split()), err
