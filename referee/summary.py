@@ -46,9 +46,9 @@ def round_lines(game: str, log_path: str | None, names: list[str]) -> list[str]:
 def fault_lines(outcome: MatchOutcome) -> list[str]:
     """The summary's reasons: the first of each kind of fault, per seat
     (``  seat S KIND: MESSAGE``, the message escaped for rich), in the order
-    recorded except that a crash comes before the disconnect of its seat (the
-    crash, recorded once the process's exit status is known, is why the
-    bot disconnected)."""
+    recorded except that a crash comes before the disconnect or no-show of
+    its seat (the crash, recorded once the process's exit status is known,
+    is why the bot disconnected or never connected)."""
     shown: set[tuple[int, str]] = set()
     lines: list[tuple[int, str, str]] = []  # (seat, kind, line)
     for f in outcome.faults:
@@ -59,7 +59,7 @@ def fault_lines(outcome: MatchOutcome) -> list[str]:
         at = len(lines)
         if f.kind == FaultKind.CRASH:
             at = next((i for i, (seat, kind, _) in enumerate(lines)
-                       if seat == f.seat and kind == FaultKind.DISCONNECT), at)
+                       if seat == f.seat and kind in (FaultKind.DISCONNECT, FaultKind.NO_SHOW)), at)
         lines.insert(at, (f.seat, f.kind, f"  seat {f.seat} {f.kind}: {escape(f.message)}{rule}"))
     return [line for _, _, line in lines]
 

@@ -182,3 +182,21 @@ def test_a_relative_with_path_is_taken_from_where_the_match_is_run(tmp_path: Pat
     argv = resolve_command("python -m referee bot from-policy sample_bots.smear_policy:load --with weights=runs/w.npz "
                            "--with other=runs/none.npz", tmp_path)
     assert argv[-3:] == [f"weights={tmp_path / 'runs' / 'w.npz'}", "--with", "other=runs/none.npz"]
+
+
+def test_referee_match_tells_a_policy_that_cannot_load_before_the_no_show_it_caused(tmp_path: Path) -> None:
+    """The file exists (the set-up check passes) but has no such function: the bot exits at once,
+    its seat is a no-show, and the crash line, which says why, comes first."""
+    (tmp_path / "pol").mkdir()
+    (tmp_path / "pol" / "good.py").write_text("def act(obs):\n    return 0\n")
+    r = subprocess.run([PY, "-m", "referee", "match", "smear", "--rounds", "1", "--no-bot-uids",
+                        "--log-dir", str(tmp_path / "logs"),
+                        "--bot", f"{PY} -m referee bot from-policy pol/good.py:nosuch",
+                        "--bot", f"{PY} {ROOT / 'sample_bots' / 'random_bot.py'}",
+                        "--bot", f"{PY} {ROOT / 'sample_bots' / 'random_bot.py'}"],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    lines = [ln.strip() for ln in r.stdout.splitlines() if ln.startswith("  seat 0 ")]
+    assert lines and lines[0].startswith("seat 0 crash: bot exited with status 2: referee bot from-policy: cannot "
+                                         "load the policy"), r.stdout + r.stderr
+    assert "has no attribute 'nosuch'" in lines[0] and any(ln.startswith("seat 0 no_show:") for ln in lines[1:]), \
+        r.stdout
