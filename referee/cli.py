@@ -846,8 +846,8 @@ def tournament_run(
     except RefereeGone as e:
         command, note = _resume_command(file, db, referee_addr, tls_ca, admin_token_file,
                                         spec.admin_token_env)
-        fail(f"{e}; the finished matches are saved, the ones it was playing count for nothing and will be played "
-             f"again; once it is back, continue with `{command}`{note}", 1)
+        fail(f"{e}; the finished matches are saved and the stopped ones will be played again: once it is back, "
+             f"continue with `{command}`{note}", 1)
     except (TournamentError, RemoteError, StorageError, ExecutorError) as e:
         fail(str(e), 1 if isinstance(e, (StorageError, ExecutorError)) else 2)
     except Interrupted as e:

@@ -1386,7 +1386,7 @@ class _AdminServicer(admin_pb2_grpc.AdminServiceServicer):
             if run.cancelled() and ref.stopping and not (task is not None and task.cancelling()):
                 await context.abort(grpc.StatusCode.UNAVAILABLE,
                                     f"{SHUTTING_DOWN}: match {spec.match_id} was stopped before its end and counts "
-                                    "for nothing; play it again once the referee is back")
+                                    "for nothing")
             raise
         finally:
             ref.remote_matches.discard(run)
