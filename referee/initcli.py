@@ -111,6 +111,10 @@ def init(
     protos/, docs/ and README.md (the repository's layout), then prints the command that
     runs the first example. Never overwrites a file without --force.
     """
+    above = next((p for p in (directory, *directory.parents) if p.exists() or p.is_symlink()), None)
+    if above is not None and not above.is_dir():
+        typer.echo(f"error: {directory}: {above} is a file, not a directory", err=True)
+        raise typer.Exit(1)
     try:
         written = init_examples(directory, force)
     except OSError as e:  # FileExistsError, FileNotFoundError, permissions

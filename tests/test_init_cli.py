@@ -73,3 +73,12 @@ def test_init_command_prints_the_next_command_and_refuses_a_second_run(tmp_path:
     assert "already exist; nothing was written (--force overwrites them" in again.stderr
     assert "Traceback" not in again.stderr
     assert _cli("init", "my examples", "--force", cwd=tmp_path).returncode == 0
+
+
+def test_init_into_a_file_says_so_in_one_line(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("a file\n")
+    for target in ("notes.txt", "notes.txt/sub"):
+        r = _cli("init", target, cwd=tmp_path)
+        assert r.returncode == 1 and r.stdout == "", r.stdout
+        assert r.stderr == f"error: {target}: notes.txt is a file, not a directory\n", r.stderr
+    assert (tmp_path / "notes.txt").read_text() == "a file\n"
