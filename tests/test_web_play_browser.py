@@ -46,6 +46,12 @@ def wait_for(cond: Callable[[], Any], timeout_s: float, what: str, step_s: float
     raise AssertionError(f"timed out after {timeout_s} s waiting for {what}")
 
 
+def texts(driver, css: str) -> list[str]:
+    """The text of every element ``css`` selects, read in one script: the page redraws its table and
+    results as states arrive, so elements found first and read later may be gone (stale)."""
+    return driver.execute_script("return Array.from(document.querySelectorAll(arguments[0]), e => e.innerText)", css)
+
+
 def shot(driver, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     driver.save_screenshot(str(SHOTS / f"{name}.png"))
@@ -308,14 +314,14 @@ def test_a_timeout_is_a_timeout_then_the_human_plays_on(driver, server):
     assert said.startswith("Time ran out") and said.endswith(" for you.")
     # every seat is named as the match names it (a bot by its Hello), on the table and in the moves
     names = read_lines(match_log(server, url))[0]["spec"]["seat_names"]
-    assert [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#table .seat-name")] != []
-    assert {e.text for e in driver.find_elements(By.CSS_SELECTOR, "#table .seat-name")} == set(names)
-    assert all(li.text.split(" ")[0] in names for li in driver.find_elements(By.CSS_SELECTOR, "#recent li"))
+    seat_names = texts(driver, "#table .seat-name")
+    assert seat_names != [] and set(seat_names) == set(names), seat_names
+    assert all(li.split(" ")[0] in names for li in texts(driver, "#recent li"))
     shot(driver, "play-timeout")
     play_to_the_end(driver, random.Random(1))
     assert driver.find_element(By.ID, "ended").is_displayed()
-    rows = driver.find_elements(By.CSS_SELECTOR, "#final tr")
-    assert len(rows) == 3 and "human#0" in rows[1].text
+    rows = texts(driver, "#final tr")
+    assert len(rows) == 3 and "human#0" in rows[1], rows
     log = match_log(server, url)
     first, *later = decisions_of(log, 0)
     assert first["request_id"] == int(rid) and first["fault"] == "timeout" and first["reply"] is None
