@@ -84,14 +84,24 @@ def _verified(f: Path) -> None:
         r.stdout + r.stderr
 
 
+def _ladder_on(tmp: Path, f: Path, addr: str, token_file: Path, max_matches: int, reconnect_s: int) -> LadderProc:
+    """``referee ladder F`` on the hosted referee at ``addr``, with its admin token file."""
+    return LadderProc(tmp, f, "--referee", addr, "--referee-admin-token-file", str(token_file),
+                      "--max-matches", str(max_matches), "--reconnect", str(reconnect_s))
+
+
+def _stop_referee_during_match(n: int, oplog: Path, serve: subprocess.Popen) -> None:
+    """SIGTERM the referee once match number ``n`` is in flight; it exits 0."""
+    _until(lambda: _in_flight(oplog, n), f"match {n} to be in flight", shown=oplog)
+    assert _sigterm(serve) == 0
+
+
 def test_a_ladder_waits_for_its_restarted_referee_and_plays_the_lost_match_again(hosted_ladder,
                                                                                  tmp_path: Path) -> None:
     addr, serve, oplog, again, f, token_file = hosted_ladder
-    lad = LadderProc(tmp_path, f, "--referee", addr, "--referee-admin-token-file", str(token_file),
-                     "--max-matches", "3", "--reconnect", "60")
+    lad = _ladder_on(tmp_path, f, addr, token_file, 3, 60)
     try:
-        _until(lambda: _in_flight(oplog, 2), "the second match to be in flight", shown=oplog)
-        assert _sigterm(serve) == 0
+        _stop_referee_during_match(2, oplog, serve)
         stopped = [r["match_id"] for r in _records(oplog, "match_ended") if "shutting down" in r["status"]]
         assert stopped == ["hl-m00002"], _records(oplog)  # the ladder's own match ids, on the referee too
         lad.wait("waiting up to 60 s for it to come back")
@@ -118,11 +128,9 @@ def test_a_ladder_waits_for_its_restarted_referee_and_plays_the_lost_match_again
 
 def test_without_reconnect_a_ladder_stops_with_the_command_that_continues_it(hosted_ladder, tmp_path: Path) -> None:
     addr, serve, oplog, again, f, token_file = hosted_ladder
-    lad = LadderProc(tmp_path, f, "--referee", addr, "--referee-admin-token-file", str(token_file),
-                     "--max-matches", "2", "--reconnect", "0")
+    lad = _ladder_on(tmp_path, f, addr, token_file, 2, 0)
     try:
-        _until(lambda: _in_flight(oplog, 1), "the first match to be in flight", shown=oplog)
-        assert _sigterm(serve) == 0
+        _stop_referee_during_match(1, oplog, serve)
         assert lad.p.wait(60) == 1, lad.text()
     finally:
         lad.close()
@@ -146,11 +154,9 @@ def test_without_reconnect_a_ladder_stops_with_the_command_that_continues_it(hos
 
 def test_ctrl_c_while_a_ladder_waits_for_its_referee_stops_it_at_once(hosted_ladder, tmp_path: Path) -> None:
     addr, serve, oplog, _, f, token_file = hosted_ladder
-    lad = LadderProc(tmp_path, f, "--referee", addr, "--referee-admin-token-file", str(token_file),
-                     "--max-matches", "2", "--reconnect", "600")
+    lad = _ladder_on(tmp_path, f, addr, token_file, 2, 600)
     try:
-        _until(lambda: _in_flight(oplog, 1), "the first match to be in flight", shown=oplog)
-        assert _sigterm(serve) == 0
+        _stop_referee_during_match(1, oplog, serve)
         lad.wait("waiting up to 600 s for it to come back")
         for args in (("ladder", "status", "--config", str(f)), ("tournament", "status", "hl", "--db",
                                                                   str(tmp_path / "ladder.sqlite"))):
