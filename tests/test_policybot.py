@@ -11,7 +11,9 @@ import os
 import re
 import subprocess
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 import pytest
@@ -41,6 +43,18 @@ def raises(error: Exception):
     return policy
 
 
+@contextmanager
+def _bad_policy(message: str) -> Iterator[Path]:
+    """A temporary directory holding ``badpolicy.py``, whose ``act`` raises
+    ``RuntimeError(message)``; both readable by bots under uids of their own."""
+    with tempfile.TemporaryDirectory() as d:
+        here = Path(d)
+        os.chmod(here, 0o755)
+        (here / "badpolicy.py").write_text(f"def act(obs):\n    raise RuntimeError({message!r})\n")
+        (here / "badpolicy.py").chmod(0o644)
+        yield here
+
+
 @pytest.mark.parametrize("policy,what", [
     (raises(RuntimeError("shapes (3,) and (4,)\nnot aligned")), "RuntimeError: shapes (3,) and (4,) not aligned"),
     (raises(IndexError("index 99 is out of bounds")), "IndexError: index 99 is out of bounds"),
@@ -61,12 +75,7 @@ def test_every_policy_failure_stops_the_bot_or_plays_the_first_legal_action_coun
 
 
 def test_a_failing_policy_is_a_crash_fault_whose_reason_is_its_line() -> None:
-    with tempfile.TemporaryDirectory() as d:
-        here = Path(d)
-        os.chmod(here, 0o755)  # launched bots may run under uids of their own
-        policy = here / "badpolicy.py"
-        policy.write_text("def act(obs):\n    raise RuntimeError('shape mismatch (3,) vs (4,)')\n")
-        policy.chmod(0o644)
+    with _bad_policy('shape mismatch (3,) vs (4,)') as here:
         r = subprocess.run([PY, "-m", "referee", "match", "smear", "--rounds", "1", "--json", "--log-dir",
                             str(here / "logs"), "--bot", f"{PY} -m referee bot from-policy ./badpolicy.py:act",
                             "--bot", f"{PY} {ROOT / 'sample_bots' / 'random_bot.py'}",
@@ -155,12 +164,7 @@ def test_referee_match_tells_a_crash_before_its_disconnect_and_where_a_bot_wrote
     """Seat 0's policy fails on every request, played on with --on-error first-legal: no fault, but
     the path of what it wrote; seat 1's stops the bot: its crash line, then the disconnect it caused;
     seat 2 wrote nothing: not mentioned."""
-    with tempfile.TemporaryDirectory() as d:
-        here = Path(d)
-        os.chmod(here, 0o755)  # launched bots may run under uids of their own
-        policy = here / "badpolicy.py"
-        policy.write_text("def act(obs):\n    raise RuntimeError('shape mismatch')\n")
-        policy.chmod(0o644)
+    with _bad_policy('shape mismatch') as here:
         r = subprocess.run([PY, "-m", "referee", "match", "smear", "--rounds", "1", "--log-dir", str(here / "logs"),
                             "--bot", f"{PY} -m referee bot from-policy ./badpolicy.py:act --on-error first-legal",
                             "--bot", f"{PY} -m referee bot from-policy ./badpolicy.py:act",
