@@ -1,7 +1,8 @@
 # Two commands do all the set-up on a fresh machine (Python >= 3.11; Node.js for the Node bot):
 #   make tournament   - run the example Dou Dizhu tournament of sample bots over gRPC
 #   make test         - run the whole test suite
-#   make wheel        - build dist/cardgame_referee-*.whl, to install without a checkout (README)
+#   make wheel        - build dist/cardgame_referee-*.whl, to install without a checkout (README):
+#                       the compiled build (setup.py), for this Python and platform; needs a C compiler
 # As root, the virtualenv is built from the system Python (/usr/bin/python3, when it is 3.11 or
 # newer): bots then run under their own unprivileged uids, which must be able to execute the
 # referee's Python (one under /root, e.g. pyenv's, cannot). PY=... chooses another.
@@ -35,7 +36,8 @@ test: setup node
 
 # the wheel only: no dependencies (pip fetches them when the wheel is installed)
 wheel:
-	$(PY) -m pip wheel --quiet --no-deps --wheel-dir dist .
+	rm -f dist/cardgame_referee-*.whl
+	CARDGAME_REFEREE_COMPILE=1 $(PY) -m pip wheel --quiet --no-deps --wheel-dir dist .
 	@ls dist/cardgame_referee-*.whl
 
 clean:

@@ -13,9 +13,13 @@ second of this single-threaded process.
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
+import sys
 import time
 import warnings
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -107,18 +111,45 @@ def loop_run(seconds: float, seed: int) -> tuple[int, float]:
     return steps, cpu
 
 
+def compiled_run(tree: Path, seconds: float, seed: int) -> dict[str, tuple[int, int, float]]:
+    """:func:`env_run` of every game in a child process importing the
+    compiled build at ``tree`` (:mod:`bench.compiled`): game -> (index
+    steps, games, CPU seconds). ``RuntimeError`` if the child fails or
+    imported the source instead."""
+    from bench import compiled
+
+    r = subprocess.run([sys.executable, "-m", "bench.envs", str(seconds), str(seed)], cwd=tree,
+                       env=compiled.environment(tree), capture_output=True, text=True, timeout=600)
+    if r.returncode != 0:
+        raise RuntimeError(f"the compiled environments failed: {r.stderr.strip()[-2000:]}")
+    out = json.loads(r.stdout)
+    if not out.pop("compiled"):
+        raise RuntimeError(f"{tree} did not import as the compiled build")
+    return {g: tuple(x) for g, x in out.items()}
+
+
+def _median(xs: list[float]) -> float:
+    return sorted(xs)[len(xs) // 2]
+
+
 def run(quick: bool, reps: int) -> dict[str, Any]:
-    """Steps and games per CPU second per game (medians of ``reps``), and
-    RLCard's Dou Dizhu environment (``env.run`` with random agents) when
-    installed, interleaved with ours."""
-    from bench import peers
+    """Steps and games per CPU second per game (medians of ``reps``), of the
+    source (this process) and of the compiled build (a child process, when
+    it can be built: ``"compiled": None`` and the reason in
+    ``"compiled_note"`` otherwise), and RLCard's Dou Dizhu environment
+    (``env.run`` with random agents) when installed, interleaved with ours."""
+    from bench import compiled, peers
 
     slice_s = 0.3 if quick else 2.0
     rl = peers.make_rlcard_env()
-    out: dict[str, Any] = {"games": {}, "rlcard": None, "note": rl if isinstance(rl, str) else None}
+    tree = compiled.tree()
+    out: dict[str, Any] = {"games": {}, "rlcard": None, "note": rl if isinstance(rl, str) else None,
+                           "compiled": None, "compiled_note": tree if isinstance(tree, str) else None}
     per: dict[str, list[tuple[float, float]]] = {g: [] for g in CONFIGS}
+    per_c: dict[str, list[tuple[float, float]]] = {g: [] for g in CONFIGS}
     rl_runs: list[float] = []
     ratios: list[float] = []
+    ratios_c: list[float] = []
     idle: list[float] = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -126,34 +157,50 @@ def run(quick: bool, reps: int) -> dict[str, Any]:
             for g in CONFIGS:
                 steps, games, cpu = env_run(g, slice_s, 1000 + rep)
                 per[g].append((steps / cpu, games / cpu))
+            if isinstance(tree, Path):
+                for g, (steps, games, cpu) in compiled_run(tree, slice_s, 1000 + rep).items():
+                    per_c[g].append((steps / cpu, games / cpu))
             steps, cpu = loop_run(slice_s / 2, rep)
             idle.append(steps / cpu)
             if not isinstance(rl, str):
                 n, cpu = rl[1](slice_s)
                 rl_runs.append(n / cpu)
                 ratios.append(per["doudizhu"][-1][1] / (n / cpu))
-    for g, xs in per.items():
-        xs_steps = sorted(x[0] for x in xs)
-        xs_games = sorted(x[1] for x in xs)
-        out["games"][g] = {"players": CONFIGS[g][0], "steps_per_s": xs_steps[len(xs) // 2],
-                           "games_per_s": xs_games[len(xs) // 2]}
-    out["loop_steps_per_s"] = sorted(idle)[len(idle) // 2]
+                if isinstance(tree, Path):
+                    ratios_c.append(per_c["doudizhu"][-1][1] / (n / cpu))
+
+    def medians(runs: dict[str, list[tuple[float, float]]]) -> dict[str, Any]:
+        return {g: {"players": CONFIGS[g][0], "steps_per_s": _median([x[0] for x in xs]),
+                    "games_per_s": _median([x[1] for x in xs])} for g, xs in runs.items()}
+
+    out["games"] = medians(per)
+    if isinstance(tree, Path):
+        out["compiled"] = medians(per_c)
+    out["loop_steps_per_s"] = _median(idle)
     if rl_runs:
-        out["rlcard"] = {"label": rl[0], "games_per_s": sorted(rl_runs)[len(rl_runs) // 2],
-                         "ours_over_theirs": sorted(ratios)[len(ratios) // 2]}
+        out["rlcard"] = {"label": rl[0], "games_per_s": _median(rl_runs), "ours_over_theirs": _median(ratios),
+                         "compiled_over_theirs": _median(ratios_c) if ratios_c else None}
     return out
 
 
 def report(r: dict[str, Any], say: Any, fmt: Any) -> None:
     say("\n-- training environments (referee.envs, PettingZoo AEC loop, random allowed index), per CPU second"
-        " of one core; one-round matches")
-    say(f"{'game':<11} {'players':>7} {'env steps/s':>12} {'games/s':>9}")
+        " of one core; one-round matches; source = this checkout's Python, compiled = the compiled build"
+        " (make wheel)")
+    c = r["compiled"]
+    say(f"{'game':<11} {'players':>7} {'env steps/s':>12} {'games/s':>9} {'compiled steps/s':>17} {'games/s':>9}")
     for g, x in r["games"].items():
-        say(f"{g:<11} {x['players']:>7} {fmt(x['steps_per_s'], 0):>12} {fmt(x['games_per_s']):>9}")
+        cs = f"{fmt(c[g]['steps_per_s'], 0):>17} {fmt(c[g]['games_per_s']):>9}" if c else f"{'-':>17} {'-':>9}"
+        say(f"{g:<11} {x['players']:>7} {fmt(x['steps_per_s'], 0):>12} {fmt(x['games_per_s']):>9} {cs}")
+    if not c:
+        say(f"   compiled build not measured: {r['compiled_note']}")
     if r["rlcard"]:
         x = r["rlcard"]
-        say(f"{x['label']:<32} {fmt(x['games_per_s']):>9} games/s; ours (doudizhu env) / theirs = "
-            f"{fmt(x['ours_over_theirs'], 2)}x")
+        line = (f"{x['label']:<32} {fmt(x['games_per_s']):>9} games/s; ours (doudizhu env) / theirs = "
+                f"{fmt(x['ours_over_theirs'], 2)}x")
+        if x.get("compiled_over_theirs") is not None:
+            line += f", compiled {fmt(x['compiled_over_theirs'], 2)}x"
+        say(line)
     elif r["note"]:
         say(f"   {r['note']}")
     x = r["games"]["doudizhu"]
@@ -164,21 +211,47 @@ def report(r: dict[str, Any], say: Any, fmt: Any) -> None:
 
 
 def targets(r: dict[str, Any]) -> list[dict[str, Any]]:
-    """The envs section's targets (``what``, ``measured``, ``met``). Without
-    RLCard the comparison with it has ``"met": None`` and the reason in
-    ``"not_measured"``."""
+    """The envs section's targets (``what``, ``measured``, ``met``), on the
+    compiled build's figures (what ``make wheel`` installs), or on the
+    source's when the compiled build could not be made (``what`` says
+    which). Without RLCard the comparison with it has ``"met": None`` and
+    the reason in ``"not_measured"``."""
     out: list[dict[str, Any]] = []
-    what = "Dou Dizhu environment games/s >= 20x RLCard's Dou Dizhu environment (env.run, random agents)"
+    c = r.get("compiled")
+    build = "compiled build" if c else "source, no compiled build"
+    what = (f"Dou Dizhu environment games/s ({build}) >= 20x RLCard's Dou Dizhu environment "
+            "(env.run, random agents)")
     if r["rlcard"]:
-        x = r["rlcard"]["ours_over_theirs"]
+        x = r["rlcard"]["compiled_over_theirs"] if c else r["rlcard"]["ours_over_theirs"]
         out.append({"what": what.replace("RLCard's", r["rlcard"]["label"] + ","),
                     "measured": f"{x:.2f}x", "met": x >= 20.0})
     else:
         missing = r["note"] is None or r["note"].startswith("RLCard not available (ModuleNotFoundError")
         out.append({"what": what, "measured": "", "met": None,
                     "not_measured": "RLCard not installed (pip install rlcard)" if missing else r["note"]})
-    x = r["games"][LIGHTEST]
+    x = (c or r["games"])[LIGHTEST]
     out.append({"what": f">= 50,000 env steps/s on the lightest game ({LIGHTEST}, {x['players']} players: the "
-                        "fewest cards a round), one core",
+                        f"fewest cards a round), one core ({build})",
                 "measured": f"{x['steps_per_s']:,.0f} steps/s", "met": x["steps_per_s"] >= 50_000})
     return out
+
+
+def _child(argv: list[str]) -> None:
+    """``python -m bench.envs SECONDS SEED``: :func:`env_run` of every game,
+    printed as JSON (game -> [steps, games, CPU seconds]) with
+    ``"compiled"``: whether ``referee`` came from the compiled build."""
+    import importlib
+
+    from bench import compiled
+
+    seconds, seed = float(argv[0]), int(argv[1])
+    out: dict[str, Any] = {"compiled": compiled.is_compiled(importlib.import_module(compiled.PROBE))}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for g in CONFIGS:
+            out[g] = env_run(g, seconds, seed)
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    _child(sys.argv[1:])

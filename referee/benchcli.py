@@ -24,7 +24,9 @@ def bench(
         "one core), decision (engine time per decision, bare gRPC echo, layout echo and refereed matches "
         "with bot processes), peers (Dou Dizhu vs RLCard and OpenSpiel), tournament (matches per "
         "minute at concurrency 1 and 2), memory (RSS with 8 concurrent matches), scaleout (local vs Dask), "
-        "envs (training-environment steps per second per game, vs RLCard's Dou Dizhu environment); only "
+        "envs (training-environment steps per second per game, of the source and of the compiled build "
+        "that make wheel installs, built once into build/compiled/: 1-3 minutes the first time; vs RLCard's "
+        "Dou Dizhu environment); only "
         "when named: scale (leaderboard, status, pages, report and ladder restart on stored fields of up to "
         "1,000 bots and 1,000,000 matches, built once into runs/bench-scale/; about 30 minutes the first "
         "time).")),

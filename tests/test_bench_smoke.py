@@ -17,7 +17,7 @@ from conftest import PY, ROOT
 def test_bench_quick_reports_every_section(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"
     p = subprocess.run([PY, str(ROOT / "bench" / "run.py"), "--quick", "--json", str(out)],
-                       capture_output=True, text=True, timeout=420, cwd=str(ROOT))
+                       capture_output=True, text=True, timeout=900, cwd=str(ROOT))  # with the compiled build's first build
     assert p.returncode == 0, p.stderr[-3000:]
     assert "-- targets" in p.stdout
     rep = json.loads(out.read_text())
@@ -44,6 +44,8 @@ def test_bench_quick_reports_every_section(tmp_path: Path) -> None:
     for x in e["games"].values():
         assert x["steps_per_s"] > 0 and x["games_per_s"] > 0
     assert e["loop_steps_per_s"] > 0  # the same loop over an environment doing nothing
+    assert e["compiled"] is not None, e["compiled_note"]  # the compiled build (make wheel), measured too
+    assert set(e["compiled"]) == set(e["games"]) and all(x["games_per_s"] > 0 for x in e["compiled"].values())
     if e["rlcard"] is not None:
         assert e["rlcard"]["games_per_s"] > 0 and e["rlcard"]["ours_over_theirs"] > 0
     so = rep["scaleout"]
@@ -76,7 +78,7 @@ def test_compare_interleaves_checkouts_and_prints_ratios(tmp_path: Path) -> None
         assert bad.returncode == 2 and says in bad.stderr, bad.stderr
 
 
-def test_envs_targets_use_the_fixed_lightest_game_and_say_when_rlcard_is_missing() -> None:
+def test_envs_targets_use_the_fixed_lightest_game_judge_the_compiled_build_and_say_when_rlcard_is_missing() -> None:
     spec = importlib.util.spec_from_file_location("bench_envs", ROOT / "bench" / "envs.py")  # bench: not a package here
     assert spec is not None and spec.loader is not None
     envs = importlib.util.module_from_spec(spec)
@@ -93,3 +95,8 @@ def test_envs_targets_use_the_fixed_lightest_game_and_say_when_rlcard_is_missing
                                      "ours_over_theirs": 12.0})
     rl, steps = envs.targets(measured)
     assert rl["met"] is False and rl["measured"] == "12.00x" and steps["met"] is False
+    assert "(source, no compiled build)" in rl["what"]
+    fast = {g: dict(x, steps_per_s=70_000.0) for g, x in games.items()}  # the compiled build's figures
+    rl, steps = envs.targets(dict(measured, compiled=fast, rlcard=dict(measured["rlcard"], compiled_over_theirs=24.0)))
+    assert rl["met"] is True and rl["measured"] == "24.00x" and "(compiled build)" in rl["what"]
+    assert steps["met"] is True and steps["measured"] == "70,000 steps/s"
