@@ -160,7 +160,7 @@ class Rules:
     def effect(self, c: int, r: str, top: Top, revolution: bool) -> tuple[tuple[int, str], bool, bool, bool]:
         """Effect of a legal play (spec 6.3): ``(new_top, new_revolution, skip, transparent)``."""
         transparent = self.is_transparent(c, r, top)
-        new_top = (c, top[1]) if transparent else (c, r)  # type: ignore[index]
+        new_top = (c, top[1]) if transparent and top is not None else (c, r)  # transparent implies a top
         new_rev = (not revolution) if (self.rev and c == 4) else revolution
         skip = self.skip and top is not None and not transparent and r == top[1]
         return new_top, new_rev, skip, transparent
