@@ -274,7 +274,9 @@ class Decision:
         """Why ``index`` is refused: its name and, described, up to ``shown`` allowed indices."""
         lay = self.layout
         who = f"seat {seat}: " if seat is not None else ""
-        allowed = [lay.describe(int(i)) for i in np.flatnonzero(self._mask)]
+        mask = self._mask
+        assert mask is not None, "push() computes the mask before refusing"
+        allowed = [lay.describe(int(i)) for i in np.flatnonzero(mask)]
         more = f" (and {len(allowed) - shown} more)" if len(allowed) > shown else ""
         return (f"{lay.game}: {who}{lay.describe(index)} (index {index}) is not allowed now; allowed now: "
                 f"{', '.join(allowed[:shown])}{more}")
