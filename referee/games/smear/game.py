@@ -169,11 +169,14 @@ class SmearGame(Game):
                 raise IllegalAction("5.1", f"the auction needs a call (PASS, or BID with amount 2-4), not {kind}")
             if action.cards:
                 raise IllegalAction("5.1", "a call carries no cards")
-            if type(action.amount) is not int:
-                raise IllegalAction("5.1", f"the amount must be an integer, not {action.amount!r}")
-            if kind == PASS and action.amount != 0:
+            # read as any object: a Python caller may build an Action with a non-int amount, and the
+            # compiled build (setup.py) would reject it at the read of an attribute declared int
+            amount = getattr(action, "amount")
+            if type(amount) is not int:
+                raise IllegalAction("5.1", f"the amount must be an integer, not {amount!r}")
+            if kind == PASS and amount != 0:
                 raise IllegalAction("5.1", "PASS carries amount 0")
-            err = R.check_call(self.players, self.dealer, self.calls, seat, kind == PASS, action.amount, self._forced)
+            err = R.check_call(self.players, self.dealer, self.calls, seat, kind == PASS, amount, self._forced)
             if err is not None:
                 raise IllegalAction(*err)
             return
