@@ -152,6 +152,12 @@ class ListOracle:
         self._cands: list[frozenset[int]] = list({instances(a.cards) for a in card_actions})
         self._sel: frozenset[int] = frozenset()
 
+    def __copy__(self) -> "ListOracle":
+        # spelt out: copy.copy cannot make a compiled class (setup.py) without calling __init__
+        o = ListOracle(())
+        o._cands, o._sel = self._cands, self._sel
+        return o
+
     def _narrow(self, selection: dict[str, int]) -> None:
         sel = frozenset(2 * CARD_INDEX[c] + k for c, n in selection.items() for k in range(n))
         if sel != self._sel:
@@ -215,7 +221,7 @@ class Decision:
     def copy(self) -> "Decision":
         """An independent copy (to explore steps without taking them here):
         the legal actions are shared, the selection is not."""
-        d = Decision.__new__(Decision)
+        d = Decision(self.layout, self.kind, ())  # then every attribute is replaced
         d.layout, d.kind, d.card_kind, d.whole = self.layout, self.kind, self.card_kind, self.whole
         d.oracle = copy.copy(self.oracle)
         d.selection, d.size, d._mask = dict(self.selection), self.size, self._mask
@@ -274,7 +280,9 @@ class Decision:
         """Why ``index`` is refused: its name and, described, up to ``shown`` allowed indices."""
         lay = self.layout
         who = f"seat {seat}: " if seat is not None else ""
-        allowed = [lay.describe(int(i)) for i in np.flatnonzero(self._mask)]
+        mask = self._mask
+        assert mask is not None, "push() computes the mask before refusing"
+        allowed = [lay.describe(int(i)) for i in np.flatnonzero(mask)]
         more = f" (and {len(allowed) - shown} more)" if len(allowed) > shown else ""
         return (f"{lay.game}: {who}{lay.describe(index)} (index {index}) is not allowed now; allowed now: "
                 f"{', '.join(allowed[:shown])}{more}")

@@ -128,6 +128,12 @@ class RankOracle:
         self._sel = 0  # the selection's rank instances
         self._size = 0
 
+    def __copy__(self) -> RankOracle:
+        # spelt out: copy.copy cannot make a compiled class (setup.py) without calling __init__
+        o = RankOracle((), [])
+        o._held, o._cands, o._sel, o._size = self._held, self._cands, self._sel, self._size
+        return o
+
     def _narrow(self, selection: dict[str, int], size: int) -> None:
         if size == self._size:
             return

@@ -147,7 +147,7 @@ class DouDizhu(Game):
         if redeal:
             deltas, m, spring, winner, lw, landlord, bid, d = [0] * n, 1, False, -1, False, -1, 0, 0
         else:
-            p = self.playp
+            p = self._play_phase()
             deltas, m, spring = p.multiplier_and_deltas(self.auction.bid, self.spring)
             winner, lw, landlord, bid, d = p.winner, p.landlord_won, p.landlord, self.auction.bid, p.doublings
             self.hands = p.hands
@@ -172,6 +172,12 @@ class DouDizhu(Game):
         """Seat to act, ``None`` once the match is over."""
         return self._to_act
 
+    def _play_phase(self) -> R.PlayPhase:
+        """The play phase; only called while ``phase`` is ``"play"``."""
+        p = self.playp
+        assert p is not None, "called outside the play phase"
+        return p
+
     def _decision_kind(self) -> str:
         """``"BID"`` during the auction, ``"PLAY"`` during play."""
         return BID if self.phase == "auction" else PLAY
@@ -185,7 +191,7 @@ class DouDizhu(Game):
         if self.phase == "auction":
             acts = tuple([_BID_ACTIONS[b] if b else _PASS_ACTION for b in self.auction.legal_amounts()])
         else:
-            p = self.playp
+            p = self._play_phase()
             plays = p.legal(_play_action, _ACTION_MEMO)
             acts = (_PASS_ACTION, *plays) if p.top is not None else tuple(plays)
         self._legal_cache = (self._version, acts)
@@ -197,8 +203,10 @@ class DouDizhu(Game):
         if self.phase == "auction":
             return 4 - self.auction.high
         if self.phase == "play":
-            p = self.playp
-            return R.count_legal_plays(p.hands[p.to_act], self.players, p.top) + (p.top is not None)
+            p = self._play_phase()
+            seat = p.to_act
+            assert seat is not None, "a seat acts while the phase is play"
+            return R.count_legal_plays(p.hands[seat], self.players, p.top) + (p.top is not None)
         return 0
 
     def _validate(self, seat: int, action: Action) -> None:
@@ -224,7 +232,7 @@ class DouDizhu(Game):
                 raise IllegalAction("AUC-3", "an auction call carries no cards")
             self.auction.check(amount)
             return amount
-        p = self.playp
+        p = self._play_phase()
         if action.amount and kind in (PASS, PLAY):
             raise IllegalAction("PLAY-3", f"a {kind} carries no amount")
         if kind == PASS:
@@ -270,16 +278,19 @@ class DouDizhu(Game):
             self._to_act = a.landlord  # [PLAY-1]
 
     def _apply_pass(self, seat: int) -> None:
-        p = self.playp
+        p = self._play_phase()
         rec = E.Play(seat)
         self.history.append(rec)
         self.emit(rec)
-        if p.pass_(seat):
-            self.emit(E.TrickEnd(p.to_act))
-        self._to_act = p.to_act
+        ended = p.pass_(seat)
+        leader = p.to_act
+        assert leader is not None, "a pass never ends the round"
+        if ended:
+            self.emit(E.TrickEnd(leader))
+        self._to_act = leader
 
     def _apply_play(self, seat: int, cards: tuple[str, ...], combo: tuple) -> None:
-        p = self.playp
+        p = self._play_phase()
         rec = play_record(seat, cards, combo)
         self.history.append(rec)
         self.played.extend(cards)
@@ -294,10 +305,12 @@ class DouDizhu(Game):
         the first card of the hand in canonical order as a single."""
         if self.phase == "auction":
             return _PASS_ACTION
-        p = self.playp
+        p = self._play_phase()
         if p.top is not None:
             return _PASS_ACTION
-        return Action(PLAY, (p.hands[p.to_act][0],))
+        seat = p.to_act
+        assert seat is not None, "a seat acts while the phase is play"
+        return Action(PLAY, (p.hands[seat][0],))
 
     def trick(self) -> list[E.Play]:
         """The plays and passes of the current trick (the last entries of

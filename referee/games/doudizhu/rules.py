@@ -174,12 +174,12 @@ def classify_signature(sig: tuple, n: int) -> Combo | None:
     """Memoised :func:`_classify_sig`: ``sig`` is ``((rank, count), ...)`` in
     ascending rank order. Returns a combo or ``None``."""
     key = (n, sig)
-    res = _SIG_MEMO.get(key, 0)
-    if res == 0:
-        res = _classify_sig(sig, n)
-        if len(_SIG_MEMO) > 200_000:
-            _SIG_MEMO.clear()
-        _SIG_MEMO[key] = res
+    if key in _SIG_MEMO:
+        return _SIG_MEMO[key]
+    res = _classify_sig(sig, n)
+    if len(_SIG_MEMO) > 200_000:
+        _SIG_MEMO.clear()
+    _SIG_MEMO[key] = res
     return res
 
 
@@ -574,13 +574,14 @@ def expand(move: Move, groups: Sequence[tuple[str, ...]]) -> Sequence[tuple[str,
         return _combos(groups[r], k)
     if id(move) in _STRAIGHT_IDS:  # one card per rank: a product of the distinct codes
         return list(product(*[_uniq(groups[r]) for r, _ in move]))
-    res = None
+    res: Sequence[tuple[str, ...]] | None = None
     for r, k in move:
         opts = _combos(groups[r], k)
         if res is None:
             res = opts
         else:
             res = [a + b for a in res for b in opts]
+    assert res is not None, "a move has at least one (rank, count) pair"
     return res
 
 
@@ -592,7 +593,7 @@ def legal_plays_grouped(groups: Sequence[tuple[str, ...]], cnt: list[int], n: in
 
     With ``wrap``, each play is returned as ``wrap(codes)`` (the engine wraps
     plays into :class:`referee.engine.Action`); ``memo`` (a dict owned by
-    the caller, bounded here) then caches the wrapped plays of one-rank
+    the caller, required with ``wrap``, bounded here) then caches the wrapped plays of one-rank
     moves per (codes of that rank, count), which are few and recur all the
     time; multi-rank moves are realised afresh (caching them cost about
     200 MB for little gain).
@@ -603,6 +604,7 @@ def legal_plays_grouped(groups: Sequence[tuple[str, ...]], cnt: list[int], n: in
         for m in legal_moves(cnt, n, top):
             add(expand(m, groups))
         return out
+    assert memo is not None, "wrap needs a memo dict"
     get = memo.get
     for m in legal_moves(cnt, n, top):
         if len(m) == 1:
@@ -746,6 +748,7 @@ class Auction:
     def apply(self, amount: int) -> None:
         """Apply a checked action of the seat ``to_act`` ([AUC-5], [AUC-6])."""
         seat = self.to_act
+        assert seat is not None, "check() rejects actions once the auction is closed"
         self.calls.append((seat, amount))
         if amount:
             self.high = amount
@@ -929,6 +932,7 @@ class PlayPhase:
         """Legal plays of the seat to act, pass excluded: code tuples, or
         ``wrap(codes)`` objects; see :func:`legal_plays_grouped`."""
         s = self.to_act
+        assert s is not None, "no seat acts once the round is won"
         return legal_plays_grouped(self.groups[s], self.cnts[s], self.n, self.top, wrap, memo)
 
     def set_hand(self, seat: int, cards: Sequence[str]) -> None:

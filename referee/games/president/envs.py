@@ -159,6 +159,12 @@ class RankOracle:
             if counts:
                 self._ranks[r] = (cards, counts)
 
+    def __copy__(self) -> RankOracle:
+        # spelt out: copy.copy cannot make a compiled class (setup.py) without calling __init__
+        o = RankOracle((), {})
+        o._ranks = self._ranks
+        return o
+
     def _counts(self, selection: dict[str, int]) -> list[int]:
         """The allowed counts of the (non-empty) selection's rank."""
         return self._ranks[RANK_OF[next(iter(selection))]][1]

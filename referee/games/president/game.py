@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import random
 from itertools import combinations
-from typing import Any
+from typing import Any, ClassVar
 
 from referee.engine import (EXCHANGE, PASS, PLAY, Action, Game, IllegalAction, MatchResult,
                             RatingOutcome)
@@ -68,8 +68,8 @@ class PresidentGame(Game):
     name = "president"
     player_counts = (4, 5, 6, 7)
     ruleset = "president/1"
-    variant_defaults: dict[str, Any] = {f: False for f in VARIANT_FLAGS}
-    param_defaults: dict[str, Any] = {"later_leader": "after_dealer", "target_score": 10,
+    variant_defaults: ClassVar[dict[str, Any]] = {f: False for f in VARIANT_FLAGS}
+    param_defaults: ClassVar[dict[str, Any]] = {"later_leader": "after_dealer", "target_score": 10,
                                       "max_rounds": 100, "first_dealer": 0}
 
     def __init__(self, players: int, variant: dict[str, Any] | None = None,
@@ -179,11 +179,17 @@ class PresidentGame(Game):
             self._start_round()
 
     # -- the turn ------------------------------------------------------------------
+    def _round_play(self) -> RoundPlay:
+        """The round's play; only called while ``phase`` is ``"play"``."""
+        play = self.play
+        assert play is not None, "the play phase has a RoundPlay"
+        return play
+
     @property
     def to_act(self) -> int | None:
         """Seat that must act now, or ``None`` when the match is over."""
         if self.phase == "play":
-            return self.play.to_act  # type: ignore[union-attr]
+            return self._round_play().to_act
         if self.phase == "exchange":
             return self.duties[self.duty_idx][0]
         return None
@@ -200,7 +206,7 @@ class PresidentGame(Game):
         if self.phase == "play":
             cache = _PLAY_ACTIONS
             out = []
-            for a in self.play.legal():  # type: ignore[union-attr]
+            for a in self._round_play().legal():
                 if a is None:
                     out.append(_PASS_ACTION)
                 else:
@@ -227,7 +233,7 @@ class PresidentGame(Game):
         for an illegal play or pass.
         """
         phase = self.phase
-        to_act = self.play.to_act if phase == "play" else self.to_act  # type: ignore[union-attr]
+        to_act = self._round_play().to_act if phase == "play" else self.to_act
         if seat != to_act:
             raise IllegalAction("TURN", f"it is seat {to_act}'s turn, not seat {seat}'s")
         if phase == "play":

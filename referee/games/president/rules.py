@@ -9,9 +9,11 @@ all call these same functions.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Sequence, TypeVar
 
 from referee.cards import JOKERS, RANKS, SUITS
+
+T = TypeVar("T")
 
 #: Rank codes from lowest to highest in the normal order (spec 3.1, 3.4).
 RANK_CODES: tuple[str, ...] = ("3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A", "2", "JK")
@@ -160,7 +162,7 @@ class Rules:
     def effect(self, c: int, r: str, top: Top, revolution: bool) -> tuple[tuple[int, str], bool, bool, bool]:
         """Effect of a legal play (spec 6.3): ``(new_top, new_revolution, skip, transparent)``."""
         transparent = self.is_transparent(c, r, top)
-        new_top = (c, top[1]) if transparent else (c, r)  # type: ignore[index]
+        new_top = (c, top[1]) if transparent and top is not None else (c, r)  # transparent implies a top
         new_rev = (not revolution) if (self.rev and c == 4) else revolution
         skip = self.skip and top is not None and not transparent and r == top[1]
         return new_top, new_rev, skip, transparent
@@ -220,9 +222,10 @@ def deal_sizes(n: int, dealer: int, pack_size: int) -> list[int]:
     return sizes
 
 
-def deal(shuffled: Sequence[str], n: int, dealer: int) -> list[list[str]]:
-    """Deal a shuffled pack one card at a time from the seat after the dealer (spec 2.3)."""
-    hands: list[list[str]] = [[] for _ in range(n)]
+def deal(shuffled: Sequence[T], n: int, dealer: int) -> list[list[T]]:
+    """Deal a shuffled pack (of codes, or of any items) one card at a time from the seat after
+    the dealer (spec 2.3)."""
+    hands: list[list[T]] = [[] for _ in range(n)]
     for i, code in enumerate(shuffled):
         hands[(dealer + 1 + i) % n].append(code)
     return hands

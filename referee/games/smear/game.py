@@ -153,7 +153,9 @@ class SmearGame(Game):
         lc = self._legal
         if lc is None:
             trick = self.trick
-            lc = self._legal = tuple(R.legal_plays(self.hands[self._to_act], trick[0] if trick else None,
+            seat = self._to_act
+            assert seat is not None, "only called while a seat is to play"
+            lc = self._legal = tuple(R.legal_plays(self.hands[seat], trick[0] if trick else None,
                                                    self.trump, self._strict))
         return lc
 
@@ -167,11 +169,14 @@ class SmearGame(Game):
                 raise IllegalAction("5.1", f"the auction needs a call (PASS, or BID with amount 2-4), not {kind}")
             if action.cards:
                 raise IllegalAction("5.1", "a call carries no cards")
-            if type(action.amount) is not int:
-                raise IllegalAction("5.1", f"the amount must be an integer, not {action.amount!r}")
-            if kind == PASS and action.amount != 0:
+            # read as any object: a Python caller may build an Action with a non-int amount, and the
+            # compiled build (setup.py) would reject it at the read of an attribute declared int
+            amount = getattr(action, "amount")
+            if type(amount) is not int:
+                raise IllegalAction("5.1", f"the amount must be an integer, not {amount!r}")
+            if kind == PASS and amount != 0:
                 raise IllegalAction("5.1", "PASS carries amount 0")
-            err = R.check_call(self.players, self.dealer, self.calls, seat, kind == PASS, action.amount, self._forced)
+            err = R.check_call(self.players, self.dealer, self.calls, seat, kind == PASS, amount, self._forced)
             if err is not None:
                 raise IllegalAction(*err)
             return
@@ -241,16 +246,18 @@ class SmearGame(Game):
         idx = len(self.tricks)
         self.trick.append(card)
         self.emit(E.Play(seat=seat, card=card, trick=idx))
-        if self.trump is None:  # §6.1 the first card fixes trump
-            self.trump = card[1]
-            self.emit(E.Trump(suit=self.trump, seat=seat))
+        trump = self.trump
+        if trump is None:  # §6.1 the first card fixes trump
+            trump = self.trump = card[1]
+            self.emit(E.Trump(suit=trump, seat=seat))
         n = self.players
         if len(self.trick) < n:
             self._to_act = (seat + 1) % n
             return
         cards = tuple(self.trick)
         leader = self.leader
-        w = R.trick_winner(leader, cards, self.trump, n)
+        assert leader is not None, "the auction's bidder leads the first trick"
+        w = R.trick_winner(leader, cards, trump, n)
         self.won[w].extend(cards)
         done = E.TrickEnd(index=idx, leader=leader, cards=cards, winner=w)
         self.tricks.append(done)
@@ -275,14 +282,16 @@ class SmearGame(Game):
         return out
 
     def _score_round(self) -> None:
-        items = R.award_items(self.players, self.trump, self.won, self.trumps_played(), self._low_to_taker)
+        bidder, trump = self.bidder, self.trump
+        assert bidder is not None and trump is not None, "a played-out round has a bidder and a trump"
+        items = R.award_items(self.players, trump, self.won, self.trumps_played(), self._low_to_taker)
         old = self.scores
-        made, new = R.score_round(self.bidder, self.bid, items["points"], old)
+        made, new = R.score_round(bidder, self.bid, items["points"], old)
         self.scores = new
         deltas = [a - b for a, b in zip(new, old)]
         winner, _over = R.match_end(self.bidder, self.bid, made, old, new, self.round, self._max_rounds)
         self.emit(E.RoundEnd(
-            round=self.round, passed_out=False, bidder=self.bidder, bid=self.bid, trump=self.trump,
+            round=self.round, passed_out=False, bidder=bidder, bid=self.bid, trump=trump,
             items=E.RoundItems(
                 high=items["high"], low=items["low"], jack=items["jack"], game=items["game"],
                 high_card=items["high_card"] or "", low_card=items["low_card"] or "",

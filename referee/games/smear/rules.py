@@ -274,9 +274,9 @@ def award_items(players: int, trump: str, won: Sequence[Sequence[str]], trumps_p
     top = max(gp)
     game = gp.index(top) if gp.count(top) == 1 else None
     points = [0] * players
-    for s in (high, low, jack, game):
-        if s is not None:
-            points[s] += 1
+    for seat in (high, low, jack, game):
+        if seat is not None:
+            points[seat] += 1
     return {"high": high, "low": low, "jack": jack, "game": game, "high_card": high_card,
             "low_card": low_card, "game_points": gp, "points": points}
 
