@@ -1,15 +1,17 @@
 """The build's one addition to pyproject.toml: the compiled build.
 
 With ``CARDGAME_REFEREE_COMPILE=1`` in the environment (``make wheel`` sets
-it), the modules of :data:`COMPILED` (every game's rules, engine, events and
-environment encoding, and the training environments' action, observation
-and table code: the code a training loop and a refereed decision run) are
-compiled with mypyc, the compiler of mypy: the same Python source, built
-as C extension modules beside it, about twice as fast
-(docs/performance.md, "The compiled build"). Without it (``make setup``'s
-editable install) the package is plain Python. mypyc needs a C compiler and
-the Python headers; it checks the declared types of those modules at run
-time, so they must be true (``mypy`` on them reports no error).
+it), the modules of :data:`COMPILED` are compiled with mypyc, the compiler
+of mypy: the same Python source, built as C extension modules beside it.
+They are every game's rules (``rules.py``: validation, legal plays,
+scoring) and environment encoding (``envs.py``), and the training
+environments' action, observation and table code: what a training loop
+spends its time in (docs/performance.md, "The compiled build"). The game
+classes (``game.py``) and event records (``events.py``) stay Python, as
+everything else. Without the variable (``make setup``'s editable install)
+the package is plain Python. mypyc needs a C compiler and the Python
+headers; it checks the declared types of those modules at run time, so
+they must be true (``mypy`` on them reports no error).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from setuptools import setup
 HERE = os.path.dirname(os.path.abspath(__file__))
 #: the modules compiled by the compiled build, as source paths relative to this directory
 COMPILED: list[str] = sorted(
-    [os.path.relpath(p, HERE) for part in ("rules", "game", "events", "envs")
+    [os.path.relpath(p, HERE) for part in ("rules", "envs")
      for p in glob(os.path.join(HERE, "referee", "games", "*", f"{part}.py"))]
     + ["referee/envs/actions.py", "referee/envs/encode.py", "referee/envs/table.py"])
 

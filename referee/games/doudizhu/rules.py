@@ -18,6 +18,7 @@ module both call these functions; nothing is re-implemented elsewhere.
 
 from __future__ import annotations
 
+import copy
 from itertools import combinations, product
 from typing import Any, Callable, Iterable, Sequence
 
@@ -703,6 +704,14 @@ def combo_str(combo: Combo) -> str:
 # Auction (§4)
 # --------------------------------------------------------------------------
 
+def _copy_slots(old: Any, new: Any, memo: dict[int, Any]) -> Any:
+    """``new`` with a deep copy of each of ``old``'s ``__slots__`` attributes (``__deepcopy__``)."""
+    memo[id(old)] = new
+    for k in type(old).__slots__:
+        setattr(new, k, copy.deepcopy(getattr(old, k), memo))
+    return new
+
+
 class Auction:
     """The auction state machine of §4 for ``n`` seats starting at seat ``first``.
 
@@ -726,6 +735,10 @@ class Auction:
         self.outcome: str | None = None
         self.landlord = -1
         self.bid = 0
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Auction:
+        # spelt out: copy.deepcopy cannot make a compiled class (setup.py) without calling __init__
+        return _copy_slots(self, Auction(self.n, self.first), memo)
 
     def legal_amounts(self) -> list[int]:
         """Legal amounts now ([AUC-3]): 0 (pass) then each bid above the high bid; [] once closed."""
@@ -858,6 +871,10 @@ class PlayPhase:
         self.doublings = 0
         self.plays = [0] * n
         self.winner = -1
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> PlayPhase:
+        # spelt out: copy.deepcopy cannot make a compiled class (setup.py) without calling __init__
+        return _copy_slots(self, PlayPhase(self.n, self.landlord, ()), memo)
 
     # -- validation -----------------------------------------------------------
     def check(self, seat: int, cards: Sequence[str]) -> Combo | None:

@@ -169,9 +169,7 @@ class SmearGame(Game):
                 raise IllegalAction("5.1", f"the auction needs a call (PASS, or BID with amount 2-4), not {kind}")
             if action.cards:
                 raise IllegalAction("5.1", "a call carries no cards")
-            # read as any object: a Python caller may build an Action with a non-int amount, and the
-            # compiled build (setup.py) would reject it at the read of an attribute declared int
-            amount = getattr(action, "amount")
+            amount = action.amount
             if type(amount) is not int:
                 raise IllegalAction("5.1", f"the amount must be an integer, not {amount!r}")
             if kind == PASS and amount != 0:
