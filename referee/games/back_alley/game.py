@@ -23,6 +23,11 @@ _BID_ACTION: dict[int, Action] = {n: Action(BID, (), n) for n in range(1, 14)}
 _CANON = R.CANON
 
 
+def _pair(per_team: list[int]) -> tuple[int, int]:
+    """The two per-team values of ``per_team`` (length 2) as a tuple."""
+    return per_team[0], per_team[1]
+
+
 class BackAlley(Game):
     """One Back Alley match: 4 seats in two partnerships, 25 counted rounds.
 
@@ -127,7 +132,9 @@ class BackAlley(Game):
     # round set-up (sections 2, 4.1)
 
     def _start_round(self) -> None:
-        self.hand_size = h = R.hand_size(self.round_index)
+        h = R.hand_size(self.round_index)
+        assert h is not None  # round_index stays within 1..25
+        self.hand_size = h
         deck = list(R.DECK)
         self.rng.shuffle(deck)
         hands, stock = R.deal(deck, self.dealer, h)
@@ -184,6 +191,7 @@ class BackAlley(Game):
 
     def _legal_cards(self) -> list[str]:
         seat = self._to_act
+        assert seat is not None  # only asked while the match runs
         return R.legal_set(self.hands[seat], self.trick, self.trump, self.trumps_broken, self.trick_number == 1,
                            self.team_board[seat & 1], self._board_first)
 
@@ -298,6 +306,7 @@ class BackAlley(Game):
         self.contracts = cs
         self.team_board = [cs[0][0] > 0, cs[1][0] > 0]
         lead = R.opening_leader(self.dealer, bids)
+        assert lead is not None  # not passed out, so someone bid
         self.opening_leader = lead
         self.emit(E.BiddingEnd(passed_out=False, contracts=self.contract_records(), opening_leader=lead))
         self.phase = _PLAY
@@ -324,10 +333,11 @@ class BackAlley(Game):
         self.tricks.append(E.Trick(number=self.trick_number, leader=self.trick_leader, cards=tuple(trick),
                                    winner=winner))
         self.emit(E.TrickEnd(trick_number=self.trick_number, winner=winner, winning_card=trick[wi],
-                              team_tricks=tuple(self.team_tricks), trumps_broken=self.trumps_broken))
+                              team_tricks=_pair(self.team_tricks), trumps_broken=self.trumps_broken))
         self.trick = []
         if self.trick_number == self.hand_size:
             pts = R.round_scores(self.dealer, self.hand_size, self.bids, self.team_tricks, self._zero_nothing)
+            assert pts is not None  # the round was played, so not passed out
             self._end_round(passed_out=False, closed=True, points=pts)
             return
         self.trick_number += 1
@@ -342,8 +352,8 @@ class BackAlley(Game):
         self.totals[1] += points[1]
         self.emit(E.RoundEnd(
             round_index=self.round_index, hand_size=self.hand_size, dealer=self.dealer, passed_out=passed_out,
-            passed_out_in_row=self.passed_out_in_row, index_complete=closed, team_tricks=tuple(self.team_tricks),
-            points=tuple(points), totals=tuple(self.totals), contracts=self.contract_records()))
+            passed_out_in_row=self.passed_out_in_row, index_complete=closed, team_tricks=_pair(self.team_tricks),
+            points=_pair(points), totals=_pair(self.totals), contracts=self.contract_records()))
         self.history.append({
             "round_index": self.round_index, "hand_size": self.hand_size, "dealer": self.dealer,
             "upcard": self.upcard, "trump": self.trump,
@@ -355,7 +365,7 @@ class BackAlley(Game):
             if self.round_index == self._last_round:  # §8: the last counted round is over
                 self.phase = _OVER
                 self._to_act = None
-                self.emit(E.MatchEnd(totals=tuple(self.totals), winner_team=R.match_winner(self.totals)))
+                self.emit(E.MatchEnd(totals=_pair(self.totals), winner_team=R.match_winner(self.totals)))
                 return
             self.round_index += 1
         self.dealer = (self.dealer + 1) & 3  # after every round, pass-outs included (2.1)
@@ -364,6 +374,7 @@ class BackAlley(Game):
     def _fallback_action(self) -> Action:
         """Section 13: bid pass (or 1 / board under ``dealer_must_bid``); play the lowest legal card."""
         seat = self._to_act
+        assert seat is not None  # only asked while the match runs
         if self.phase == _BIDDING:
             b = R.fallback_bid(self.hand_size, self.bids, self._dealer_must_bid)
             if b == R.PASS:

@@ -162,6 +162,10 @@ class KittyOracle:
     def __init__(self, hand: dict[str, int]):
         self.hand = hand
 
+    def __copy__(self) -> KittyOracle:
+        # spelt out: copy.copy cannot make a compiled class (setup.py) without calling __init__
+        return KittyOracle(self.hand)
+
     def addable(self, selection: dict[str, int], size: int) -> set[str]:
         return set(_room(self.hand, selection)) if size < KITTY else set()
 
@@ -177,6 +181,10 @@ class LeadOracle:
 
     def __init__(self, hand: dict[str, int], ctx: R.Ctx):
         self.hand, self.ctx = hand, ctx
+
+    def __copy__(self) -> LeadOracle:
+        # spelt out: copy.copy cannot make a compiled class (setup.py) without calling __init__
+        return LeadOracle(self.hand, self.ctx)
 
     def addable(self, selection: dict[str, int], size: int) -> set[str]:
         if not size:
@@ -201,6 +209,12 @@ class FollowOracle:
         self.hs = {c: k for c, k in hand.items() if so[c] == lead.suit}  # HS: the hand's cards of the led suit
         self.nhs = sum(self.hs.values())
         self.need = min(lead.need, sum(1 for k in self.hs.values() if k >= 2))
+
+    def __copy__(self) -> FollowOracle:
+        # spelt out: copy.copy cannot make a compiled class (setup.py) without calling __init__
+        o = FollowOracle({}, self.lead, self.ctx)
+        o.hand, o.hs, o.nhs, o.need = self.hand, self.hs, self.nhs, self.need
+        return o
 
     def _feasible(self, sel: dict[str, int], size: int) -> bool:
         """True if the selection ``sel`` (a sub-multiset of the hand) can be

@@ -150,7 +150,11 @@ class TractorGame(Game):
         self.rng.shuffle(deck)
         self.dealing = deck
         self.dealt = 0
-        self.first_drawer = 0 if self.round == 1 else self.starter
+        if self.round == 1:
+            self.first_drawer = 0
+        else:
+            assert self.starter is not None  # every round after the first has its starter (11)
+            self.first_drawer = self.starter
         self._rank = R.VALUE_RANK[self.levels[self.declarer_team if self.declarer_team is not None else 0]]
         #: per seat, its hand as a multiset {code: copies}: what the rules read
         self.hands: list[dict[str, int]] = [{}, {}, {}, {}]
@@ -172,9 +176,9 @@ class TractorGame(Game):
         self.buried = False
         self.tricks: list[E.Trick] = []
         self.trick_leader = 0
-        self.trick_plays: list[tuple[int, tuple[str, ...]]] = []
+        self.trick_plays: list[E.Play] = []
         self.trick_lead: R.Lead | None = None
-        self.trick_failure: tuple | None = None
+        self.trick_failure: E.ThrowFailure | None = None
         self.trick_winner = -1  # seat winning the trick in progress so far (section 8), -1 before the lead
         self._winning_strength = (0, 0)  # the strength it wins with (rules.lead_strength, taking_strength)
         self.current_points = 0  # card points (section 5) in the trick in progress
@@ -203,7 +207,7 @@ class TractorGame(Game):
         self._give(seat, (c,))
         self.dealt = k + 1
         self.emit(E.CardDealt(k, seat, c), to=seat)
-        self._to_act = seat
+        self._to_act: int | None = seat
 
     def _standing(self) -> tuple[int, tuple[str, ...]] | None:
         if not self.declarations:
@@ -238,6 +242,7 @@ class TractorGame(Game):
                 self.starter = d.seat
                 self.declarer_team = d.seat % 2
             self.trump_suit = self._standing_trump
+            assert self.declarer_team is not None and self.starter is not None  # set in round 1 just above
             self.emit(E.DeclarationClosed("declared", _suit_name(self.trump_suit), self.declarer_team,
                                           self.starter, standing=d))
         else:
@@ -253,6 +258,7 @@ class TractorGame(Game):
             self.flipped = kitty[:n]
             self.trump_suit = suit
             self.emit(E.KittyFlip(tuple(self.flipped), suit))
+            assert self.declarer_team is not None and self.starter is not None  # set in round 1 just above
             self.emit(E.DeclarationClosed("kitty_flip", suit, self.declarer_team, self.starter))
         self.trump_fixed = True
         self.ctx = R.ctx_for(self.trump_suit, self.trump_rank, self.notrump_rank_cards_trump)
@@ -305,6 +311,7 @@ class TractorGame(Game):
         if self._legal is not None:
             return self._legal
         seat = self._to_act
+        assert seat is not None  # only asked while the match runs
         if self.phase == _DECLARE:
             acts = (_PASS, *_actions(DECLARE, _DECLARE_ACTIONS, R.legal_declarations(
                 self._standing(), seat, self.hands[seat], self.trump_rank)))
@@ -317,13 +324,14 @@ class TractorGame(Game):
             plain = {c: k for c, k in h.items() if not ctx.is_trump(c) and R.POINTS[c] == 0}
             if sum(plain.values()) >= 8:
                 cands.append(R.lowest_cards(plain, ctx, 8))
-            seen, acts = set(), []
+            seen: set[tuple[str, ...]] = set()
+            buries: list[Action] = []
             for cd in cands:
                 s = tuple(sorted(cd))
                 if s not in seen:
                     seen.add(s)
-                    acts.append(Action(DISCARD, cd))
-            res = (tuple(acts), False)
+                    buries.append(Action(DISCARD, cd))
+            res = (tuple(buries), False)
         else:
             ctx = self.ctx
             assert ctx is not None
@@ -346,6 +354,7 @@ class TractorGame(Game):
         """Section 16: PASS at a declaration prompt; bury the 8 kitty cards
         just taken; lead the lowest single; follow by the section 16 rule."""
         seat = self._to_act
+        assert seat is not None  # only asked while the match runs
         if self.phase == _DECLARE:
             return _PASS
         if self.phase == _BURY:
@@ -697,6 +706,7 @@ class TractorGame(Game):
                 g.dealing[100:108] = list(zones["kitty"])
         elif g.phase == _BURY:
             st = g.starter
+            assert st is not None  # the kitty exchange has its starter
             kit = list(zones.get("kitty", g.kitty_taken))
             key = f"hand{st}"
             if key in zones:

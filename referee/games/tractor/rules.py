@@ -464,6 +464,7 @@ def legal_follows(lead: Lead, hand: dict[str, int], ctx: Ctx, must_follow_tracto
             trs = tractors_in(hsd, ctx, L)
             trs.sort(key=lambda t: [key[c] for c in t])
             return trs[:limit], len(trs) <= limit
+    prefix: tuple[str, ...]
     if nhs >= n:
         items, k, prefix = hs, n, ()
         m = min(lead.need, sum(1 for _, c in hs if c >= 2))
