@@ -704,12 +704,15 @@ def combo_str(combo: Combo) -> str:
 # Auction (§4)
 # --------------------------------------------------------------------------
 
-def _copy_slots(old: Any, new: Any, memo: dict[int, Any]) -> Any:
-    """``new`` with a deep copy of each of ``old``'s ``__slots__`` attributes (``__deepcopy__``)."""
+def _copy_fields(old: Any, new: Any, fields: tuple[str, ...], memo: dict[int, Any]) -> Any:
+    """``new`` with a deep copy of each attribute of ``old`` named in ``fields`` (a ``__deepcopy__``)."""
     memo[id(old)] = new
-    for k in type(old).__slots__:
+    for k in fields:
         setattr(new, k, copy.deepcopy(getattr(old, k), memo))
     return new
+
+
+_AUCTION_FIELDS = ("n", "first", "to_act", "high", "high_bidder", "passes", "calls", "outcome", "landlord", "bid")
 
 
 class Auction:
@@ -722,7 +725,7 @@ class Auction:
     ``bid``.
     """
 
-    __slots__ = ("n", "first", "to_act", "high", "high_bidder", "passes", "calls", "outcome", "landlord", "bid")
+    __slots__ = _AUCTION_FIELDS
 
     def __init__(self, n: int, first: int):
         self.n = n
@@ -738,7 +741,7 @@ class Auction:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Auction:
         # spelt out: copy.deepcopy cannot make a compiled class (setup.py) without calling __init__
-        return _copy_slots(self, Auction(self.n, self.first), memo)
+        return _copy_fields(self, Auction(self.n, self.first), _AUCTION_FIELDS, memo)
 
     def legal_amounts(self) -> list[int]:
         """Legal amounts now ([AUC-3]): 0 (pass) then each bid above the high bid; [] once closed."""
@@ -830,6 +833,10 @@ def is_spring(landlord_won: bool, landlord_plays: int, peasant_plays: int) -> bo
 # Play phase (§7)
 # --------------------------------------------------------------------------
 
+_PLAY_FIELDS = ("n", "landlord", "hands", "counts", "groups", "cnts", "to_act", "top", "top_cards", "top_seat", "passes",
+                "trick", "bombs", "rockets", "plays", "winner", "doublings")
+
+
 class PlayPhase:
     """The play phase of one round (§7) from given hands.
 
@@ -845,8 +852,7 @@ class PlayPhase:
     ``doublings`` (``d`` of [PAY-1] so far), ``winner`` (-1 while running).
     """
 
-    __slots__ = ("n", "landlord", "hands", "counts", "groups", "cnts", "to_act", "top", "top_cards", "top_seat", "passes",
-                 "trick", "bombs", "rockets", "plays", "winner", "doublings")
+    __slots__ = _PLAY_FIELDS
 
     def __init__(self, n: int, landlord: int, hands: Sequence[Sequence[str]]):
         self.n = n
@@ -874,7 +880,7 @@ class PlayPhase:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> PlayPhase:
         # spelt out: copy.deepcopy cannot make a compiled class (setup.py) without calling __init__
-        return _copy_slots(self, PlayPhase(self.n, self.landlord, ()), memo)
+        return _copy_fields(self, PlayPhase(self.n, self.landlord, ()), _PLAY_FIELDS, memo)
 
     # -- validation -----------------------------------------------------------
     def check(self, seat: int, cards: Sequence[str]) -> Combo | None:

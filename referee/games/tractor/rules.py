@@ -22,7 +22,7 @@ from __future__ import annotations
 from functools import lru_cache
 from itertools import chain, combinations, product
 from math import comb, floor
-from typing import Iterable, NamedTuple
+from typing import Any, Iterable, NamedTuple
 
 RANKS = "23456789TJQKA"
 #: numeric value of a level / rank (2..9, T=10, J=11, Q=12, K=13, A=14), spec "level"
@@ -63,6 +63,9 @@ class Ctx:
     """
 
     __slots__ = ("trump_suit", "trump_rank", "nrt", "suit_of", "step_of", "key_of", "steps", "order_of")
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Ctx:
+        return self  # never changed after construction (and a compiled class is not copied without __init__)
 
     def __init__(self, trump_suit: str | None, trump_rank: str, nrt: bool = False):
         r = trump_rank
@@ -206,6 +209,9 @@ class Lead:
     """
 
     __slots__ = ("cards", "counts", "suit", "n", "comps", "type", "tractors", "pairs", "singles", "need", "top")
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Lead:
+        return self  # never changed after construction (and a compiled class is not copied without __init__)
 
     def __init__(self, cards: tuple[str, ...], counts: dict[str, int], suit: str, comps: list[Comp]):
         self.cards, self.counts, self.suit, self.n, self.comps = cards, counts, suit, len(cards), comps
