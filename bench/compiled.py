@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -37,6 +38,15 @@ def source_key(root: Path = ROOT) -> str:
     for p in [*files, *(root / f for f in BUILD_FILES)]:
         h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
     return h.hexdigest()[:16]
+
+
+def modules(root: Path = ROOT) -> list[str]:
+    """The dotted names of the modules the compiled build compiles (``setup.COMPILED``)."""
+    spec = importlib.util.spec_from_file_location("cardgame_referee_setup", root / "setup.py")
+    assert spec is not None and spec.loader is not None
+    setup = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(setup)  # not as __main__: it only defines COMPILED
+    return [p.removesuffix(".py").replace("/", ".") for p in setup.COMPILED]
 
 
 def tree(root: Path = ROOT) -> Path | str:

@@ -12,7 +12,6 @@ the engine contract.
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -30,14 +29,6 @@ from bench import compiled  # noqa: E402
 SUITES = ("tests/games", "tests/test_envs.py", "tests/test_hidden_info.py", "tests/test_engine_contract.py")
 
 
-def _compiled_modules() -> list[str]:
-    spec = importlib.util.spec_from_file_location("referee_setup", ROOT / "setup.py")
-    assert spec is not None and spec.loader is not None
-    setup = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(setup)  # not as __main__: it only defines COMPILED
-    return [p.removesuffix(".py").replace("/", ".") for p in setup.COMPILED]
-
-
 @pytest.fixture(scope="module")
 def tree() -> Path:
     t = compiled.tree()
@@ -46,7 +37,7 @@ def tree() -> Path:
 
 
 def test_every_listed_module_is_compiled(tree: Path) -> None:
-    modules = _compiled_modules()
+    modules = compiled.modules()
     assert "referee.games.doudizhu.rules" in modules and "referee.envs.table" in modules
     script = ("import importlib, sys\n"
               "for m in sys.argv[1:]:\n"

@@ -24,6 +24,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import zipfile
 from pathlib import Path
 from typing import Iterator
@@ -31,6 +32,9 @@ from typing import Iterator
 import pytest
 
 from conftest import PY, ROOT, shared_dir
+
+sys.path.insert(0, str(ROOT))  # bench/ sits beside referee/ in the checkout
+from bench import compiled  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -114,6 +118,8 @@ def test_wheel_ships_complete_samples_examples_and_docs(installed: dict) -> None
             if p.suffix in (".md", ".json")} <= docs  # the guides, and the rules specs with their vectors
     assert "README.md" in docs  # the docs point to its sections (and it has the leaderboard's legend)
     assert not [n for n in names if "node_modules" in n or "/build/" in n]
+    built = {n.split(".cpython-")[0].replace("/", ".") for n in names if n.endswith(".so")}
+    assert set(compiled.modules()) <= built  # the compiled build (setup.py)
 
 
 def test_init_writes_from_the_installation(installed: dict) -> None:
@@ -185,5 +191,7 @@ def test_an_extra_installs_from_the_wheel_as_the_readme_says(installed: dict) ->
     _run(["bash", "-c", f"pip install --quiet --disable-pip-version-check {extra}"], cwd=installed["base"],
          env=installed["env"], timeout=600)
     r = _run(["python", "-c", "import referee.envs as e; env = e.aec_env('doudizhu', seed=1); env.reset(seed=1); "
-              "print(env.agent_selection)"], cwd=installed["venv"], env=installed["env"])
-    assert r.stdout.strip().startswith("seat_")
+              "print(env.agent_selection); import referee.envs.table as t; print(t.__file__)"],
+             cwd=installed["venv"], env=installed["env"])
+    agent, table = r.stdout.split()
+    assert agent.startswith("seat_") and table.endswith(".so")  # the compiled build is what runs
