@@ -2,7 +2,8 @@
 #   make tournament   - run the example Dou Dizhu tournament of sample bots over gRPC
 #   make test         - run the whole test suite
 #   make wheel        - build dist/cardgame_referee-*.whl, to install without a checkout (README):
-#                       the compiled build (setup.py), for this Python and platform; needs a C compiler
+#                       the compiled build (setup.py), for this Python and platform; needs a C compiler,
+#                       python3-dev and a package index (pip fetches mypy to build)
 # As root, the virtualenv is built from the system Python (/usr/bin/python3, when it is 3.11 or
 # newer): bots then run under their own unprivileged uids, which must be able to execute the
 # referee's Python (one under /root, e.g. pyenv's, cannot). PY=... chooses another.
@@ -37,8 +38,10 @@ test: setup node
 # the wheel only: no dependencies (pip fetches them when the wheel is installed)
 wheel:
 	rm -f dist/cardgame_referee-*.whl
-	CARDGAME_REFEREE_COMPILE=1 $(PY) -m pip wheel --quiet --no-deps --wheel-dir dist .
+	CARDGAME_REFEREE_COMPILE=1 $(PY) -m pip wheel --quiet --no-deps --wheel-dir dist . || { echo "make wheel:" \
+	  "the compiled build needs a C compiler, Python's headers (python3-dev) and a package index;" \
+	  "without them, $(PY) -m pip wheel --no-deps --wheel-dir dist . builds the plain-Python wheel" >&2; exit 1; }
 	@ls dist/cardgame_referee-*.whl
 
 clean:
-	rm -rf $(VENV) runs .pytest_cache .hypothesis $(NODE_BOT)/node_modules dist
+	rm -rf $(VENV) runs .pytest_cache .hypothesis $(NODE_BOT)/node_modules dist build
