@@ -143,14 +143,24 @@ def test_the_policy_spec_is_checked_first_and_help_lists_the_bots_options(tmp_pa
     ("pol/good.py:act --with=weights=./none.npz", "--with weights: file './none.npz' not found (relative paths are "
      "taken from {base})"),
     ("pol/good.py:act --with weights=pol/good.py --with dir=pol --with url=https://x/y --with lr=0.5", None),
+    ("pol.good:act", "policy module 'pol.good' cannot be imported by the bot (it runs in a directory of its own); "
+     "did you mean pol/good.py:act?"),
+    ("pol.other:act", None),  # no pol/other.py: nothing to hint at
 ], ids=["no-function", "after-options", "no-file", "no-py", "good", "module", "no-with-file", "with-equals",
-        "with-good"])
+        "with-good", "dots", "dots-no-file"])
 def test_a_from_policy_command_is_checked_before_the_match(tmp_path: Path, spec: str, why: str | None) -> None:
     (tmp_path / "pol").mkdir()
     (tmp_path / "pol" / "good.py").write_text("def act(obs):\n    return 0\n")
     for prefix in (" ".join(BOT), "python -m referee bot from-policy"):
         got = check_command(f"{prefix} {spec}", tmp_path)
         assert got == (why.format(base=tmp_path.resolve()) if why else None), prefix
+
+
+def test_a_dotted_module_importable_from_anywhere_is_left_to_the_bot() -> None:
+    """sample_bots is installed (editable): from the checkout, its file exists too, but the bot
+    imports the module wherever it runs."""
+    assert (ROOT / "sample_bots" / "smear_policy.py").is_file()
+    assert check_command(f"{' '.join(BOT)} sample_bots.smear_policy:load", ROOT) is None
 
 
 def test_referee_match_refuses_a_bad_policy_spec_naming_it_as_typed(tmp_path: Path) -> None:
