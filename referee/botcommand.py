@@ -115,6 +115,39 @@ def policy_file_error(spec: str, base: Path) -> str | None:
     return why
 
 
+def policy_module_error(spec: str, base: Path) -> str | None:
+    """Why the module of the policy reference ``spec`` (``PACKAGE.MODULE:FUNCTION``)
+    looks like a file path written with dots: the file ``PACKAGE/MODULE.py``
+    exists relative to ``base`` but the bot, which runs in a directory of its
+    own, cannot import the module (its top-level name is found by this Python
+    only in ``base`` or the current directory, if at all); the reason hints at
+    ``PACKAGE/MODULE.py:FUNCTION``. ``None`` otherwise: a file reference, no
+    such file, or a module importable from anywhere (not imported here)."""
+    module, _, function = spec.rpartition(":")
+    file = module.replace(".", "/") + ".py"
+    if module.endswith(".py") or os.sep in module or not (base / file).is_file():
+        return None
+    if _importable_elsewhere(module.partition(".")[0], base):
+        return None
+    return (f"policy module {module!r} cannot be imported by the bot (it runs in a directory of its own); "
+            f"did you mean {file}:{function}?")
+
+
+def _importable_elsewhere(name: str, base: Path) -> bool:
+    """Whether this Python finds the top-level module ``name`` with ``base``
+    and the current directory left off ``sys.path`` (nothing is imported)."""
+    here = {base.resolve(), Path.cwd().resolve()}
+    path = [p for p in sys.path if Path(p or ".").resolve() not in here]
+    for finder in sys.meta_path:
+        find_spec = getattr(finder, "find_spec", None)
+        try:
+            if find_spec is not None and find_spec(name, path) is not None:
+                return True
+        except (ImportError, ValueError):
+            continue
+    return False
+
+
 #: options of ``referee bot from-policy`` (and of every bot) that take a value
 _VALUED = ("--referee", "--token", "--name", "--seed", "--tls-ca", "--games", "--max-matches", "--reconnect",
            "--with", "--on-error")
@@ -138,6 +171,39 @@ def policy_spec(argv: list[str]) -> str | None:
     return None
 
 
+def with_values(argv: list[str]) -> list[tuple[str, str]]:
+    """The ``(KEY, VALUE)`` pairs of the ``--with KEY=VALUE`` (or
+    ``--with=KEY=VALUE``) arguments of a ``... bot from-policy ...`` command
+    line, in order; ``[]`` for another command. An argument without ``=`` is
+    left out (the bot refuses it itself)."""
+    if "from-policy" not in argv[1:] or argv[argv.index("from-policy", 1) - 1] != "bot":
+        return []
+    after = argv[argv.index("from-policy", 1) + 1:]
+    pairs = []
+    for i, arg in enumerate(after):
+        if arg.startswith("--with="):
+            kv = arg.removeprefix("--with=")
+        elif arg == "--with" and i + 1 < len(after):
+            kv = after[i + 1]
+        else:
+            continue
+        key, sep, value = kv.partition("=")
+        if sep and key:
+            pairs.append((key, value))
+    return pairs
+
+
+def with_file_error(argv: list[str], base: Path) -> str | None:
+    """Why a ``--with KEY=FILE`` value of the from-policy command line
+    ``argv`` is missing, relative to ``base``; ``None`` when every value that
+    is a path (has a ``/``; a URL ``SCHEME://...`` is not) exists. Other
+    values are the factory's strings and are not checked."""
+    for key, value in with_values(argv):
+        if os.sep in value and "://" not in value and not (base / value).exists():
+            return f"--with {key}: file {value!r} not found (relative paths are taken from {base.resolve()})"
+    return None
+
+
 def check_command(command: str, cwd: Path | None = None) -> str | None:
     """A reason why ``command`` cannot start a bot, or ``None`` if it looks
     runnable: the program must be found (on PATH, or as a path relative to
@@ -146,7 +212,10 @@ def check_command(command: str, cwd: Path | None = None) -> str | None:
     a file (``*.py``, ``*.js``, ...) must exist, relative to ``cwd``. For
     ``referee bot from-policy SPEC``, ``SPEC`` must be ``MODULE:FUNCTION`` and
     its file, if it names one, must exist relative to ``cwd``
-    (:func:`spec_shape_error`, :func:`policy_file_error`)."""
+    (:func:`spec_shape_error`, :func:`policy_file_error`; a module name that
+    is a file path written with dots is refused, :func:`policy_module_error`),
+    and so must each
+    ``--with KEY=VALUE`` value that is a path (:func:`with_file_error`)."""
     base = Path(cwd or os.getcwd())
     try:
         argv = resolve_command(command, base)
@@ -155,7 +224,8 @@ def check_command(command: str, cwd: Path | None = None) -> str | None:
     except OSError as e:
         return e.strerror
     if (spec := policy_spec(split_command(command))) is not None:
-        return spec_shape_error(spec) or policy_file_error(spec, base)
+        return (spec_shape_error(spec) or policy_file_error(spec, base) or policy_module_error(spec, base)
+                or with_file_error(split_command(command), base))
     name = Path(argv[0]).name
     if name in _INTERPRETERS or name.startswith(("python", "node")):
         script = next((a for a in argv[1:] if not a.startswith("-")), None)

@@ -896,20 +896,45 @@ def tournament_check(
     it can seat every external bot (by its token, or by its name). Then
     looks in the results database `run` would use (never creating it): the
     tournament is not stored yet (an error when `run` could not create
-    that database, and why); or stored, how much of it is played, that
+    that database, and why, also after the file's or the bots' problems
+    when there are some); or stored, how much of it is played, that
     `run` needs --resume or --fresh, and what changed in the file that
     --resume would refuse; or running now, and who holds its lease. Never
     plays, stores or starts anything else.
     """
     from tournaments import spec as tspec
+
+    spec: Any = None
+    try:  # a problem found here is followed by the database's when `run` could not create that
+        try:
+            spec = tspec.load(file, remote=referee_addr is not None)
+        except FileNotFoundError:
+            fail(f"no such tournament file: {file}")
+        except tspec.SpecError as e:
+            fail(str(e))
+        plan, note = _checked_plan(spec, referee_addr, admin_token, admin_token_file, tls_ca)
+    except typer.Exit as e:
+        database = db or (spec.database if spec is not None else None)
+        if e.exit_code == 2 and database and (problem := _uncreatable_db(database)):
+            console.print(f"[red]error:[/red] {escape(problem)}")
+        raise
+    stored = _stored_line(spec, db or spec.database)
+    print(f"{spec.name}: {spec.game}, {len(spec.bots)} {plural(len(spec.bots), 'bot')}, {spec.players} seats, "
+          f"{plan}; no problem found in {file}{note}")
+    print(stored)
+
+
+def _checked_plan(spec: Any, referee_addr: Optional[str], admin_token: Optional[str],
+                  admin_token_file: Optional[Path], tls_ca: Optional[Path]) -> tuple[str, str]:
+    """`tournament check`'s checks of the loaded ``spec`` (a
+    :class:`tournaments.spec.TournamentSpec`) besides its database: the
+    executor, the referee's seating of the external bots (with
+    ``referee_addr``), the bots' sandbox. Returns the plan's line and the
+    note on the external bots (``""`` or ``"; the referee at ..."``); exits
+    (2) with the problem found."""
+    from tournaments import spec as tspec
     from tournaments.adaptive import AdaptiveSchedule
 
-    try:
-        spec = tspec.load(file, remote=referee_addr is not None)
-    except FileNotFoundError:
-        fail(f"no such tournament file: {file}")
-    except tspec.SpecError as e:
-        fail(str(e))
     if spec.executor == "dask" and referee_addr:
         fail("--referee plays every match on that referee: it excludes the Dask executor of [execution]")
     if admin_token_file is not None:
@@ -934,11 +959,7 @@ def tournament_check(
         sandbox = bot_sandbox(spec.bot_uids, spec.isolate_network, [b.command for b in spec.bots if not b.external],
                               Path(spec.cwd), tspec.command_labels(spec.bots))
         sandbox.close()
-    plan = AdaptiveSchedule(spec).plan()
-    stored = _stored_line(spec, db or spec.database)
-    print(f"{spec.name}: {spec.game}, {len(spec.bots)} {plural(len(spec.bots), 'bot')}, {spec.players} seats, "
-          f"{plan}; no problem found in {file}{note}")
-    print(stored)
+    return AdaptiveSchedule(spec).plan(), note
 
 
 def _stored_line(spec: Any, db: str) -> str:
@@ -953,15 +974,15 @@ def _stored_line(spec: Any, db: str) -> str:
     or is missing and `run` could not create it (e.g. a path below a regular
     file: :func:`tournaments.store.creation_problem`)."""
     from tournaments.run import ladder_problem, resume_refusal
-    from tournaments.store import StorageError, Store, creation_problem, mask_url, sqlite_path
+    from tournaments.store import StorageError, Store, mask_url
 
     shown = mask_url(db)
     try:
         store = Store(db, create=False)
     except StorageError as e:
         if str(e).startswith("no results database"):
-            if problem := creation_problem(sqlite_path(db)):
-                fail(f"`run` could not create the results database {shown}: {problem}")
+            if problem := _uncreatable_db(db):
+                fail(problem)
             return f"not stored yet in {shown} (no results database there yet)"
         fail(f"cannot read the database `run` would use: {e}")
     except Exception as e:  # a database the store cannot open: say so, no traceback
@@ -990,6 +1011,24 @@ def _stored_line(spec: Any, db: str) -> str:
                 "`run` needs --resume (or --fresh to start over)")
     refusal = resume_refusal(spec, t)
     return line + (f"; --resume would refuse: {refusal}" if refusal else "")
+
+
+def _uncreatable_db(db: str) -> str | None:
+    """``"`run` could not create the results database DB: WHY"`` when ``db``
+    (path or URL) is a missing SQLite file `run` could not create
+    (:func:`tournaments.store.creation_problem`), found without creating
+    anything; ``None`` otherwise (it exists, it is not a file-backed SQLite
+    database, or it looks creatable)."""
+    from tournaments.store import creation_problem, mask_url, sqlite_path
+
+    try:
+        file = sqlite_path(db)
+        if file is None or file.exists():
+            return None
+    except Exception:  # not a database path or URL, or a path that cannot be looked at: the store says why
+        return None
+    problem = creation_problem(file)
+    return f"`run` could not create the results database {mask_url(db)}: {problem}" if problem else None
 
 
 def _started_from(config: Optional[Path], stored: dict[str, Any]) -> tuple[str, str, str, str]:

@@ -699,6 +699,26 @@ def test_tournament_check_says_what_the_database_run_would_use_holds(tmp_path: P
     assert notes.read_text() == "a file, not a directory\n"  # check created nothing
 
 
+def test_tournament_check_reports_a_file_problem_and_an_uncreatable_db_each_on_its_line(tmp_path: Path) -> None:
+    """A seat problem (5 players for Dou Dizhu) and a --db `run` could not create: both said,
+    exit 2, nothing created; with a creatable --db only the file's problem."""
+    f = _tiny(tmp_path, "cupS", tmp_path / "r.sqlite")
+    f.write_text(f.read_text().replace("players = 3", "players = 5"))
+    notes = tmp_path / "notes.txt"
+    notes.write_text("a file, not a directory\n")
+    below = notes / "r.sqlite"
+    r = _cli("tournament", "check", str(f), "--db", str(below))
+    assert r.returncode == 2 and r.stdout == "" and "Traceback" not in r.stderr, r.stderr
+    lines = r.stderr.splitlines()
+    assert any(f"{f}:3: players: doudizhu is played by 3 or 4 players, not 5" in ln for ln in lines), r.stderr
+    assert lines[-1] == f"error: `run` could not create the results database {below}: {notes} is not a directory"
+    assert sum(ln.startswith("error:") for ln in lines) == 2, r.stderr
+    r = _cli("tournament", "check", str(f), "--db", str(tmp_path / "ok.sqlite"))
+    assert r.returncode == 2 and "could not create" not in r.stderr and "not 5" in r.stderr, r.stderr
+    assert notes.read_text() == "a file, not a directory\n" and not (tmp_path / "ok.sqlite").exists()
+    assert not (tmp_path / "r.sqlite").exists() and not (tmp_path / "logs").exists()
+
+
 def test_report_and_web_take_the_database_and_name_from_config(tmp_path: Path) -> None:
     import os
 

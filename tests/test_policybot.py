@@ -138,13 +138,29 @@ def test_the_policy_spec_is_checked_first_and_help_lists_the_bots_options(tmp_pa
      "did you mean pol/good.py:act?"),
     ("./pol/good.py:act --with weights=w.npz", None),
     ("mypackage.mod:act", None),  # a module: the bot's Python imports it
-], ids=["no-function", "after-options", "no-file", "no-py", "good", "module"])
+    ("pol/good.py:act --with mode=greedy --with weights=runs/none.npz",
+     "--with weights: file 'runs/none.npz' not found (relative paths are taken from {base})"),
+    ("pol/good.py:act --with=weights=./none.npz", "--with weights: file './none.npz' not found (relative paths are "
+     "taken from {base})"),
+    ("pol/good.py:act --with weights=pol/good.py --with dir=pol --with url=https://x/y --with lr=0.5", None),
+    ("pol.good:act", "policy module 'pol.good' cannot be imported by the bot (it runs in a directory of its own); "
+     "did you mean pol/good.py:act?"),
+    ("pol.other:act", None),  # no pol/other.py: nothing to hint at
+], ids=["no-function", "after-options", "no-file", "no-py", "good", "module", "no-with-file", "with-equals",
+        "with-good", "dots", "dots-no-file"])
 def test_a_from_policy_command_is_checked_before_the_match(tmp_path: Path, spec: str, why: str | None) -> None:
     (tmp_path / "pol").mkdir()
     (tmp_path / "pol" / "good.py").write_text("def act(obs):\n    return 0\n")
     for prefix in (" ".join(BOT), "python -m referee bot from-policy"):
         got = check_command(f"{prefix} {spec}", tmp_path)
         assert got == (why.format(base=tmp_path.resolve()) if why else None), prefix
+
+
+def test_a_dotted_module_importable_from_anywhere_is_left_to_the_bot() -> None:
+    """sample_bots is installed (editable): from the checkout, its file exists too, but the bot
+    imports the module wherever it runs."""
+    assert (ROOT / "sample_bots" / "smear_policy.py").is_file()
+    assert check_command(f"{' '.join(BOT)} sample_bots.smear_policy:load", ROOT) is None
 
 
 def test_referee_match_refuses_a_bad_policy_spec_naming_it_as_typed(tmp_path: Path) -> None:
@@ -158,6 +174,18 @@ def test_referee_match_refuses_a_bad_policy_spec_naming_it_as_typed(tmp_path: Pa
     assert r.stderr.splitlines() == [f"error: --bot #1 '{PY} -m referee bot from-policy ./pol/good.py': "
                                      "'./pol/good.py' is not MODULE:FUNCTION (e.g. mypolicy.py:act or "
                                      "mypackage.mod:act)"], r.stderr
+
+
+def test_referee_match_refuses_a_missing_with_file_naming_it_as_typed(tmp_path: Path) -> None:
+    (tmp_path / "pol").mkdir()
+    (tmp_path / "pol" / "good.py").write_text("def act(obs):\n    return 0\n")
+    bot = f"{PY} -m referee bot from-policy pol/good.py:act --with weights=runs/w.npz"
+    r = subprocess.run([PY, "-m", "referee", "match", "smear", "--log-dir", str(tmp_path / "logs"),
+                        "--bot", bot] + 2 * ["--bot", f"{PY} {ROOT / 'sample_bots' / 'random_bot.py'}"],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and not (tmp_path / "logs").exists(), r.stdout + r.stderr
+    assert r.stderr.splitlines() == [f"error: --bot #1 '{bot}': --with weights: file 'runs/w.npz' not found "
+                                     f"(relative paths are taken from {tmp_path.resolve()})"], r.stderr
 
 
 def test_referee_match_tells_a_crash_before_its_disconnect_and_where_a_bot_wrote_to_stderr() -> None:

@@ -187,6 +187,14 @@ def test_tournament_check_asks_the_referee_about_every_external_token_and_plays_
     assert "cannot seat 1 external bot" in r.stderr and f"{f}:" in r.stderr
     assert ": bob: its token is not registered there" in r.stderr
     assert "not-bobs-token" not in r.stderr and r.stdout == ""
+    notes = tmp_path / "notes.txt"  # and a --db `run` could not create: both problems, each on its line
+    notes.write_text("a file, not a directory\n")
+    r = _cli("tournament", "check", str(f), "--referee", addr, "--db", str(notes / "t.sqlite"))
+    assert r.returncode == 2 and "Traceback" not in r.stderr and r.stdout == "", r.stderr
+    assert "cannot seat 1 external bot" in r.stderr and ": bob: its token is not registered there" in r.stderr
+    assert r.stderr.splitlines()[-1] == (f"error: `run` could not create the results database {notes / 't.sqlite'}: "
+                                         f"{notes} is not a directory"), r.stderr
+    assert notes.read_text() == "a file, not a directory\n"
     assert not db.exists() and not (tmp_path / "logs").exists()  # nothing played or stored
 
 
