@@ -21,6 +21,7 @@ import sys
 import tempfile
 import zipfile
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 #: what the key hashes: the package's Python sources and the build's configuration
@@ -49,11 +50,12 @@ def modules(root: Path = ROOT) -> list[str]:
     return [p.removesuffix(".py").replace("/", ".") for p in setup.COMPILED]
 
 
-def tree(root: Path = ROOT) -> Path | str:
+def tree(root: Path = ROOT, say: Callable[[str], None] | None = None) -> Path | str:
     """The directory holding the compiled build of ``root``'s sources,
-    building it if needed; or, when it cannot be built (no C compiler, no
-    access to the build requirements...), a one-line reason. One build at a
-    time (a lock file); older builds are removed."""
+    building it if needed (``say`` is told before a build starts); or, when
+    it cannot be built (no C compiler, no access to the build
+    requirements...), a one-line reason. One build at a time (a lock file);
+    older builds are removed."""
     base = root / "build" / "compiled"
     base.mkdir(parents=True, exist_ok=True)
     key = source_key(root)
@@ -62,6 +64,9 @@ def tree(root: Path = ROOT) -> Path | str:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if (dest / "referee").is_dir():
             return dest
+        if say is not None:
+            say(f"building the compiled build of these sources into {dest} (once per state of the sources; "
+                "1-3 minutes) ...")
         with tempfile.TemporaryDirectory(dir=base) as tmp:
             env = dict(os.environ, CARDGAME_REFEREE_COMPILE="1")
             r = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",

@@ -142,7 +142,7 @@ def run(quick: bool, reps: int) -> dict[str, Any]:
 
     slice_s = 0.3 if quick else 2.0
     rl = peers.make_rlcard_env()
-    tree = compiled.tree()
+    tree = compiled.tree(say=lambda line: print("   " + line, flush=True))
     out: dict[str, Any] = {"games": {}, "rlcard": None, "note": rl if isinstance(rl, str) else None,
                            "compiled": None, "compiled_note": tree if isinstance(tree, str) else None}
     per: dict[str, list[tuple[float, float]]] = {g: [] for g in CONFIGS}
@@ -188,10 +188,10 @@ def report(r: dict[str, Any], say: Any, fmt: Any) -> None:
         " of one core; one-round matches; source = this checkout's Python, compiled = the compiled build"
         " (make wheel)")
     c = r["compiled"]
-    say(f"{'game':<11} {'players':>7} {'env steps/s':>12} {'games/s':>9} {'compiled steps/s':>17} {'games/s':>9}")
+    say(f"{'game':<11} {'players':>7} {'source steps/s':>15} {'games/s':>9} {'compiled steps/s':>17} {'games/s':>9}")
     for g, x in r["games"].items():
         cs = f"{fmt(c[g]['steps_per_s'], 0):>17} {fmt(c[g]['games_per_s']):>9}" if c else f"{'-':>17} {'-':>9}"
-        say(f"{g:<11} {x['players']:>7} {fmt(x['steps_per_s'], 0):>12} {fmt(x['games_per_s']):>9} {cs}")
+        say(f"{g:<11} {x['players']:>7} {fmt(x['steps_per_s'], 0):>15} {fmt(x['games_per_s']):>9} {cs}")
     if not c:
         say(f"   compiled build not measured: {r['compiled_note']}")
     if r["rlcard"]:
@@ -205,7 +205,7 @@ def report(r: dict[str, Any], say: Any, fmt: Any) -> None:
         say(f"   {r['note']}")
     x = r["games"]["doudizhu"]
     per_game = x["steps_per_s"] / x["games_per_s"]
-    say(f"{'the same loop, environment doing nothing':<42} {fmt(r['loop_steps_per_s'], 0):>12} steps/s: at "
+    say(f"{'the same loop, environment doing nothing':<42} {fmt(r['loop_steps_per_s'], 0):>15} steps/s: at "
         f"{per_game:.0f} steps a Dou Dizhu game, at most {fmt(r['loop_steps_per_s'] / per_game)} games/s")
     say("   step = one index step (each card of a multi-card play is one); game = one round")
 
