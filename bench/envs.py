@@ -8,7 +8,10 @@ A no-op environment driven by the same loop shows what the loop itself
 costs. A *step* is one index step (a card of a multi-card play is a step of its
 own, see docs/envs.md); a *game* is one round (the environments are made
 with one-round matches, like RLCard's Dou Dizhu game). Figures are per CPU
-second of this single-threaded process.
+second of this single-threaded process. Every game is measured twice: from
+the source in this process, and from the compiled build (what ``make
+wheel`` builds, :mod:`bench.compiled`) in a child process
+(``python -m bench.envs``); the targets are judged on the compiled build.
 """
 
 from __future__ import annotations
