@@ -6,6 +6,7 @@ program and files are (:func:`resolve_command`), whether it can start at all
 
 from __future__ import annotations
 
+import ast
 import errno
 import os
 import shlex
@@ -115,6 +116,57 @@ def policy_file_error(spec: str, base: Path) -> str | None:
     return why
 
 
+def policy_function_error(spec: str, base: Path) -> str | None:
+    """Why the existing policy file of ``spec`` (``FILE.py:FUNCTION``) cannot
+    give the bot ``FUNCTION``: it does not parse, or nothing at its top
+    level binds that name (a ``def``, a ``class``, an assignment, an
+    import; also inside a top-level ``if`` or ``try``). The file is read
+    with :mod:`ast`, never run. ``None`` when it parses and may bind it (a
+    ``from M import *`` or a module ``__getattr__`` could), or ``spec``
+    names a module or a file that is missing or unreadable (said
+    elsewhere)."""
+    module, _, function = spec.rpartition(":")
+    path = base / module
+    if not (module.endswith(".py") or os.sep in module) or not path.is_file():
+        return None
+    try:
+        tree = ast.parse(path.read_bytes(), filename=module)
+    except SyntaxError as e:
+        return f"policy file {module!r} does not parse: {e.msg} (line {e.lineno})"
+    except (OSError, ValueError):
+        return None
+    names = _top_level_names(tree.body)
+    if function in names or "*" in names or "__getattr__" in names:
+        return None
+    defined = sorted(n for n in names if not n.startswith("_"))
+    return (f"policy file {module!r} defines no {function!r} at its top level"
+            + (f" (it defines: {', '.join(defined)})" if defined else ""))
+
+
+def _top_level_names(body: list[ast.stmt]) -> set[str]:
+    """The names the statements ``body`` of a module bind at its top level
+    (``"*"`` for a star import), looking into ``if``, ``try``, ``with`` and
+    loops but not into top-level functions and classes (names bound in a
+    function defined inside such a block count too: the check errs towards
+    letting a file through)."""
+    names: set[str] = set()
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update(a.asname or a.name.partition(".")[0] for a in node.names)
+            continue
+        for child in ast.walk(node):
+            if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
+                names.add(child.id)
+            elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(child.name)
+            elif isinstance(child, (ast.Import, ast.ImportFrom)):
+                names.update(a.asname or a.name.partition(".")[0] for a in child.names)
+    return names
+
+
 def policy_module_error(spec: str, base: Path) -> str | None:
     """Why the module of the policy reference ``spec`` (``PACKAGE.MODULE:FUNCTION``)
     looks like a file path written with dots: the file ``PACKAGE/MODULE.py``
@@ -211,8 +263,9 @@ def check_command(command: str, cwd: Path | None = None) -> str | None:
     interpreter (``python``, ``node``, ...) a script argument that looks like
     a file (``*.py``, ``*.js``, ...) must exist, relative to ``cwd``. For
     ``referee bot from-policy SPEC``, ``SPEC`` must be ``MODULE:FUNCTION`` and
-    its file, if it names one, must exist relative to ``cwd``
-    (:func:`spec_shape_error`, :func:`policy_file_error`; a module name that
+    its file, if it names one, must exist relative to ``cwd`` and bind
+    ``FUNCTION`` at its top level
+    (:func:`spec_shape_error`, :func:`policy_file_error`, :func:`policy_function_error`; a module name that
     is a file path written with dots is refused, :func:`policy_module_error`),
     and so must each
     ``--with KEY=VALUE`` value that is a path (:func:`with_file_error`)."""
@@ -224,8 +277,8 @@ def check_command(command: str, cwd: Path | None = None) -> str | None:
     except OSError as e:
         return e.strerror
     if (spec := policy_spec(split_command(command))) is not None:
-        return (spec_shape_error(spec) or policy_file_error(spec, base) or policy_module_error(spec, base)
-                or with_file_error(split_command(command), base))
+        return (spec_shape_error(spec) or policy_file_error(spec, base) or policy_function_error(spec, base)
+                or policy_module_error(spec, base) or with_file_error(split_command(command), base))
     name = Path(argv[0]).name
     if name in _INTERPRETERS or name.startswith(("python", "node")):
         script = next((a for a in argv[1:] if not a.startswith("-")), None)

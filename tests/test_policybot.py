@@ -146,11 +146,20 @@ def test_the_policy_spec_is_checked_first_and_help_lists_the_bots_options(tmp_pa
     ("pol.good:act", "policy module 'pol.good' cannot be imported by the bot (it runs in a directory of its own); "
      "did you mean pol/good.py:act?"),
     ("pol.other:act", None),  # no pol/other.py: nothing to hint at
+    ("pol/good.py:nosuch", "policy file 'pol/good.py' defines no 'nosuch' at its top level (it defines: act, "
+     "load, np, weights)"),
+    ("pol/good.py:load", None),
+    ("pol/star.py:anything", None),  # a star import may bind it: left to the bot
+    ("pol/broken.py:act", "policy file 'pol/broken.py' does not parse: invalid syntax (line 2)"),
 ], ids=["no-function", "after-options", "no-file", "no-py", "good", "module", "no-with-file", "with-equals",
-        "with-good", "dots", "dots-no-file"])
+        "with-good", "dots", "dots-no-file", "no-such-function", "function-in-try", "star-import", "syntax-error"])
 def test_a_from_policy_command_is_checked_before_the_match(tmp_path: Path, spec: str, why: str | None) -> None:
     (tmp_path / "pol").mkdir()
-    (tmp_path / "pol" / "good.py").write_text("def act(obs):\n    return 0\n")
+    (tmp_path / "pol" / "good.py").write_text("import numpy as np\ntry:\n    from fast import load\nexcept ImportError:\n"
+                                              "    def load(weights=None):\n        return act\nweights = None\n"
+                                              "def act(obs):\n    return 0\n")
+    (tmp_path / "pol" / "star.py").write_text("from numpy import *\n")
+    (tmp_path / "pol" / "broken.py").write_text("def act(obs):\n    return 0 +\n")
     for prefix in (" ".join(BOT), "python -m referee bot from-policy"):
         got = check_command(f"{prefix} {spec}", tmp_path)
         assert got == (why.format(base=tmp_path.resolve()) if why else None), prefix
@@ -217,18 +226,18 @@ def test_a_relative_with_path_is_taken_from_where_the_match_is_run(tmp_path: Pat
 
 
 def test_referee_match_tells_a_policy_that_cannot_load_before_the_no_show_it_caused(tmp_path: Path) -> None:
-    """The file exists (the set-up check passes) but has no such function: the bot exits at once,
-    its seat is a no-show, and the crash line, which says why, comes first."""
+    """The file defines the function (the set-up check passes) but fails when imported: the bot exits
+    at once, its seat is a no-show, and the crash line, which says why, comes first."""
     (tmp_path / "pol").mkdir()
-    (tmp_path / "pol" / "good.py").write_text("def act(obs):\n    return 0\n")
+    (tmp_path / "pol" / "good.py").write_text("import nosuchmodule\ndef act(obs):\n    return 0\n")
     r = subprocess.run([PY, "-m", "referee", "match", "smear", "--rounds", "1", "--no-bot-uids",
                         "--log-dir", str(tmp_path / "logs"),
-                        "--bot", f"{PY} -m referee bot from-policy pol/good.py:nosuch",
+                        "--bot", f"{PY} -m referee bot from-policy pol/good.py:act",
                         "--bot", f"{PY} {ROOT / 'sample_bots' / 'random_bot.py'}",
                         "--bot", f"{PY} {ROOT / 'sample_bots' / 'random_bot.py'}"],
                        cwd=tmp_path, capture_output=True, text=True, timeout=300)
     lines = [ln.strip() for ln in r.stdout.splitlines() if ln.startswith("  seat 0 ")]
     assert lines and lines[0].startswith("seat 0 crash: bot exited with status 2: referee bot from-policy: cannot "
                                          "load the policy"), r.stdout + r.stderr
-    assert "has no attribute 'nosuch'" in lines[0] and any(ln.startswith("seat 0 no_show:") for ln in lines[1:]), \
+    assert "No module named 'nosuchmodule'" in lines[0] and any(ln.startswith("seat 0 no_show:") for ln in lines[1:]), \
         r.stdout
