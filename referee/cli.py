@@ -731,12 +731,7 @@ def tournament_run(
 
     if fmt not in FORMATS:  # checked before any match is played
         fail(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
-    try:
-        spec = tspec.load(file, remote=referee_addr is not None)
-    except FileNotFoundError:
-        fail(f"no such tournament file: {file}")
-    except tspec.SpecError as e:
-        fail(str(e))
+    spec = _load_spec(file, remote=referee_addr is not None)
     if concurrency:
         spec.concurrency = concurrency
     if db:
@@ -902,16 +897,10 @@ def tournament_check(
     --resume would refuse; or running now, and who holds its lease. Never
     plays, stores or starts anything else.
     """
-    from tournaments import spec as tspec
 
     spec: Any = None
     try:  # a problem found here is followed by the database's when `run` could not create that
-        try:
-            spec = tspec.load(file, remote=referee_addr is not None)
-        except FileNotFoundError:
-            fail(f"no such tournament file: {file}")
-        except tspec.SpecError as e:
-            fail(str(e))
+        spec = _load_spec(file, remote=referee_addr is not None)
         plan, note = _checked_plan(spec, referee_addr, admin_token, admin_token_file, tls_ca)
     except typer.Exit as e:
         database = db or (spec.database if spec is not None else None)
@@ -922,6 +911,19 @@ def tournament_check(
     print(f"{spec.name}: {spec.game}, {len(spec.bots)} {plural(len(spec.bots), 'bot')}, {spec.players} seats, "
           f"{plan}; no problem found in {file}{note}")
     print(stored)
+
+
+def _load_spec(file: Path, remote: bool) -> Any:
+    """The tournament file ``file`` loaded (:func:`tournaments.spec.load`);
+    exits (2) with one line when it is missing or has problems."""
+    from tournaments import spec as tspec
+
+    try:
+        return tspec.load(file, remote=remote)
+    except FileNotFoundError:
+        fail(f"no such tournament file: {file}")
+    except tspec.SpecError as e:
+        fail(str(e))
 
 
 def _checked_plan(spec: Any, referee_addr: Optional[str], admin_token: Optional[str],
