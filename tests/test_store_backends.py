@@ -405,7 +405,8 @@ def test_kill_9_on_postgresql_then_status_says_interrupted_and_resume_equals_uni
     logs = sorted((tmp_path / "logs" / "kp").glob("*.jsonl"))
     assert len(logs) == 12 and not list((tmp_path / "logs" / "kp").glob("*.part"))
     f2 = _write(tmp_path, "kp2", str(tmp_path / "kp2.sqlite"))
-    f2.write_text(f2.read_text().replace('name = "kp2"', 'name = "kp"'))
+    f2.write_text(f2.read_text().replace('name = "kp2"', 'name = "kp"')  # its own log directory: the first
+                  .replace(f'log_dir = "{tmp_path / "logs"}"', f'log_dir = "{tmp_path / "logs2"}"'))  # run's stay
     assert _cli("tournament", "run", str(f2), "--quiet").returncode == 0
     assert _board(url, "kp") == _board(str(tmp_path / "kp2.sqlite"), "kp")
 

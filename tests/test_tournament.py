@@ -220,9 +220,19 @@ def test_kill_9_mid_run_then_resume_equals_uninterrupted_run(tmp_path: Path) -> 
     rows = s.matches(s.tournament("kr")["id"])
     assert [m.idx for m in rows] == list(range(24))  # no match twice, none missing
     s.close()
-    # the same tournament, uninterrupted, into another database
+    # the same tournament, uninterrupted, into another database: not over the first one's logs
     f2 = _write(tmp_path, "kr2")
     f2.write_text(f2.read_text().replace('name = "kr2"', 'name = "kr"'))
+    logs = {p: p.read_bytes() for p in (tmp_path / "logs" / "kr").glob("kr-m*.jsonl")}
+    r = _cli("tournament", "run", str(f2), "--quiet")
+    errors = [ln for ln in r.stderr.splitlines() if ln.startswith("error:")]
+    assert r.returncode == 2 and errors == [
+        f"error: {tmp_path / 'logs' / 'kr'} already holds match logs of a tournament 'kr' that "
+        f"{tmp_path / 'kr2.sqlite'} does not hold (another database's?); this run would write over them: move "
+        "them away, set another log_dir, or use --fresh to replace them (--resume to continue that tournament)"], \
+        r.stderr
+    assert logs and {p: p.read_bytes() for p in logs} == logs  # nothing written over
+    f2.write_text(f2.read_text().replace(f'log_dir = "{tmp_path / "logs"}"', f'log_dir = "{tmp_path / "logs2"}"'))
     r = _cli("tournament", "run", str(f2), "--quiet")
     assert r.returncode == 0, r.stderr
     assert _board(db, "kr") == _board(tmp_path / "kr2.sqlite", "kr")

@@ -56,7 +56,7 @@ from tournaments.running import RunningIndex
 from tournaments.schedule import ScheduledMatch
 from tournaments.spec import TournamentSpec
 from tournaments.record import MatchRecord
-from tournaments.store import LEASE_HEARTBEAT_S, LEASE_TTL_S, LeaseHeld, LeaseHolder, Store, StorageError
+from tournaments.store import LEASE_HEARTBEAT_S, LEASE_TTL_S, LeaseHeld, LeaseHolder, Store, StorageError, mask_url
 
 
 class TournamentError(RuntimeError):
@@ -285,7 +285,10 @@ async def run_tournament(spec: TournamentSpec, resume: bool = False, fresh: bool
     nothing played yet), else built here. Raises
     :class:`TournamentError` when the tournament exists and neither
     ``resume`` nor ``fresh`` is set, when the file changed since the
-    tournament started, or when another driver runs it;
+    tournament started, when another driver runs it, or when a tournament
+    new to the database (without ``fresh`` or ``resume``: continuing one
+    whose database was lost replays into its own logs) would write over
+    match logs of the same name in the log directory;
     :class:`~tournaments.store.StorageError` when the database or the log
     directory fails; :class:`~tournaments.executor.ExecutorError` when the
     executor cannot play. A new tournament refused before its first match
@@ -318,6 +321,12 @@ async def _run(spec: TournamentSpec, store: Store, t0: float, resume: bool, fres
         done = store.finished_indices(tid)
         prog = Progress(total=len(schedule.matches), done=len(done), skipped=len(done))
         log_dir = Path(spec.log_dir) / spec.name
+        if new and not fresh and not resume and any(log_dir.glob(f"{spec.name}-m*.jsonl")):
+            store.delete_tournament(spec.name, me)  # nothing was played: leave no tournament behind
+            raise TournamentError(
+                f"{log_dir} already holds match logs of a tournament {spec.name!r} that {mask_url(spec.database)} "
+                "does not hold (another database's?); this run would write over them: move them away, set "
+                "another log_dir, or use --fresh to replace them (--resume to continue that tournament)")
         try:
             log_dir.mkdir(parents=True, exist_ok=True)
             for stale in log_dir.glob("*.part"):  # we hold the lease: these are a dead run's partial logs
