@@ -968,31 +968,35 @@ def _stored_line(spec: Any, db: str) -> str:
     """What `tournament check` says of the tournament of ``spec``'s name (a
     :class:`tournaments.spec.TournamentSpec`) in the
     results database ``db`` (path or URL, opened to read; a missing SQLite
-    file is not created): ``not stored yet in DB``; ``running now in DB:
+    file is not created): ``not stored yet in DB`` (with ``; `run` needs
+    --fresh (or --resume): ...`` when the log directory holds match logs of
+    that name, :func:`tournaments.run.holds_match_logs`); ``running now in DB:
     lease held by pid P on this host (heartbeat S s ago); ...``; ``stored in DB:
     N of M matches played; `run` needs --resume (or --fresh to start
     over)``, with ``; --resume would refuse: ...`` (what changed in the
     file) when it would. Exits (2) when the database cannot be opened or read,
     or is missing and `run` could not create it (e.g. a path below a regular
     file: :func:`tournaments.store.creation_problem`)."""
-    from tournaments.run import ladder_problem, resume_refusal
+    from tournaments.run import holds_match_logs, ladder_problem, resume_refusal
     from tournaments.store import StorageError, Store, mask_url
 
     shown = mask_url(db)
+    logs = (f"; `run` needs --fresh (or --resume): {Path(spec.log_dir) / spec.name} holds match logs of a "
+            f"tournament {spec.name!r} that it would write over" if holds_match_logs(spec) else "")
     try:
         store = Store(db, create=False)
     except StorageError as e:
         if str(e).startswith("no results database"):
             if problem := _uncreatable_db(db):
                 fail(problem)
-            return f"not stored yet in {shown} (no results database there yet)"
+            return f"not stored yet in {shown} (no results database there yet){logs}"
         fail(f"cannot read the database `run` would use: {e}")
     except Exception as e:  # a database the store cannot open: say so, no traceback
         fail(f"cannot open the results database {shown}: {e}")
     try:
         t = store.tournament(spec.name)
         if t is None:
-            return f"not stored yet in {shown}"
+            return f"not stored yet in {shown}{logs}"
         problem = ladder_problem(spec, t, f"{spec.name!r} in {shown}")
         if problem:
             fail(problem)

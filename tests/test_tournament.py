@@ -224,6 +224,11 @@ def test_kill_9_mid_run_then_resume_equals_uninterrupted_run(tmp_path: Path) -> 
     f2 = _write(tmp_path, "kr2")
     f2.write_text(f2.read_text().replace('name = "kr2"', 'name = "kr"'))
     logs = {p: p.read_bytes() for p in (tmp_path / "logs" / "kr").glob("kr-m*.jsonl")}
+    check = _cli("tournament", "check", str(f2))
+    assert check.returncode == 0 and check.stdout.splitlines()[-1] == (
+        f"not stored yet in {tmp_path / 'kr2.sqlite'} (no results database there yet); `run` needs --fresh (or "
+        f"--resume): {tmp_path / 'logs' / 'kr'} holds match logs of a tournament 'kr' that it would write over"), \
+        check.stdout + check.stderr
     r = _cli("tournament", "run", str(f2), "--quiet")
     errors = [ln for ln in r.stderr.splitlines() if ln.startswith("error:")]
     assert r.returncode == 2 and errors == [

@@ -217,6 +217,13 @@ def resume_note(spec: TournamentSpec, store: Store) -> str | None:
     return line + (f"; changed since it was started: {'; '.join(changes)}" if changes else "")
 
 
+def holds_match_logs(spec: TournamentSpec) -> bool:
+    """Whether ``log_dir/NAME/`` of ``spec`` already holds match logs of a
+    tournament of its name (``NAME-m*.jsonl``), which a run of it new to
+    its database would write over."""
+    return any((Path(spec.log_dir) / spec.name).glob(f"{spec.name}-m*.jsonl"))
+
+
 def _log_error(path: Path, e: OSError) -> StorageError:
     return StorageError(f"match log {path}: {e.strerror or e} (log directory {path.parent}); "
                         "free space or fix the directory, then continue with --resume")
@@ -321,7 +328,7 @@ async def _run(spec: TournamentSpec, store: Store, t0: float, resume: bool, fres
         done = store.finished_indices(tid)
         prog = Progress(total=len(schedule.matches), done=len(done), skipped=len(done))
         log_dir = Path(spec.log_dir) / spec.name
-        if new and not fresh and not resume and any(log_dir.glob(f"{spec.name}-m*.jsonl")):
+        if new and not fresh and not resume and holds_match_logs(spec):
             store.delete_tournament(spec.name, me)  # nothing was played: leave no tournament behind
             raise TournamentError(
                 f"{log_dir} already holds match logs of a tournament {spec.name!r} that {mask_url(spec.database)} "
