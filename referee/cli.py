@@ -981,22 +981,24 @@ def _stored_line(spec: Any, db: str) -> str:
     from tournaments.store import StorageError, Store, mask_url
 
     shown = mask_url(db)
-    logs = (f"; `run` needs --fresh (or --resume): {Path(spec.log_dir) / spec.name} holds match logs of a "
-            f"tournament {spec.name!r} that it would write over" if holds_match_logs(spec) else "")
+
+    def logs() -> str:  # for a tournament the database does not hold
+        return (f"; `run` needs --fresh (or --resume): {Path(spec.log_dir) / spec.name} holds match logs of a "
+                f"tournament {spec.name!r} that it would write over" if holds_match_logs(spec) else "")
     try:
         store = Store(db, create=False)
     except StorageError as e:
         if str(e).startswith("no results database"):
             if problem := _uncreatable_db(db):
                 fail(problem)
-            return f"not stored yet in {shown} (no results database there yet){logs}"
+            return f"not stored yet in {shown} (no results database there yet){logs()}"
         fail(f"cannot read the database `run` would use: {e}")
     except Exception as e:  # a database the store cannot open: say so, no traceback
         fail(f"cannot open the results database {shown}: {e}")
     try:
         t = store.tournament(spec.name)
         if t is None:
-            return f"not stored yet in {shown}{logs}"
+            return f"not stored yet in {shown}{logs()}"
         problem = ladder_problem(spec, t, f"{spec.name!r} in {shown}")
         if problem:
             fail(problem)
